@@ -1,0 +1,1 @@
+"""The application: configuration, motion, the rig link, and the `cuberobot` command."""

@@ -1,0 +1,5 @@
+"""Colour vision: webcam frames to a facelet string. Knows nothing about robots."""
+
+from .errors import VisionError
+
+__all__ = ["VisionError"]
