@@ -19,7 +19,7 @@ from solver import Cube
 from . import protocol as P
 from .errors import RigError
 from .journal import JobState, Journal
-from .link import Link, RigReset
+from .link import EstopLatched, Link, RigReset
 from .motion import MotorStep, plan
 from .timing import move_ticks, sequence_ticks, ticks_to_s
 
@@ -63,7 +63,7 @@ def _unknown(journal: Journal, js: JobState, why: str) -> StateUnknown:
     msg = (f"{why}. The cube's state is unknown: turn(s) {turns} may have been partly executed. "
            f"The last known state (after {js.done} of {len(js.steps)} turns) was {js.state}. "
            "Rescan the cube and solve again.")
-    journal.end(js, "unknown", msg)
+    journal.end(js, "unknown", msg, maybe=maybe)
     return StateUnknown(msg)
 
 
@@ -163,6 +163,10 @@ def execute(link: Link, journal: Journal, js: JobState, steps: list[MotorStep], 
                 link.estop()
                 raise _unknown(journal, js, f"Turn {head + 1} ({steps[head].text}) did not finish "
                                             "(a stalled motor or a lost move); the rig was stopped")
+    except EstopLatched as e:
+        if _possibly_under_way(js):
+            raise _unknown(journal, js, "The rig went into emergency stop during the job") from None
+        raise e
     except RigReset as e:
         if _possibly_under_way(js):
             raise _unknown(journal, js, str(e)) from None

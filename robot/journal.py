@@ -114,9 +114,12 @@ class Journal:
         self._write(rec, sync=True)
         js.turns.append(rec)
 
-    def end(self, js: JobState, status: str, message: str = "", state: str | None = None) -> None:
+    def end(self, js: JobState, status: str, message: str = "", state: str | None = None,
+            maybe: list[int] | None = None) -> None:
+        """``maybe``: step indices that may have been partly or wholly executed
+        (status "unknown")."""
         rec = {"type": "end", "job": js.job, "status": status, "message": message,
-               "state": state if state is not None else js.state}
+               "state": state if state is not None else js.state, "maybe": maybe or []}
         self._write(rec, sync=True)
         js.end = rec
 

@@ -35,6 +35,10 @@ class RigReset(RigError):
     """The firmware restarted: its queue and session are gone."""
 
 
+class EstopLatched(RigError):
+    """The rig refused a command because its emergency stop is latched."""
+
+
 class Link:
     """A session with the rig over any pyserial URL or device path."""
 
@@ -65,6 +69,10 @@ class Link:
                                              write_timeout=2.0, exclusive=None)
         except (serial.SerialException, OSError, ValueError) as e:
             raise RigError(f"cannot open the rig's port {self.port!r}: {_reason(e)}") from None
+        try:
+            self.ser.reset_input_buffer()  # stale bytes from before we opened
+        except (serial.SerialException, OSError):
+            pass
         self.time_scale = getattr(self.ser, "time_scale", 1.0)
         rig = getattr(self.ser, "rig", None)
         if rig is not None and rig.mechanics is None:
@@ -118,6 +126,14 @@ class Link:
         self.hello = hello
         self.reset_seen = None
         self.queue_free = hello.queue_capacity
+        # A reconnect may find the rig still finishing queued moves; settings
+        # can only change while it is idle (ERR_BUSY otherwise).
+        wait_deadline = time.monotonic() + rig.connect_timeout_s + 4 * self._longest_move_s()
+        while self.status().moving:
+            if time.monotonic() > wait_deadline:
+                raise RigError(f"the rig on {self.port} keeps moving and does not finish its queued "
+                               "moves (a stalled motor?)")
+            self.poll(0.02)
         for i, p in enumerate(self.config.profiles()):
             self.request(P.ConfigMotor(i, p.vmax_q, p.accel_q, p.vmin_q, p.settle_ms))
         self.request(P.ConfigGlobal(rig.idle_ms))
@@ -125,6 +141,13 @@ class Link:
         if st.estop:
             self.estop_latched = True
         return hello
+
+    def _longest_move_s(self) -> float:
+        from .timing import move_ticks, ticks_to_s
+        profiles = self.config.profiles()
+        longest = max(sum(move_ticks([(m, 2 * self.config.motor_for_index(m).steps_per_quarter)], profiles))
+                      for m in range(6))
+        return ticks_to_s(longest) * 1.5 / self.time_scale
 
     # -- bytes -----------------------------------------------------------
     def _write(self, data: bytes) -> None:
@@ -230,8 +253,8 @@ class Link:
                     return reply
                 if reply.code == P.ERR_ESTOP:
                     self.estop_latched = True
-                    raise RigError("the rig is in emergency stop; check it is safe, then run "
-                                   "`cuberobot estop --clear`")
+                    raise EstopLatched("the rig is in emergency stop; check it is safe, then run "
+                                       "`cuberobot estop --clear`")
                 raise RigError(f"the rig refused {type(msg).__name__}: {reply.name} (detail {reply.detail})")
             if isinstance(reply, P.Ack):
                 self.queue_free = reply.queue_free

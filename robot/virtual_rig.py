@@ -68,11 +68,14 @@ class EventClock:
         return self._t
 
     def wait(self, until: float | None, real_timeout: float) -> None:
-        if until is not None and until > self._t:
-            self._t = until
-        elif until is None:
-            time.sleep(min(real_timeout, 0.001))
-            self._t += real_timeout
+        if until is not None:
+            self._t = max(self._t, until)
+        else:
+            # Nothing scheduled: the host is waiting for bytes that were lost;
+            # idle time passes one for one with real time.
+            dt = min(real_timeout, 0.002)
+            time.sleep(dt)
+            self._t += dt
 
 
 def make_clock(speed: str | float) -> RealClock | EventClock:
@@ -199,7 +202,8 @@ class TurnRecord:
     move_id: int
     moves: tuple[Move, ...]  # face turns applied to the cube
     complete: bool  # False: interrupted (reset or estop), turned to the nearest quarter
-    tick: int
+    tick: int  # when it ended
+    start: int  # the tick before its first tick
 
 
 class VirtualRig:
@@ -257,7 +261,9 @@ class VirtualRig:
     def next_event_time(self) -> float | None:
         """Virtual seconds of the next thing the rig will do by itself."""
         with self.lock:
-            t = self.active[0].done_tick if self.active else NEVER
+            if not self.active:
+                return None  # idle: nothing to jump to, a due reset fires as time passes
+            t = self.active[0].done_tick
             if self._resets:
                 t = min(t, int(self._resets[0] * P.TICK_HZ))
             return None if t >= NEVER else (t + 1) / P.TICK_HZ
@@ -340,7 +346,7 @@ class VirtualRig:
                 moves.append(mv)
                 self.counts_turns[m] += 1
         self.cube = self.cube.apply(moves)
-        self.record.append(TurnRecord(a.cmd.move_id, tuple(moves), complete, self.tick))
+        self.record.append(TurnRecord(a.cmd.move_id, tuple(moves), complete, self.tick, a.start))
 
     def _finish(self, a: _Active) -> None:
         self.active.remove(a)
