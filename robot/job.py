@@ -132,15 +132,25 @@ def execute(link: Link, journal: Journal, js: JobState, steps: list[MotorStep], 
                 sync(link.status())
                 continue
             if next_i < len(steps) and link.queue_free > 0 and len(inflight) < capacity:
+                link.poll(0)  # take in what has arrived (a DONE, a BOOT) before sending more
+                if link.reset_seen or link.events_lost or link.estop_latched:
+                    continue
                 s = steps[next_i]
                 journal.sent(js, next_i)
                 inflight.append(next_i)
                 parts = list(s.parts)
                 ma, sa = parts[0]
                 mb, sb = parts[1] if len(parts) > 1 else (P.NO_MOTOR, 0)
-                reply = link.move(P.MoveCommand(js.move_id(next_i), ma, sa, mb, sb, s.overlap))
+                try:
+                    reply = link.move(P.MoveCommand(js.move_id(next_i), ma, sa, mb, sb, s.overlap))
+                except RigReset as e:
+                    if e.refused:  # provably not executed: the restarted firmware refused it
+                        inflight.remove(next_i)
+                        journal.refused(js, next_i)
+                    raise
                 if isinstance(reply, P.Err):  # QUEUE_FULL: not queued; learn the truth
                     inflight.remove(next_i)
+                    journal.refused(js, next_i)
                     sync(link.status())
                 else:
                     next_i += 1

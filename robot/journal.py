@@ -105,6 +105,11 @@ class Journal:
         js.sent.add(index)
         self._write({"type": "sent", "job": js.job, "i": index, "id": js.move_id(index)}, sync=False)
 
+    def refused(self, js: JobState, index: int) -> None:
+        """The rig provably did not take a sent move (it answered with an error)."""
+        js.sent.discard(index)
+        self._write({"type": "refused", "job": js.job, "i": index}, sync=False)
+
     def turn(self, js: JobState, index: int, state: str, ticks: int | None) -> None:
         """A turn finished: on disk before anything else is sent."""
         if index != js.done:
@@ -148,6 +153,8 @@ class Journal:
                     js.turns.append(r)
                 elif kind == "sent":
                     js.sent.add(r["i"])
+                elif kind == "refused":
+                    js.sent.discard(r["i"])
                 elif kind == "session":
                     js.boot_id = r["boot_id"]
                 elif kind == "end":

@@ -32,7 +32,14 @@ class LinkLost(RigError):
 
 
 class RigReset(RigError):
-    """The firmware restarted: its queue and session are gone."""
+    """The firmware restarted: its queue and session are gone.
+
+    ``refused`` is True when the command being sent provably did not run: the
+    restarted firmware answered its first transmission with NO_SESSION."""
+
+    def __init__(self, message: str, refused: bool = False):
+        super().__init__(message)
+        self.refused = refused
 
 
 class EstopLatched(RigError):
@@ -58,6 +65,7 @@ class Link:
         self.on_done: Callable[[P.Done], None] | None = None
         self.retransmissions = 0
         self.completion_margin_s = 0.2
+        self.hello_interval_s = HELLO_INTERVAL_S
         self.time_scale = 1.0
         self._decoder = P.FrameDecoder()
         self._pending: dict[int, P.Message] = {}
@@ -74,6 +82,11 @@ class Link:
         except (serial.SerialException, OSError):
             pass
         self.time_scale = getattr(self.ser, "time_scale", 1.0)
+        if self.time_scale > 1:
+            # A virtual rig running faster than real time: its margins shrink
+            # with it (down to what host scheduling jitter needs).
+            self.completion_margin_s = max(0.02, 0.2 / self.time_scale)
+            self.hello_interval_s = max(0.02, HELLO_INTERVAL_S / self.time_scale)
         rig = getattr(self.ser, "rig", None)
         if rig is not None and rig.mechanics is None:
             from .virtual_rig import Mechanics
@@ -109,7 +122,7 @@ class Link:
         while hello is None:
             self.seq = P.next_seq(self.seq)
             self._write(P.encode(P.Hello(), self.seq))
-            reply = self._wait_reply(self.seq, min(deadline, time.monotonic() + HELLO_INTERVAL_S))
+            reply = self._wait_reply(self.seq, min(deadline, time.monotonic() + self.hello_interval_s))
             if isinstance(reply, P.Err) and reply.code == P.ERR_VERSION:
                 raise RigError(f"the rig on {self.port} speaks protocol version {reply.detail}, this "
                                f"cuberobot speaks version {P.PROTOCOL_VERSION}: update the firmware "
@@ -240,14 +253,14 @@ class Link:
                 self.retransmissions += 1
             self._write(frame)
             reply = self._wait_reply(seq, time.monotonic() + per_try)
+            if isinstance(reply, P.Err) and reply.code == P.ERR_NO_SESSION:
+                self.reset_seen = self.reset_seen or "the rig answered NO_SESSION"
+                raise RigReset(f"the rig on {self.port} was reset ({self.reset_seen})", refused=attempt == 0)
             if self.reset_seen:
                 raise RigReset(f"the rig on {self.port} was reset ({self.reset_seen})")
             if reply is None:
                 continue
             if isinstance(reply, P.Err):
-                if reply.code == P.ERR_NO_SESSION:
-                    self.reset_seen = "the rig answered NO_SESSION"
-                    raise RigReset(f"the rig on {self.port} was reset (it has no session)")
                 if reply.code == P.ERR_QUEUE_FULL:
                     self.queue_free = 0
                     return reply

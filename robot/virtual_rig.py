@@ -210,7 +210,9 @@ class VirtualRig:
     """Firmware behaviour; feed it host bytes, collect its bytes, ask it the truth."""
 
     def __init__(self, *, clock=None, faults: Faults | None = None, seed: int | None = 0,
-                 cube: Cube = SOLVED_CUBE, mechanics: Mechanics | None = None):
+                 cube: Cube = SOLVED_CUBE, mechanics: Mechanics | None = None,
+                 protocol_version: int = P.PROTOCOL_VERSION):
+        self.protocol_version = protocol_version
         self.clock = clock or RealClock(1.0)
         self.faults = faults or Faults()
         self.rng = random.Random(seed)
@@ -436,8 +438,8 @@ class VirtualRig:
             self._emit(P.Status(*self._status_fields()), seq)
             return
         if isinstance(msg, P.Hello):
-            if msg.version != P.PROTOCOL_VERSION:
-                self._emit(P.Err(P.ERR_VERSION, P.PROTOCOL_VERSION), seq)
+            if msg.version != self.protocol_version:
+                self._emit(P.Err(P.ERR_VERSION, self.protocol_version), seq)
                 return
             self.session = True
             self.last_seq = seq

@@ -1,5 +1,6 @@
-"""``sim://NAME?speed=X&seed=N&faults=SPEC&state=FACELETS``: the virtual rig
-as a pyserial port, in this process.
+"""``sim://NAME?speed=X&seed=N&faults=SPEC&state=FACELETS&protocol=V``: the
+virtual rig as a pyserial port, in this process (``protocol`` makes it speak
+another protocol version, to test that mismatch).
 
 The same URL opened again reaches the same rig (its cube, queue and clock
 carry on), which is what a reconnect after a pulled cable needs. ``speed``
@@ -18,7 +19,7 @@ from solver import Cube, CubeError
 from ..virtual_rig import Disconnected, Faults, VirtualRig, make_clock
 
 _RIGS: dict[str, VirtualRig] = {}
-_OPTIONS = ("speed", "seed", "faults", "state")
+_OPTIONS = ("speed", "seed", "faults", "state", "protocol")
 
 
 def parse_sim_url(url: str) -> tuple[str, dict[str, str]]:
@@ -42,7 +43,9 @@ def rig_for_url(url: str) -> VirtualRig:
         clock = make_clock(opts.get("speed", "1"))
         seed = int(opts["seed"]) if opts.get("seed") else 0
         cube = Cube.from_facelets(opts["state"]) if opts.get("state") else Cube()
-        rig = VirtualRig(clock=clock, faults=Faults.parse(opts.get("faults")), seed=seed, cube=cube)
+        version = int(opts.get("protocol") or 1)
+        rig = VirtualRig(clock=clock, faults=Faults.parse(opts.get("faults")), seed=seed, cube=cube,
+                         protocol_version=version)
         _RIGS[key] = rig
     return rig
 
