@@ -156,7 +156,11 @@ def execute(link: Link, journal: Journal, js: JobState, steps: list[MotorStep], 
                     next_i += 1
                 continue
             if not inflight:
-                raise RigError("internal: nothing in flight but the job is not finished")
+                # Only a stale queue_free (a repeated command's stored ACK) gets here.
+                sync(link.status())
+                if link.queue_free <= 0:
+                    raise RigError("the rig reports a full queue with nothing queued")
+                continue
             now = time.monotonic()
             if inflight[0] != head:
                 head, head_deadline, extra_waits = inflight[0], now + head_budget(inflight[0]), 0
