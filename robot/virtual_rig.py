@@ -184,11 +184,14 @@ class _Active:
     steps: dict[int, tuple[int, ...]]  # motor -> step ticks (relative)
     stalled: bool = False
     no_settle: bool = False
+    cut_at: int | None = None
 
     @property
     def done_tick(self) -> int:
         if self.stalled:
             return NEVER
+        if self.cut_at is not None:
+            return self.cut_at
         return self.start + self.motion + (0 if self.no_settle else self.settle)
 
     def steps_done(self, motor: int, tick: int) -> int:
@@ -301,7 +304,12 @@ class VirtualRig:
             elif len(self.active) == 1 and cmd.overlap > 0 and self._disjoint(self.active[0].cmd, cmd):
                 prev = self.active[0]
                 if at >= prev.start + prev.motion:
-                    return  # too late to cut the corner: wait as usual
+                    # Queued while the previous move settles: it starts at the
+                    # next tick and the previous one reports DONE now.
+                    prev.cut_at = at
+                    self.queue.popleft()
+                    self.active.append(self._activate(cmd, at))
+                    return
                 release = 0
                 for m, s in prev.cmd.motors():
                     n = abs(s)
@@ -449,6 +457,9 @@ class VirtualRig:
         if seq == self.last_seq and self.last_reply:
             if self._conn is not None:
                 self._conn.from_rig(self.last_reply)
+            return
+        if not self.session:
+            self._emit(P.Err(P.ERR_NO_SESSION), seq)  # not stored: nothing was executed
             return
         reply = self._execute(msg)
         self.last_seq = seq
