@@ -92,6 +92,9 @@ def _dry_run(args) -> int:
     cfg = load_config(args.config)
     start = Cube.from_facelets(read_cube_arg(args.start)) if args.start else SOLVED_CUBE
     steps = plan(args.moves, cfg)  # parses and checks the moves before anything opens
+    if args.render:
+        from ..render import check_path
+        check_path(args.render)
     profiles = cfg.profiles()
     port = args.port
     if port is None:
