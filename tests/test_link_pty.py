@@ -198,3 +198,28 @@ def test_dry_run_output_is_timed_and_correct():
     assert f"final state: {SOLVED_CUBE.apply(moves).to_facelets()}" in r.stdout
     assert "U:+400 D:-400" in r.stdout  # opposite faces in one step
     assert format_moves(invert(moves))  # the moves parse both ways
+
+
+def test_a_killed_process_is_resumed_from_the_true_state(tmp_path):
+    import signal
+
+    moves = "R U R' U' F2 B D' L2 U F' R2 D B2 L U2 R' F D2"
+    expected = SOLVED_CUBE.apply(moves).to_facelets()
+    with SimRigProcess("--speed", "4") as sim:
+        p = subprocess.Popen([sys.executable, "-m", "robot", "dry-run", moves, "--port", sim.port,
+                              "--state-dir", str(tmp_path)], stdout=subprocess.PIPE, text=True)
+        # Wait for a few turns to finish, then kill the driver without warning.
+        lines = []
+        while len(lines) < 4:
+            lines.append(p.stdout.readline())
+        p.send_signal(signal.SIGKILL)
+        p.wait(10)
+        p.stdout.close()
+        assert sim.state() != expected
+        r = _cli("resume", "--port", sim.port, "--state-dir", str(tmp_path))
+        assert r.returncode == 0, r.stderr
+        assert "resuming job 1" in r.stdout
+        assert sim.state() == expected
+        (js,) = Journal(tmp_path).read()
+        assert js.end["status"] == "done" and js.state == expected
+        assert sim.counts()["moves"] == len(js.turns)
