@@ -227,6 +227,11 @@ def resume(link: Link, journal: Journal, *, on_turn: Callable[[TurnDone], None] 
     js = journal.unfinished()
     if js is None:
         return None
+    with link.estop_on_interrupt():
+        return _resume(link, journal, js, on_turn=on_turn, wait_s=wait_s)
+
+
+def _resume(link: Link, journal: Journal, js: JobState, *, on_turn, wait_s) -> JobReport:
     steps = plan(js.steps, link.config)
     hello = link.connect() if link.hello is None else link.hello
     maybe = _possibly_under_way(js)

@@ -11,6 +11,7 @@ while a command is being sent. Any sign of a firmware reset raises
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -292,6 +293,15 @@ class Link:
     def clear_estop(self) -> None:
         self.request(P.ClearEstop())
         self.estop_latched = False
+
+    @contextlib.contextmanager
+    def estop_on_interrupt(self):
+        """Ctrl-C inside: the emergency stop goes out before anything else."""
+        try:
+            yield self
+        except KeyboardInterrupt:
+            self.estop()
+            raise
 
     def estop(self) -> None:
         """Emergency stop, outside the command stream; never raises."""

@@ -180,7 +180,7 @@ def _jog(args) -> int:
                             "(jogging now would make its recorded cube state wrong)")
     motor, steps = motor_steps(Move(FACES.index(face), 1), cfg)
     steps *= args.turns
-    with _link_for(args, cfg) as link:
+    with _link_for(args, cfg) as link, link.estop_on_interrupt():
         link.connect()
         done: list[P.Done] = []
         link.on_done = done.append
