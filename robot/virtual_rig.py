@@ -95,7 +95,11 @@ def make_clock(speed: str | float) -> RealClock | EventClock:
 
 @dataclass
 class Faults:
-    """``drop:P,corrupt:P,disconnect:N,reset:S,stall:FACE`` (keys may repeat)."""
+    """``drop:P,corrupt:P,disconnect:N,reset:S,stall:FACE`` (keys may repeat).
+
+    ``disconnect:N``: the cable is pulled after N bytes have crossed it (both
+    ways). ``reset:S``: the firmware restarts S seconds of rig time after the
+    first MOVE arrived. ``stall:F``: face F's motor never completes a move."""
 
     drop: float = 0.0
     corrupt: float = 0.0
@@ -227,6 +231,7 @@ class VirtualRig:
         self.lock = threading.RLock()
         self.boots = 0
         self._resets = deque(self.faults.resets)
+        self._reset_base: int | None = None  # tick of the first MOVE: reset times count from it
         self.tick = 0
         self._conn: Connection | None = None
         self._boot(cause=1)
@@ -269,9 +274,13 @@ class VirtualRig:
             if not self.active:
                 return None  # idle: nothing to jump to, a due reset fires as time passes
             t = self.active[0].done_tick
-            if self._resets:
-                t = min(t, int(self._resets[0] * P.TICK_HZ))
+            t = min(t, self._next_reset())
             return None if t >= NEVER else (t + 1) / P.TICK_HZ
+
+    def _next_reset(self) -> int:
+        if not self._resets or self._reset_base is None:
+            return NEVER
+        return self._reset_base + int(self._resets[0] * P.TICK_HZ)
 
     def advance(self, to_tick: int | None = None) -> None:
         """Run the rig up to ``to_tick`` (now, by default)."""
@@ -281,7 +290,7 @@ class VirtualRig:
                 # Moves report DONE in the order they started.
                 done = self.active[0] if self.active else None
                 t_done = done.done_tick if done else NEVER
-                t_reset = int(self._resets[0] * P.TICK_HZ) if self._resets else NEVER
+                t_reset = self._next_reset()
                 if min(t_done, t_reset) > target:
                     break
                 if t_reset <= t_done:
@@ -491,6 +500,8 @@ class VirtualRig:
             if self._queue_free() <= 0:
                 return P.Err(P.ERR_QUEUE_FULL)
             self.queue.append(msg)
+            if self._reset_base is None:
+                self._reset_base = self.tick
             self._start_next(self.tick)
             return P.Ack(self._queue_free())
         if isinstance(msg, P.ClearEstop):

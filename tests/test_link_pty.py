@@ -223,3 +223,45 @@ def test_a_killed_process_is_resumed_from_the_true_state(tmp_path):
         (js,) = Journal(tmp_path).read()
         assert js.end["status"] == "done" and js.state == expected
         assert sim.counts()["moves"] == len(js.turns)
+
+
+def test_ctrl_c_stops_the_rig_through_the_pty(tmp_path):
+    import signal
+
+    moves = "R U R' U' F2 B D' L2 U F' R2 D B2 L U2"
+    with SimRigProcess("--speed", "2") as sim:
+        with Link(load_config(), sim.port) as link:
+            link.connect()
+            sim.press()
+            deadline = time.monotonic() + 5
+            while link.buttons == 0 and time.monotonic() < deadline:
+                link.poll(0.05)
+            assert link.buttons == 1
+        p = subprocess.Popen([sys.executable, "-m", "robot", "dry-run", moves, "--port", sim.port,
+                              "--state-dir", str(tmp_path)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        while "1  R" not in p.stdout.readline():
+            pass
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=20)
+        assert p.returncode == 130 and "interrupted" in err and "Traceback" not in err
+        # The rig latched its emergency stop: the job cannot go on, and resume says why.
+        r = _cli("resume", "--port", sim.port, "--state-dir", str(tmp_path))
+        assert r.returncode == 1 and "emergency stop" in r.stderr and "Rescan" in r.stderr
+        r = _cli("dry-run", "U", "--port", sim.port, "--state-dir", str(tmp_path / "other"))
+        assert r.returncode == 1 and "emergency stop" in r.stderr
+        r = _cli("estop", "--clear", "--port", sim.port)
+        assert r.returncode == 0, r.stderr
+        r = _cli("dry-run", "U", "--port", sim.port, "--state-dir", str(tmp_path / "other"))
+        assert r.returncode == 0, r.stderr
+
+
+def test_a_reset_mid_turn_asks_for_a_rescan(tmp_path):
+    moves = "R U R' U' F2 B D' L2 U F'"
+    with SimRigProcess("--speed", "5", "--faults", "reset:0.5") as sim:
+        r = _cli("dry-run", moves, "--port", sim.port, "--state-dir", str(tmp_path))
+        assert r.returncode == 1
+        assert "was reset" in r.stderr and "Rescan the cube" in r.stderr
+        r = _cli("resume", "--port", sim.port, "--state-dir", str(tmp_path))
+        assert r.returncode == 1 and "unknown" in r.stderr
+        assert sim.counts()["boots"] == 2

@@ -229,7 +229,9 @@ def register(sub) -> None:
     p = sub.add_parser("sim-rig", help="run a virtual rig on a pseudo-terminal (prints its path)")
     p.add_argument("--speed", default="1", help="times real time, or 'max' (default 1)")
     p.add_argument("--faults", default="", metavar="SPEC",
-                   help="e.g. drop:0.01,corrupt:0.01,disconnect:5000,reset:2.5,stall:U")
+                   help="faults: drop:P and corrupt:P (probability per byte), disconnect:BYTES "
+                        "(cable pulled after that many bytes), reset:S (firmware restart S seconds "
+                        "after the first move), stall:FACE; e.g. drop:0.01,corrupt:0.01,reset:2.5")
     p.add_argument("--config", metavar="FILE", help="set-up file for the rig's mechanics")
     p.add_argument("--state", metavar="FACELETS", help="the virtual cube's starting state")
     p.add_argument("--scramble", type=int, metavar="SEED", help="start from a random cube")
