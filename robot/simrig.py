@@ -59,6 +59,8 @@ def serve(rig: VirtualRig, out=sys.stdout, inp=sys.stdin) -> int:
             if nxt is not None:
                 timeout = max(0.0, min(timeout, (nxt - rig.clock.now()) / rig.clock.speed))
             r, _, _ = select.select([master, stdin_fd], [], [], timeout)
+            if not r and nxt is not None:
+                rig.clock.wait(nxt, 0.0)  # an event clock jumps to the rig's next event
             if master in r:
                 try:
                     data = os.read(master, 4096)
