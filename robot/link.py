@@ -168,7 +168,8 @@ class Link:
         try:
             self.ser.write(data)
         except (serial.SerialException, OSError) as e:
-            raise LinkLost(f"lost the connection to the rig on {self.port}: {_reason(e)}") from None
+            raise LinkLost(f"lost the connection to the rig on {self.port}: {_reason(e)}; the journal "
+                           "has every finished turn: reconnect and run `cuberobot resume`") from None
 
     def _read(self, timeout: float) -> bytes:
         try:
@@ -176,7 +177,8 @@ class Link:
             n = self.ser.in_waiting
             return self.ser.read(n if n else 1)
         except (serial.SerialException, OSError) as e:
-            raise LinkLost(f"lost the connection to the rig on {self.port}: {_reason(e)}") from None
+            raise LinkLost(f"lost the connection to the rig on {self.port}: {_reason(e)}; the journal "
+                           "has every finished turn: reconnect and run `cuberobot resume`") from None
 
     def poll(self, timeout: float) -> bool:
         """Read and handle frames for up to ``timeout`` s; True if any came."""
