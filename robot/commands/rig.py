@@ -82,7 +82,13 @@ def _sim_rig(args) -> int:
 
 def _link_for(args, cfg, *, default_port: str | None = None):
     from ..link import Link
+    _check_port_arg(args)
     return Link(cfg, args.port or default_port or cfg.rig.port)
+
+
+def _check_port_arg(args) -> None:
+    if getattr(args, "port", None) is not None and not args.port.strip():
+        raise UserError("--port is empty: give a device (/dev/ttyACM0, COM3), a pty path or a URL (sim://)")
 
 
 def _dry_run(args) -> int:
@@ -96,6 +102,7 @@ def _dry_run(args) -> int:
         from ..render import check_path
         check_path(args.render)
     profiles = cfg.profiles()
+    _check_port_arg(args)
     port = args.port
     if port is None:
         q = urllib.parse.urlencode({"speed": args.speed, "state": start.to_facelets()})
