@@ -265,3 +265,16 @@ def test_a_reset_mid_turn_asks_for_a_rescan(tmp_path):
         r = _cli("resume", "--port", sim.port, "--state-dir", str(tmp_path))
         assert r.returncode == 1 and "unknown" in r.stderr
         assert sim.counts()["boots"] == 2
+
+
+def test_sim_rig_line_interface():
+    from solver import random_cube
+
+    with SimRigProcess("--scramble", "5") as sim:
+        assert sim.port.startswith("/dev/")
+        assert sim.state() == random_cube(5).to_facelets()
+        assert sim.ask("set UUU").startswith("error:")
+        assert sim.ask("bogus").startswith("error: unknown command")
+        assert sim.counts() == {"turns": [0] * 6, "steps": [0] * 6, "moves": 0, "boots": 1}
+        assert sim.proc.poll() is None
+    assert sim.proc.returncode == 0
