@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import stat
 import subprocess
 import sys
 import time
@@ -27,7 +28,9 @@ DEAD_LINE_S = 2.0
 
 
 def serve(rig: VirtualRig, out=sys.stdout, inp=sys.stdin) -> int:
-    """Serve ``rig`` on a new pty until ``quit`` or end of stdin."""
+    """Serve ``rig`` on a new pty until ``quit``, or until the pipe on stdin
+    closes (the driving process is gone); with stdin from /dev/null or a file,
+    until killed."""
     master, slave = os.openpty()
     tty.setraw(slave)
     path = os.ttyname(slave)
@@ -58,7 +61,7 @@ def serve(rig: VirtualRig, out=sys.stdout, inp=sys.stdin) -> int:
             timeout = 0.05
             if nxt is not None:
                 timeout = max(0.0, min(timeout, (nxt - rig.clock.now()) / rig.clock.speed))
-            r, _, _ = select.select([master, stdin_fd], [], [], timeout)
+            r, _, _ = select.select([master] + ([stdin_fd] if stdin_fd is not None else []), [], [], timeout)
             if not r and nxt is not None:
                 rig.clock.wait(nxt, 0.0)  # an event clock jumps to the rig's next event
             if master in r:
@@ -71,10 +74,13 @@ def serve(rig: VirtualRig, out=sys.stdout, inp=sys.stdin) -> int:
                         conn.write(data)
                     except Exception:  # noqa: BLE001 - Disconnected: the line is now dead
                         pass
-            if stdin_fd in r:
+            if stdin_fd is not None and stdin_fd in r:
                 chunk = os.read(stdin_fd, 4096)
                 if not chunk:
-                    return 0
+                    if stat.S_ISFIFO(os.fstat(stdin_fd).st_mode):
+                        return 0  # the process driving us through a pipe is gone
+                    stdin_fd = None  # /dev/null or a file: serve until killed
+                    continue
                 pending += chunk
                 while b"\n" in pending:
                     line, pending = pending.split(b"\n", 1)
