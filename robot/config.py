@@ -94,6 +94,17 @@ class SolverConfig:
 
 
 @dataclass(frozen=True)
+class StartConfig:
+    recaptures: int = 2
+    """How many times `start` captures the doubtful views again before asking for help."""
+    confirm_scan: bool = True
+    """Scan again after the last turn to confirm the cube is solved."""
+    min_confidence: float = 0.0
+    """Stickers classified with less confidence than this count as doubtful too
+    (the classifier already flags what it doubts; raise this to be stricter)."""
+
+
+@dataclass(frozen=True)
 class Config:
     path: Path | None
     rig: RigConfig = field(default_factory=RigConfig)
@@ -103,6 +114,7 @@ class Config:
     views: list[ViewSpec] = field(default_factory=list)
     profile: str | None = None
     solver: SolverConfig = field(default_factory=SolverConfig)
+    start: StartConfig = field(default_factory=StartConfig)
 
     def motor_for_index(self, index: int) -> MotorConfig:
         for m in self.motors.values():
@@ -251,6 +263,15 @@ def parse_config(text: str, path: Path | None = None) -> Config:
         )
         t.done()
 
+    start = StartConfig()
+    if (t := top.sub("start")) is not None:
+        start = StartConfig(
+            recaptures=t.get("recaptures", int, start.recaptures, lo=0, hi=10),
+            confirm_scan=t.get("confirm_scan", bool, start.confirm_scan),
+            min_confidence=t.get("min_confidence", float, start.min_confidence, lo=0.0, hi=1.0),
+        )
+        t.done()
+
     profile = None
     if (t := top.sub("vision")) is not None:
         profile = t.get("profile", str, None) or None
@@ -264,7 +285,7 @@ def parse_config(text: str, path: Path | None = None) -> Config:
     views = [_read_view(t, names) for t in top.array("view")]
     top.done()
     return Config(path=path, rig=rig, motors=motors, cameras=cameras, views=views, profile=profile,
-                  solver=solver)
+                  solver=solver, start=start)
 
 
 def _read_motors(t: _Table | None, name: str) -> dict[str, MotorConfig]:

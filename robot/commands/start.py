@@ -1,0 +1,40 @@
+"""`cuberobot start`: the whole scan, solve and turn loop."""
+
+from __future__ import annotations
+
+import sys
+
+from ..config import load_config
+
+
+def _start(args) -> int:
+    from ..start import run_start, summary
+
+    cfg = load_config(args.config)
+    if args.firmware and args.port:
+        from ..errors import UserError
+
+        raise UserError("--firmware runs its own emulated rig: give --firmware or --port, not both")
+    record = run_start(cfg, port=args.port, headless=args.headless, firmware=args.firmware,
+                       state_dir=args.state_dir, seed=args.seed, no_wait=args.no_wait,
+                       out=lambda line: print(line, flush=True))
+    print(summary(record))
+    if record.get("scan_correct") is False:
+        print("note: the simulated rig's cube differed from the scan", file=sys.stderr)
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("start", help="scan the cube, solve it and turn the motors (the whole job)")
+    p.add_argument("--config", metavar="FILE", help="set-up file (default: config/rig.toml, a simulated rig)")
+    p.add_argument("--port", metavar="PORT",
+                   help="the rig's serial port, pty path or URL (overrides the config)")
+    p.add_argument("--headless", action="store_true",
+                   help="no preview window: a doubtful scan stops the run instead of asking you")
+    p.add_argument("--firmware", metavar="ELF",
+                   help="run against the real firmware in the simavr emulator instead of the configured rig")
+    p.add_argument("--state-dir", metavar="DIR",
+                   help="journal and run records (default: $XDG_STATE_HOME/cuberobot)")
+    p.add_argument("--seed", type=int, help="simulated rig: which random scramble and lighting")
+    p.add_argument("--no-wait", action="store_true", help="do not wait for the start button or Enter")
+    p.set_defaults(func=_start)
