@@ -1,0 +1,374 @@
+"""The rig protocol's bytes: frames, escaping, CRC and the messages (docs/protocol.md).
+
+Shared by the host driver (:mod:`robot.link`) and the virtual rig
+(:mod:`robot.virtual_rig`), so both ends agree by construction; the C
+firmware is checked against this module in its simavr tests.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, fields
+from typing import ClassVar
+
+PROTOCOL_VERSION = 1
+
+FLAG = 0x7E
+ESC = 0x7D
+RT_ESTOP = 0x18
+RT_STATUS = 0x05
+_SPECIAL = frozenset((FLAG, ESC, RT_ESTOP, RT_STATUS))
+
+MAX_CONTENT = 24
+"""Unescaped type + seq + payload + CRC, at most."""
+MIN_CONTENT = 4
+MAX_FRAME = 2 + 2 * MAX_CONTENT
+NO_MOTOR = 0xFF
+NO_ID = 0xFFFF
+MAX_STEPS = 30000
+
+TICK_HZ = 25000
+Q = 1 << 24
+
+# Error codes
+ERR_UNKNOWN_TYPE = 2
+ERR_BAD_LENGTH = 3
+ERR_BAD_ARG = 4
+ERR_NO_SESSION = 5
+ERR_NOT_CONFIGURED = 6
+ERR_QUEUE_FULL = 7
+ERR_ESTOP = 8
+ERR_VERSION = 9
+ERR_BUSY = 10
+ERROR_NAMES = {
+    ERR_UNKNOWN_TYPE: "UNKNOWN_TYPE", ERR_BAD_LENGTH: "BAD_LENGTH", ERR_BAD_ARG: "BAD_ARG",
+    ERR_NO_SESSION: "NO_SESSION", ERR_NOT_CONFIGURED: "NOT_CONFIGURED", ERR_QUEUE_FULL: "QUEUE_FULL",
+    ERR_ESTOP: "ESTOP", ERR_VERSION: "VERSION", ERR_BUSY: "BUSY",
+}
+
+# Events
+EV_BOOT = 1
+EV_BUTTON = 2
+EV_ESTOP_LATCHED = 3
+EV_ESTOP_CLEARED = 4
+
+# STATUS flags
+F_SESSION = 1
+F_ESTOP = 2
+F_MOVING = 4
+F_DRIVERS = 8
+F_BUTTON = 16
+F_CONFIGURED = 32
+
+BOARD_UNO = 1
+BOARD_MEGA = 2
+BOARD_VIRTUAL = 100
+
+
+class ProtocolError(ValueError):
+    """A frame whose content does not fit any message (unknown type, bad length)."""
+
+    def __init__(self, code: int, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+def crc16(data: bytes | bytearray, crc: int = 0xFFFF) -> int:
+    """CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final XOR."""
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
+        crc &= 0xFFFF
+    return crc
+
+
+def _crc_table() -> list[int]:
+    table = []
+    for i in range(256):
+        table.append(crc16(bytes([i]), 0) if i else 0)
+    return table
+
+
+_TABLE = _crc_table()
+
+
+def crc16_fast(data: bytes | bytearray) -> int:
+    """Table-driven version of :func:`crc16` (same result, used on the hot path)."""
+    crc = 0xFFFF
+    table = _TABLE
+    for byte in data:
+        crc = ((crc << 8) & 0xFFFF) ^ table[(crc >> 8) ^ byte]
+    return crc
+
+
+def escape(content: bytes) -> bytes:
+    out = bytearray()
+    for b in content:
+        if b in _SPECIAL:
+            out.append(ESC)
+            out.append(b ^ 0x20)
+        else:
+            out.append(b)
+    return bytes(out)
+
+
+def frame(content_without_crc: bytes) -> bytes:
+    """Delimit, checksum and escape ``TYPE SEQ PAYLOAD``."""
+    crc = crc16_fast(content_without_crc)
+    body = content_without_crc + bytes((crc & 0xFF, crc >> 8))
+    return bytes((FLAG,)) + escape(body) + bytes((FLAG,))
+
+
+class FrameDecoder:
+    """Incremental receiver: bytes in, checked frame contents (and real-time bytes) out.
+
+    Garbage costs at most the frame it hits: a ``0x7E`` always starts afresh.
+    ``realtime=True`` is the firmware side, where 0x18 and 0x05 are commands
+    wherever they appear; on the host side they are just bad bytes.
+    """
+
+    def __init__(self, realtime: bool = False):
+        self.realtime = realtime
+        self._buf = bytearray()
+        self._in_frame = False
+        self._escaped = False
+        self._overflow = False
+        self.errors = 0  # bad CRC, bad escape, overflow
+
+    def feed(self, data: bytes) -> list[bytes | int]:
+        """Returns the frames completed by ``data`` (content without CRC, as
+        bytes) and, with ``realtime``, real-time bytes as ints, in order."""
+        out: list[bytes | int] = []
+        for b in data:
+            if self.realtime and (b == RT_ESTOP or b == RT_STATUS):
+                out.append(b)
+                continue
+            if b == FLAG:
+                if self._in_frame:
+                    content = self._finish()
+                    if content is not None:
+                        out.append(content)
+                self._in_frame = True
+                self._buf.clear()
+                self._escaped = False
+                self._overflow = False
+                continue
+            if not self._in_frame:
+                continue
+            if b == ESC:
+                if self._escaped:
+                    self._overflow = True  # double escape: a broken frame
+                self._escaped = True
+                continue
+            if self._escaped:
+                b ^= 0x20
+                self._escaped = False
+            elif b in _SPECIAL:
+                self._overflow = True  # a byte that must have been escaped
+            if len(self._buf) >= MAX_CONTENT:
+                self._overflow = True
+            else:
+                self._buf.append(b)
+        return out
+
+    def _finish(self) -> bytes | None:
+        buf = self._buf
+        if self._overflow:
+            self.errors += 1
+            return None
+        if len(buf) < MIN_CONTENT:
+            if buf:
+                self.errors += 1
+            return None
+        if crc16_fast(buf[:-2]) != buf[-2] | (buf[-1] << 8) or self._escaped:
+            self.errors += 1
+            return None
+        return bytes(buf[:-2])
+
+
+# ---------------------------------------------------------------- messages
+
+
+@dataclass(frozen=True)
+class Message:
+    TYPE: ClassVar[int] = 0
+    FORMAT: ClassVar[str] = ""
+
+    def payload(self) -> bytes:
+        return struct.pack("<" + self.FORMAT, *(getattr(self, f.name) for f in fields(self)))
+
+
+def _msg(type_: int, fmt: str):
+    def wrap(cls):
+        cls.TYPE = type_
+        cls.FORMAT = fmt
+        return cls
+    return wrap
+
+
+# Host -> firmware
+@_msg(0x01, "B")
+@dataclass(frozen=True)
+class Hello(Message):
+    version: int = PROTOCOL_VERSION
+
+
+@_msg(0x02, "BIIIH")
+@dataclass(frozen=True)
+class ConfigMotor(Message):
+    motor: int
+    vmax_q: int
+    accel_q: int
+    vmin_q: int
+    settle_ms: int
+
+
+@_msg(0x03, "H")
+@dataclass(frozen=True)
+class ConfigGlobal(Message):
+    idle_ms: int
+
+
+@_msg(0x04, "HBhBhH")
+@dataclass(frozen=True)
+class MoveCommand(Message):
+    move_id: int
+    motor_a: int
+    steps_a: int
+    motor_b: int = NO_MOTOR
+    steps_b: int = 0
+    overlap: int = 0
+
+    def motors(self) -> list[tuple[int, int]]:
+        """``(motor, steps)`` for each motor of the move."""
+        out = [(self.motor_a, self.steps_a)]
+        if self.motor_b != NO_MOTOR:
+            out.append((self.motor_b, self.steps_b))
+        return out
+
+
+@_msg(0x05, "")
+@dataclass(frozen=True)
+class StatusQuery(Message):
+    pass
+
+
+@_msg(0x06, "")
+@dataclass(frozen=True)
+class ClearEstop(Message):
+    pass
+
+
+@_msg(0x07, "")
+@dataclass(frozen=True)
+class Release(Message):
+    pass
+
+
+# Firmware -> host
+@_msg(0x80, "B")
+@dataclass(frozen=True)
+class Ack(Message):
+    queue_free: int
+
+
+@_msg(0x81, "BBBBBBHH")
+@dataclass(frozen=True)
+class HelloOk(Message):
+    version: int
+    fw_major: int
+    fw_minor: int
+    fw_patch: int
+    board: int
+    queue_capacity: int
+    boot_id: int
+    tick_hz: int
+
+
+@_msg(0x82, "BB")
+@dataclass(frozen=True)
+class Err(Message):
+    code: int
+    detail: int = 0
+
+    @property
+    def name(self) -> str:
+        return ERROR_NAMES.get(self.code, f"error {self.code}")
+
+
+@_msg(0x85, "HBHHBIB")
+@dataclass(frozen=True)
+class Status(Message):
+    boot_id: int
+    flags: int
+    last_done_id: int
+    active_id: int
+    queue_len: int
+    uptime_ms: int
+    rx_errors: int
+
+    @property
+    def session(self) -> bool:
+        return bool(self.flags & F_SESSION)
+
+    @property
+    def estop(self) -> bool:
+        return bool(self.flags & F_ESTOP)
+
+    @property
+    def moving(self) -> bool:
+        return bool(self.flags & F_MOVING)
+
+
+@_msg(0x86, "HBHHBIB")
+@dataclass(frozen=True)
+class RealtimeStatus(Status):
+    pass
+
+
+@_msg(0x90, "HIB")
+@dataclass(frozen=True)
+class Done(Message):
+    move_id: int
+    ticks: int
+    queue_free: int
+
+
+@_msg(0x91, "BB")
+@dataclass(frozen=True)
+class Event(Message):
+    event: int
+    arg: int = 0
+
+
+MESSAGES: dict[int, type[Message]] = {
+    cls.TYPE: cls for cls in (Hello, ConfigMotor, ConfigGlobal, MoveCommand, StatusQuery, ClearEstop,
+                              Release, Ack, HelloOk, Err, Status, RealtimeStatus, Done, Event)
+}
+_SIZES = {t: struct.calcsize("<" + cls.FORMAT) for t, cls in MESSAGES.items()}
+
+
+def encode(msg: Message, seq: int) -> bytes:
+    """The complete frame for ``msg`` with sequence number ``seq``."""
+    return frame(bytes((msg.TYPE, seq & 0xFF)) + msg.payload())
+
+
+def decode(content: bytes) -> tuple[int, Message]:
+    """``(seq, message)`` from a checked frame content (CRC already removed).
+
+    Raises :class:`ProtocolError` with the error code the firmware would send.
+    """
+    type_, seq = content[0], content[1]
+    cls = MESSAGES.get(type_)
+    if cls is None:
+        raise ProtocolError(ERR_UNKNOWN_TYPE, f"unknown message type 0x{type_:02X}")
+    if len(content) - 2 != _SIZES[type_]:
+        raise ProtocolError(ERR_BAD_LENGTH, f"{cls.__name__} with {len(content) - 2} payload bytes, "
+                                            f"expected {_SIZES[type_]}")
+    return seq, cls(*struct.unpack("<" + cls.FORMAT, content[2:]))
+
+
+def next_seq(seq: int) -> int:
+    """1..255, skipping 0."""
+    return seq % 255 + 1
