@@ -14,10 +14,10 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
 
 import solver
 from robot.errors import RigError, UserError
@@ -161,7 +161,7 @@ class SimavrRig:
                 self.proc.kill()
                 self.proc.wait()
 
-    def __enter__(self) -> "SimavrRig":
+    def __enter__(self) -> SimavrRig:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -220,15 +220,17 @@ void motion_tick(void) {
   if (started > 1) mask |= slot_tick(ring[(head + 1) % CR_QUEUE_CAPACITY]);
   hal_steps_high(mask);
 
-  Slot &h = ring[head];
   if (started > 1) {
     /* The overlapping successor runs: the head ends with its motion. */
-    if (h.state != S_RUNNING) {
-      finish_head();
-    }
-  } else if (h.state == S_WAITING) {
+    if (ring[head].state != S_RUNNING) finish_head();
+  } else if (ring[head].state == S_WAITING) {
     finish_head();
-  } else if (count > 1) {
+    return;
+  }
+  /* Section 4.3: the next move may start once every motor of the head has
+   * at most `overlap` steps left (its tick 1 is the next tick). */
+  if (started == 1 && count > 1) {
+    Slot &h = ring[head];
     Slot &next = ring[(head + 1) % CR_QUEUE_CAPACITY];
     uint16_t k = next.cmd.overlap;
     if (k) {

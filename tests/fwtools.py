@@ -1,0 +1,157 @@
+"""Shared helpers of the firmware tests: building, the host shim, a small client.
+
+The build is a test step in its own right: a missing avr-gcc, simavr or
+libsimavr-dev makes these tests fail loudly, never skip.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from robot import protocol as P
+
+REPO = Path(__file__).resolve().parent.parent
+FIRMWARE = REPO / "firmware"
+BUILD = FIRMWARE / "build"
+UNO_ELF = BUILD / "uno" / "cuberobot.elf"
+HOST_SHIM = BUILD / "host" / "firmware-host"
+
+_built: dict[str, str] = {}
+
+
+def make(*targets: str) -> str:
+    """Runs make in firmware/ (once per target set per session); fails the test on error."""
+    key = " ".join(targets)
+    if key not in _built:
+        proc = subprocess.run(["make", "-C", str(FIRMWARE), *targets], capture_output=True, text=True)
+        if proc.returncode != 0:
+            pytest.fail(
+                f"`make -C firmware {key}` failed (are gcc-avr, avr-libc, arduino-core-avr, "
+                f"libsimavr-dev, libelf-dev, pkg-config installed?):\n{proc.stdout[-3000:]}\n"
+                f"{proc.stderr[-3000:]}"
+            )
+        _built[key] = proc.stdout
+    return _built[key]
+
+
+class HostShim:
+    """The firmware's logic compiled for the host (firmware/test_host), one line per command."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            [str(HOST_SHIM)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+        )
+        self.decoder = P.FrameDecoder()
+        self.seq = 0
+        self.other: list[P.Message] = []
+
+    def cmd(self, line: str) -> str:
+        assert self.proc.stdin and self.proc.stdout
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        out = self.proc.stdout.readline().strip()
+        assert not out.startswith("error"), out
+        return out
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=5)
+
+    # --- protocol helpers
+    def rx(self, data: bytes) -> None:
+        if data:
+            self.cmd("rx " + data.hex())
+
+    def replies(self) -> list[tuple[int, P.Message]]:
+        """Frames the firmware sent since the last call, decoded."""
+        self.cmd("loop")
+        raw = bytes.fromhex(self.cmd("tx"))
+        return [P.decode(c) for c in self.decoder.feed(raw)]
+
+    def send(self, msg: P.Message, seq: int | None = None) -> list[tuple[int, P.Message]]:
+        if seq is None:
+            self.seq = P.next_seq(self.seq)
+            seq = self.seq
+        self.rx(P.encode(msg, seq))
+        return self.replies()
+
+    def request(self, msg: P.Message, seq: int | None = None) -> P.Message:
+        """Sends msg; returns the reply carrying its seq (other frames are kept in self.other)."""
+        if seq is None:
+            self.seq = P.next_seq(self.seq)
+            seq = self.seq
+        got = self.send(msg, seq)
+        answers = [m for s, m in got if s == seq and m.TYPE in (0x80, 0x81, 0x82, 0x85)]
+        assert len(answers) == 1, got
+        self.other += [m for s, m in got if m is not answers[0]]
+        return answers[0]
+
+    def ticks(self, n: int) -> None:
+        self.cmd(f"tick {n}")
+
+    def steps(self) -> list[tuple[int, int, int]]:
+        v = [int(x) for x in self.cmd("steps").split()]
+        return [tuple(v[3 * m : 3 * m + 3]) for m in range(6)]
+
+    def step_times(self, motor: int) -> list[int]:
+        return [int(x) for x in self.cmd(f"steptimes {motor}").split()]
+
+    def state(self) -> dict[str, int]:
+        t, drivers, led, ignored, double, dirglitch = (int(x) for x in self.cmd("state").split())
+        return {"ticks": t, "drivers": drivers, "led": led, "ignored": ignored,
+                "double_pulse": double, "dir_during_pulse": dirglitch}
+
+
+class SerialClient:
+    """A minimal stop-and-wait client on robot.protocol, for tests of the
+    harness itself (the bars run through robot.link)."""
+
+    def __init__(self, port: str) -> None:
+        import serial
+
+        self.ser = serial.serial_for_url(port, baudrate=115200, timeout=0.02)
+        self.decoder = P.FrameDecoder()
+        self.seq = 0
+        self.inbox: list[tuple[int, P.Message]] = []
+
+    def close(self) -> None:
+        self.ser.close()
+
+    def pump(self, timeout: float) -> None:
+        end = time.monotonic() + timeout
+        while True:
+            data = self.ser.read(256)
+            for c in self.decoder.feed(data):
+                self.inbox.append(P.decode(c))
+            if time.monotonic() >= end:
+                return
+
+    def request(self, msg: P.Message, timeout: float = 2.0) -> P.Message:
+        self.seq = P.next_seq(self.seq)
+        seq = self.seq
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.ser.write(P.encode(msg, seq))
+            end = time.monotonic() + 0.2
+            while time.monotonic() < end:
+                self.pump(0.0)
+                for i, (s, m) in enumerate(self.inbox):
+                    if s == seq and m.TYPE in (0x80, 0x81, 0x82, 0x85):
+                        del self.inbox[i]
+                        return m
+        raise AssertionError(f"no reply to {msg}")
+
+    def wait_for(self, pred, timeout: float = 5.0) -> P.Message:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for i, (_, m) in enumerate(self.inbox):
+                if pred(m):
+                    del self.inbox[i]
+                    return m
+            self.pump(0.01)
+        raise AssertionError("timed out waiting for a frame")
