@@ -242,7 +242,7 @@ def test_overlapping_moves_follow_the_schedule(shim):
     done = run_until_idle(shim)
     planned = [timing.PlannedMove(tuple(c.motors()), c.overlap) for c in cmds]
     sched = timing.schedule(planned, [FAST] * 6)
-    for m, c, (start, end) in zip((0, 1, 2), cmds, sched):
+    for m, c, (start, _end) in zip((0, 1, 2), cmds, sched):
         prof = FAST
         n = abs(c.steps_a)
         assert shim.step_times(m)[:n] == [t0 + start + t for t in timing.step_ticks(n, prof.vmax_q,
