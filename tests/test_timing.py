@@ -33,9 +33,10 @@ def test_profile_emits_n_steps_never_faster_than_vmax(n, p):
     assert min(gaps) >= 1
     # At most vmax_q/Q steps per tick on average over any run of steps.
     assert min(gaps) >= math.floor(Q / p.vmax_q)
-    # Accelerating from the start, decelerating at the end.
+    # Accelerating from the start, decelerating at the end (up to the DDA's
+    # one-tick jitter between steps).
     if n >= 10:
-        assert gaps[0] >= gaps[n // 2] and gaps[-1] >= gaps[n // 2]
+        assert gaps[0] >= gaps[n // 2] - 1 and gaps[-1] >= gaps[n // 2] - 1
 
 
 def test_duration_agrees_with_continuous_kinematics():

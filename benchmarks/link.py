@@ -1,0 +1,160 @@
+"""Rig link benchmark: the driver's own cost per turn, estimated vs simulated
+time, and a 100-solve fault-injection soak.
+
+    python benchmarks/link.py [--solves N] [--quick]
+
+The virtual rig runs in this process, so its own work is timed separately
+(every call into it is wrapped) and subtracted: what remains is the driver
+(framing, CRC, retransmission logic, journal writes and fsyncs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from robot import job, soak  # noqa: E402
+from robot.config import load_config  # noqa: E402
+from robot.journal import Journal  # noqa: E402
+from robot.link import Link  # noqa: E402
+from robot.transports.protocol_sim import forget, rig_for_url  # noqa: E402
+from robot.virtual_rig import VirtualRig  # noqa: E402
+from solver import SOLVED_CUBE, invert, random_scramble  # noqa: E402
+
+RIG_TIME = [0.0]
+
+
+def _timed(fn):
+    def wrapper(*a, **kw):
+        t = time.perf_counter()
+        try:
+            return fn(*a, **kw)
+        finally:
+            RIG_TIME[0] += time.perf_counter() - t
+    return wrapper
+
+
+def overhead(cfg, solves: int, scramble_len: int, state_dir: str) -> dict:
+    """Fault-free solves at speed=max: wall time per turn minus the rig's share."""
+    originals = {n: getattr(VirtualRig, n) for n in ("receive", "advance", "next_event_time")}
+    for n, f in originals.items():
+        setattr(VirtualRig, n, _timed(f))
+    per_turn, fsync_per_turn, est_err = [], [], []
+    try:
+        for k in range(solves):
+            scramble = random_scramble(scramble_len, seed=1000 + k)
+            start = SOLVED_CUBE.apply(scramble)
+            url = f"sim://bench{k}?speed=max&state={start.to_facelets()}"
+            forget(url)
+            with Link(cfg, url) as link, Journal(f"{state_dir}/o{k}") as journal:
+                link.connect()
+                sync_time = [0.0]
+                real_fsync = os.fsync
+
+                def fsync(fd, _real=real_fsync, _acc=sync_time):
+                    t = time.perf_counter()
+                    _real(fd)
+                    _acc[0] += time.perf_counter() - t
+
+                os.fsync = fsync
+                RIG_TIME[0] = 0.0
+                t0 = time.perf_counter()
+                try:
+                    report = job.run(link, journal, start, invert(scramble))
+                finally:
+                    os.fsync = real_fsync
+                wall = time.perf_counter() - t0
+            rig = rig_for_url(url)
+            assert rig.cube.is_solved()
+            n = len(report.steps)
+            per_turn.append((wall - RIG_TIME[0]) / n)
+            fsync_per_turn.append(sync_time[0] / n)
+            simulated = (rig.record[-1].tick - rig.record[0].start) / 25000
+            est_err.append(abs(report.estimated_s - simulated) / simulated)
+            forget(url)
+    finally:
+        for n, f in originals.items():
+            setattr(VirtualRig, n, f)
+    return {
+        "driver_ms_per_turn_median": 1000 * statistics.median(per_turn),
+        "driver_ms_per_turn_max": 1000 * max(per_turn),
+        "fsync_ms_per_turn_median": 1000 * statistics.median(fsync_per_turn),
+        "driver_ms_per_turn_without_fsync_median":
+            1000 * statistics.median(p - f for p, f in zip(per_turn, fsync_per_turn)),
+        "estimate_error_max_pct": 100 * max(est_err),
+    }
+
+
+def realtime(cfg, speed: float, solves: int, scramble_len: int, state_dir: str) -> dict:
+    """Against a wall-clock rig `speed` times faster than real time: does the
+    driver keep the rig's queue full, so estimates hold on the rig's clock?"""
+    errs = []
+    for k in range(solves):
+        scramble = random_scramble(scramble_len, seed=2000 + k)
+        start = SOLVED_CUBE.apply(scramble)
+        url = f"sim://rt{k}?speed={speed}&state={start.to_facelets()}"
+        forget(url)
+        with Link(cfg, url) as link, Journal(f"{state_dir}/r{k}") as journal:
+            link.connect()
+            report = job.run(link, journal, start, invert(scramble))
+        rig = rig_for_url(url)
+        assert rig.cube.is_solved()
+        simulated = (rig.record[-1].tick - rig.record[0].start) / 25000
+        errs.append((simulated - report.estimated_s) / report.estimated_s)
+        forget(url)
+    return {"speed": speed, "simulated_vs_estimated_pct_mean": 100 * statistics.mean(errs),
+            "simulated_vs_estimated_pct_max": 100 * max(errs)}
+
+
+def faults_for(k: int) -> str:
+    spec = "drop:0.01,corrupt:0.01"
+    if k % 10 == 3:
+        spec += f",disconnect:{400 + 31 * k}"
+    if k % 10 == 7:
+        spec += f",reset:{1.0 + 0.04 * k:.2f}"
+    return spec
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--solves", type=int, default=100)
+    ap.add_argument("--quick", action="store_true", help="fewer solves everywhere")
+    args = ap.parse_args()
+    n = 10 if args.quick else args.solves
+    cfg = load_config()
+    fast = dataclasses.replace(cfg, rig=dataclasses.replace(cfg.rig, reply_timeout_s=0.004))
+    print(f"python {platform.python_version()}, {platform.machine()}, load {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory() as d:
+        o = overhead(cfg, n, 25, d)
+        print(f"driver overhead per turn (speed=max, {n} solves of 25-move scrambles):")
+        print(f"  median {o['driver_ms_per_turn_median']:.3f} ms, worst solve "
+              f"{o['driver_ms_per_turn_max']:.3f} ms (bar: < 1 ms)")
+        print(f"  of which fsync {o['fsync_ms_per_turn_median']:.3f} ms; without fsync "
+              f"{o['driver_ms_per_turn_without_fsync_median']:.3f} ms")
+        print(f"  estimated vs simulated time: worst error {o['estimate_error_max_pct']:.4f} %")
+        for speed, count in ((1.0, 2), (10.0, max(3, n // 20)), (30.0, max(3, n // 20))):
+            r = realtime(cfg, speed, count, 20, d)
+            print(f"wall-clock rig at {speed:g}x: simulated/estimated - 1 = mean "
+                  f"{r['simulated_vs_estimated_pct_mean']:.3f} %, worst "
+                  f"{r['simulated_vs_estimated_pct_max']:.3f} % (bar: within 1 %)")
+        t = time.perf_counter()
+        s = soak.soak(n, fast, d + "/soak", faults_for=faults_for, scramble_len=25)
+        wall = time.perf_counter() - t
+        print(f"fault soak: {s.solves} solves, {s.turns} turns, 1% bytes dropped + 1% corrupted, "
+              f"{s.resumes} resumes after lost links, {s.rescans} rescans after mid-turn resets, "
+              f"{s.retransmissions} retransmissions; failures: {len(s.failures)}; {wall:.1f} s wall")
+        for f in s.failures[:5]:
+            print("  FAIL", f)
+    print(f"load after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

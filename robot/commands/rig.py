@@ -1,0 +1,270 @@
+"""Commands that talk to the rig: config check, sim-rig, dry-run, resume, jog, estop."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import tempfile
+import time
+import urllib.parse
+
+from solver import FACES, SOLVED_CUBE, Cube, Move, random_cube
+
+from ..config import load_config
+from ..errors import RigError, UserError
+from ..journal import Journal
+from ..timing import move_ticks, rig_turn_costs, ticks_to_s
+from .cube import read_cube_arg
+
+
+def _add_rig_options(p, state_dir: bool = True) -> None:
+    p.add_argument("--config", metavar="FILE", help="set-up file (default: config/rig.toml)")
+    p.add_argument("--port", metavar="PORT",
+                   help="serial port, pty path or pyserial URL (sim://...); overrides the config")
+    if state_dir:
+        p.add_argument("--state-dir", metavar="DIR",
+                       help="where the journal lives (default: $XDG_STATE_HOME/cuberobot)")
+
+
+# ---------------------------------------------------------------- config check
+
+
+def _config_check(args) -> int:
+    cfg = load_config(args.file)
+    q, h = rig_turn_costs(cfg)
+    motors = ", ".join(f"{f}:{m.motor}{'(inv)' if m.invert else ''}" for f, m in cfg.motors.items())
+    print(f"{cfg.path}: ok")
+    print(f"  rig: {cfg.rig.port} at {cfg.rig.baud} baud; motors {motors}")
+    print(f"  turn times: quarter {q:.3f} s, half {h:.3f} s (settle included)")
+    print(f"  cameras: {', '.join(c.name for c in cfg.cameras) or 'none'}; "
+          f"views: {', '.join(v.name for v in cfg.views) or 'none'}")
+    print(f"  solver: metric {cfg.solver.metric}, budget {cfg.solver.budget_ms} ms")
+    return 0
+
+
+# ---------------------------------------------------------------- sim-rig
+
+
+def _start_cube(args) -> Cube:
+    if getattr(args, "state", None) and getattr(args, "scramble", None) is not None:
+        raise UserError("give either --state or --scramble, not both")
+    if getattr(args, "state", None):
+        return Cube.from_facelets(read_cube_arg(args.state))
+    if getattr(args, "scramble", None) is not None:
+        return random_cube(args.scramble)
+    return SOLVED_CUBE
+
+
+def _sim_rig(args) -> int:
+    from ..virtual_rig import Faults, Mechanics, VirtualRig, make_clock
+
+    cfg = load_config(args.config)
+    if args.firmware:
+        try:
+            simavr_rig = importlib.import_module("robot.simavr_rig")
+        except ImportError as e:
+            raise UserError(f"--firmware needs the simavr runner (robot/simavr_rig.py), which is not "
+                            f"available here: {e}") from None
+        return int(simavr_rig.serve(args.firmware, cfg, args) or 0)
+    try:
+        clock = make_clock(args.speed)
+        faults = Faults.parse(args.faults)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    rig = VirtualRig(clock=clock, faults=faults, seed=args.seed, cube=_start_cube(args),
+                     mechanics=Mechanics.from_config(cfg))
+    from ..simrig import serve
+    return serve(rig)
+
+
+# ---------------------------------------------------------------- dry-run
+
+
+def _link_for(args, cfg, *, default_port: str | None = None):
+    from ..link import Link
+    _check_port_arg(args)
+    return Link(cfg, args.port or default_port or cfg.rig.port)
+
+
+def _check_port_arg(args) -> None:
+    if getattr(args, "port", None) is not None and not args.port.strip():
+        raise UserError("--port is empty: give a device (/dev/ttyACM0, COM3), a pty path or a URL (sim://)")
+
+
+def _dry_run(args) -> int:
+    from .. import job
+    from ..motion import plan
+
+    cfg = load_config(args.config)
+    start = Cube.from_facelets(read_cube_arg(args.start)) if args.start else SOLVED_CUBE
+    steps = plan(args.moves, cfg)  # parses and checks the moves before anything opens
+    if args.render:
+        from ..render import check_path
+        check_path(args.render)
+    profiles = cfg.profiles()
+    _check_port_arg(args)
+    port = args.port
+    if port is None:
+        q = urllib.parse.urlencode({"speed": args.speed, "state": start.to_facelets()})
+        port = f"sim://dry-run-{time.monotonic_ns()}?{q}"
+    tmp = None
+    state_dir = args.state_dir
+    if state_dir is None and port.startswith("sim://"):
+        tmp = tempfile.TemporaryDirectory(prefix="cuberobot-dry-run-")
+        state_dir = tmp.name
+    header = [f"{'step':>4}  {'turn':<7} {'motors':<22} {'estimate':>9} {'rig':>9}"]
+
+    def on_turn(td) -> None:
+        if header:
+            print(header.pop())
+        est = ticks_to_s(sum(move_ticks(td.step.parts, profiles)))
+        motors = " ".join(f"{cfg.motor_for_index(m).face}:{s:+d}" for m, s in td.step.parts)
+        rig = f"{ticks_to_s(td.ticks):.3f} s" if td.ticks is not None else "?"
+        print(f"{td.index + 1:>4}  {td.step.text:<7} {motors:<22} {est:>7.3f} s {rig:>9}", flush=True)
+
+    try:
+        with Journal(state_dir) as journal, _link_for(args, cfg, default_port=port) as link:
+            link.connect()
+            report = job.run(link, journal, start, [list(s.moves) for s in steps], on_turn=on_turn)
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+    executed = f"{report.executed_s:.3f} s" if report.executed_s is not None else "unknown (a DONE was lost)"
+    print(f"total: estimated {report.estimated_s:.3f} s, executed {executed} (rig's clock), "
+          f"{len(steps)} steps, wall {report.wall_s:.3f} s")
+    print(f"final state: {report.state}")
+    if args.render:
+        from ..render import render
+        written = render(args.render, start, steps, cfg)
+        for path in written:
+            print(f"wrote {path}")
+    return 0
+
+
+# ---------------------------------------------------------------- resume
+
+
+def _resume(args) -> int:
+    from .. import job
+
+    cfg = load_config(args.config)
+    with Journal(args.state_dir) as journal:
+        js = journal.unfinished()
+        if js is None:
+            jobs = journal.read()
+            if jobs and jobs[-1].end and jobs[-1].end["status"] == "unknown":
+                print(f"nothing to resume: the last job ended with the cube's state unknown. "
+                      f"{jobs[-1].end['message']}", file=sys.stderr)
+                return 1
+            print(f"nothing to resume (journal: {journal.path})")
+            return 0
+        port = args.port or (js.port if js.port and not js.port.startswith("sim://") else None) \
+            or cfg.rig.port
+        print(f"resuming job {js.job}: {js.done} of {len(js.steps)} turns done, on {port}")
+        with _link_for(args, cfg, default_port=port) as link:
+            report = job.resume(link, journal, on_turn=lambda td: print(
+                f"  turn {td.index + 1}/{len(js.steps)} {td.step.text}", flush=True))
+        print(f"done: {len(report.turns)} turns, final state {report.state}")
+    return 0
+
+
+# ---------------------------------------------------------------- jog / estop
+
+
+def _jog(args) -> int:
+    from .. import protocol as P
+    from ..motion import motor_steps
+
+    face = args.face.upper()
+    if face not in FACES or len(face) != 1:
+        raise UserError(f"FACE must be one of U R F D L B, got {args.face!r}")
+    if args.turns == 0 or abs(args.turns) > 8:
+        raise UserError("TURNS must be a non-zero number of quarter turns between -8 and 8")
+    cfg = load_config(args.config)
+    with Journal(args.state_dir) as journal:
+        if journal.unfinished() is not None:
+            raise UserError("a job is unfinished in the journal; run `cuberobot resume` first "
+                            "(jogging now would make its recorded cube state wrong)")
+    motor, steps = motor_steps(Move(FACES.index(face), 1), cfg)
+    steps *= args.turns
+    with _link_for(args, cfg) as link, link.estop_on_interrupt():
+        link.connect()
+        done: list[P.Done] = []
+        link.on_done = done.append
+        move_id = 0xFFFE
+        link.move(P.MoveCommand(move_id, motor, steps))
+        motion, settle = move_ticks([(motor, steps)], cfg.profiles())
+        deadline = time.monotonic() + ticks_to_s(motion + settle) * 1.5 / link.time_scale + 1.0
+        while not any(d.move_id == move_id for d in done):
+            if time.monotonic() > deadline:
+                st = link.status()
+                if st.last_done_id == move_id:
+                    break
+                link.estop()
+                raise RigError(f"the jog of {face} did not finish; the rig was stopped")
+            link.poll(deadline - time.monotonic())
+    print(f"turned {face} by {args.turns} quarter turn(s) ({steps:+d} steps on motor {motor})")
+    return 0
+
+
+def _estop(args) -> int:
+    cfg = load_config(args.config)
+    with _link_for(args, cfg) as link:
+        if args.clear:
+            link.connect()
+            link.clear_estop()
+            print("emergency stop cleared")
+        else:
+            link.open()
+            link.estop()
+            link.connect()
+            print("emergency stop latched (drivers off); clear with `cuberobot estop --clear`")
+    return 0
+
+
+# ---------------------------------------------------------------- registration
+
+
+def register(sub) -> None:
+    p = sub.add_parser("config", help="configuration files")
+    csub = p.add_subparsers(dest="config_command", metavar="ACTION")
+    c = csub.add_parser("check", help="check a configuration file and summarise it")
+    c.add_argument("file", nargs="?", default=None, help="TOML file (default: config/rig.toml)")
+    c.set_defaults(func=_config_check)
+    p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
+
+    p = sub.add_parser("sim-rig", help="run a virtual rig on a pseudo-terminal (prints its path)")
+    p.add_argument("--speed", default="1", help="times real time, or 'max' (default 1)")
+    p.add_argument("--faults", default="", metavar="SPEC",
+                   help="faults: drop:P and corrupt:P (probability per byte), disconnect:BYTES "
+                        "(cable pulled after that many bytes), reset:S (firmware restart S seconds "
+                        "after the first move), stall:FACE; e.g. drop:0.01,corrupt:0.01,reset:2.5")
+    p.add_argument("--config", metavar="FILE", help="set-up file for the rig's mechanics")
+    p.add_argument("--state", metavar="FACELETS", help="the virtual cube's starting state")
+    p.add_argument("--scramble", type=int, metavar="SEED", help="start from a random cube")
+    p.add_argument("--seed", type=int, default=0, help="seed of the fault injection")
+    p.add_argument("--firmware", metavar="ELF", help="run the real firmware in simavr instead")
+    p.set_defaults(func=_sim_rig)
+
+    p = sub.add_parser("dry-run", help="run moves on the virtual rig (or --port) and time them")
+    p.add_argument("moves", help="moves, e.g. \"R U R' U'\"")
+    p.add_argument("--from", dest="start", metavar="FACELETS", help="starting state (default solved)")
+    _add_rig_options(p)
+    p.add_argument("--speed", default="max", help="virtual rig speed: times real time or 'max'")
+    p.add_argument("--render", metavar="FILE", help="write an animation (.mp4 or .gif) and a timeline PNG")
+    p.set_defaults(func=_dry_run)
+
+    p = sub.add_parser("resume", help="finish the job a crash or a pulled cable interrupted")
+    _add_rig_options(p)
+    p.set_defaults(func=_resume)
+
+    p = sub.add_parser("jog", help="turn one face by hand (maintenance)")
+    p.add_argument("face", help="U R F D L or B")
+    p.add_argument("turns", nargs="?", type=int, default=1, help="quarter turns, negative: anticlockwise")
+    _add_rig_options(p)
+    p.set_defaults(func=_jog)
+
+    p = sub.add_parser("estop", help="emergency stop (or --clear it)")
+    p.add_argument("--clear", action="store_true", help="clear a latched emergency stop")
+    _add_rig_options(p, state_dir=False)
+    p.set_defaults(func=_estop)

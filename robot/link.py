@@ -1,0 +1,321 @@
+"""The host's end of the serial link: one command in flight, every wait bounded.
+
+Stop-and-wait with retransmission (docs/protocol.md 1.4, 1.5): a command is
+sent, and sent again with the same sequence number until its reply comes;
+the firmware answers a repeat from memory instead of executing it twice.
+Unsolicited frames (DONE, EVENT, real-time STATUS) are handed to callbacks
+as they arrive, whatever the link was waiting for, so no completion is lost
+while a command is being sent. Any sign of a firmware reset raises
+:class:`RigReset`; the caller decides whether the cube state is still known.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+
+import serial
+
+from . import protocol as P
+from . import transports  # noqa: F401  (registers sim://)
+from .errors import RigError
+
+log = logging.getLogger(__name__)
+
+MAX_TRIES = 25
+HELLO_INTERVAL_S = 0.2
+
+
+class LinkLost(RigError):
+    """The port went away (cable pulled, device gone)."""
+
+
+class RigReset(RigError):
+    """The firmware restarted: its queue and session are gone.
+
+    ``refused`` is True when the command being sent provably did not run: the
+    restarted firmware answered its first transmission with NO_SESSION."""
+
+    def __init__(self, message: str, refused: bool = False):
+        super().__init__(message)
+        self.refused = refused
+
+
+class EstopLatched(RigError):
+    """The rig refused a command because its emergency stop is latched."""
+
+
+class Link:
+    """A session with the rig over any pyserial URL or device path."""
+
+    def __init__(self, config, port: str | None = None):
+        self.config = config
+        self.port = port or config.rig.port
+        self.ser = None
+        self.seq = 0
+        self.hello: P.HelloOk | None = None
+        self.queue_free = 0
+        self.last_status: P.Status | None = None
+        self.event_seq: int | None = None
+        self.events_lost = False
+        self.buttons = 0
+        self.estop_latched = False
+        self.reset_seen: str | None = None
+        self.on_done: Callable[[P.Done], None] | None = None
+        self.retransmissions = 0
+        self.completion_margin_s = 0.2
+        self.hello_interval_s = HELLO_INTERVAL_S
+        self.time_scale = 1.0
+        self._decoder = P.FrameDecoder()
+        self._pending: dict[int, P.Message] = {}
+
+    # -- opening ---------------------------------------------------------
+    def open(self) -> None:
+        try:
+            self.ser = serial.serial_for_url(self.port, baudrate=self.config.rig.baud, timeout=0,
+                                             write_timeout=2.0, exclusive=None)
+        except (serial.SerialException, OSError, ValueError) as e:
+            raise RigError(f"cannot open the rig's port {self.port!r}: {_reason(e)}") from None
+        try:
+            self.ser.reset_input_buffer()  # stale bytes from before we opened
+        except (serial.SerialException, OSError):
+            pass
+        self.time_scale = getattr(self.ser, "time_scale", 1.0)
+        if self.time_scale > 1:
+            # A virtual rig running faster than real time: its margins shrink
+            # with it (down to what host scheduling jitter needs).
+            self.completion_margin_s = max(0.02, 0.2 / self.time_scale)
+            self.hello_interval_s = max(0.02, HELLO_INTERVAL_S / self.time_scale)
+        rig = getattr(self.ser, "rig", None)
+        if rig is not None and rig.mechanics is None:
+            from .virtual_rig import Mechanics
+            rig.mechanics = Mechanics.from_config(self.config)
+
+    def close(self) -> None:
+        if self.ser is not None:
+            try:
+                self.ser.close()
+            except Exception:  # noqa: BLE001 - closing a dead port must not hide the real error
+                pass
+            self.ser = None
+
+    def __enter__(self) -> Link:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def connect(self) -> P.HelloOk:
+        """Open, wait for the bootloader, handshake, send the motion settings."""
+        if self.ser is None:
+            self.open()
+        if self.config.rig.boot_wait_s:
+            time.sleep(self.config.rig.boot_wait_s)
+        return self.handshake()
+
+    def handshake(self) -> P.HelloOk:
+        rig = self.config.rig
+        deadline = time.monotonic() + rig.connect_timeout_s
+        self.reset_seen = None
+        hello = None
+        while hello is None:
+            self.seq = P.next_seq(self.seq)
+            self._write(P.encode(P.Hello(), self.seq))
+            reply = self._wait_reply(self.seq, min(deadline, time.monotonic() + self.hello_interval_s))
+            if isinstance(reply, P.Err) and reply.code == P.ERR_VERSION:
+                raise RigError(f"the rig on {self.port} speaks protocol version {reply.detail}, this "
+                               f"cuberobot speaks version {P.PROTOCOL_VERSION}: update the firmware "
+                               "or cuberobot so that they match")
+            if isinstance(reply, P.HelloOk):
+                hello = reply
+            elif time.monotonic() >= deadline:
+                raise RigError(f"no answer from a rig on {self.port} within {rig.connect_timeout_s:g} s "
+                               "(is it the right port, is the firmware flashed, is the baud rate "
+                               f"{rig.baud}?)")
+        if hello.version != P.PROTOCOL_VERSION:
+            raise RigError(f"the rig on {self.port} speaks protocol version {hello.version}, this "
+                           f"cuberobot speaks version {P.PROTOCOL_VERSION}")
+        self.hello = hello
+        self.reset_seen = None
+        self.queue_free = hello.queue_capacity
+        # A reconnect may find the rig still finishing queued moves; settings
+        # can only change while it is idle (ERR_BUSY otherwise).
+        wait_deadline = time.monotonic() + rig.connect_timeout_s + 4 * self._longest_move_s()
+        while self.status().moving:
+            if time.monotonic() > wait_deadline:
+                raise RigError(f"the rig on {self.port} keeps moving and does not finish its queued "
+                               "moves (a stalled motor?)")
+            self.poll(0.02)
+        for i, p in enumerate(self.config.profiles()):
+            self.request(P.ConfigMotor(i, p.vmax_q, p.accel_q, p.vmin_q, p.settle_ms))
+        self.request(P.ConfigGlobal(rig.idle_ms))
+        st = self.status()
+        if st.estop:
+            self.estop_latched = True
+        return hello
+
+    def _longest_move_s(self) -> float:
+        from .timing import move_ticks, ticks_to_s
+        profiles = self.config.profiles()
+        longest = max(sum(move_ticks([(m, 2 * self.config.motor_for_index(m).steps_per_quarter)], profiles))
+                      for m in range(6))
+        return ticks_to_s(longest) * 1.5 / self.time_scale
+
+    # -- bytes -----------------------------------------------------------
+    def _write(self, data: bytes) -> None:
+        try:
+            self.ser.write(data)
+        except (serial.SerialException, OSError) as e:
+            raise LinkLost(f"lost the connection to the rig on {self.port}: {_reason(e)}; the journal "
+                           "has every finished turn: reconnect and run `cuberobot resume`") from None
+
+    def _read(self, timeout: float) -> bytes:
+        try:
+            self.ser.timeout = max(0.0, timeout)
+            n = self.ser.in_waiting
+            return self.ser.read(n if n else 1)
+        except (serial.SerialException, OSError) as e:
+            raise LinkLost(f"lost the connection to the rig on {self.port}: {_reason(e)}; the journal "
+                           "has every finished turn: reconnect and run `cuberobot resume`") from None
+
+    def poll(self, timeout: float) -> bool:
+        """Read and handle frames for up to ``timeout`` s; True if any came."""
+        data = self._read(timeout)
+        if not data:
+            return False
+        got = False
+        for content in self._decoder.feed(data):
+            try:
+                seq, msg = P.decode(content)
+            except P.ProtocolError as e:
+                log.debug("undecodable frame: %s", e)
+                continue
+            got = True
+            self._handle(seq, msg)
+        return got
+
+    def _handle(self, seq: int, msg: P.Message) -> None:
+        if isinstance(msg, (P.Done, P.Event, P.RealtimeStatus)):
+            if self.event_seq is not None and seq != P.next_seq(self.event_seq):
+                self.events_lost = True
+            self.event_seq = seq
+            if isinstance(msg, P.Done):
+                self.queue_free = msg.queue_free
+                if self.on_done is not None:
+                    self.on_done(msg)
+            elif isinstance(msg, P.Event):
+                if msg.event == P.EV_BOOT:
+                    self.reset_seen = "the rig announced a restart (EVENT BOOT)"
+                elif msg.event == P.EV_BUTTON:
+                    self.buttons += 1
+                elif msg.event == P.EV_ESTOP_LATCHED:
+                    self.estop_latched = True
+                elif msg.event == P.EV_ESTOP_CLEARED:
+                    self.estop_latched = False
+            else:
+                self._check_status(msg)
+        else:
+            self._pending[seq] = msg
+
+    def _check_status(self, st: P.Status) -> None:
+        if self.hello is not None and st.boot_id != self.hello.boot_id:
+            self.reset_seen = "the rig's boot id changed"
+        elif self.last_status is not None and st.uptime_ms < self.last_status.uptime_ms \
+                and st.boot_id == self.last_status.boot_id and self.last_status.uptime_ms < 0xF0000000:
+            self.reset_seen = "the rig's uptime went backwards"
+        if not st.session and self.hello is not None:
+            self.reset_seen = self.reset_seen or "the rig lost its session"
+        self.estop_latched = st.estop
+        self.last_status = st
+
+    def _wait_reply(self, seq: int, deadline: float) -> P.Message | None:
+        self._pending.clear()
+        while True:
+            reply = self._pending.pop(seq, None)
+            if reply is not None:
+                return reply
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            self.poll(remaining)
+
+    # -- commands --------------------------------------------------------
+    def request(self, msg: P.Message) -> P.Message:
+        """Send one command until its reply arrives; ERR replies raise
+        RigError, except ERR_QUEUE_FULL which is returned."""
+        if self.ser is None:
+            raise RigError("the link is not open")
+        self.seq = P.next_seq(self.seq)
+        seq = self.seq
+        frame = P.encode(msg, seq)
+        per_try = self.config.rig.reply_timeout_s + len(frame) * 10 / self.config.rig.baud
+        for attempt in range(MAX_TRIES):
+            if attempt:
+                self.retransmissions += 1
+            self._write(frame)
+            reply = self._wait_reply(seq, time.monotonic() + per_try)
+            if isinstance(reply, P.Err) and reply.code == P.ERR_NO_SESSION:
+                self.reset_seen = self.reset_seen or "the rig answered NO_SESSION"
+                raise RigReset(f"the rig on {self.port} was reset ({self.reset_seen})", refused=attempt == 0)
+            if self.reset_seen:
+                raise RigReset(f"the rig on {self.port} was reset ({self.reset_seen})")
+            if reply is None:
+                continue
+            if isinstance(reply, P.Err):
+                if reply.code == P.ERR_QUEUE_FULL:
+                    self.queue_free = 0
+                    return reply
+                if reply.code == P.ERR_ESTOP:
+                    self.estop_latched = True
+                    raise EstopLatched("the rig is in emergency stop; check it is safe, then run "
+                                       "`cuberobot estop --clear`")
+                raise RigError(f"the rig refused {type(msg).__name__}: {reply.name} (detail {reply.detail})")
+            if isinstance(reply, P.Ack):
+                self.queue_free = reply.queue_free
+            elif isinstance(reply, P.Status):
+                self._check_status(reply)
+                if self.reset_seen:
+                    raise RigReset(f"the rig on {self.port} was reset ({self.reset_seen})")
+            return reply
+        raise RigError(f"the rig on {self.port} is not answering: no reply to {type(msg).__name__} "
+                       f"after {MAX_TRIES} tries")
+
+    def status(self) -> P.Status:
+        reply = self.request(P.StatusQuery())
+        if not isinstance(reply, P.Status):
+            raise RigError(f"the rig answered STATUS with {type(reply).__name__}")
+        self.events_lost = False
+        return reply
+
+    def move(self, cmd: P.MoveCommand) -> P.Message:
+        return self.request(cmd)
+
+    def clear_estop(self) -> None:
+        self.request(P.ClearEstop())
+        self.estop_latched = False
+
+    @contextlib.contextmanager
+    def estop_on_interrupt(self):
+        """Ctrl-C inside: the emergency stop goes out before anything else."""
+        try:
+            yield self
+        except KeyboardInterrupt:
+            self.estop()
+            raise
+
+    def estop(self) -> None:
+        """Emergency stop, outside the command stream; never raises."""
+        if self.ser is None:
+            return
+        try:
+            self.ser.write(bytes((P.RT_ESTOP,)) * 3)
+            self.ser.flush()
+        except Exception:  # noqa: BLE001 - an estop attempt must never raise
+            pass
+
+
+def _reason(e: BaseException) -> str:
+    text = str(e) or type(e).__name__
+    return text.replace("[Errno 2] ", "").replace("[Errno 13] ", "")

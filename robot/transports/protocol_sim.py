@@ -1,0 +1,150 @@
+"""``sim://NAME?speed=X&seed=N&faults=SPEC&state=FACELETS&protocol=V``: the
+virtual rig as a pyserial port, in this process (``protocol`` makes it speak
+another protocol version, to test that mismatch).
+
+The same URL opened again reaches the same rig (its cube, queue and clock
+carry on), which is what a reconnect after a pulled cable needs. ``speed``
+is a factor on real time, or ``max`` to run event by event.
+"""
+
+from __future__ import annotations
+
+import time
+import urllib.parse
+
+from serial.serialutil import PortNotOpenError, SerialBase, SerialException
+
+from solver import Cube, CubeError
+
+from ..virtual_rig import Disconnected, Faults, VirtualRig, make_clock
+
+_RIGS: dict[str, VirtualRig] = {}
+_OPTIONS = ("speed", "seed", "faults", "state", "protocol")
+
+
+def parse_sim_url(url: str) -> tuple[str, dict[str, str]]:
+    """``(key, options)``; raises ValueError with a readable message."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "sim":
+        raise ValueError(f"not a sim:// URL: {url!r}")
+    opts: dict[str, str] = {}
+    for k, v in urllib.parse.parse_qsl(parts.query, keep_blank_values=True):
+        if k not in _OPTIONS:
+            raise ValueError(f"unknown sim:// option {k!r} (known: {', '.join(_OPTIONS)})")
+        opts[k] = v
+    return url, opts
+
+
+def rig_for_url(url: str) -> VirtualRig:
+    """The rig behind ``url``, created on first use."""
+    key, opts = parse_sim_url(url)
+    rig = _RIGS.get(key)
+    if rig is None:
+        clock = make_clock(opts.get("speed", "1"))
+        seed = int(opts["seed"]) if opts.get("seed") else 0
+        cube = Cube.from_facelets(opts["state"]) if opts.get("state") else Cube()
+        version = int(opts.get("protocol") or 1)
+        rig = VirtualRig(clock=clock, faults=Faults.parse(opts.get("faults")), seed=seed, cube=cube,
+                         protocol_version=version)
+        _RIGS[key] = rig
+    return rig
+
+
+def forget(url: str | None = None) -> None:
+    """Drop one rig (or all): the next open starts a fresh one."""
+    if url is None:
+        _RIGS.clear()
+    else:
+        _RIGS.pop(url, None)
+
+
+class Serial(SerialBase):
+    """A pyserial port whose other end is a :class:`VirtualRig`."""
+
+    def open(self) -> None:
+        if self.is_open:
+            raise SerialException("Port is already open.")
+        try:
+            self.rig = rig_for_url(self.port)
+        except (ValueError, CubeError) as e:
+            raise SerialException(f"could not open {self.port}: {e}") from None
+        self.time_scale = self.rig.clock.speed
+        self._conn = self.rig.connect()
+        self.is_open = True
+
+    def close(self) -> None:
+        self.is_open = False
+        super().close()
+
+    def _reconfigure_port(self, *args) -> None:
+        pass
+
+    def _check(self) -> None:
+        if not self.is_open:
+            raise PortNotOpenError()
+        if self._conn.broken:
+            raise SerialException("sim: the cable was pulled (simulated disconnect)")
+
+    @property
+    def in_waiting(self) -> int:
+        self._check()
+        self.rig.advance()
+        return len(self._conn.to_host)
+
+    def read(self, size: int = 1) -> bytes:
+        self._check()
+        timeout = self._timeout
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            self.rig.advance()
+            buf = self._conn.to_host
+            if buf:
+                with self.rig.lock:
+                    data = bytes(buf[:size])
+                    del buf[:size]
+                return data
+            self._check()
+            remaining = 1.0 if deadline is None else deadline - time.monotonic()
+            if remaining <= 0:
+                return b""
+            self.rig.clock.wait(self.rig.next_event_time(), min(remaining, 0.05))
+
+    def write(self, data) -> int:
+        self._check()
+        try:
+            self._conn.write(bytes(data))
+        except Disconnected:
+            raise SerialException("sim: the cable was pulled (simulated disconnect)") from None
+        return len(data)
+
+    def reset_input_buffer(self) -> None:
+        self._check()
+        self._conn.to_host.clear()
+
+    def reset_output_buffer(self) -> None:
+        pass
+
+    def send_break(self, duration: float = 0.25) -> None:
+        pass
+
+    def _update_dtr_state(self) -> None:
+        pass
+
+    def _update_rts_state(self) -> None:
+        pass
+
+    @property
+    def cts(self) -> bool:
+        return True
+
+    @property
+    def dsr(self) -> bool:
+        return True
+
+    @property
+    def ri(self) -> bool:
+        return False
+
+    @property
+    def cd(self) -> bool:
+        return True

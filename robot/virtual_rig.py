@@ -1,0 +1,562 @@
+"""The firmware's behaviour in Python: the rig you can run without a rig.
+
+It speaks the protocol byte for byte (docs/protocol.md), times every move
+with the same integer profile as the firmware (:mod:`robot.timing`), and
+turns a virtual :class:`solver.Cube` when a move finishes, so tests can ask
+the rig what really happened. Time is virtual: a clock runs it in real time,
+``speed`` times faster, or event by event (``speed=max``) for tests.
+
+Faults are injected where they happen in the real world: dropped and
+corrupted bytes on the line, a cable pulled after N bytes, a firmware reset
+at a given time (mid-turn if a move is running), a stalled motor.
+"""
+
+from __future__ import annotations
+
+import bisect
+import random
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from solver import SOLVED_CUBE, Cube, Move
+
+from . import protocol as P
+from .timing import Profile, step_ticks
+
+QUEUE_CAPACITY = 4
+FW_VERSION = (0, 1, 0)
+NEVER = 1 << 62
+
+
+# ---------------------------------------------------------------- clocks
+
+
+class RealClock:
+    """Virtual seconds = wall-clock seconds × speed."""
+
+    def __init__(self, speed: float = 1.0):
+        if not speed > 0:
+            raise ValueError("speed must be positive")
+        self.speed = speed
+        self._t0 = time.monotonic()
+
+    def now(self) -> float:
+        return (time.monotonic() - self._t0) * self.speed
+
+    def wait(self, until: float | None, real_timeout: float) -> None:
+        """Sleep until virtual time ``until`` or for ``real_timeout`` seconds."""
+        dt = real_timeout
+        if until is not None:
+            dt = min(dt, max(0.0, (until - self.now()) / self.speed))
+        if dt > 0:
+            time.sleep(dt)
+
+
+class EventClock:
+    """Virtual time that only moves when the host waits: it jumps straight to
+    the rig's next event. Host computation takes no virtual time, so it
+    measures the rig's own timing exactly (and runs as fast as the CPU)."""
+
+    speed = float("inf")
+
+    def __init__(self):
+        self._t = 0.0
+
+    def now(self) -> float:
+        return self._t
+
+    def wait(self, until: float | None, real_timeout: float) -> None:
+        if until is not None:
+            self._t = max(self._t, until)
+        else:
+            # Nothing scheduled: the host is waiting for bytes that were lost;
+            # idle time passes one for one with real time.
+            dt = min(real_timeout, 0.002)
+            time.sleep(dt)
+            self._t += dt
+
+
+def make_clock(speed: str | float) -> RealClock | EventClock:
+    if isinstance(speed, str) and speed.strip().lower() in ("max", "inf", "event"):
+        return EventClock()
+    try:
+        s = float(speed)
+    except ValueError:
+        raise ValueError(f"speed must be a number > 0 or 'max', got {speed!r}") from None
+    if not 0 < s < 1e9:
+        raise ValueError(f"speed must be a number > 0 or 'max', got {speed!r}")
+    return RealClock(s)
+
+
+# ---------------------------------------------------------------- faults
+
+
+@dataclass
+class Faults:
+    """``drop:P,corrupt:P,disconnect:N,reset:S,stall:FACE`` (keys may repeat).
+
+    ``disconnect:N``: the cable is pulled after N bytes have crossed it (both
+    ways). ``reset:S``: the firmware restarts S seconds of rig time after the
+    first MOVE arrived. ``stall:F``: face F's motor never completes a move."""
+
+    drop: float = 0.0
+    corrupt: float = 0.0
+    disconnects: list[int] = field(default_factory=list)
+    resets: list[float] = field(default_factory=list)
+    stalls: set[str] = field(default_factory=set)
+
+    @classmethod
+    def parse(cls, spec: str | None) -> Faults:
+        f = cls()
+        if not spec:
+            return f
+        for part in spec.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            key, _, value = part.partition(":")
+            key = key.strip().lower()
+            try:
+                if key == "drop" or key == "corrupt":
+                    p = float(value)
+                    if not 0 <= p <= 0.5:
+                        raise ValueError
+                    setattr(f, key, p)
+                elif key == "disconnect":
+                    n = int(value)
+                    if n < 1:
+                        raise ValueError
+                    f.disconnects.append(n)
+                elif key == "reset":
+                    s = float(value)
+                    if not s >= 0:
+                        raise ValueError
+                    f.resets.append(s)
+                elif key == "stall":
+                    face = value.strip().upper()
+                    if len(face) != 1 or face not in "URFDLB":
+                        raise ValueError
+                    f.stalls.add(face)
+                else:
+                    raise KeyError(key)
+            except KeyError:
+                raise ValueError(f"unknown fault {key!r} in {spec!r}: expected drop:P, corrupt:P, "
+                                 "disconnect:BYTES, reset:SECONDS or stall:FACE") from None
+            except ValueError:
+                raise ValueError(f"bad fault {part!r}: drop/corrupt take a probability 0..0.5, "
+                                 "disconnect a byte count >= 1, reset seconds >= 0, "
+                                 "stall a face letter") from None
+        f.disconnects.sort()
+        f.resets.sort()
+        return f
+
+
+class Disconnected(Exception):
+    """The simulated cable was pulled."""
+
+
+# ---------------------------------------------------------------- mechanics
+
+
+@dataclass(frozen=True)
+class Mechanics:
+    """How each motor index turns the cube: face index, sign, steps per quarter."""
+
+    face: tuple[int, ...] = (0, 1, 2, 3, 4, 5)
+    sign: tuple[int, ...] = (1,) * 6
+    steps_per_quarter: tuple[int, ...] = (400,) * 6
+
+    @classmethod
+    def from_config(cls, config) -> Mechanics:
+        face, sign, spq = [0] * 6, [1] * 6, [400] * 6
+        for i, letter in enumerate("URFDLB"):
+            m = config.motors[letter]
+            face[m.motor] = i
+            sign[m.motor] = -1 if m.invert else 1
+            spq[m.motor] = m.steps_per_quarter
+        return cls(tuple(face), tuple(sign), tuple(spq))
+
+
+@dataclass
+class _Active:
+    cmd: P.MoveCommand
+    start: int  # absolute tick before its first tick
+    motion: int  # ticks until the last motor's last step
+    settle: int
+    steps: dict[int, tuple[int, ...]]  # motor -> step ticks (relative)
+    stalled: bool = False
+    no_settle: bool = False
+    cut_at: int | None = None
+
+    @property
+    def done_tick(self) -> int:
+        if self.stalled:
+            return NEVER
+        if self.cut_at is not None:
+            return self.cut_at
+        return self.start + self.motion + (0 if self.no_settle else self.settle)
+
+    def steps_done(self, motor: int, tick: int) -> int:
+        return bisect.bisect_right(self.steps[motor], tick - self.start)
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """What the virtual rig did with one move."""
+
+    move_id: int
+    moves: tuple[Move, ...]  # face turns applied to the cube
+    complete: bool  # False: interrupted (reset or estop), turned to the nearest quarter
+    tick: int  # when it ended
+    start: int  # the tick before its first tick
+
+
+class VirtualRig:
+    """Firmware behaviour; feed it host bytes, collect its bytes, ask it the truth."""
+
+    def __init__(self, *, clock=None, faults: Faults | None = None, seed: int | None = 0,
+                 cube: Cube = SOLVED_CUBE, mechanics: Mechanics | None = None,
+                 protocol_version: int = P.PROTOCOL_VERSION):
+        self.protocol_version = protocol_version
+        self.clock = clock or RealClock(1.0)
+        self.faults = faults or Faults()
+        self.rng = random.Random(seed)
+        self.cube = cube
+        self.mechanics = mechanics
+        self.record: list[TurnRecord] = []
+        self.counts_turns = [0] * 6
+        self.counts_steps = [0] * 6
+        self.lock = threading.RLock()
+        self.boots = 0
+        self._resets = deque(self.faults.resets)
+        self._reset_base: int | None = None  # tick of the first MOVE: reset times count from it
+        self.tick = 0
+        self._conn: Connection | None = None
+        self._boot(cause=1)
+
+    # -- life cycle ------------------------------------------------------
+    def _boot(self, cause: int) -> None:
+        self.boots += 1
+        self.boot_id = self.rng.randrange(0, 0x10000)
+        self.boot_tick = self.tick
+        self.session = False
+        self.profiles: list[Profile | None] = [None] * 6
+        self.idle_ms = 0
+        self.estop = False
+        self.queue: deque[P.MoveCommand] = deque()
+        self.active: list[_Active] = []
+        self.last_done_id = P.NO_ID
+        self.last_seq = 0
+        self.last_reply = b""
+        self.event_seq = 0
+        self.rx = P.FrameDecoder(realtime=True)
+        self.rx_errors = 0
+        self.drivers = False
+        self.last_motion_tick = self.tick
+        self.button_held = False
+        self._emit(P.Event(P.EV_BOOT, cause))
+
+    def connect(self) -> Connection:
+        """A new cable to the rig (the old one, if any, stops carrying bytes)."""
+        with self.lock:
+            self._conn = Connection(self, self.faults, self.rng)
+            return self._conn
+
+    # -- time ------------------------------------------------------------
+    def now_tick(self) -> int:
+        return int(self.clock.now() * P.TICK_HZ)
+
+    def next_event_time(self) -> float | None:
+        """Virtual seconds of the next thing the rig will do by itself."""
+        with self.lock:
+            if not self.active:
+                return None  # idle: nothing to jump to, a due reset fires as time passes
+            t = self.active[0].done_tick
+            t = min(t, self._next_reset())
+            return None if t >= NEVER else (t + 1) / P.TICK_HZ
+
+    def _next_reset(self) -> int:
+        if not self._resets or self._reset_base is None:
+            return NEVER
+        return self._reset_base + int(self._resets[0] * P.TICK_HZ)
+
+    def advance(self, to_tick: int | None = None) -> None:
+        """Run the rig up to ``to_tick`` (now, by default)."""
+        with self.lock:
+            target = self.now_tick() if to_tick is None else to_tick
+            while True:
+                # Moves report DONE in the order they started.
+                done = self.active[0] if self.active else None
+                t_done = done.done_tick if done else NEVER
+                t_reset = self._next_reset()
+                if min(t_done, t_reset) > target:
+                    break
+                if t_reset <= t_done:
+                    self.tick = max(self.tick, t_reset)
+                    self._resets.popleft()
+                    self._interrupt_all()
+                    self._boot(cause=2)
+                else:
+                    self.tick = max(self.tick, t_done)
+                    self._finish(done)
+            self.tick = max(self.tick, target)
+
+    # -- moves -----------------------------------------------------------
+    def _start_next(self, at: int) -> None:
+        """Start queued moves that may run now (section 4.2/4.3)."""
+        while self.queue:
+            cmd = self.queue[0]
+            if not self.active:
+                start = at
+            elif len(self.active) == 1 and cmd.overlap > 0 and self._disjoint(self.active[0].cmd, cmd):
+                prev = self.active[0]
+                if at >= prev.start + prev.motion:
+                    # Queued while the previous move settles: it starts at the
+                    # next tick and the previous one reports DONE now.
+                    prev.cut_at = at
+                    self.queue.popleft()
+                    self.active.append(self._activate(cmd, at))
+                    return
+                release = 0
+                for m, s in prev.cmd.motors():
+                    n = abs(s)
+                    if cmd.overlap < n:
+                        release = max(release, prev.steps[m][n - cmd.overlap - 1])
+                start = max(at, prev.start + release)
+                prev.no_settle = True
+            else:
+                return
+            self.queue.popleft()
+            self.active.append(self._activate(cmd, start))
+
+    @staticmethod
+    def _disjoint(a: P.MoveCommand, b: P.MoveCommand) -> bool:
+        return not ({m for m, _ in a.motors()} & {m for m, _ in b.motors()})
+
+    def _activate(self, cmd: P.MoveCommand, start: int) -> _Active:
+        steps = {}
+        motion = 0
+        settle = 0
+        stalled = False
+        for m, s in cmd.motors():
+            p = self.profiles[m]
+            steps[m] = step_ticks(abs(s), p.vmax_q, p.accel_q, p.vmin_q)
+            motion = max(motion, steps[m][-1])
+            settle = max(settle, p.settle_ms * 25)
+            if self.mechanics and "URFDLB"[self.mechanics.face[m]] in self.faults.stalls:
+                stalled = True
+        self.drivers = True
+        return _Active(cmd, start, motion, settle, steps, stalled)
+
+    def _turns(self, motor: int, steps: int) -> Move | None:
+        mech = self.mechanics or Mechanics()
+        q = steps * mech.sign[motor] / mech.steps_per_quarter[motor]
+        quarters = round(q) % 4
+        return Move(mech.face[motor], quarters) if quarters else None
+
+    def _apply(self, a: _Active, steps_by_motor: dict[int, int], complete: bool) -> None:
+        moves = []
+        for m, s in steps_by_motor.items():
+            mv = self._turns(m, s)
+            self.counts_steps[m] += abs(s)
+            if mv is not None:
+                moves.append(mv)
+                self.counts_turns[m] += 1
+        self.cube = self.cube.apply(moves)
+        self.record.append(TurnRecord(a.cmd.move_id, tuple(moves), complete, self.tick, a.start))
+
+    def _finish(self, a: _Active) -> None:
+        self.active.remove(a)
+        self._apply(a, dict(a.cmd.motors()), True)
+        self.last_done_id = a.cmd.move_id
+        ticks = a.done_tick - a.start
+        self.last_motion_tick = self.tick
+        self._start_next(self.tick)
+        self._emit(P.Done(a.cmd.move_id, ticks, self._queue_free()))
+
+    def _interrupt_all(self) -> None:
+        """Power cut or estop: motors stop where they are; the cube keeps the
+        nearest quarter turn (a half-done turn is where the truth is lost)."""
+        for a in sorted(self.active, key=lambda a: a.start):
+            done = {}
+            for m, s in a.cmd.motors():
+                n = 0 if a.stalled else a.steps_done(m, self.tick)
+                n = min(n, abs(s))
+                done[m] = n if s > 0 else -n
+            self._apply(a, done, False)
+        self.active.clear()
+        self.queue.clear()
+
+    def _queue_free(self) -> int:
+        return QUEUE_CAPACITY - len(self.queue) - len(self.active)
+
+    # -- bytes -----------------------------------------------------------
+    def _emit(self, msg: P.Message, seq: int | None = None) -> bytes:
+        if seq is None:
+            self.event_seq = P.next_seq(self.event_seq)
+            seq = self.event_seq
+        data = P.encode(msg, seq)
+        if self._conn is not None:
+            self._conn.from_rig(data)
+        return data
+
+    def receive(self, data: bytes) -> None:
+        """Bytes from the host, arriving now."""
+        with self.lock:
+            self.advance()
+            for item in self.rx.feed(data):
+                if isinstance(item, int):
+                    if item == P.RT_ESTOP:
+                        self._do_estop(1)
+                    else:
+                        self._emit(P.RealtimeStatus(*self._status_fields()))
+                else:
+                    self._command(item)
+            self.rx_errors = min(255, self.rx.errors)
+
+    def _do_estop(self, arg: int) -> None:
+        self._interrupt_all()
+        self.drivers = False
+        already = self.estop
+        self.estop = True
+        if not already:
+            self._emit(P.Event(P.EV_ESTOP_LATCHED, arg))
+
+    def press(self) -> None:
+        """The start button, pressed and released."""
+        with self.lock:
+            self.advance()
+            self._emit(P.Event(P.EV_BUTTON, 0))
+
+    def _status_fields(self) -> tuple:
+        moving = bool(self.active)
+        idle = self.idle_ms and self.tick - self.last_motion_tick > self.idle_ms * 25
+        if not moving and idle:
+            self.drivers = False
+        flags = ((P.F_SESSION if self.session else 0) | (P.F_ESTOP if self.estop else 0)
+                 | (P.F_MOVING if moving else 0) | (P.F_DRIVERS if self.drivers else 0)
+                 | (P.F_BUTTON if self.button_held else 0)
+                 | (P.F_CONFIGURED if all(self.profiles) else 0))
+        active = min(self.active, key=lambda a: a.start).cmd.move_id if self.active else P.NO_ID
+        uptime = (self.tick - self.boot_tick) * 1000 // P.TICK_HZ
+        return (self.boot_id, flags, self.last_done_id, active, len(self.queue) + len(self.active),
+                uptime & 0xFFFFFFFF, self.rx_errors)
+
+    def _command(self, content: bytes) -> None:
+        seq = content[1]
+        try:
+            _, msg = P.decode(content)
+        except P.ProtocolError as e:
+            self._emit(P.Err(e.code, 0), seq)
+            return
+        if isinstance(msg, P.StatusQuery):
+            self._emit(P.Status(*self._status_fields()), seq)
+            return
+        if isinstance(msg, P.Hello):
+            if msg.version != self.protocol_version:
+                self._emit(P.Err(P.ERR_VERSION, self.protocol_version), seq)
+                return
+            self.session = True
+            self.last_seq = seq
+            self.last_reply = self._emit(P.HelloOk(P.PROTOCOL_VERSION, *FW_VERSION, P.BOARD_VIRTUAL,
+                                                   QUEUE_CAPACITY, self.boot_id, P.TICK_HZ), seq)
+            return
+        if seq == self.last_seq and self.last_reply:
+            if self._conn is not None:
+                self._conn.from_rig(self.last_reply)
+            return
+        if not self.session:
+            self._emit(P.Err(P.ERR_NO_SESSION), seq)  # not stored: nothing was executed
+            return
+        reply = self._execute(msg)
+        self.last_seq = seq
+        self.last_reply = self._emit(reply, seq)
+
+    def _execute(self, msg: P.Message) -> P.Message:
+        if not self.session:
+            return P.Err(P.ERR_NO_SESSION)
+        if isinstance(msg, P.ConfigMotor):
+            if msg.motor > 5 or not (1 <= msg.vmin_q <= msg.vmax_q < P.Q) or msg.accel_q < 1:
+                return P.Err(P.ERR_BAD_ARG, msg.motor)
+            if self.active:
+                return P.Err(P.ERR_BUSY)
+            self.profiles[msg.motor] = Profile(msg.vmax_q, msg.accel_q, msg.vmin_q, msg.settle_ms)
+            return P.Ack(self._queue_free())
+        if isinstance(msg, P.ConfigGlobal):
+            self.idle_ms = msg.idle_ms
+            return P.Ack(self._queue_free())
+        if isinstance(msg, P.MoveCommand):
+            if self.estop:
+                return P.Err(P.ERR_ESTOP)
+            parts = msg.motors()
+            motors = [m for m, _ in parts]
+            if (any(m > 5 for m in motors) or len(set(motors)) != len(motors)
+                    or any(s == 0 or abs(s) > P.MAX_STEPS for _, s in parts)):
+                return P.Err(P.ERR_BAD_ARG)
+            if any(self.profiles[m] is None for m in motors):
+                return P.Err(P.ERR_NOT_CONFIGURED, next(m for m in motors if self.profiles[m] is None))
+            if self._queue_free() <= 0:
+                return P.Err(P.ERR_QUEUE_FULL)
+            self.queue.append(msg)
+            if self._reset_base is None:
+                self._reset_base = self.tick
+            self._start_next(self.tick)
+            return P.Ack(self._queue_free())
+        if isinstance(msg, P.ClearEstop):
+            if self.estop:
+                self.estop = False
+                self._emit(P.Event(P.EV_ESTOP_CLEARED, 0))
+            return P.Ack(self._queue_free())
+        if isinstance(msg, P.Release):
+            if self.active:
+                return P.Err(P.ERR_BUSY)
+            self.drivers = False
+            return P.Ack(self._queue_free())
+        return P.Err(P.ERR_UNKNOWN_TYPE)  # a reply type sent to the firmware
+
+
+class Connection:
+    """One cable between the host and the rig, with its faults."""
+
+    def __init__(self, rig: VirtualRig, faults: Faults, rng: random.Random):
+        self.rig = rig
+        self.faults = faults
+        self.rng = rng
+        self.to_host = bytearray()
+        self.broken = False
+        self.bytes = 0
+
+    def _line(self, data: bytes) -> bytes:
+        f = self.faults
+        if f.disconnects:
+            self.bytes += len(data)
+            if self.bytes >= f.disconnects[0]:
+                f.disconnects.pop(0)
+                self.broken = True
+                return b""
+        if not (f.drop or f.corrupt):
+            return data
+        out = bytearray()
+        rnd = self.rng.random
+        for b in data:
+            if f.drop and rnd() < f.drop:
+                continue
+            if f.corrupt and rnd() < f.corrupt:
+                b ^= self.rng.randrange(1, 256)
+            out.append(b)
+        return bytes(out)
+
+    def from_rig(self, data: bytes) -> None:
+        if self.broken or self.rig._conn is not self:
+            return
+        self.to_host += self._line(data)
+
+    def write(self, data: bytes) -> None:
+        if self.broken:
+            raise Disconnected()
+        data = self._line(data)
+        if self.broken:
+            raise Disconnected()
+        self.rig.receive(data)

@@ -1,0 +1,106 @@
+"""Loading and checking the set-up file."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from robot.config import PACKAGE_DIR, load_config, parse_config
+from robot.errors import UserError
+from robot.timing import rig_turn_costs
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = sorted((ROOT / "config" / "examples").glob("*.toml"))
+
+
+def test_default_config_is_a_simulated_rig_with_two_simulated_cameras():
+    cfg = load_config()
+    assert cfg.rig.port.startswith("sim://")
+    assert [c.source for c in cfg.cameras] == ["sim", "sim"]
+    assert all((c.width, c.height) == (1280, 720) for c in cfg.cameras)
+    faces = sorted(f.face for v in cfg.views for f in v.faces)
+    assert faces == sorted("URFDLB")
+    assert sorted(m.motor for m in cfg.motors.values()) == list(range(6))
+    q, h = rig_turn_costs(cfg)
+    assert 0 < q < h
+
+
+def test_packaged_default_is_the_same_file():
+    assert (PACKAGE_DIR / "default_rig.toml").read_bytes() == (ROOT / "config" / "rig.toml").read_bytes()
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_examples_load(path):
+    cfg = load_config(path)
+    assert cfg.cameras and cfg.views
+
+
+def test_examples_exist():
+    assert {p.name for p in EXAMPLES} >= {"uno-six-steppers-two-webcams.toml", "handheld-webcam.toml"}
+
+
+def _err(text: str) -> str:
+    with pytest.raises(UserError) as e:
+        parse_config(text, Path("my.toml"))
+    return str(e.value)
+
+
+def test_unknown_key_suggests_the_right_one():
+    msg = _err("[motors.U]\nmax_sped = 2.0\n")
+    assert "my.toml" in msg and "motors.U.max_sped" in msg and "did you mean 'max_speed'" in msg
+    assert "'rig'" in _err("[rigg]\nport = 'x'\n")
+
+
+def test_wrong_type_names_key_and_expectation():
+    msg = _err("[rig]\nbaud = '115200'\n")
+    assert "rig.baud" in msg and "integer" in msg
+    assert "true or false" in _err("[motors.R]\ninvert = 1\n")
+
+
+def test_out_of_range_and_choices():
+    assert "between 0 and 5" in _err("[motors.F]\nmotor = 7\n")
+    assert "microsteps" in _err("[motors.F]\nmicrosteps = 3\n")
+    assert "'axial'" in _err("[solver]\nmetric = 'fast'\n")
+
+
+def test_steps_per_quarter_must_be_whole():
+    msg = _err("[motors.U]\nsteps_per_rev = 200\nmicrosteps = 1\ngear_ratio = 1.01\n")
+    assert "motors.U" in msg and "whole number" in msg
+
+
+def test_speed_beyond_the_tick_rate_is_refused():
+    assert "25000 steps/s" in _err("[motors.U]\nmax_speed = 20.0\n")
+
+
+def test_duplicate_motor_and_unknown_camera():
+    assert "already used" in _err("[motors.U]\nmotor = 1\n")
+    text = ("[[camera]]\nname = 'a'\nsource = 0\n[[view]]\nname = 'v'\ncamera = 'b'\n")
+    assert "no camera named 'b'" in _err(text)
+    bad = ("[[camera]]\nname = 'a'\nsource = 0\n[[view]]\nname = 'v'\ncamera = 'a'\n"
+           "[[view.face]]\nface = 'U'\ncorners = [[0, 0], [1, 0]]\n")
+    assert "view[0].face[0].corners" in _err(bad)
+
+
+def test_malformed_toml_and_missing_file(tmp_path):
+    assert "not valid TOML" in _err("[rig\nport=")
+    with pytest.raises(UserError, match="not found"):
+        load_config(tmp_path / "nope.toml")
+
+
+def _cli(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "robot", *args], capture_output=True, text=True,
+                          timeout=60, **kw)
+
+
+def test_config_check_cli(tmp_path):
+    r = _cli("config", "check")
+    assert r.returncode == 0 and "ok" in r.stdout
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[motors.U]\nacceleraton = 3\n")
+    r = _cli("config", "check", str(bad))
+    assert r.returncode == 2
+    assert "bad.toml: motors.U.acceleraton: unknown key; did you mean 'acceleration'?" in r.stderr
+    assert "Traceback" not in r.stderr
+    r = _cli("config", "check", str(tmp_path / "missing.toml"))
+    assert r.returncode == 2 and "not found" in r.stderr and "Traceback" not in r.stderr

@@ -1,0 +1,280 @@
+"""Real pseudo-terminals: the driver and the CLI against `cuberobot sim-rig`,
+with a proxy of our own in between that corrupts and drops bytes, and the
+bad inputs a user meets (wrong port, silent rig, garbage, other protocol)."""
+
+import dataclasses
+import os
+import random
+import select
+import subprocess
+import sys
+import threading
+import time
+import tty
+
+import pytest
+
+from robot import job
+from robot.config import load_config
+from robot.journal import Journal
+from robot.link import Link
+from robot.simrig import SimRigProcess
+from solver import SOLVED, SOLVED_CUBE, format_moves, invert, random_scramble
+
+
+class Proxy:
+    """Bytes between two ptys, some dropped, some corrupted."""
+
+    def __init__(self, rig_path: str, drop: float, corrupt: float, seed: int = 0):
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        self.path = os.ttyname(self.slave)
+        self.rig = os.open(rig_path, os.O_RDWR | os.O_NOCTTY)
+        tty.setraw(self.rig)
+        self.rng = random.Random(seed)
+        self.drop, self.corrupt = drop, corrupt
+        self.mangled = 0
+        self.running = True
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _mangle(self, data: bytes) -> bytes:
+        out = bytearray()
+        for b in data:
+            r = self.rng.random()
+            if r < self.drop:
+                self.mangled += 1
+                continue
+            if r < self.drop + self.corrupt:
+                self.mangled += 1
+                b ^= self.rng.randrange(1, 256)
+            out.append(b)
+        return bytes(out)
+
+    def _run(self):
+        while self.running:
+            r, _, _ = select.select([self.master, self.rig], [], [], 0.05)
+            for fd in r:
+                try:
+                    data = os.read(fd, 4096)
+                except OSError:
+                    continue
+                other = self.rig if fd == self.master else self.master
+                data = self._mangle(data)
+                if data:
+                    os.write(other, data)
+
+    def close(self):
+        self.running = False
+        self.thread.join(2)
+        for fd in (self.master, self.slave, self.rig):
+            os.close(fd)
+
+
+def _cli(*args, timeout=60, **kw):
+    t0 = time.monotonic()
+    r = subprocess.run([sys.executable, "-m", "robot", *args], capture_output=True, text=True,
+                       timeout=timeout, **kw)
+    r.elapsed = time.monotonic() - t0
+    assert "Traceback" not in r.stderr, r.stderr
+    return r
+
+
+@pytest.fixture
+def cfg(tmp_path):
+    c = load_config()
+    return dataclasses.replace(c, rig=dataclasses.replace(c.rig, reply_timeout_s=0.03))
+
+
+def test_driver_through_a_mangling_proxy_to_a_sim_rig_process(cfg, tmp_path):
+    scramble = random_scramble(12, seed=7)
+    start = SOLVED_CUBE.apply(scramble)
+    with SimRigProcess("--speed", "20", "--state", start.to_facelets()) as sim:
+        proxy = Proxy(sim.port, drop=0.01, corrupt=0.01, seed=1)
+        try:
+            with Link(cfg, proxy.path) as link, Journal(tmp_path) as journal:
+                link.connect()
+                report = job.run(link, journal, start, invert(scramble))
+        finally:
+            proxy.close()
+        assert sim.state() == SOLVED and report.state == SOLVED
+        counts = sim.counts()
+        (js,) = Journal(tmp_path).read()
+        assert counts["moves"] == len(js.turns) == len(report.steps)
+        assert counts["boots"] == 1
+
+
+def test_cli_dry_run_and_jog_take_a_pty_port(tmp_path):
+    moves = "R U R' U' F2 B"
+    with SimRigProcess("--speed", "50") as sim:
+        r = _cli("dry-run", moves, "--port", sim.port, "--state-dir", str(tmp_path))
+        assert r.returncode == 0, r.stderr
+        expected = SOLVED_CUBE.apply(moves).to_facelets()
+        assert sim.state() == expected and f"final state: {expected}" in r.stdout
+        assert "estimated" in r.stdout
+        r = _cli("jog", "U", "-1", "--port", sim.port, "--state-dir", str(tmp_path))
+        assert r.returncode == 0, r.stderr
+        assert sim.state() == SOLVED_CUBE.apply(moves + " U'").to_facelets()
+        sim.press()
+        sim.set_state(SOLVED)
+        assert sim.state() == SOLVED
+        r = _cli("resume", "--port", sim.port, "--state-dir", str(tmp_path))
+        assert r.returncode == 0 and "nothing to resume" in r.stdout
+
+
+def test_unknown_port_is_a_clear_error(tmp_path):
+    r = _cli("dry-run", "U", "--port", "/dev/cuberobot-missing", "--state-dir", str(tmp_path))
+    assert r.returncode == 1 and "cannot open the rig's port '/dev/cuberobot-missing'" in r.stderr
+
+
+def _quick_config(tmp_path):
+    p = tmp_path / "quick.toml"
+    p.write_text("[rig]\nconnect_timeout_s = 1.0\nreply_timeout_s = 0.02\n")
+    return str(p)
+
+
+def test_a_rig_that_never_answers(tmp_path):
+    master, slave = os.openpty()
+    try:
+        r = _cli("dry-run", "U", "--port", os.ttyname(slave), "--config", _quick_config(tmp_path),
+                 "--state-dir", str(tmp_path), timeout=30)
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert r.returncode == 1 and "no answer from a rig" in r.stderr
+    assert r.elapsed < 15
+
+
+def test_garbage_on_the_line(tmp_path):
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    stop = threading.Event()
+
+    def spew():
+        rng = random.Random(3)
+        while not stop.is_set():
+            try:
+                os.write(master, bytes(rng.randrange(256) for _ in range(64)))
+                while select.select([master], [], [], 0)[0]:
+                    os.read(master, 4096)
+            except OSError:
+                return
+            time.sleep(0.005)
+
+    t = threading.Thread(target=spew, daemon=True)
+    t.start()
+    try:
+        r = _cli("dry-run", "U", "--port", os.ttyname(slave), "--config", _quick_config(tmp_path),
+                 "--state-dir", str(tmp_path), timeout=30)
+    finally:
+        stop.set()
+        t.join(2)
+        os.close(master)
+        os.close(slave)
+    assert r.returncode == 1 and "no answer from a rig" in r.stderr
+
+
+def test_other_protocol_version(tmp_path):
+    r = _cli("dry-run", "U", "--port", "sim://?protocol=7", "--state-dir", str(tmp_path))
+    assert r.returncode == 1
+    assert "speaks protocol version 7, this cuberobot speaks version 1" in r.stderr
+
+
+def test_malformed_config_and_bad_fault_spec(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[rig]\nbaud = 'fast'\n")
+    r = _cli("dry-run", "U", "--config", str(bad))
+    assert r.returncode == 2 and "bad.toml: rig.baud: expected an integer" in r.stderr
+    r = _cli("sim-rig", "--faults", "drop:7")
+    assert r.returncode == 2 and "drop" in r.stderr
+    r = _cli("sim-rig", "--firmware", "/nonexistent.elf")
+    assert r.returncode in (1, 2) and r.stderr
+
+
+def test_dry_run_output_is_timed_and_correct():
+    moves = "U D' R2 L F B'"
+    r = _cli("dry-run", moves, "--from", SOLVED)
+    assert r.returncode == 0, r.stderr
+    assert f"final state: {SOLVED_CUBE.apply(moves).to_facelets()}" in r.stdout
+    assert "U:+400 D:-400" in r.stdout  # opposite faces in one step
+    assert format_moves(invert(moves))  # the moves parse both ways
+
+
+def test_a_killed_process_is_resumed_from_the_true_state(tmp_path):
+    import signal
+
+    moves = "R U R' U' F2 B D' L2 U F' R2 D B2 L U2 R' F D2"
+    expected = SOLVED_CUBE.apply(moves).to_facelets()
+    with SimRigProcess("--speed", "4") as sim:
+        p = subprocess.Popen([sys.executable, "-m", "robot", "dry-run", moves, "--port", sim.port,
+                              "--state-dir", str(tmp_path)], stdout=subprocess.PIPE, text=True)
+        # Wait for a few turns to finish, then kill the driver without warning.
+        lines = []
+        while len(lines) < 4:
+            lines.append(p.stdout.readline())
+        p.send_signal(signal.SIGKILL)
+        p.wait(10)
+        p.stdout.close()
+        assert sim.state() != expected
+        r = _cli("resume", "--port", sim.port, "--state-dir", str(tmp_path))
+        assert r.returncode == 0, r.stderr
+        assert "resuming job 1" in r.stdout
+        assert sim.state() == expected
+        (js,) = Journal(tmp_path).read()
+        assert js.end["status"] == "done" and js.state == expected
+        assert sim.counts()["moves"] == len(js.turns)
+
+
+def test_ctrl_c_stops_the_rig_through_the_pty(tmp_path):
+    import signal
+
+    moves = "R U R' U' F2 B D' L2 U F' R2 D B2 L U2"
+    with SimRigProcess("--speed", "2") as sim:
+        with Link(load_config(), sim.port) as link:
+            link.connect()
+            sim.press()
+            deadline = time.monotonic() + 5
+            while link.buttons == 0 and time.monotonic() < deadline:
+                link.poll(0.05)
+            assert link.buttons == 1
+        p = subprocess.Popen([sys.executable, "-m", "robot", "dry-run", moves, "--port", sim.port,
+                              "--state-dir", str(tmp_path)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        while "1  R" not in p.stdout.readline():
+            pass
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=20)
+        assert p.returncode == 130 and "interrupted" in err and "Traceback" not in err
+        # The rig latched its emergency stop: the job cannot go on, and resume says why.
+        r = _cli("resume", "--port", sim.port, "--state-dir", str(tmp_path))
+        assert r.returncode == 1 and "emergency stop" in r.stderr and "Rescan" in r.stderr
+        r = _cli("dry-run", "U", "--port", sim.port, "--state-dir", str(tmp_path / "other"))
+        assert r.returncode == 1 and "emergency stop" in r.stderr
+        r = _cli("estop", "--clear", "--port", sim.port)
+        assert r.returncode == 0, r.stderr
+        r = _cli("dry-run", "U", "--port", sim.port, "--state-dir", str(tmp_path / "other"))
+        assert r.returncode == 0, r.stderr
+
+
+def test_a_reset_mid_turn_asks_for_a_rescan(tmp_path):
+    moves = "R U R' U' F2 B D' L2 U F'"
+    with SimRigProcess("--speed", "5", "--faults", "reset:0.5") as sim:
+        r = _cli("dry-run", moves, "--port", sim.port, "--state-dir", str(tmp_path))
+        assert r.returncode == 1
+        assert "was reset" in r.stderr and "Rescan the cube" in r.stderr
+        r = _cli("resume", "--port", sim.port, "--state-dir", str(tmp_path))
+        assert r.returncode == 1 and "unknown" in r.stderr
+        assert sim.counts()["boots"] == 2
+
+
+def test_sim_rig_line_interface():
+    from solver import random_cube
+
+    with SimRigProcess("--scramble", "5") as sim:
+        assert sim.port.startswith("/dev/")
+        assert sim.state() == random_cube(5).to_facelets()
+        assert sim.ask("set UUU").startswith("error:")
+        assert sim.ask("bogus").startswith("error: unknown command")
+        assert sim.counts() == {"turns": [0] * 6, "steps": [0] * 6, "moves": 0, "boots": 1}
+        assert sim.proc.poll() is None
+    assert sim.proc.returncode == 0

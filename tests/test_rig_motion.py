@@ -1,0 +1,46 @@
+"""Motion planning: steps, motors and signed step counts."""
+
+import dataclasses
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from robot.config import load_config
+from robot.motion import AXIS, group_steps, plan
+from solver import SOLVED_CUBE, Move, format_moves
+
+CFG = load_config()
+moves_st = st.lists(st.builds(Move, st.integers(0, 5), st.integers(1, 3)), max_size=30)
+
+
+@given(moves_st)
+def test_grouped_steps_do_what_the_sequence_does(moves):
+    steps = group_steps(moves)
+    flat = [m for s in steps for m in s]
+    assert flat == moves
+    for s in steps:
+        assert 1 <= len(s) <= 2
+        if len(s) == 2:
+            assert AXIS[s[0].face] == AXIS[s[1].face] and s[0].face != s[1].face
+    # Consecutive steps that could have been merged were merged.
+    for a, b in zip(steps, steps[1:]):
+        if len(a) == 1:
+            assert not (AXIS[a[0].face] == AXIS[b[0].face] and a[0].face != b[0].face)
+    assert SOLVED_CUBE.apply(format_moves(flat)) == SOLVED_CUBE.apply(format_moves(moves))
+
+
+def test_step_counts_signs_and_inversion():
+    motors = dict(CFG.motors)
+    motors["L"] = dataclasses.replace(motors["L"], invert=True, motor=5)
+    motors["B"] = dataclasses.replace(motors["B"], motor=4)
+    cfg = dataclasses.replace(CFG, motors=motors)
+    steps = plan("U D' R2 L F'", cfg)
+    assert [s.parts for s in steps] == [((0, 400), (3, -400)), ((1, 800), (5, -400)), ((2, -400),)]
+    assert [s.overlap for s in steps] == [0, 0, 0]
+
+
+def test_overlap_only_between_perpendicular_steps():
+    cfg = dataclasses.replace(CFG, rig=dataclasses.replace(CFG.rig, overlap_deg=9.0))
+    steps = plan("U R L' R F", cfg)
+    # U | R L' | R | F : perpendicular after U, same axis R after R L', perpendicular F.
+    assert [s.overlap for s in steps] == [0, 40, 0, 40]

@@ -1,0 +1,192 @@
+"""The virtual rig behaves like the firmware described in docs/protocol.md."""
+
+import pytest
+
+from robot import protocol as P
+from robot.config import load_config
+from robot.timing import PlannedMove, move_ticks, quantize, schedule
+from robot.virtual_rig import EventClock, Faults, Mechanics, VirtualRig
+from solver import SOLVED_CUBE
+
+PROFILE = quantize(4800, 64000, 480, 20)
+
+
+class Wire:
+    """The host side of a raw connection to a rig, with a manual clock."""
+
+    def __init__(self, rig):
+        self.rig = rig
+        self.conn = rig.connect()
+        self.dec = P.FrameDecoder()
+        self.seq = 0
+
+    def frames(self):
+        out = [P.decode(c) for c in self.dec.feed(bytes(self.conn.to_host))]
+        self.conn.to_host.clear()
+        return out
+
+    def send(self, msg, seq=None):
+        if seq is None:
+            self.seq = P.next_seq(self.seq)
+            seq = self.seq
+        self.conn.write(P.encode(msg, seq))
+        return self.frames()
+
+    def setup(self):
+        self.send(P.Hello())
+        for m in range(6):
+            self.send(P.ConfigMotor(m, PROFILE.vmax_q, PROFILE.accel_q, PROFILE.vmin_q, PROFILE.settle_ms))
+
+
+def make(**kw):
+    rig = VirtualRig(clock=EventClock(), mechanics=Mechanics(), **kw)
+    w = Wire(rig)
+    return rig, w
+
+
+def test_commands_need_a_session_and_a_matching_version():
+    rig, w = make()
+    assert w.send(P.MoveCommand(1, 0, 400)) == [(1, P.Err(P.ERR_NO_SESSION))]
+    assert w.send(P.Hello(2)) == [(2, P.Err(P.ERR_VERSION, 1))]
+    (seq, ok), = w.send(P.Hello())
+    assert seq == 3 and isinstance(ok, P.HelloOk) and ok.queue_capacity == 4 and ok.tick_hz == 25000
+    assert w.send(P.MoveCommand(1, 0, 400)) == [(4, P.Err(P.ERR_NOT_CONFIGURED, 0))]
+
+
+def test_positive_steps_turn_the_face_clockwise_and_done_reports_exact_ticks():
+    rig, w = make()
+    w.setup()
+    assert w.send(P.MoveCommand(5, 0, 400, 3, -800)) == [(w.seq, P.Ack(3))]
+    rig.advance(10**6)
+    (_, done), = w.frames()
+    assert done == P.Done(5, sum(move_ticks([(0, 400), (3, -800)], [PROFILE] * 6)), 4)
+    assert rig.cube == SOLVED_CUBE.apply("U D2")
+
+
+def test_a_repeated_sequence_number_is_answered_but_not_executed():
+    rig, w = make()
+    w.setup()
+    first = w.send(P.MoveCommand(1, 1, 400), seq=77)
+    again = w.send(P.MoveCommand(1, 1, 400), seq=77)
+    assert first == again == [(77, P.Ack(3))]
+    w.send(P.MoveCommand(2, 1, 400), seq=78)
+    rig.advance(10**6)
+    assert [r.move_id for r in rig.record] == [1, 2]
+    assert rig.cube == SOLVED_CUBE.apply("R R")
+
+
+def test_queue_capacity_and_back_to_back_timing():
+    rig, w = make()
+    w.setup()
+    moves = [P.MoveCommand(i, i % 6, 400 * (1 + i % 2)) for i in range(5)]
+    replies = [w.send(m)[0][1] for m in moves]
+    assert replies[:4] == [P.Ack(3), P.Ack(2), P.Ack(1), P.Ack(0)]
+    assert replies[4] == P.Err(P.ERR_QUEUE_FULL)
+    rig.advance(10**7)
+    w.send(moves[4])
+    rig.advance(2 * 10**7)
+    planned = [PlannedMove(tuple(m.motors())) for m in moves[:4]]
+    sched = schedule(planned, [PROFILE] * 6)
+    starts = [r.start - rig.record[0].start for r in rig.record[:4]]
+    ends = [r.tick - rig.record[0].start for r in rig.record[:4]]
+    assert starts == [s for s, _ in sched] and ends == [d for _, d in sched]
+
+
+def test_overlap_matches_the_host_schedule():
+    rig, w = make()
+    w.setup()
+    moves = [P.MoveCommand(1, 0, 400), P.MoveCommand(2, 1, -400, overlap=40),
+             P.MoveCommand(3, 4, 800, overlap=40)]
+    for m in moves:
+        w.send(m)
+    rig.advance(10**7)
+    sched = schedule([PlannedMove(tuple(m.motors()), m.overlap) for m in moves], [PROFILE] * 6)
+    t0 = rig.record[0].start
+    assert [(r.start - t0, r.tick - t0) for r in rig.record] == sched
+    assert sched[1][0] < sched[0][1]
+
+
+def test_realtime_estop_interrupts_latches_and_clears():
+    rig, w = make()
+    w.setup()
+    w.send(P.MoveCommand(1, 2, 800))
+    w.send(P.MoveCommand(2, 2, 800))
+    rig.advance(rig.tick + 2000)
+    w.conn.write(bytes((P.RT_ESTOP,)))
+    frames = w.frames()
+    assert any(m == P.Event(P.EV_ESTOP_LATCHED, 1) for _, m in frames)
+    assert [(r.move_id, r.complete) for r in rig.record] == [(1, False)]
+    assert w.send(P.MoveCommand(3, 2, 400))[0][1] == P.Err(P.ERR_ESTOP)
+    st = w.send(P.StatusQuery())[0][1]
+    assert st.estop and not st.moving and st.queue_len == 0 and st.last_done_id == P.NO_ID
+    out = w.send(P.ClearEstop())
+    assert P.Event(P.EV_ESTOP_CLEARED, 0) in [m for _, m in out]
+    assert w.send(P.MoveCommand(4, 2, 400))[0][1] == P.Ack(3)
+
+
+def test_realtime_status_byte_answers_at_once():
+    rig, w = make()
+    w.setup()
+    w.conn.write(bytes((P.RT_STATUS,)))
+    (_, st), = w.frames()
+    assert isinstance(st, P.RealtimeStatus) and st.session
+
+
+def test_reset_fault_loses_the_queue_and_the_session():
+    rig, w = make(faults=Faults.parse("reset:0.05"))
+    w.setup()
+    boot = rig.boot_id
+    w.send(P.MoveCommand(1, 0, 800))
+    rig.advance(int(0.06 * 25000))
+    assert any(m == P.Event(P.EV_BOOT, 2) for _, m in w.frames())
+    assert rig.boot_id != boot and rig.boots == 2
+    assert [r.complete for r in rig.record] == [False]
+    assert w.send(P.MoveCommand(2, 0, 400))[0][1] == P.Err(P.ERR_NO_SESSION)
+
+
+def test_stalled_motor_never_finishes():
+    rig, w = make(faults=Faults.parse("stall:F"))
+    w.setup()
+    w.send(P.MoveCommand(1, 2, 400))
+    rig.advance(10**7)
+    st = w.send(P.StatusQuery())[0][1]
+    assert st.moving and st.active_id == 1 and rig.record == []
+
+
+def test_button_press_is_an_event():
+    rig, w = make()
+    rig.press()
+    assert [m for _, m in w.frames()] == [P.Event(P.EV_BUTTON, 0)]
+
+
+def test_bad_frames_are_counted_and_answered_by_nothing():
+    rig, w = make()
+    w.setup()
+    w.conn.write(b"\x7e\x01\x02\x03\x04\x06\x07\x7e" + b"garbage")
+    assert w.frames() == []
+    st = w.send(P.StatusQuery())[0][1]
+    assert st.rx_errors >= 1
+
+
+def test_inverted_motors_follow_the_config():
+    cfg = load_config()
+    from dataclasses import replace
+    motors = dict(cfg.motors)
+    motors["R"] = replace(motors["R"], invert=True)
+    cfg = replace(cfg, motors=motors)
+    from robot.motion import plan
+    rig = VirtualRig(clock=EventClock(), mechanics=Mechanics.from_config(cfg))
+    w = Wire(rig)
+    w.setup()
+    for i, step in enumerate(plan("R U' R2 L", cfg)):
+        parts = list(step.parts) + [(P.NO_MOTOR, 0)]
+        w.send(P.MoveCommand(i, parts[0][0], parts[0][1], parts[1][0], parts[1][1]))
+        rig.advance(rig.tick + 10**5)
+    assert plan("R", cfg)[0].parts == ((1, -400),)
+    assert rig.cube == SOLVED_CUBE.apply("R U' R2 L")
+
+
+@pytest.mark.parametrize("spec", ["drop:2", "nonsense:1", "stall:X", "disconnect:0"])
+def test_bad_fault_specs_are_explained(spec):
+    with pytest.raises(ValueError, match="fault"):
+        Faults.parse(spec)
