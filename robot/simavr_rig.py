@@ -14,18 +14,19 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import solver
+from robot.commands.cube import read_cube_arg
 from robot.errors import RigError, UserError
+from robot.virtual_rig import Mechanics
 
 REPO = Path(__file__).resolve().parent.parent
 FIRMWARE_DIR = REPO / "firmware"
 HARNESS = FIRMWARE_DIR / "build" / "sim" / "cuberobot-sim"
 FACES = "URFDLB"
+DEFAULT_MECHANICS = Mechanics()
 
 
 @lru_cache(maxsize=1)
@@ -70,34 +71,31 @@ def build_harness() -> Path:
     return HARNESS
 
 
-@dataclass(frozen=True)
-class Geometry:
-    """How motor steps map to face turns on the emulated rig."""
-
-    steps_per_quarter: tuple[int, ...] = (50,) * 6
-    invert: tuple[bool, ...] = (False,) * 6
-
-
 def harness_command(
     elf: str | os.PathLike,
-    geometry: Geometry,
+    mechanics: Mechanics = DEFAULT_MECHANICS,
+    *,
     board: str = "uno",
+    state: str | None = None,
     edge_log: str | os.PathLike | None = None,
-    realtime: bool = False,
+    speed: float = 0.0,
 ) -> list[str]:
+    """The harness's command line; ``speed`` paces simulated time (0: as fast as it runs)."""
     perms = ";".join(",".join(str(i) for i in p) for p in facelet_permutations())
     cmd = [
         str(HARNESS),
         "--elf", str(elf),
         "--board", board,
-        "--steps", ",".join(str(s) for s in geometry.steps_per_quarter),
-        "--invert", ",".join("1" if i else "0" for i in geometry.invert),
+        "--steps", ",".join(str(s) for s in mechanics.steps_per_quarter),
+        "--invert", ",".join("1" if s < 0 else "0" for s in mechanics.sign),
+        "--faces", ",".join(str(f) for f in mechanics.face),
         "--perms", perms,
+        "--speed", repr(float(speed)),
     ]
+    if state is not None:
+        cmd += ["--state", state]
     if edge_log is not None:
         cmd += ["--edge-log", str(edge_log)]
-    if realtime:
-        cmd.append("--realtime")
     return cmd
 
 
@@ -107,17 +105,19 @@ class SimavrRig:
     def __init__(
         self,
         elf: str | os.PathLike,
-        geometry: Geometry = Geometry(),
+        mechanics: Mechanics = DEFAULT_MECHANICS,
+        *,
         board: str = "uno",
+        state: str | None = None,
         edge_log: str | os.PathLike | None = None,
-        realtime: bool = False,
+        speed: float = 0.0,
     ) -> None:
         if not Path(elf).is_file():
             raise UserError(f"firmware file not found: {elf} (build it with `make -C firmware`)")
         if not HARNESS.is_file():
             build_harness()
         self.proc = subprocess.Popen(
-            harness_command(elf, geometry, board, edge_log, realtime),
+            harness_command(elf, mechanics, board=board, state=state, edge_log=edge_log, speed=speed),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -169,24 +169,31 @@ class SimavrRig:
 
 
 def serve(elf: str | os.PathLike, config: object, args: object) -> int:
-    """Serves the firmware on a pty with the sim-rig line interface; returns the exit code."""
+    """`cuberobot sim-rig --firmware ELF`: the harness with the config's mechanics, in the foreground."""
     if not Path(elf).is_file():
         raise UserError(f"firmware file not found: {elf} (build it with `make -C firmware`)")
+    if getattr(args, "faults", ""):
+        raise UserError("--faults belongs to the Python virtual rig; with --firmware put a faulty "
+                        "line between the driver and the pty instead")
+    speed_arg = str(getattr(args, "speed", "1") or "1")
+    if speed_arg == "max":
+        speed = 0.0
+    else:
+        try:
+            speed = float(speed_arg)
+        except ValueError:
+            raise UserError(f"--speed must be a number or 'max', not {speed_arg!r}") from None
+        if not speed > 0:
+            raise UserError("--speed must be positive (or 'max')")
+    state = None
+    if getattr(args, "state", None) and getattr(args, "scramble", None) is not None:
+        raise UserError("give either --state or --scramble, not both")
+    if getattr(args, "state", None):
+        state = solver.Cube.from_facelets(read_cube_arg(args.state)).to_facelets()
+    elif getattr(args, "scramble", None) is not None:
+        state = solver.random_cube(args.scramble).to_facelets()
     if not HARNESS.is_file():
         build_harness()
-    geometry = geometry_from_config(config)
-    board = getattr(args, "board", None) or "uno"
-    cmd = harness_command(
-        elf, geometry, board, getattr(args, "edge_log", None), bool(getattr(args, "realtime", False))
-    )
+    cmd = harness_command(elf, Mechanics.from_config(config), state=state, speed=speed)
     sys.stdout.flush()
     return subprocess.run(cmd).returncode
-
-
-def geometry_from_config(config: object) -> Geometry:
-    """Reads steps per quarter turn and inversion per motor from the rig config."""
-    return Geometry()
-
-
-def _steps_tuple(values: Sequence[int]) -> tuple[int, ...]:
-    return tuple(int(v) for v in values)

@@ -155,3 +155,44 @@ class SerialClient:
                     return m
             self.pump(0.01)
         raise AssertionError("timed out waiting for a frame")
+
+
+FACE_MOTORS = {"U": 0, "R": 1, "F": 5, "D": 3, "L": 4, "B": 2}
+"""A motor numbering that differs from face order, with two inverted motors:
+the harness must map motors to faces exactly like the host does."""
+INVERTED = {"R", "L"}
+
+
+def write_config(path: Path, *, microsteps: int = 1, max_speed: float = 20.0, acceleration: float = 400.0,
+                 start_speed: float = 2.0, settle_ms: int = 3, reply_timeout_s: float = 0.04,
+                 overlap_deg: float = 0.0) -> Path:
+    """A rig config for the emulated firmware (200 full steps per face turn)."""
+    lines = ["[rig]", 'port = "/dev/null"', f"reply_timeout_s = {reply_timeout_s}", "idle_ms = 2000",
+             f"overlap_deg = {overlap_deg}", ""]
+    for face, motor in FACE_MOTORS.items():
+        lines += [f"[motors.{face}]", f"motor = {motor}", "steps_per_rev = 200",
+                  f"microsteps = {microsteps}", f"invert = {'true' if face in INVERTED else 'false'}",
+                  f"max_speed = {max_speed}", f"acceleration = {acceleration}",
+                  f"start_speed = {start_speed}", f"settle_ms = {settle_ms}", ""]
+    path.write_text("\n".join(lines))
+    return path
+
+
+def expected_counts(steps) -> tuple[list[int], list[int]]:
+    """Steps in + and - direction per motor for planned MotorSteps."""
+    plus, minus = [0] * 6, [0] * 6
+    for s in steps:
+        for m, n in s.parts:
+            if n > 0:
+                plus[m] += n
+            else:
+                minus[m] -= n
+    return plus, minus
+
+
+def read_edges(path: Path) -> list[tuple[int, str, int]]:
+    out = []
+    for line in Path(path).read_text().splitlines():
+        c, name, v = line.split()
+        out.append((int(c), name, int(v)))
+    return out

@@ -53,9 +53,6 @@ static volatile uint8_t *const dir_port[CR_MOTORS] = {
 static const uint8_t dir_mask[CR_MOTORS] = {
     1 << CR_DIR0_BIT, 1 << CR_DIR1_BIT, 1 << CR_DIR2_BIT,
     1 << CR_DIR3_BIT, 1 << CR_DIR4_BIT, 1 << CR_DIR5_BIT};
-static const uint8_t step_bit[CR_MOTORS] = {
-    1 << CR_STEP0_BIT, 1 << CR_STEP1_BIT, 1 << CR_STEP2_BIT,
-    1 << CR_STEP3_BIT, 1 << CR_STEP4_BIT, 1 << CR_STEP5_BIT};
 
 void hal_init(void) {
   /* Drivers off before the outputs are enabled (EN is active low). */
@@ -118,12 +115,7 @@ uint16_t hal_boot_id(void) {
 void hal_steps_low(void) { PORT_OF(CR_STEP_PORT) &= (uint8_t)~CR_STEP_MASK; }
 
 void hal_steps_high(uint8_t motor_mask) {
-  if (!motor_mask) return;
-  uint8_t bits = 0;
-  for (uint8_t i = 0; i < CR_MOTORS; i++) {
-    if (motor_mask & (1 << i)) bits |= step_bit[i];
-  }
-  PORT_OF(CR_STEP_PORT) |= bits;
+  if (motor_mask) PORT_OF(CR_STEP_PORT) |= (uint8_t)(motor_mask << CR_STEP_SHIFT);
 }
 
 void hal_set_dir(uint8_t motor, uint8_t positive) {
@@ -151,6 +143,9 @@ uint8_t hal_button_down(void) { return !(PIN_OF(CR_BUTTON_PORT) & (1 << CR_BUTTO
 uint8_t hal_estop_input(void) { return !(PIN_OF(CR_ESTOP_PORT) & (1 << CR_ESTOP_BIT)); }
 
 void hal_led(uint8_t on) {
+#ifdef CR_PROFILE_ISR
+  return;
+#endif
   if (on) {
     PORT_OF(CR_LED_PORT) |= (1 << CR_LED_BIT);
   } else {
@@ -218,8 +213,14 @@ ISR(CR_UDRE_vect) {
 }
 
 ISR(TIMER1_COMPA_vect) {
+#ifdef CR_PROFILE_ISR /* the LED shows the tick interrupt's length (make EXTRA=-DCR_PROFILE_ISR) */
+  PORT_OF(CR_LED_PORT) |= (1 << CR_LED_BIT);
+#endif
   motion_tick();
   app_tick_isr();
+#ifdef CR_PROFILE_ISR
+  PORT_OF(CR_LED_PORT) &= (uint8_t) ~(1 << CR_LED_BIT);
+#endif
 }
 
 #endif

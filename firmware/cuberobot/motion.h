@@ -32,10 +32,11 @@ struct Chan {
   uint16_t ramp;
   uint8_t phase;
   uint8_t motor;
+  uint8_t bit; /* 1 << motor */
 
   void start(uint16_t steps, const MotorConfig &cfg);
   /* One tick of the profile; returns 1 when a step pulse is due. */
-  uint8_t tick();
+  uint8_t tick() __attribute__((always_inline));
   uint8_t finished() const { return done == n; }
 };
 

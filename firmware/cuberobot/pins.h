@@ -89,6 +89,15 @@
 
 #endif
 
+/* STEP bits are consecutive: motor i's is bit CR_STEP_SHIFT + i, so the
+ * tick interrupt turns a motor mask into port bits with one shift. */
+#define CR_STEP_SHIFT CR_STEP0_BIT
+#if CR_STEP1_BIT != CR_STEP_SHIFT + 1 || CR_STEP2_BIT != CR_STEP_SHIFT + 2 || \
+    CR_STEP3_BIT != CR_STEP_SHIFT + 3 || CR_STEP4_BIT != CR_STEP_SHIFT + 4 || \
+    CR_STEP5_BIT != CR_STEP_SHIFT + 5
+#error "the six STEP pins must be consecutive bits of one port"
+#endif
+
 #define CR_STEP_MASK ((1 << CR_STEP0_BIT) | (1 << CR_STEP1_BIT) | (1 << CR_STEP2_BIT) | \
                       (1 << CR_STEP3_BIT) | (1 << CR_STEP4_BIT) | (1 << CR_STEP5_BIT))
 

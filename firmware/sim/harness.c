@@ -40,7 +40,7 @@ static FILE *out; /* the line interface; simavr's own chatter goes to stderr */
 static const struct pinmap *pm;
 static int master_fd = -1;
 static FILE *edge_log;
-static int realtime;
+static double speed; /* pacing: times real time, 0 = as fast as possible */
 
 static uint8_t dir_level[6];
 static uint8_t step_level[6];
@@ -51,6 +51,9 @@ static long long position[6];
 static long long quarters[6];
 static int spq[6];
 static int invert[6];
+static int face_of[6] = {0, 1, 2, 3, 4, 5};
+static long long turns[6];
+static long long moves_done, boots;
 static int perm[6][54];
 static char cube[55];
 static uint64_t last_step_cycle;
@@ -111,7 +114,8 @@ static void on_step(struct avr_irq_t *irq, uint32_t value, void *param) {
   position[m] += (d ? 1 : -1) * (invert[m] ? -1 : 1);
   long long q = nearest_quarter(position[m], spq[m]);
   if (q != quarters[m]) {
-    turn_face(m, (int)(q - quarters[m]));
+    turn_face(face_of[m], (int)(q - quarters[m]));
+    turns[m] += q > quarters[m] ? q - quarters[m] : quarters[m] - q;
     quarters[m] = q;
   }
 }
@@ -134,9 +138,50 @@ static void on_enable(struct avr_irq_t *irq, uint32_t value, void *param) {
   log_edge("en", -1, en);
 }
 
+/* Watches the firmware's own frames for DONE and EVENT BOOT, so `counts`
+ * can say how many moves completed and how often the firmware booted. */
+static uint8_t fr_buf[32];
+static int fr_len = -1, fr_esc;
+
+static uint16_t crc16(const uint8_t *d, int n) {
+  uint16_t crc = 0xFFFF;
+  for (int i = 0; i < n; i++) {
+    crc ^= (uint16_t)d[i] << 8;
+    for (int b = 0; b < 8; b++) crc = (crc & 0x8000) ? (uint16_t)((crc << 1) ^ 0x1021) : (uint16_t)(crc << 1);
+  }
+  return crc;
+}
+
+static void watch_tx(uint8_t b) {
+  if (b == 0x7E) {
+    if (fr_len >= 4 && crc16(fr_buf, fr_len - 2) == (fr_buf[fr_len - 2] | (fr_buf[fr_len - 1] << 8))) {
+      if (fr_buf[0] == 0x90) moves_done++;
+      if (fr_buf[0] == 0x91 && fr_len >= 4 && fr_buf[2] == 1) boots++;
+    }
+    fr_len = 0;
+    fr_esc = 0;
+    return;
+  }
+  if (fr_len < 0) return;
+  if (b == 0x7D) {
+    fr_esc = 1;
+    return;
+  }
+  if (fr_esc) b ^= 0x20;
+  fr_esc = 0;
+  if (fr_len < (int)sizeof fr_buf) fr_buf[fr_len++] = b;
+}
+
+static void on_led(struct avr_irq_t *irq, uint32_t value, void *param) {
+  (void)irq;
+  (void)param;
+  log_edge("led", -1, value ? 1 : 0);
+}
+
 static void on_uart_out(struct avr_irq_t *irq, uint32_t value, void *param) {
   (void)irq;
   (void)param;
+  watch_tx((uint8_t)value);
   if (txq_len < sizeof txq) txq[txq_len++] = (uint8_t)value;
 }
 
@@ -166,13 +211,22 @@ static avr_cycle_count_t release_button(avr_t *a, avr_cycle_count_t when, void *
   return 0;
 }
 
+static void print_list(const char *key, long long v0, long long v1, long long v2, long long v3,
+                       long long v4, long long v5) {
+  fprintf(out, "\"%s\": [%lld, %lld, %lld, %lld, %lld, %lld], ", key, v0, v1, v2, v3, v4, v5);
+}
+
 static void print_counts(void) {
   fprintf(out, "{");
-  for (int m = 0; m < 6; m++) {
-    fprintf(out, "%s\"%c\": [%lld, %lld]", m ? ", " : "", FACES[m], counts[m][0], counts[m][1]);
-  }
-  fprintf(out, ", \"ignored\": %lld, \"cycle\": %llu, \"last_step_cycle\": %llu}\n", ignored_pulses,
-         (unsigned long long)avr->cycle, (unsigned long long)last_step_cycle);
+  print_list("plus", counts[0][0], counts[1][0], counts[2][0], counts[3][0], counts[4][0], counts[5][0]);
+  print_list("minus", counts[0][1], counts[1][1], counts[2][1], counts[3][1], counts[4][1], counts[5][1]);
+  long long t[6];
+  for (int m = 0; m < 6; m++) t[m] = counts[m][0] + counts[m][1];
+  print_list("steps", t[0], t[1], t[2], t[3], t[4], t[5]);
+  print_list("turns", turns[0], turns[1], turns[2], turns[3], turns[4], turns[5]);
+  fprintf(out, "\"moves\": %lld, \"boots\": %lld, \"ignored\": %lld, \"cycle\": %llu, "
+          "\"last_step_cycle\": %llu}\n", moves_done, boots, ignored_pulses,
+          (unsigned long long)avr->cycle, (unsigned long long)last_step_cycle);
 }
 
 static int valid_facelets(const char *s) {
@@ -247,7 +301,8 @@ static double now_s(void) {
 static void usage(void) {
   fprintf(stderr,
           "usage: cuberobot-sim --elf FILE [--board uno|mega] [--steps N[,N x6]]\n"
-          "       [--invert 0,1,...] [--perms P] [--edge-log FILE] [--realtime]\n");
+          "       [--invert 0,1,...] [--faces 0,1,2,3,4,5] --perms P [--state FACELETS]\n"
+          "       [--edge-log FILE] [--speed X | --realtime]\n");
   exit(2);
 }
 
@@ -256,13 +311,13 @@ int main(int argc, char **argv) {
   dup2(2, 1);
   out = fdopen(out_fd, "w");
   if (!out) die("cannot set up stdout");
-  const char *elf = NULL, *board = "uno", *edge = NULL, *perms = NULL;
+  const char *elf = NULL, *board = "uno", *edge = NULL, *perms = NULL, *state = NULL;
   for (int m = 0; m < 6; m++) spq[m] = 50;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--realtime")) {
-      realtime = 1;
+      speed = 1.0;
       continue;
     }
     if (!v) usage();
@@ -271,6 +326,15 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--board")) board = v;
     else if (!strcmp(a, "--edge-log")) edge = v;
     else if (!strcmp(a, "--perms")) perms = v;
+    else if (!strcmp(a, "--state")) state = v;
+    else if (!strcmp(a, "--speed")) {
+      char *end;
+      speed = strtod(v, &end);
+      if (*end || speed < 0) die("--speed: times real time (0: as fast as possible)");
+    } else if (!strcmp(a, "--faces")) {
+      if (!parse_ints(v, face_of, 6, 0)) die("--faces: six face indices");
+      for (int m = 0; m < 6; m++) if (face_of[m] < 0 || face_of[m] > 5) die("--faces: 0..5");
+    }
     else if (!strcmp(a, "--steps")) {
       if (!parse_ints(v, spq, 6, 1)) die("--steps: one or six integers");
       for (int m = 0; m < 6; m++) if (spq[m] <= 0) die("--steps: must be positive");
@@ -292,6 +356,10 @@ int main(int argc, char **argv) {
   }
   for (int f = 0; f < 6; f++) memset(cube + 9 * f, FACES[f], 9);
   cube[54] = 0;
+  if (state) {
+    if (!valid_facelets(state)) die("--state: 54 facelets of URFDLB");
+    memcpy(cube, state, 55);
+  }
 
   elf_firmware_t fw;
   memset(&fw, 0, sizeof fw);
@@ -318,6 +386,7 @@ int main(int argc, char **argv) {
     avr_irq_register_notify(pin_irq(pm->dir_port[m], pm->dir_bit[m]), on_dir, (void *)(intptr_t)m);
   }
   avr_irq_register_notify(pin_irq(pm->en_port, pm->en_bit), on_enable, NULL);
+  avr_irq_register_notify(pin_irq(pm->led_port, pm->led_bit), on_led, NULL);
   /* Button released and e-stop switch open: both inputs pulled high. */
   avr_raise_irq(pin_irq(pm->button_port, pm->button_bit), 1);
   avr_raise_irq(pin_irq(pm->estop_port, pm->estop_bit), 1);
@@ -403,9 +472,9 @@ int main(int argc, char **argv) {
         if (r <= 0) goto out;
       }
     }
-    if (realtime) {
+    if (speed > 0) {
       double sim = (double)avr->cycle / avr->frequency;
-      double ahead = sim - (now_s() - wall0);
+      double ahead = sim / speed - (now_s() - wall0);
       if (ahead > 0.002) usleep((useconds_t)(ahead * 1e6));
     }
   }

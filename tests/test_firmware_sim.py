@@ -1,0 +1,181 @@
+"""The real Uno binary in simavr, driven by the real host driver (robot.link).
+
+The harness counts every step pulse on the STEP/DIR pins and turns the
+motors' positions into face turns on its own cube, so these tests check the
+firmware by its effect on the emulated machine, not by what it says.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from fwtools import UNO_ELF, SerialClient, expected_counts, make, read_edges, write_config
+
+from robot import job, timing
+from robot import protocol as P
+from robot.config import load_config
+from robot.journal import Journal
+from robot.link import Link
+from robot.motion import plan
+from robot.simavr_rig import SimavrRig
+from robot.virtual_rig import Mechanics
+from solver import SOLVED, SOLVED_CUBE, invert, random_scramble
+
+F_CPU = 16_000_000
+CYCLES_PER_TICK = F_CPU // P.TICK_HZ
+
+
+@pytest.fixture(scope="module")
+def elf():
+    make("all", "sim")
+    return UNO_ELF
+
+
+@pytest.fixture
+def fast_cfg(tmp_path):
+    return load_config(write_config(tmp_path / "fast.toml"))
+
+
+def test_100_random_solves_end_solved_with_exact_step_counts(elf, fast_cfg, tmp_path):
+    t0 = time.monotonic()
+    with SimavrRig(elf, Mechanics.from_config(fast_cfg)) as rig, Link(fast_cfg, rig.port) as link:
+        link.connect()
+        plus, minus = [0] * 6, [0] * 6
+        moves_total = 0
+        for k in range(100):
+            scramble = random_scramble(8, seed=1000 + k)
+            start = SOLVED_CUBE.apply(scramble)
+            rig.set_state(start.to_facelets())
+            with Journal(tmp_path / f"j{k}") as journal:
+                report = job.run(link, journal, start, invert(scramble))
+            assert report.state == SOLVED
+            assert rig.state() == SOLVED, f"solve {k}: the emulated cube is not solved"
+            p, m = expected_counts(plan(invert(scramble), fast_cfg))
+            plus = [a + b for a, b in zip(plus, p)]
+            minus = [a + b for a, b in zip(minus, m)]
+            moves_total += len(report.steps)
+            counts = rig.counts()
+            assert (counts["plus"], counts["minus"]) == (plus, minus), f"solve {k}"
+            # Every DONE's ticks are the host's model, exactly.
+            for turn in report.turns:
+                motion, settle = timing.move_ticks(turn.step.parts, fast_cfg.profiles())
+                assert turn.ticks == motion + settle
+        counts = rig.counts()
+        assert counts["moves"] == moves_total
+        assert counts["boots"] == 1 and counts["ignored"] == 0
+    print(f"\n100 solves, {moves_total} moves, {time.monotonic() - t0:.1f} s wall, "
+          f"{counts['cycle'] / F_CPU:.1f} s simulated")
+
+
+def _rising_steps(edges, motor: int) -> list[int]:
+    return [c for c, name, v in edges if name == f"step{motor}" and v == 1]
+
+
+def test_a_turns_duration_from_the_edge_log_matches_the_host_estimate(elf, tmp_path):
+    cfg = load_config()  # the default set-up: 400 steps a quarter turn, 3 rev/s
+    log = tmp_path / "edges.log"
+    with SimavrRig(elf, Mechanics.from_config(cfg), edge_log=log) as rig, Link(cfg, rig.port) as link:
+        link.connect()
+        steps = plan("R2 U", cfg)
+        with Journal(tmp_path / "j") as journal:
+            report = job.run(link, journal, SOLVED_CUBE, "R2 U")
+        assert rig.state() == SOLVED_CUBE.apply("R2 U").to_facelets()
+        rig.counts()  # flushes the edge log
+    edges = read_edges(log)
+    profiles = cfg.profiles()
+    for step in steps:
+        (motor, n), = step.parts
+        rises = _rising_steps(edges, motor)
+        assert len(rises) == abs(n)
+        model = timing.step_ticks(abs(n), *(getattr(profiles[motor], f) for f in ("vmax_q", "accel_q",
+                                                                                   "vmin_q")))
+        measured = (rises[-1] - rises[0]) / CYCLES_PER_TICK
+        expected = model[-1] - model[0]
+        assert abs(measured - expected) <= 0.02 * expected
+        # Each pulse in its modelled tick.
+        for c, t in zip(rises, model):
+            assert abs((c - rises[0]) / CYCLES_PER_TICK - (t - model[0])) < 0.75
+        print(f"\nmotor {motor}: {abs(n)} steps, measured {measured:.2f} ticks, model {expected} ticks "
+              f"({100 * (measured - expected) / expected:+.4f}%)")
+    for turn, step in zip(report.turns, steps):
+        assert turn.ticks == sum(timing.move_ticks(step.parts, profiles))
+
+
+def test_two_motors_at_12000_steps_per_s_miss_no_step(elf, tmp_path):
+    # 1600 steps per face turn, 7.5 rev/s = 12,000 steps/s on both motors of an axis.
+    cfg = load_config(write_config(tmp_path / "c.toml", microsteps=8, max_speed=7.5,
+                                   acceleration=300.0, start_speed=0.5, settle_ms=0))
+    spq = cfg.motors["U"].steps_per_quarter
+    assert spq == 400
+    log = tmp_path / "edges.log"
+    with SimavrRig(elf, Mechanics.from_config(cfg), edge_log=log) as rig, Link(cfg, rig.port) as link:
+        link.connect()
+        moves = "U2 D2 U2 D2"  # grouped: two moves of U2+D2, 800 steps per motor each
+        with Journal(tmp_path / "j") as journal:
+            report = job.run(link, journal, SOLVED_CUBE, moves)
+        assert len(report.steps) == 2 and all(len(s.parts) == 2 for s in report.steps)
+        assert rig.state() == SOLVED
+        counts = rig.counts()
+    plus, minus = expected_counts(report.steps)
+    assert (counts["plus"], counts["minus"]) == (plus, minus)
+    edges = read_edges(log)
+    p = cfg.profiles()[0]
+    model = timing.step_ticks(800, p.vmax_q, p.accel_q, p.vmin_q)
+    i0, i1 = 250, 550  # the middle of the move: full speed (the ramps take ~150 steps)
+    assert (i1 - i0) / ((model[i1] - model[i0]) / P.TICK_HZ) == pytest.approx(12000, rel=0.002)
+    for motor in (0, 3):
+        rises = _rising_steps(edges, motor)
+        assert len(rises) == 1600
+        first = rises[:800]
+        jitter = max(abs((c - first[0]) / CYCLES_PER_TICK - (t - model[0])) for c, t in zip(first, model))
+        assert jitter < 0.75  # every pulse in its modelled tick (the interrupt's own length varies)
+        # Full speed: 12,000 steps/s measured over the cruise.
+        rate = (i1 - i0) / ((first[i1] - first[i0]) / F_CPU)
+        assert abs(rate - 12000) < 12000 * 0.01, rate
+        print(f"\nmotor {motor}: cruise {rate:.0f} steps/s over {i1 - i0} steps, "
+              f"pulse jitter {jitter * 40:.1f} us")
+
+
+def test_emergency_stop_stops_within_2_ms_latched_until_cleared(elf, tmp_path):
+    cfg = load_config(write_config(tmp_path / "c.toml", microsteps=8, max_speed=3.0, acceleration=40.0))
+    log = tmp_path / "edges.log"
+    with SimavrRig(elf, Mechanics.from_config(cfg), edge_log=log) as rig:
+        client = SerialClient(rig.port)
+        try:
+            assert isinstance(client.request(P.Hello()), P.HelloOk)
+            for m, prof in enumerate(cfg.profiles()):
+                client.request(P.ConfigMotor(m, prof.vmax_q, prof.accel_q, prof.vmin_q, prof.settle_ms))
+            assert isinstance(client.request(P.MoveCommand(1, 1, 20000)), P.Ack)
+            deadline = time.monotonic() + 10
+            while rig.counts()["steps"][1] < 2000:
+                assert time.monotonic() < deadline
+                time.sleep(0.005)
+            client.ser.write(bytes([P.RT_ESTOP]))
+            ev = client.wait_for(lambda m: isinstance(m, P.Event) and m.event == P.EV_ESTOP_LATCHED)
+            assert ev.arg == 1
+            stopped_at = rig.counts()["steps"][1]
+            time.sleep(0.2)
+            assert rig.counts()["steps"][1] == stopped_at < 20000
+            st = client.request(P.StatusQuery())
+            assert st.estop and not st.moving
+            err = client.request(P.MoveCommand(2, 1, 100))
+            assert isinstance(err, P.Err) and err.code == P.ERR_ESTOP
+            assert isinstance(client.request(P.ClearEstop()), P.Ack)
+            assert isinstance(client.request(P.MoveCommand(3, 1, 100)), P.Ack)
+            client.wait_for(lambda m: isinstance(m, P.Done) and m.move_id == 3)
+            assert rig.counts()["steps"][1] == stopped_at + 100
+        finally:
+            client.close()
+    edges = read_edges(log)
+    (arrival,) = [c for c, name, v in edges if name == "rx" and v == P.RT_ESTOP]
+    off = min(c for c, name, v in edges if name == "en" and v == 0 and c >= arrival)
+    back_on = min(c for c, name, v in edges if name == "en" and v == 1 and c >= arrival)
+    rises = _rising_steps(edges, 1)
+    before = [c for c in rises if c < arrival]
+    stopping = [c for c in rises if arrival <= c < back_on]
+    assert len(before) >= 2000
+    last = stopping[-1] if stopping else before[-1]
+    assert last - arrival < 2e-3 * F_CPU and off - arrival < 2e-3 * F_CPU
+    print(f"\nestop: last step pulse {(last - arrival) / F_CPU * 1e6:+.0f} us after the byte's arrival "
+          f"({len(stopping)} pulses after it), drivers off after {(off - arrival) / F_CPU * 1e6:.0f} us")
