@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from functools import lru_cache
 from pathlib import Path
 
@@ -124,6 +125,7 @@ class SimavrRig:
             bufsize=1,
         )
         assert self.proc.stdout is not None
+        self._lock = threading.Lock()
         self.port = self.proc.stdout.readline().strip()
         if not self.port:
             self.proc.wait(timeout=5)
@@ -131,9 +133,10 @@ class SimavrRig:
 
     def ask(self, line: str) -> str:
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-        answer = self.proc.stdout.readline()
+        with self._lock:
+            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.flush()
+            answer = self.proc.stdout.readline()
         if not answer:
             raise RigError("the simavr harness exited")
         return answer.rstrip("\n")
@@ -151,6 +154,14 @@ class SimavrRig:
 
     def counts(self) -> dict:
         return json.loads(self.ask("counts"))
+
+    def history(self) -> str:
+        """The face turns the motors made since the last `set`."""
+        return self.ask("history")
+
+    def reset(self) -> None:
+        """Presses the board's reset button: the firmware restarts, the cube stays."""
+        self.ask("reset")
 
     def close(self) -> None:
         if self.proc.poll() is None:

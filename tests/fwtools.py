@@ -196,3 +196,62 @@ def read_edges(path: Path) -> list[tuple[int, str, int]]:
         c, name, v = line.split()
         out.append((int(c), name, int(v)))
     return out
+
+
+class ManglingProxy:
+    """A serial line that drops and corrupts bytes: a pty for the driver,
+    bridged to the harness's pty by a thread."""
+
+    def __init__(self, target: str, drop: float, corrupt: float, seed: int = 0) -> None:
+        import os
+        import random
+        import threading
+        import tty
+
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        self.path = os.ttyname(self.slave)
+        self.target = os.open(target, os.O_RDWR | os.O_NOCTTY)
+        tty.setraw(self.target)
+        self.rng = random.Random(seed)
+        self.drop, self.corrupt = drop, corrupt
+        self.mangled = 0
+        self.running = True
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _mangle(self, data: bytes) -> bytes:
+        out = bytearray()
+        for b in data:
+            r = self.rng.random()
+            if r < self.drop:
+                self.mangled += 1
+                continue
+            if r < self.drop + self.corrupt:
+                self.mangled += 1
+                b ^= self.rng.randrange(1, 256)
+            out.append(b)
+        return bytes(out)
+
+    def _run(self) -> None:
+        import os
+        import select
+
+        while self.running:
+            ready, _, _ = select.select([self.master, self.target], [], [], 0.05)
+            for fd in ready:
+                try:
+                    data = os.read(fd, 4096)
+                except OSError:
+                    continue
+                data = self._mangle(data)
+                if data:
+                    os.write(self.target if fd == self.master else self.master, data)
+
+    def close(self) -> None:
+        import os
+
+        self.running = False
+        self.thread.join(2)
+        for fd in (self.master, self.slave, self.target):
+            os.close(fd)

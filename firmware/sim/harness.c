@@ -54,6 +54,8 @@ static int invert[6];
 static int face_of[6] = {0, 1, 2, 3, 4, 5};
 static long long turns[6];
 static long long moves_done, boots;
+static char history[65536]; /* face turns since the last `set`, e.g. "U R' F2" */
+static size_t history_len;
 static int perm[6][54];
 static char cube[55];
 static uint64_t last_step_cycle;
@@ -81,6 +83,13 @@ static void log_edge(const char *name, int index, unsigned value) {
 
 static void turn_face(int face, int quarter_turns) {
   int q = ((quarter_turns % 4) + 4) % 4;
+  if (q && history_len + 4 < sizeof history) {
+    if (history_len) history[history_len++] = ' ';
+    history[history_len++] = FACES[face];
+    if (q == 2) history[history_len++] = '2';
+    if (q == 3) history[history_len++] = '\'';
+    history[history_len] = 0;
+  }
   for (int t = 0; t < q; t++) {
     char next[55];
     for (int i = 0; i < 54; i++) next[i] = cube[perm[face][i]];
@@ -251,18 +260,35 @@ static int command(char *line) {
   } else if (!strncmp(line, "set ", 4)) {
     if (valid_facelets(line + 4)) {
       memcpy(cube, line + 4, 55);
+      history_len = 0;
+      history[0] = 0;
       fprintf(out, "ok\n");
     } else {
       fprintf(out, "error: expected 54 facelets of URFDLB\n");
     }
   } else if (!strcmp(line, "counts")) {
     print_counts();
+  } else if (!strcmp(line, "history")) {
+    fprintf(out, "%s\n", history);
+  } else if (!strcmp(line, "reset")) {
+    /* The reset button (or a port opening on a real Uno): the MCU restarts,
+     * the motors and the cube stay where they are. */
+    avr_reset(avr);
+    avr->data[0x54] |= 1 << 1; /* MCUSR.EXTRF, same address on both MCUs */
+    /* The reset cleared the input registers; an IRQ only propagates a
+     * change, so pull the inputs down and up again (no cycle runs between). */
+    avr_raise_irq(pin_irq(pm->button_port, pm->button_bit), 0);
+    avr_raise_irq(pin_irq(pm->button_port, pm->button_bit), 1);
+    avr_raise_irq(pin_irq(pm->estop_port, pm->estop_bit), 0);
+    avr_raise_irq(pin_irq(pm->estop_port, pm->estop_bit), 1);
+    fprintf(out, "ok\n");
   } else if (!strcmp(line, "quit")) {
     fprintf(out, "ok\n");
     fflush(out);
     return 0;
   } else {
-    fprintf(out, "error: unknown command '%s' (state, press, set FACELETS, counts, quit)\n", line);
+    fprintf(out, "error: unknown command '%s' (state, press, set FACELETS, counts, quit; "
+            "history, reset)\n", line);
   }
   fflush(out);
   return 1;
