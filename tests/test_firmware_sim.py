@@ -179,3 +179,79 @@ def test_emergency_stop_stops_within_2_ms_latched_until_cleared(elf, tmp_path):
     assert last - arrival < 2e-3 * F_CPU and off - arrival < 2e-3 * F_CPU
     print(f"\nestop: last step pulse {(last - arrival) / F_CPU * 1e6:+.0f} us after the byte's arrival "
           f"({len(stopping)} pulses after it), drivers off after {(off - arrival) / F_CPU * 1e6:.0f} us")
+
+
+def test_reset_is_seen_with_its_cause_and_a_new_boot_id(elf):
+    with SimavrRig(elf) as rig:
+        client = SerialClient(rig.port)
+        try:
+            first = client.request(P.Hello())
+            client.pump(0.05)
+            client.inbox.clear()
+            rig.reset()
+            boot = client.wait_for(lambda m: isinstance(m, P.Event) and m.event == P.EV_BOOT)
+            assert boot.arg == 2  # external reset
+            err = client.request(P.MoveCommand(1, 0, 10))
+            assert isinstance(err, P.Err) and err.code == P.ERR_NO_SESSION
+            second = client.request(P.Hello())
+            assert second.boot_id != first.boot_id
+            st = client.request(P.StatusQuery())
+            assert st.session and not st.estop and st.last_done_id == P.NO_ID
+        finally:
+            client.close()
+        assert rig.counts()["boots"] == 2
+
+
+def test_the_button_reaches_the_host_as_an_event(elf):
+    with SimavrRig(elf) as rig:
+        client = SerialClient(rig.port)
+        try:
+            client.request(P.Hello())
+            rig.press()
+            ev = client.wait_for(lambda m: isinstance(m, P.Event) and m.event == P.EV_BUTTON)
+            assert ev.arg == 0
+        finally:
+            client.close()
+
+
+def test_mega_build_runs_solves_too(elf, fast_cfg, tmp_path):
+    mega = elf.parent.parent / "mega" / "cuberobot.elf"
+    with SimavrRig(mega, Mechanics.from_config(fast_cfg), board="mega") as rig, \
+            Link(fast_cfg, rig.port) as link:
+        hello = link.connect()
+        assert (hello.board, hello.queue_capacity) == (P.BOARD_MEGA, 8)
+        scramble = random_scramble(15, seed=3)
+        start = SOLVED_CUBE.apply(scramble)
+        rig.set_state(start.to_facelets())
+        with Journal(tmp_path / "j") as journal:
+            job.run(link, journal, start, invert(scramble))
+        assert rig.state() == SOLVED
+        plus, minus = expected_counts(plan(invert(scramble), fast_cfg))
+        counts = rig.counts()
+        assert (counts["plus"], counts["minus"]) == (plus, minus)
+
+
+def test_cli_sim_rig_serves_the_firmware_for_dry_run(elf, tmp_path):
+    import subprocess
+    import sys
+
+    from robot.simrig import SimRigProcess
+
+    cfg_path = write_config(tmp_path / "fast.toml")
+    moves = "R U R' U' F2 B L' D2"
+    with SimRigProcess("--speed", "max", "--config", str(cfg_path), firmware=str(elf)) as sim:
+        r = subprocess.run([sys.executable, "-m", "robot", "dry-run", moves, "--port", sim.port,
+                            "--config", str(cfg_path), "--state-dir", str(tmp_path)],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert sim.state() == SOLVED_CUBE.apply(moves).to_facelets()
+        assert sim.counts()["moves"] == len(plan(moves, load_config(cfg_path)))  # F2 B is one move
+
+
+def test_cli_sim_rig_firmware_errors_are_clear(tmp_path):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "robot", "sim-rig", "--firmware", str(tmp_path / "nope.elf")],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and "firmware file not found" in r.stderr and "Traceback" not in r.stderr

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -444,6 +445,7 @@ int main(int argc, char **argv) {
 
   char line[1024];
   size_t line_len = 0;
+  int stdin_open = 1;
   double wall0 = now_s();
   uint64_t next_poll = 0;
   for (;;) {
@@ -480,11 +482,17 @@ int main(int argc, char **argv) {
       }
     }
     struct pollfd pfd = {0, POLLIN, 0};
-    if (poll(&pfd, 1, 0) > 0) {
-      if (pfd.revents & (POLLHUP | POLLERR) && !(pfd.revents & POLLIN)) break;
+    if (stdin_open && poll(&pfd, 1, 0) > 0) {
       char c;
       ssize_t r = read(0, &c, 1);
-      if (r <= 0) break;
+      if (r <= 0) {
+        /* A closed pipe: whoever drove us is gone. /dev/null or a file:
+         * serve until killed. */
+        struct stat st;
+        if (fstat(0, &st) == 0 && S_ISFIFO(st.st_mode)) break;
+        stdin_open = 0;
+        continue;
+      }
       while (r > 0) {
         if (c == '\n') {
           line[line_len] = 0;
@@ -495,7 +503,7 @@ int main(int argc, char **argv) {
         }
         if (poll(&pfd, 1, 0) <= 0 || !(pfd.revents & POLLIN)) break;
         r = read(0, &c, 1);
-        if (r <= 0) goto out;
+        if (r <= 0) break;
       }
     }
     if (speed > 0) {
