@@ -291,6 +291,9 @@ def test_realtime_status_byte_mid_frame(shim):
     got = shim.replies()
     kinds = {type(m) for _, m in got}
     assert P.RealtimeStatus in kinds and P.Ack in kinds
+    # Unsolicited frames share one counter: the status follows the boot event.
+    (seq, _), = [(s, m) for s, m in got if isinstance(m, P.RealtimeStatus)]
+    assert seq == 2
 
 
 def test_idle_time_disables_drivers(shim):

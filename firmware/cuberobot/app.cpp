@@ -338,7 +338,7 @@ void app_loop(void) {
     rt_status_pending = 0;
     uint8_t c[2 + 13];
     c[0] = REP_STATUS_RT;
-    c[1] = 0;
+    c[1] = next_event_seq(); /* unsolicited: the event counter (1.3) */
     status_payload(c + 2);
     send(c, sizeof c);
   }
