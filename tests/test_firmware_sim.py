@@ -255,3 +255,25 @@ def test_cli_sim_rig_firmware_errors_are_clear(tmp_path):
     r = subprocess.run([sys.executable, "-m", "robot", "sim-rig", "--firmware", str(tmp_path / "nope.elf")],
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 2 and "firmware file not found" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_corner_cutting_solves_follow_the_host_schedule(elf, tmp_path):
+    """overlap_deg > 0: perpendicular turns start early; the firmware's DONE
+    ticks are the host's schedule, and the cube still ends solved."""
+    cfg = load_config(write_config(tmp_path / "c.toml", overlap_deg=20.0))
+    with SimavrRig(elf, Mechanics.from_config(cfg)) as rig, Link(cfg, rig.port) as link:
+        link.connect()
+        for k in range(5):
+            scramble = random_scramble(12, seed=50 + k)
+            start = SOLVED_CUBE.apply(scramble)
+            rig.set_state(start.to_facelets())
+            with Journal(tmp_path / f"j{k}") as journal:
+                report = job.run(link, journal, start, invert(scramble))
+            assert rig.state() == SOLVED
+            steps = report.steps
+            assert any(s.overlap for s in steps)
+            sched = timing.schedule([s.planned() for s in steps], cfg.profiles())
+            # Moves reported while the next was already queued follow the schedule exactly.
+            measured = [t.ticks for t in report.turns]
+            modelled = [d - s for s, d in sched]
+            assert measured[1:-1] == modelled[1:-1]
