@@ -282,3 +282,25 @@ def test_corner_cutting_solves_follow_the_host_schedule(elf, tmp_path):
                 assert turn.ticks in (d0 - s0, motion, motion + settle)
                 exact += turn.ticks == d0 - s0
             assert exact >= len(steps) // 2
+
+
+def test_a_hung_main_loop_is_reset_by_the_watchdog(tmp_path):
+    """A test build whose main loop hangs on frame type 0x7F: the watchdog
+    restarts the board, which says so (EVENT BOOT, cause 4) with a new boot id."""
+    from fwtools import BUILD
+
+    make("BUILD=" + str(BUILD / "testhooks"), "EXTRA=-DCR_TEST_HOOKS", "uno")
+    elf = BUILD / "testhooks" / "uno" / "cuberobot.elf"
+    with SimavrRig(elf) as rig:
+        client = SerialClient(rig.port)
+        try:
+            first = client.request(P.Hello())
+            client.pump(0.05)
+            client.inbox.clear()
+            client.ser.write(P.frame(bytes([0x7F, 1])))
+            boot = client.wait_for(lambda m: isinstance(m, P.Event) and m.event == P.EV_BOOT)
+            assert boot.arg == 4
+            assert client.request(P.Hello()).boot_id != first.boot_id
+            assert not client.request(P.StatusQuery()).estop
+        finally:
+            client.close()

@@ -215,6 +215,14 @@ static void handle_frame(const uint8_t *f, uint8_t len) {
   uint8_t r[CR_FRAME_MAX];
   uint8_t n;
   r[1] = seq;
+#ifdef CR_TEST_HOOKS
+  /* Test builds only (make EXTRA=-DCR_TEST_HOOKS): a main loop that hangs,
+   * for the watchdog test. */
+  if (type == 0x7F) {
+    for (;;) {
+    }
+  }
+#endif
   if (type < CMD_HELLO || type > CMD_RELEASE) {
     n = reply_err(r, ERR_UNKNOWN_TYPE, type);
     send(r, n);

@@ -26,6 +26,7 @@
 #include "avr_uart.h"
 #include "sim_avr.h"
 #include "sim_elf.h"
+#include "sim_io.h"
 #include "sim_irq.h"
 #include "sim_time.h"
 
@@ -213,13 +214,35 @@ static avr_irq_t *pin_irq(char port, int bit) {
   return avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(port), bit);
 }
 
+static int button_down;
+
 static avr_cycle_count_t release_button(avr_t *a, avr_cycle_count_t when, void *param) {
   (void)a;
   (void)when;
   (void)param;
+  button_down = 0;
   avr_raise_irq(pin_irq(pm->button_port, pm->button_bit), 1);
   return 0;
 }
+
+/* Drives the two inputs to their levels (pulled up unless the button is
+ * held). A reset clears the input registers while an IRQ only propagates a
+ * change, so each level is pulled down first (no cycle runs in between). */
+static void drive_inputs(void) {
+  avr_raise_irq(pin_irq(pm->button_port, pm->button_bit), 0);
+  if (!button_down) avr_raise_irq(pin_irq(pm->button_port, pm->button_bit), 1);
+  avr_raise_irq(pin_irq(pm->estop_port, pm->estop_bit), 0);
+  avr_raise_irq(pin_irq(pm->estop_port, pm->estop_bit), 1);
+}
+
+/* Any reset (the `reset` command, the watchdog): the board's pull-ups keep
+ * the inputs high across it. */
+static void on_reset(struct avr_io_t *io) {
+  (void)io;
+  drive_inputs();
+}
+
+static avr_io_t harness_io = {.kind = "cuberobot-harness", .reset = on_reset};
 
 static void print_list(const char *key, long long v0, long long v1, long long v2, long long v3,
                        long long v4, long long v5) {
@@ -255,6 +278,7 @@ static int command(char *line) {
   if (!strcmp(line, "state")) {
     fprintf(out, "%s\n", cube);
   } else if (!strcmp(line, "press")) {
+    button_down = 1;
     avr_raise_irq(pin_irq(pm->button_port, pm->button_bit), 0);
     avr_cycle_timer_register_usec(avr, PRESS_MS * 1000, release_button, NULL);
     fprintf(out, "ok\n");
@@ -276,12 +300,6 @@ static int command(char *line) {
      * the motors and the cube stay where they are. */
     avr_reset(avr);
     avr->data[0x54] |= 1 << 1; /* MCUSR.EXTRF, same address on both MCUs */
-    /* The reset cleared the input registers; an IRQ only propagates a
-     * change, so pull the inputs down and up again (no cycle runs between). */
-    avr_raise_irq(pin_irq(pm->button_port, pm->button_bit), 0);
-    avr_raise_irq(pin_irq(pm->button_port, pm->button_bit), 1);
-    avr_raise_irq(pin_irq(pm->estop_port, pm->estop_bit), 0);
-    avr_raise_irq(pin_irq(pm->estop_port, pm->estop_bit), 1);
     fprintf(out, "ok\n");
   } else if (!strcmp(line, "quit")) {
     fprintf(out, "ok\n");
@@ -415,8 +433,8 @@ int main(int argc, char **argv) {
   avr_irq_register_notify(pin_irq(pm->en_port, pm->en_bit), on_enable, NULL);
   avr_irq_register_notify(pin_irq(pm->led_port, pm->led_bit), on_led, NULL);
   /* Button released and e-stop switch open: both inputs pulled high. */
-  avr_raise_irq(pin_irq(pm->button_port, pm->button_bit), 1);
-  avr_raise_irq(pin_irq(pm->estop_port, pm->estop_bit), 1);
+  drive_inputs();
+  avr_register_io(avr, &harness_io);
 
   uint32_t flags = 0;
   avr_ioctl(avr, AVR_IOCTL_UART_GET_FLAGS('0'), &flags);
