@@ -1,0 +1,166 @@
+"""Firmware benchmark: the real Uno binary in simavr.
+
+    python benchmarks/firmware.py [--quick]
+
+Prints: flash and RAM use; the tick interrupt's length (a build that raises
+the LED pin for the interrupt's duration) with two motors at 12,000 steps/s,
+against the 640 cycles of a tick; emergency-stop latency over several stops
+at random points of a turn; a turn's duration from the edge log against the
+host's model; and how fast the emulator runs compared with real time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from robot import job, timing  # noqa: E402
+from robot import protocol as P  # noqa: E402
+from robot.config import load_config  # noqa: E402
+from robot.journal import Journal  # noqa: E402
+from robot.link import Link  # noqa: E402
+from robot.simavr_rig import FIRMWARE_DIR, SimavrRig  # noqa: E402
+from robot.virtual_rig import Mechanics  # noqa: E402
+from solver import SOLVED_CUBE, invert, random_scramble  # noqa: E402
+
+F_CPU = 16_000_000
+TICK = F_CPU // P.TICK_HZ
+
+
+def config(tmp: Path, **motor) -> object:
+    lines = ["[rig]", 'port = "/dev/null"', ""]
+    for i, face in enumerate("URFDLB"):
+        lines += [f"[motors.{face}]", f"motor = {i}"] + [f"{k} = {v}" for k, v in motor.items()] + [""]
+    path = tmp / f"cfg{len(list(tmp.iterdir()))}.toml"
+    path.write_text("\n".join(lines))
+    return load_config(path)
+
+
+def edges(path: Path) -> list[tuple[int, str, int]]:
+    out = []
+    for line in path.read_text().splitlines():
+        c, name, v = line.split()
+        out.append((int(c), name, int(v)))
+    return out
+
+
+def make(*args: str) -> str:
+    cmd = ["make", "-C", str(FIRMWARE_DIR), *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    return proc.stdout
+
+
+def isr_length(tmp: Path, elf: Path) -> list[int]:
+    cfg = config(tmp, microsteps=8, max_speed=7.5, acceleration=300.0, start_speed=0.5, settle_ms=0)
+    log = tmp / "isr.log"
+    with SimavrRig(elf, Mechanics.from_config(cfg), edge_log=log) as rig, Link(cfg, rig.port) as link:
+        link.connect()
+        with Journal(tmp / "j-isr") as journal:
+            job.run(link, journal, SOLVED_CUBE, "U2 D2 R2 L2 F2 B2")
+        rig.counts()
+    led = [(c, v) for c, n, v in edges(log) if n == "led"]
+    return [b[0] - a[0] for a, b in zip(led, led[1:]) if a[1] == 1 and b[1] == 0]
+
+
+def estop_latencies(tmp: Path, elf: Path, trials: int) -> list[float]:
+    cfg = config(tmp, microsteps=8, max_speed=3.0, acceleration=40.0)
+    out = []
+    rng = random.Random(1)
+    for k in range(trials):
+        log = tmp / f"estop{k}.log"
+        with SimavrRig(elf, Mechanics.from_config(cfg), edge_log=log) as rig, Link(cfg, rig.port) as link:
+            link.connect()
+            link.move(P.MoveCommand(1, k % 6, 20000))
+            time.sleep(rng.uniform(0.02, 0.2))
+            link.ser.write(bytes((P.RT_ESTOP,)))
+            link.ser.flush()
+            time.sleep(0.1)
+            rig.counts()
+        e = edges(log)
+        arrival = min(c for c, n, v in e if n == "rx" and v == P.RT_ESTOP)
+        steps = [c for c, n, v in e if n == f"step{k % 6}" and v == 1]
+        out.append(max(0, max(steps) - arrival) / F_CPU)  # 0: no pulse after the byte
+    return out
+
+
+def turn_agreement(tmp: Path, elf: Path) -> list[tuple[int, float, int]]:
+    cfg = load_config()
+    log = tmp / "turns.log"
+    moves = "R U2 F' L D B2"
+    with SimavrRig(elf, Mechanics.from_config(cfg), edge_log=log) as rig, Link(cfg, rig.port) as link:
+        link.connect()
+        with Journal(tmp / "j-turns") as journal:
+            report = job.run(link, journal, SOLVED_CUBE, moves)
+        rig.counts()
+    e = edges(log)
+    out = []
+    seen = {m: 0 for m in range(6)}
+    prof = cfg.profiles()
+    for step in report.steps:
+        (m, n), = step.parts
+        rises = [c for c, name, v in e if name == f"step{m}" and v == 1][seen[m]:seen[m] + abs(n)]
+        seen[m] += abs(n)
+        model = timing.step_ticks(abs(n), prof[m].vmax_q, prof[m].accel_q, prof[m].vmin_q)
+        out.append((abs(n), (rises[-1] - rises[0]) / TICK, model[-1] - model[0]))
+    return out
+
+
+def emulator_speed(tmp: Path, elf: Path, solves: int) -> tuple[float, float]:
+    cfg = load_config()
+    with SimavrRig(elf, Mechanics.from_config(cfg)) as rig, Link(cfg, rig.port) as link:
+        link.connect()
+        c0, t0 = rig.counts()["cycle"], time.monotonic()
+        for k in range(solves):
+            scramble = random_scramble(15, seed=k)
+            s = SOLVED_CUBE.apply(scramble)
+            rig.set_state(s.to_facelets())
+            with Journal(tmp / f"j-speed{k}") as journal:
+                job.run(link, journal, s, invert(scramble))
+        c1, t1 = rig.counts()["cycle"], time.monotonic()
+    return (c1 - c0) / F_CPU, t1 - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    size_re = r"== (\w+) \((\w+)\) ==\s*Program:\s*(\d+) bytes.*?\n\s*Data:\s*(\d+) bytes"
+    with tempfile.TemporaryDirectory() as d:  # a build from scratch prints the sizes
+        out = make(f"BUILD={d}/build", "all")
+    for board, mcu, flash, ram in re.findall(size_re, out, re.S):
+        print(f"{board} ({mcu}): flash {flash} B, static RAM {ram} B")
+    make("all", "sim")
+    prof_build = FIRMWARE_DIR / "build" / "prof"
+    make(f"BUILD={prof_build}", "EXTRA=-DCR_PROFILE_ISR", "uno")
+    elf = FIRMWARE_DIR / "build" / "uno" / "cuberobot.elf"
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        durs = isr_length(tmp, prof_build / "uno" / "cuberobot.elf")
+        busy = sorted(x for x in durs if x > 60)
+        print(f"tick interrupt, 2 motors at 12,000 steps/s: median {busy[len(busy) // 2]} cycles, "
+              f"p99 {busy[int(0.99 * len(busy))]}, max {busy[-1]} (a tick is {TICK}); idle ticks "
+              f"{statistics.median(x for x in durs if x <= 60):.0f} cycles; "
+              f"{sum(x > TICK for x in busy)} of {len(busy)} busy ticks longer than a tick")
+        lat = estop_latencies(tmp, elf, 3 if args.quick else 10)
+        print(f"estop, byte arrival to last step pulse: max {max(lat) * 1e6:.0f} us, "
+              f"median {statistics.median(lat) * 1e6:.0f} us over {len(lat)} stops (bar 2000 us)")
+        for n, measured, model in turn_agreement(tmp, elf):
+            print(f"turn of {n} steps: first to last pulse {measured:.2f} ticks, model {model} "
+                  f"({100 * (measured - model) / model:+.4f} %)")
+        sim_s, wall_s = emulator_speed(tmp, elf, 3 if args.quick else 10)
+        print(f"emulator: {sim_s:.1f} s simulated in {wall_s:.1f} s wall ({sim_s / wall_s:.1f}x real time, "
+              f"default config, driver included)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,210 @@
+"""The real firmware as an emulated rig: drives firmware/sim's simavr harness.
+
+`cuberobot sim-rig --firmware ELF` serves the binary exactly like the Python
+virtual rig (first stdout line the pty path; line commands state, press,
+set FACELETS, counts, quit), so the driver, dry-run, start and resume can all
+run against the code that is flashed onto a board. The harness knows nothing
+about cube notation: the facelet permutation of each face's quarter turn is
+derived here from the solver's cube model and handed over on its command line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from functools import lru_cache
+from pathlib import Path
+
+import solver
+from robot.commands.cube import read_cube_arg
+from robot.errors import RigError, UserError
+from robot.virtual_rig import Mechanics
+
+REPO = Path(__file__).resolve().parent.parent
+FIRMWARE_DIR = REPO / "firmware"
+HARNESS = FIRMWARE_DIR / "build" / "sim" / "cuberobot-sim"
+FACES = "URFDLB"
+DEFAULT_MECHANICS = Mechanics()
+
+
+@lru_cache(maxsize=1)
+def facelet_permutations() -> tuple[tuple[int, ...], ...]:
+    """For each face, src[i]: where facelet i comes from after a clockwise quarter turn.
+
+    Found by observing the solver's cube model on random states rather than by
+    hand-written tables, so the harness turns faces exactly as the solver does.
+    """
+    samples = [solver.random_cube(seed) for seed in range(24)]
+    before = [c.to_facelets() for c in samples]
+    perms = []
+    for face in FACES:
+        after = [c.apply(face).to_facelets() for c in samples]
+        src = []
+        for i in range(54):
+            candidates = [
+                j for j in range(54) if all(a[i] == b[j] for a, b in zip(after, before))
+            ]
+            if len(candidates) != 1:
+                raise RuntimeError(f"facelet {i} of a {face} turn is ambiguous: {candidates}")
+            src.append(candidates[0])
+        perms.append(tuple(src))
+    return tuple(perms)
+
+
+def build_harness() -> Path:
+    """Builds the harness (make -C firmware sim) if needed; returns its path."""
+    try:
+        proc = subprocess.run(
+            ["make", "-s", "-C", str(FIRMWARE_DIR), "sim"],
+            capture_output=True,
+            text=True,
+        )
+    except FileNotFoundError as exc:
+        raise UserError("`make` is not installed: it builds the simavr harness") from exc
+    if proc.returncode != 0:
+        raise UserError(
+            "could not build the simavr harness (needs libsimavr-dev, libelf-dev, pkg-config):\n"
+            + proc.stderr.strip()
+        )
+    return HARNESS
+
+
+def harness_command(
+    elf: str | os.PathLike,
+    mechanics: Mechanics = DEFAULT_MECHANICS,
+    *,
+    board: str = "uno",
+    state: str | None = None,
+    edge_log: str | os.PathLike | None = None,
+    speed: float = 0.0,
+) -> list[str]:
+    """The harness's command line; ``speed`` paces simulated time (0: as fast as it runs)."""
+    perms = ";".join(",".join(str(i) for i in p) for p in facelet_permutations())
+    cmd = [
+        str(HARNESS),
+        "--elf", str(elf),
+        "--board", board,
+        "--steps", ",".join(str(s) for s in mechanics.steps_per_quarter),
+        "--invert", ",".join("1" if s < 0 else "0" for s in mechanics.sign),
+        "--faces", ",".join(str(f) for f in mechanics.face),
+        "--perms", perms,
+        "--speed", repr(float(speed)),
+    ]
+    if state is not None:
+        cmd += ["--state", state]
+    if edge_log is not None:
+        cmd += ["--edge-log", str(edge_log)]
+    return cmd
+
+
+class SimavrRig:
+    """A running harness, for tests and tools: the pty path plus its commands."""
+
+    def __init__(
+        self,
+        elf: str | os.PathLike,
+        mechanics: Mechanics = DEFAULT_MECHANICS,
+        *,
+        board: str = "uno",
+        state: str | None = None,
+        edge_log: str | os.PathLike | None = None,
+        speed: float = 0.0,
+    ) -> None:
+        if not Path(elf).is_file():
+            raise UserError(f"firmware file not found: {elf} (build it with `make -C firmware`)")
+        if not HARNESS.is_file():
+            build_harness()
+        self.proc = subprocess.Popen(
+            harness_command(elf, mechanics, board=board, state=state, edge_log=edge_log, speed=speed),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+        assert self.proc.stdout is not None
+        self._lock = threading.Lock()
+        self.port = self.proc.stdout.readline().strip()
+        if not self.port:
+            self.proc.wait(timeout=5)
+            raise RigError("the simavr harness did not start (see its error output)")
+
+    def ask(self, line: str) -> str:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        with self._lock:
+            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.flush()
+            answer = self.proc.stdout.readline()
+        if not answer:
+            raise RigError("the simavr harness exited")
+        return answer.rstrip("\n")
+
+    def state(self) -> str:
+        return self.ask("state")
+
+    def press(self) -> None:
+        self.ask("press")
+
+    def set_state(self, facelets: str) -> None:
+        answer = self.ask(f"set {facelets}")
+        if answer != "ok":
+            raise UserError(answer)
+
+    def counts(self) -> dict:
+        return json.loads(self.ask("counts"))
+
+    def history(self) -> str:
+        """The face turns the motors made since the last `set`."""
+        return self.ask("history")
+
+    def reset(self) -> None:
+        """Presses the board's reset button: the firmware restarts, the cube stays."""
+        self.ask("reset")
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.ask("quit")
+                self.proc.wait(timeout=5)
+            except (RigError, OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+
+    def __enter__(self) -> SimavrRig:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def serve(elf: str | os.PathLike, config: object, args: object) -> int:
+    """`cuberobot sim-rig --firmware ELF`: the harness with the config's mechanics, in the foreground."""
+    if not Path(elf).is_file():
+        raise UserError(f"firmware file not found: {elf} (build it with `make -C firmware`)")
+    if getattr(args, "faults", ""):
+        raise UserError("--faults belongs to the Python virtual rig; with --firmware put a faulty "
+                        "line between the driver and the pty instead")
+    speed_arg = str(getattr(args, "speed", "1") or "1")
+    if speed_arg == "max":
+        speed = 0.0
+    else:
+        try:
+            speed = float(speed_arg)
+        except ValueError:
+            raise UserError(f"--speed must be a number or 'max', not {speed_arg!r}") from None
+        if not speed > 0:
+            raise UserError("--speed must be positive (or 'max')")
+    state = None
+    if getattr(args, "state", None) and getattr(args, "scramble", None) is not None:
+        raise UserError("give either --state or --scramble, not both")
+    if getattr(args, "state", None):
+        state = solver.Cube.from_facelets(read_cube_arg(args.state)).to_facelets()
+    elif getattr(args, "scramble", None) is not None:
+        state = solver.random_cube(args.scramble).to_facelets()
+    if not HARNESS.is_file():
+        build_harness()
+    cmd = harness_command(elf, Mechanics.from_config(config), state=state, speed=speed)
+    sys.stdout.flush()
+    return subprocess.run(cmd).returncode

@@ -1,0 +1,306 @@
+"""The real Uno binary in simavr, driven by the real host driver (robot.link).
+
+The harness counts every step pulse on the STEP/DIR pins and turns the
+motors' positions into face turns on its own cube, so these tests check the
+firmware by its effect on the emulated machine, not by what it says.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from fwtools import UNO_ELF, SerialClient, expected_counts, make, read_edges, write_config
+
+from robot import job, timing
+from robot import protocol as P
+from robot.config import load_config
+from robot.journal import Journal
+from robot.link import Link
+from robot.motion import plan
+from robot.simavr_rig import SimavrRig
+from robot.virtual_rig import Mechanics
+from solver import SOLVED, SOLVED_CUBE, invert, random_scramble
+
+F_CPU = 16_000_000
+CYCLES_PER_TICK = F_CPU // P.TICK_HZ
+
+
+@pytest.fixture(scope="module")
+def elf():
+    make("all", "sim")
+    return UNO_ELF
+
+
+@pytest.fixture
+def fast_cfg(tmp_path):
+    return load_config(write_config(tmp_path / "fast.toml"))
+
+
+def test_100_random_solves_end_solved_with_exact_step_counts(elf, fast_cfg, tmp_path):
+    t0 = time.monotonic()
+    with SimavrRig(elf, Mechanics.from_config(fast_cfg)) as rig, Link(fast_cfg, rig.port) as link:
+        link.connect()
+        plus, minus = [0] * 6, [0] * 6
+        moves_total = 0
+        for k in range(100):
+            scramble = random_scramble(8, seed=1000 + k)
+            start = SOLVED_CUBE.apply(scramble)
+            rig.set_state(start.to_facelets())
+            with Journal(tmp_path / f"j{k}") as journal:
+                report = job.run(link, journal, start, invert(scramble))
+            assert report.state == SOLVED
+            assert rig.state() == SOLVED, f"solve {k}: the emulated cube is not solved"
+            p, m = expected_counts(plan(invert(scramble), fast_cfg))
+            plus = [a + b for a, b in zip(plus, p)]
+            minus = [a + b for a, b in zip(minus, m)]
+            moves_total += len(report.steps)
+            counts = rig.counts()
+            assert (counts["plus"], counts["minus"]) == (plus, minus), f"solve {k}"
+            # Every DONE's ticks are the host's model, exactly.
+            for turn in report.turns:
+                motion, settle = timing.move_ticks(turn.step.parts, fast_cfg.profiles())
+                assert turn.ticks == motion + settle
+        counts = rig.counts()
+        assert counts["moves"] == moves_total
+        assert counts["boots"] == 1 and counts["ignored"] == 0
+    print(f"\n100 solves, {moves_total} moves, {time.monotonic() - t0:.1f} s wall, "
+          f"{counts['cycle'] / F_CPU:.1f} s simulated")
+
+
+def _rising_steps(edges, motor: int) -> list[int]:
+    return [c for c, name, v in edges if name == f"step{motor}" and v == 1]
+
+
+def test_a_turns_duration_from_the_edge_log_matches_the_host_estimate(elf, tmp_path):
+    cfg = load_config()  # the default set-up: 400 steps a quarter turn, 3 rev/s
+    log = tmp_path / "edges.log"
+    with SimavrRig(elf, Mechanics.from_config(cfg), edge_log=log) as rig, Link(cfg, rig.port) as link:
+        link.connect()
+        steps = plan("R2 U", cfg)
+        with Journal(tmp_path / "j") as journal:
+            report = job.run(link, journal, SOLVED_CUBE, "R2 U")
+        assert rig.state() == SOLVED_CUBE.apply("R2 U").to_facelets()
+        rig.counts()  # flushes the edge log
+    edges = read_edges(log)
+    profiles = cfg.profiles()
+    for step in steps:
+        (motor, n), = step.parts
+        rises = _rising_steps(edges, motor)
+        assert len(rises) == abs(n)
+        model = timing.step_ticks(abs(n), *(getattr(profiles[motor], f) for f in ("vmax_q", "accel_q",
+                                                                                   "vmin_q")))
+        measured = (rises[-1] - rises[0]) / CYCLES_PER_TICK
+        expected = model[-1] - model[0]
+        assert abs(measured - expected) <= 0.02 * expected
+        # Each pulse in its modelled tick.
+        for c, t in zip(rises, model):
+            assert abs((c - rises[0]) / CYCLES_PER_TICK - (t - model[0])) < 0.75
+        print(f"\nmotor {motor}: {abs(n)} steps, measured {measured:.2f} ticks, model {expected} ticks "
+              f"({100 * (measured - expected) / expected:+.4f}%)")
+    for turn, step in zip(report.turns, steps):
+        assert turn.ticks == sum(timing.move_ticks(step.parts, profiles))
+
+
+def test_two_motors_at_12000_steps_per_s_miss_no_step(elf, tmp_path):
+    # 1600 steps per face turn, 7.5 rev/s = 12,000 steps/s on both motors of an axis.
+    cfg = load_config(write_config(tmp_path / "c.toml", microsteps=8, max_speed=7.5,
+                                   acceleration=300.0, start_speed=0.5, settle_ms=0))
+    spq = cfg.motors["U"].steps_per_quarter
+    assert spq == 400
+    log = tmp_path / "edges.log"
+    with SimavrRig(elf, Mechanics.from_config(cfg), edge_log=log) as rig, Link(cfg, rig.port) as link:
+        link.connect()
+        moves = "U2 D2 U2 D2"  # grouped: two moves of U2+D2, 800 steps per motor each
+        with Journal(tmp_path / "j") as journal:
+            report = job.run(link, journal, SOLVED_CUBE, moves)
+        assert len(report.steps) == 2 and all(len(s.parts) == 2 for s in report.steps)
+        assert rig.state() == SOLVED
+        counts = rig.counts()
+    plus, minus = expected_counts(report.steps)
+    assert (counts["plus"], counts["minus"]) == (plus, minus)
+    edges = read_edges(log)
+    p = cfg.profiles()[0]
+    model = timing.step_ticks(800, p.vmax_q, p.accel_q, p.vmin_q)
+    i0, i1 = 250, 550  # the middle of the move: full speed (the ramps take ~150 steps)
+    assert (i1 - i0) / ((model[i1] - model[i0]) / P.TICK_HZ) == pytest.approx(12000, rel=0.002)
+    for motor in (0, 3):
+        rises = _rising_steps(edges, motor)
+        assert len(rises) == 1600
+        first = rises[:800]
+        jitter = max(abs((c - first[0]) / CYCLES_PER_TICK - (t - model[0])) for c, t in zip(first, model))
+        assert jitter < 0.75  # every pulse in its modelled tick (the interrupt's own length varies)
+        # Full speed: 12,000 steps/s measured over the cruise.
+        rate = (i1 - i0) / ((first[i1] - first[i0]) / F_CPU)
+        assert abs(rate - 12000) < 12000 * 0.01, rate
+        print(f"\nmotor {motor}: cruise {rate:.0f} steps/s over {i1 - i0} steps, "
+              f"pulse jitter {jitter * 40:.1f} us")
+
+
+def test_emergency_stop_stops_within_2_ms_latched_until_cleared(elf, tmp_path):
+    cfg = load_config(write_config(tmp_path / "c.toml", microsteps=8, max_speed=3.0, acceleration=40.0))
+    log = tmp_path / "edges.log"
+    with SimavrRig(elf, Mechanics.from_config(cfg), edge_log=log) as rig:
+        client = SerialClient(rig.port)
+        try:
+            assert isinstance(client.request(P.Hello()), P.HelloOk)
+            for m, prof in enumerate(cfg.profiles()):
+                client.request(P.ConfigMotor(m, prof.vmax_q, prof.accel_q, prof.vmin_q, prof.settle_ms))
+            assert isinstance(client.request(P.MoveCommand(1, 1, 20000)), P.Ack)
+            deadline = time.monotonic() + 10
+            while rig.counts()["steps"][1] < 2000:
+                assert time.monotonic() < deadline
+                time.sleep(0.005)
+            client.ser.write(bytes([P.RT_ESTOP]))
+            ev = client.wait_for(lambda m: isinstance(m, P.Event) and m.event == P.EV_ESTOP_LATCHED)
+            assert ev.arg == 1
+            stopped_at = rig.counts()["steps"][1]
+            time.sleep(0.2)
+            assert rig.counts()["steps"][1] == stopped_at < 20000
+            st = client.request(P.StatusQuery())
+            assert st.estop and not st.moving
+            err = client.request(P.MoveCommand(2, 1, 100))
+            assert isinstance(err, P.Err) and err.code == P.ERR_ESTOP
+            assert isinstance(client.request(P.ClearEstop()), P.Ack)
+            assert isinstance(client.request(P.MoveCommand(3, 1, 100)), P.Ack)
+            client.wait_for(lambda m: isinstance(m, P.Done) and m.move_id == 3)
+            assert rig.counts()["steps"][1] == stopped_at + 100
+        finally:
+            client.close()
+    edges = read_edges(log)
+    (arrival,) = [c for c, name, v in edges if name == "rx" and v == P.RT_ESTOP]
+    off = min(c for c, name, v in edges if name == "en" and v == 0 and c >= arrival)
+    back_on = min(c for c, name, v in edges if name == "en" and v == 1 and c >= arrival)
+    rises = _rising_steps(edges, 1)
+    before = [c for c in rises if c < arrival]
+    stopping = [c for c in rises if arrival <= c < back_on]
+    assert len(before) >= 2000
+    last = stopping[-1] if stopping else before[-1]
+    assert last - arrival < 2e-3 * F_CPU and off - arrival < 2e-3 * F_CPU
+    print(f"\nestop: last step pulse {(last - arrival) / F_CPU * 1e6:+.0f} us after the byte's arrival "
+          f"({len(stopping)} pulses after it), drivers off after {(off - arrival) / F_CPU * 1e6:.0f} us")
+
+
+def test_reset_is_seen_with_its_cause_and_a_new_boot_id(elf):
+    with SimavrRig(elf) as rig:
+        client = SerialClient(rig.port)
+        try:
+            first = client.request(P.Hello())
+            client.pump(0.05)
+            client.inbox.clear()
+            rig.reset()
+            boot = client.wait_for(lambda m: isinstance(m, P.Event) and m.event == P.EV_BOOT)
+            assert boot.arg == 2  # external reset
+            err = client.request(P.MoveCommand(1, 0, 10))
+            assert isinstance(err, P.Err) and err.code == P.ERR_NO_SESSION
+            second = client.request(P.Hello())
+            assert second.boot_id != first.boot_id
+            st = client.request(P.StatusQuery())
+            assert st.session and not st.estop and st.last_done_id == P.NO_ID
+        finally:
+            client.close()
+        assert rig.counts()["boots"] == 2
+
+
+def test_the_button_reaches_the_host_as_an_event(elf):
+    with SimavrRig(elf) as rig:
+        client = SerialClient(rig.port)
+        try:
+            client.request(P.Hello())
+            rig.press()
+            ev = client.wait_for(lambda m: isinstance(m, P.Event) and m.event == P.EV_BUTTON)
+            assert ev.arg == 0
+        finally:
+            client.close()
+
+
+def test_mega_build_runs_solves_too(elf, fast_cfg, tmp_path):
+    mega = elf.parent.parent / "mega" / "cuberobot.elf"
+    with SimavrRig(mega, Mechanics.from_config(fast_cfg), board="mega") as rig, \
+            Link(fast_cfg, rig.port) as link:
+        hello = link.connect()
+        assert (hello.board, hello.queue_capacity) == (P.BOARD_MEGA, 8)
+        scramble = random_scramble(15, seed=3)
+        start = SOLVED_CUBE.apply(scramble)
+        rig.set_state(start.to_facelets())
+        with Journal(tmp_path / "j") as journal:
+            job.run(link, journal, start, invert(scramble))
+        assert rig.state() == SOLVED
+        plus, minus = expected_counts(plan(invert(scramble), fast_cfg))
+        counts = rig.counts()
+        assert (counts["plus"], counts["minus"]) == (plus, minus)
+
+
+def test_cli_sim_rig_serves_the_firmware_for_dry_run(elf, tmp_path):
+    import subprocess
+    import sys
+
+    from robot.simrig import SimRigProcess
+
+    cfg_path = write_config(tmp_path / "fast.toml")
+    moves = "R U R' U' F2 B L' D2"
+    with SimRigProcess("--speed", "max", "--config", str(cfg_path), firmware=str(elf)) as sim:
+        r = subprocess.run([sys.executable, "-m", "robot", "dry-run", moves, "--port", sim.port,
+                            "--config", str(cfg_path), "--state-dir", str(tmp_path)],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert sim.state() == SOLVED_CUBE.apply(moves).to_facelets()
+        assert sim.counts()["moves"] == len(plan(moves, load_config(cfg_path)))  # F2 B is one move
+
+
+def test_cli_sim_rig_firmware_errors_are_clear(tmp_path):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "robot", "sim-rig", "--firmware", str(tmp_path / "nope.elf")],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and "firmware file not found" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_corner_cutting_solves_follow_the_host_schedule(elf, tmp_path):
+    """overlap_deg > 0: perpendicular turns start early; the firmware's DONE
+    ticks are the host's schedule, and the cube still ends solved."""
+    cfg = load_config(write_config(tmp_path / "c.toml", overlap_deg=20.0))
+    with SimavrRig(elf, Mechanics.from_config(cfg)) as rig, Link(cfg, rig.port) as link:
+        link.connect()
+        for k in range(5):
+            scramble = random_scramble(12, seed=50 + k)
+            start = SOLVED_CUBE.apply(scramble)
+            rig.set_state(start.to_facelets())
+            with Journal(tmp_path / f"j{k}") as journal:
+                report = job.run(link, journal, start, invert(scramble))
+            assert rig.state() == SOLVED
+            steps = report.steps
+            assert any(s.overlap for s in steps)
+            sched = timing.schedule([s.planned() for s in steps], cfg.profiles())
+            # A move whose successor was queued in time ends with its motion
+            # (the schedule); if the host fell behind, it ends after its settle
+            # time as a plain move. Nothing else is possible.
+            exact = 0
+            for turn, step, (s0, d0) in zip(report.turns, steps, sched):
+                motion, settle = timing.move_ticks(step.parts, cfg.profiles())
+                assert turn.ticks in (d0 - s0, motion, motion + settle)
+                exact += turn.ticks == d0 - s0
+            assert exact >= len(steps) // 2
+
+
+def test_a_hung_main_loop_is_reset_by_the_watchdog(tmp_path):
+    """A test build whose main loop hangs on frame type 0x7F: the watchdog
+    restarts the board, which says so (EVENT BOOT, cause 4) with a new boot id."""
+    from fwtools import BUILD
+
+    make("BUILD=" + str(BUILD / "testhooks"), "EXTRA=-DCR_TEST_HOOKS", "uno")
+    elf = BUILD / "testhooks" / "uno" / "cuberobot.elf"
+    with SimavrRig(elf) as rig:
+        client = SerialClient(rig.port)
+        try:
+            first = client.request(P.Hello())
+            client.pump(0.05)
+            client.inbox.clear()
+            client.ser.write(P.frame(bytes([0x7F, 1])))
+            boot = client.wait_for(lambda m: isinstance(m, P.Event) and m.event == P.EV_BOOT)
+            assert boot.arg == 4
+            assert client.request(P.Hello()).boot_id != first.boot_id
+            assert not client.request(P.StatusQuery()).estop
+        finally:
+            client.close()
