@@ -1,0 +1,236 @@
+"""The two-phase search (IDA* in both phases), compiled with numba.
+
+Phase 1 looks for move sequences of exactly ``L1`` moves that bring the cube
+into the subgroup <U, D, R2, L2, F2, B2>; ``L1`` grows from the phase-1
+distance upwards. Every time phase 1 arrives, phase 2 searches for the
+shortest completion within the subgroup that keeps the total under the
+current bound. Longer phase-1 sequences often allow much shorter phase-2
+ones, which is how the total comes down over time.
+
+The search is an explicit stack rather than recursion so it can stop after a
+number of nodes and resume later exactly where it was: the caller checks the
+clock between slices and runs several searches (orientations of the cube, its
+inverse) side by side. All state lives in the arrays of a :class:`Searcher`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import coords as co
+from .tables import PHASE2_MOVES, get2
+
+MAXD = 40
+
+# indices into the int64 state vector
+D, L1, ROOT_PENDING, NODES, SOL_LEN = 0, 1, 2, 3, 4
+# columns of the per-depth phase-1 arrays
+TW, FL, SS, CN, H, MV = 0, 1, 2, 3, 4, 5
+
+PAUSED, FOUND, EXHAUSTED = 0, 1, 2
+
+
+@njit(cache=True, inline="always")
+def _h1_mod3(tw, fl, ss, fs_classidx, fs_sym, twist_conj, p1):
+    fs = (ss // 24) * co.N_FLIP + fl
+    idx = np.int64(fs_classidx[fs]) * co.N_TWIST + twist_conj[tw, fs_sym[fs]]
+    return get2(p1, idx)
+
+
+@njit(cache=True)
+def phase1_distance(tw, fl, ss, twist_move, flip_move, slice_sorted_move,
+                    fs_classidx, fs_sym, twist_conj, p1):
+    """Exact phase-1 distance: walk down the table, one move at a time."""
+    depth = 0
+    while not (tw == 0 and fl == 0 and ss < 24):
+        v = _h1_mod3(tw, fl, ss, fs_classidx, fs_sym, twist_conj, p1)
+        want = (v + 2) % 3
+        for m in range(18):
+            t1 = twist_move[tw, m]
+            f1 = flip_move[fl, m]
+            s1 = slice_sorted_move[ss, m]
+            if _h1_mod3(t1, f1, s1, fs_classidx, fs_sym, twist_conj, p1) == want:
+                tw, fl, ss = t1, f1, s1
+                break
+        depth += 1
+    return depth
+
+
+@njit(cache=True, inline="always")
+def _blocked(f, lf):
+    """Same face twice, or opposite faces in the wrong order (D U, L R, B F)."""
+    return f == lf or f == lf - 3
+
+
+@njit(cache=True)
+def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_sorted_move,
+            cornslice, edgeslice, moves):
+    n1 = st[L1]
+    allowed = bound - n1
+    if allowed < 0:
+        return False
+    cn = lv[n1, CN]
+    sp = lv[n1, SS]
+    hc = cornslice[cn * 24 + sp]
+    if hc > allowed:
+        return False
+    ep = cube0[16:28].copy()
+    tmp = np.empty(12, dtype=np.int64)
+    for i in range(n1):
+        mm = lv[i, MV]
+        for j in range(12):
+            tmp[j] = ep[moves[mm, 16 + j]]
+        ep[:] = tmp
+    e = co.perm_rank(ep[0:8], 8)
+    h = max(hc, edgeslice[e * 24 + sp])
+    if h > allowed:
+        return False
+    lf = lv[n1 - 1, MV] // 3 if n1 > 0 else -9
+    for n2 in range(h, allowed + 1):
+        if n2 == 0:
+            for i in range(n1):
+                sol[i] = lv[i, MV]
+            st[SOL_LEN] = n1
+            return True
+        k = 0
+        lp[0, 0] = cn
+        lp[0, 1] = e
+        lp[0, 2] = sp
+        lp[0, 3] = -1
+        while True:
+            p = lp[k, 3] + 1
+            prev = PHASE2_MOVES[lp[k - 1, 3]] // 3 if k > 0 else lf
+            while p < 10 and _blocked(PHASE2_MOVES[p] // 3, prev):
+                p += 1
+            if p >= 10:
+                if k == 0:
+                    break
+                k -= 1
+                continue
+            lp[k, 3] = p
+            mm = PHASE2_MOVES[p]
+            c1 = corners_move[lp[k, 0], mm]
+            e1 = ud_edges_move[lp[k, 1], mm]
+            s1 = slice_sorted_move[lp[k, 2], mm]
+            st[NODES] += 1
+            togo = n2 - k - 1
+            if max(cornslice[c1 * 24 + s1], edgeslice[e1 * 24 + s1]) > togo:
+                continue
+            if togo == 0:
+                for i in range(n1):
+                    sol[i] = lv[i, MV]
+                for i in range(n2):
+                    sol[n1 + i] = PHASE2_MOVES[lp[i, 3]]
+                st[SOL_LEN] = n1 + n2
+                return True
+            k += 1
+            lp[k, 0] = c1
+            lp[k, 1] = e1
+            lp[k, 2] = s1
+            lp[k, 3] = -1
+    return False
+
+
+@njit(cache=True)
+def run(st, lv, lp, cube0, sol, bound, node_limit,
+        twist_move, flip_move, slice_sorted_move, corners_move, ud_edges_move,
+        fs_classidx, fs_sym, twist_conj, p1, cornslice, edgeslice, moves):
+    """Search on until a solution of at most ``bound`` moves is found
+    (FOUND; ``sol`` holds it), the space is exhausted (EXHAUSTED: nothing of
+    at most ``bound`` moves is left), or ``node_limit`` nodes (PAUSED)."""
+    stop = st[NODES] + node_limit
+    while True:
+        if st[ROOT_PENDING]:
+            st[ROOT_PENDING] = 0
+            if _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move,
+                       slice_sorted_move, cornslice, edgeslice, moves):
+                return FOUND
+            st[L1] = max(st[L1], 1)
+        if st[L1] > bound:
+            return EXHAUSTED
+        if st[NODES] >= stop:
+            return PAUSED
+        d = st[D]
+        n1 = st[L1]
+        lf = lv[d - 1, MV] // 3 if d > 0 else -9
+        m = lv[d, MV] + 1
+        while m < 18 and _blocked(m // 3, lf):
+            m += 1
+        if m >= 18:
+            if d == 0:
+                st[L1] = n1 + 1
+                lv[0, MV] = -1
+            else:
+                st[D] = d - 1
+            continue
+        lv[d, MV] = m
+        tw = twist_move[lv[d, TW], m]
+        fl = flip_move[lv[d, FL], m]
+        ss = slice_sorted_move[lv[d, SS], m]
+        st[NODES] += 1
+        v = _h1_mod3(tw, fl, ss, fs_classidx, fs_sym, twist_conj, p1)
+        hp = lv[d, H]
+        h = hp + (v - hp + 1) % 3 - 1
+        togo = n1 - d - 1
+        if h > togo:
+            continue
+        lv[d + 1, TW] = tw
+        lv[d + 1, FL] = fl
+        lv[d + 1, SS] = ss
+        lv[d + 1, CN] = corners_move[lv[d, CN], m]
+        lv[d + 1, H] = h
+        if togo == 0:
+            # h == 0: in the subgroup. A last move inside the subgroup means a
+            # shorter phase 1 was already tried with the same result.
+            if m == 0 or m == 1 or m == 2 or m == 4 or m == 7 or m == 9 or m == 10 \
+                    or m == 11 or m == 13 or m == 16:
+                continue
+            if _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move,
+                       slice_sorted_move, cornslice, edgeslice, moves):
+                return FOUND
+            continue
+        st[D] = d + 1
+        lv[d + 1, MV] = -1
+
+
+class Searcher:
+    """One resumable two-phase search of one cube (given as a cubie array)."""
+
+    def __init__(self, cube: np.ndarray, tables: dict[str, np.ndarray]):
+        self.t = tables
+        self.cube0 = np.ascontiguousarray(cube, dtype=np.int64)
+        self.st = np.zeros(8, dtype=np.int64)
+        self.lv = np.zeros((MAXD + 1, 6), dtype=np.int64)
+        self.lp = np.zeros((MAXD + 1, 4), dtype=np.int64)
+        self.sol = np.zeros(2 * MAXD, dtype=np.int64)
+        c = self.cube0
+        tw, fl, ss, cn = co.get_twist(c), co.get_flip(c), co.get_slice_sorted(c), co.get_corners(c)
+        h = phase1_distance(tw, fl, ss, tables["twist_move"], tables["flip_move"],
+                            tables["slice_sorted_move"], tables["fs_classidx"], tables["fs_sym"],
+                            tables["twist_conj"], tables["phase1"])
+        self.lv[0, :] = (tw, fl, ss, cn, h, -1)
+        self.st[L1] = h
+        self.st[ROOT_PENDING] = 1 if h == 0 else 0
+        self.done = False
+
+    @property
+    def nodes(self) -> int:
+        return int(self.st[NODES])
+
+    def step(self, bound: int, node_limit: int) -> list[int] | None:
+        """Run up to ``node_limit`` nodes; a solution of at most ``bound``
+        moves (as move indices) if one turned up. ``self.done`` is set when
+        no solution within ``bound`` remains to be found."""
+        if self.done:
+            return None
+        t = self.t
+        r = run(self.st, self.lv, self.lp, self.cube0, self.sol, bound, node_limit,
+                t["twist_move"], t["flip_move"], t["slice_sorted_move"], t["corners_move"],
+                t["ud_edges_move"], t["fs_classidx"], t["fs_sym"], t["twist_conj"], t["phase1"],
+                t["cornslice"], t["edgeslice"], co.MOVES)
+        if r == FOUND:
+            return [int(x) for x in self.sol[:self.st[SOL_LEN]]]
+        if r == EXHAUSTED:
+            self.done = True
+        return None
