@@ -29,6 +29,11 @@ D, L1, ROOT_PENDING, NODES, SOL_LEN = 0, 1, 2, 3, 4
 TW, FL, SS, CN, H, MV = 0, 1, 2, 3, 4, 5
 
 PAUSED, FOUND, EXHAUSTED = 0, 1, 2
+P2_MAX = 12
+"""Longest phase 2 tried: deeper ones are slow to find and rarely needed,
+since a longer phase 1 usually leaves a much shorter phase 2."""
+ENUM_CAP = 2000
+"""Phase-2 nodes spent on alternatives of one length when minimising a cost."""
 
 
 @njit(cache=True, inline="always")
@@ -64,10 +69,31 @@ def _blocked(f, lf):
 
 
 @njit(cache=True)
+def seq_cost(seq, n, mode, qc, hc):
+    """Cost of seq[:n]: mode 1 pairs consecutive opposite-face turns into one
+    step costing the larger of the two (the rig metric), mode 2 adds up."""
+    total = 0.0
+    i = 0
+    while i < n:
+        c = hc if seq[i] % 3 == 1 else qc
+        if mode == 1 and i + 1 < n and seq[i] // 3 % 3 == seq[i + 1] // 3 % 3:
+            c2 = hc if seq[i + 1] % 3 == 1 else qc
+            total += max(c, c2)
+            i += 2
+        else:
+            total += c
+            i += 1
+    return total
+
+
+@njit(cache=True)
 def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_sorted_move,
-            cornslice, edgeslice, moves):
+            cornslice, edgeslice, moves, mode, qc, hc, fcost):
+    """Shortest phase-2 completion of the current phase-1 sequence. With
+    ``mode`` 0 the first one found; otherwise all of that length are looked
+    at and the cheapest in the metric wins if it beats ``fcost[0]``."""
     n1 = st[L1]
-    allowed = bound - n1
+    allowed = min(bound - n1, P2_MAX)
     if allowed < 0:
         return False
     cn = lv[n1, CN]
@@ -87,12 +113,22 @@ def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_so
     if h > allowed:
         return False
     lf = lv[n1 - 1, MV] // 3 if n1 > 0 else -9
+    seq = np.empty(n1 + allowed + 1, dtype=np.int64)
+    for i in range(n1):
+        seq[i] = lv[i, MV]
     for n2 in range(h, allowed + 1):
         if n2 == 0:
+            if mode != 0:
+                c = seq_cost(seq, n1, mode, qc, hc)
+                if c >= fcost[0] and n1 >= fcost[1]:
+                    return False
+                fcost[0] = c
             for i in range(n1):
-                sol[i] = lv[i, MV]
+                sol[i] = seq[i]
             st[SOL_LEN] = n1
             return True
+        found = False
+        n0 = st[NODES]
         k = 0
         lp[0, 0] = cn
         lp[0, 1] = e
@@ -108,6 +144,8 @@ def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_so
                     break
                 k -= 1
                 continue
+            if found and st[NODES] - n0 > ENUM_CAP:
+                break  # enough alternatives looked at for this phase-1 sequence
             lp[k, 3] = p
             mm = PHASE2_MOVES[p]
             c1 = corners_move[lp[k, 0], mm]
@@ -118,24 +156,36 @@ def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_so
             if max(cornslice[c1 * 24 + s1], edgeslice[e1 * 24 + s1]) > togo:
                 continue
             if togo == 0:
-                for i in range(n1):
-                    sol[i] = lv[i, MV]
                 for i in range(n2):
-                    sol[n1 + i] = PHASE2_MOVES[lp[i, 3]]
+                    seq[n1 + i] = PHASE2_MOVES[lp[i, 3]]
+                if mode != 0:
+                    c = seq_cost(seq, n1 + n2, mode, qc, hc)
+                    if c >= fcost[0] and n1 + n2 >= fcost[1]:
+                        continue
+                    fcost[0] = c
+                for i in range(n1 + n2):
+                    sol[i] = seq[i]
                 st[SOL_LEN] = n1 + n2
-                return True
+                if mode == 0:
+                    return True
+                if not found:
+                    n0 = st[NODES]
+                found = True
+                continue
             k += 1
             lp[k, 0] = c1
             lp[k, 1] = e1
             lp[k, 2] = s1
             lp[k, 3] = -1
+        if found:
+            return True
     return False
 
 
 @njit(cache=True)
 def run(st, lv, lp, cube0, sol, bound, node_limit,
         twist_move, flip_move, slice_sorted_move, corners_move, ud_edges_move,
-        fs_classidx, fs_sym, twist_conj, p1, cornslice, edgeslice, moves):
+        fs_classidx, fs_sym, twist_conj, p1, cornslice, edgeslice, moves, mode, qc, hc, fcost):
     """Search on until a solution of at most ``bound`` moves is found
     (FOUND; ``sol`` holds it), the space is exhausted (EXHAUSTED: nothing of
     at most ``bound`` moves is left), or ``node_limit`` nodes (PAUSED)."""
@@ -144,7 +194,7 @@ def run(st, lv, lp, cube0, sol, bound, node_limit,
         if st[ROOT_PENDING]:
             st[ROOT_PENDING] = 0
             if _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move,
-                       slice_sorted_move, cornslice, edgeslice, moves):
+                       slice_sorted_move, cornslice, edgeslice, moves, mode, qc, hc, fcost):
                 return FOUND
             st[L1] = max(st[L1], 1)
         if st[L1] > bound:
@@ -187,7 +237,7 @@ def run(st, lv, lp, cube0, sol, bound, node_limit,
                     or m == 11 or m == 13 or m == 16:
                 continue
             if _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move,
-                       slice_sorted_move, cornslice, edgeslice, moves):
+                       slice_sorted_move, cornslice, edgeslice, moves, mode, qc, hc, fcost):
                 return FOUND
             continue
         st[D] = d + 1
@@ -218,17 +268,21 @@ class Searcher:
     def nodes(self) -> int:
         return int(self.st[NODES])
 
-    def step(self, bound: int, node_limit: int) -> list[int] | None:
+    def step(self, bound: int, node_limit: int, mode: int = 0, quarter_cost: float = 1.0,
+             half_cost: float = 1.5, cost_bound: float = np.inf, shorter_than: int = 0) -> list[int] | None:
         """Run up to ``node_limit`` nodes; a solution of at most ``bound``
         moves (as move indices) if one turned up. ``self.done`` is set when
-        no solution within ``bound`` remains to be found."""
+        no solution within ``bound`` remains to be found. With ``mode`` 1
+        (axial) or 2 (weighted turns) only solutions cheaper than
+        ``cost_bound`` or shorter than ``shorter_than`` count."""
         if self.done:
             return None
         t = self.t
         r = run(self.st, self.lv, self.lp, self.cube0, self.sol, bound, node_limit,
                 t["twist_move"], t["flip_move"], t["slice_sorted_move"], t["corners_move"],
                 t["ud_edges_move"], t["fs_classidx"], t["fs_sym"], t["twist_conj"], t["phase1"],
-                t["cornslice"], t["edgeslice"], co.MOVES)
+                t["cornslice"], t["edgeslice"], co.MOVES, mode, float(quarter_cost), float(half_cost),
+                np.array([cost_bound, shorter_than], dtype=np.float64))
         if r == FOUND:
             return [int(x) for x in self.sol[:self.st[SOL_LEN]]]
         if r == EXHAUSTED:

@@ -33,6 +33,9 @@ SHORT = 7
 """Cubes this close to solved get an optimal solution."""
 ANY_BOUND = 30
 """A bound under which the two-phase search always finds a solution (12 + 18)."""
+SLACK = 0
+"""In the rig metrics, solutions up to this many moves longer than the
+shortest found still count if they are cheaper (0: equally long ones)."""
 QUANTUM = 3000
 """Nodes per search slice between clock checks (well under a millisecond)."""
 
@@ -133,38 +136,37 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
     if best is not None and metric == "htm":
         return finish(best)
 
-    candidates: list[list[int]] = [best] if best is not None else []
-    searchers = [(Searcher(arr, tables), back) for arr, back in _views(c)]
+    mode = {"htm": 0, "axial": 1, "qtm": 2}[metric]
+    qc, hc = (1.0, 2.0) if metric == "qtm" else (quarter_cost, half_cost)
     target = max_length if (max_length is not None and metric == "htm") else None
-    bound = min(ANY_BOUND, target if target is not None else ANY_BOUND)
     best_cost = math.inf
     if best is not None:
         best_cost = cost([Move.from_index(m) for m in best], metric, quarter_cost, half_cost)
-        bound = len(best) - 1 if metric == "htm" else len(best) + 1
+    # In the rig metrics a solution counts if it is cheaper than the best so
+    # far or shorter than the shortest so far: the length bound has to come
+    # down for the search to stay fast, while the phase-2 search looks at the
+    # alternatives of each length and keeps the cheapest.
+    searchers = [(Searcher(arr, tables), back) for arr, back in _views(c)]
     shortest = len(best) if best is not None else ANY_BOUND + 1
+    bound = min(ANY_BOUND, shortest - 1 if mode == 0 else shortest + SLACK,
+                target if target is not None else ANY_BOUND)
     while True:
         active = False
         for s, back in searchers:
             if s.done:
                 continue
             active = True
-            found = s.step(bound, QUANTUM)
+            found = s.step(bound, QUANTUM, mode, qc, hc, best_cost, shortest)
             if found is None:
                 continue
             moves = back(found)
-            candidates.append(moves)
             k = cost([Move.from_index(m) for m in moves], metric, quarter_cost, half_cost)
             if k < best_cost or (k == best_cost and len(moves) < len(best)):
                 best, best_cost = moves, k
             shortest = min(shortest, len(moves))
-            if metric == "htm":
-                if target is not None and len(moves) <= target:
-                    return finish(moves)
-                bound = len(moves) - 1
-            else:
-                # other metrics: keep looking at solutions up to one move longer
-                # than the shortest, and keep the cheapest
-                bound = min(ANY_BOUND, shortest + 1)
+            if target is not None and len(moves) <= target:
+                return finish(moves)
+            bound = min(ANY_BOUND, shortest - 1 if mode == 0 else shortest + SLACK)
         if not active:
             break
         if time.perf_counter() >= deadline:
