@@ -86,20 +86,47 @@ def seq_cost(seq, n, mode, qc, hc):
     return total
 
 
+@njit(cache=True, inline="always")
+def _h2_mod3(c, e, c_classidx, c_sym, ud_edges_conj, p2):
+    idx = np.int64(c_classidx[c]) * co.N_PERM8 + ud_edges_conj[e, c_sym[c]]
+    return get2(p2, idx)
+
+
+@njit(cache=True)
+def phase2_distance(c, e, corners_move, ud_edges_move, c_classidx, c_sym, ud_edges_conj, p2, limit):
+    """Exact distance of (corners, U/D edges) to solved within the subgroup,
+    or ``limit + 1`` if it is larger than ``limit`` (found out sooner)."""
+    depth = 0
+    while not (c == 0 and e == 0):
+        if depth > limit:
+            return depth
+        want = (_h2_mod3(c, e, c_classidx, c_sym, ud_edges_conj, p2) + 2) % 3
+        for p in range(10):
+            m = PHASE2_MOVES[p]
+            c1 = corners_move[c, m]
+            e1 = ud_edges_move[e, m]
+            if _h2_mod3(c1, e1, c_classidx, c_sym, ud_edges_conj, p2) == want:
+                c, e = c1, e1
+                break
+        depth += 1
+    return depth
+
+
 @njit(cache=True)
 def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_sorted_move,
-            cornslice, edgeslice, moves, mode, qc, hc, fcost):
+            cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves, mode, qc, hc, fcost):
     """Shortest phase-2 completion of the current phase-1 sequence. With
     ``mode`` 0 the first one found; otherwise all of that length are looked
-    at and the cheapest in the metric wins if it beats ``fcost[0]``."""
+    at and the cheapest in the metric wins if it beats ``fcost[0]`` (or is
+    shorter than ``fcost[1]``)."""
     n1 = st[L1]
     allowed = min(bound - n1, P2_MAX)
     if allowed < 0:
         return False
     cn = lv[n1, CN]
     sp = lv[n1, SS]
-    hc = cornslice[cn * 24 + sp]
-    if hc > allowed:
+    hcs = cornslice[cn * 24 + sp]
+    if hcs > allowed:
         return False
     ep = cube0[16:28].copy()
     tmp = np.empty(12, dtype=np.int64)
@@ -109,7 +136,9 @@ def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_so
             tmp[j] = ep[moves[mm, 16 + j]]
         ep[:] = tmp
     e = co.perm_rank(ep[0:8], 8)
-    h = max(hc, edgeslice[e * 24 + sp])
+    d2 = phase2_distance(cn, e, corners_move, ud_edges_move, c_classidx, c_sym, ud_edges_conj, p2,
+                         allowed)
+    h = max(hcs, d2)
     if h > allowed:
         return False
     lf = lv[n1 - 1, MV] // 3 if n1 > 0 else -9
@@ -134,6 +163,7 @@ def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_so
         lp[0, 1] = e
         lp[0, 2] = sp
         lp[0, 3] = -1
+        lp[0, 4] = d2
         while True:
             p = lp[k, 3] + 1
             prev = PHASE2_MOVES[lp[k - 1, 3]] // 3 if k > 0 else lf
@@ -149,11 +179,16 @@ def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_so
             lp[k, 3] = p
             mm = PHASE2_MOVES[p]
             c1 = corners_move[lp[k, 0], mm]
-            e1 = ud_edges_move[lp[k, 1], mm]
             s1 = slice_sorted_move[lp[k, 2], mm]
             st[NODES] += 1
             togo = n2 - k - 1
-            if max(cornslice[c1 * 24 + s1], edgeslice[e1 * 24 + s1]) > togo:
+            if cornslice[c1 * 24 + s1] > togo:
+                continue
+            e1 = ud_edges_move[lp[k, 1], mm]
+            v = _h2_mod3(c1, e1, c_classidx, c_sym, ud_edges_conj, p2)
+            dp = lp[k, 4]
+            d = dp + (v - dp + 1) % 3 - 1
+            if d > togo:
                 continue
             if togo == 0:
                 for i in range(n2):
@@ -177,6 +212,7 @@ def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_so
             lp[k, 1] = e1
             lp[k, 2] = s1
             lp[k, 3] = -1
+            lp[k, 4] = d
         if found:
             return True
     return False
@@ -185,7 +221,8 @@ def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_so
 @njit(cache=True)
 def run(st, lv, lp, cube0, sol, bound, node_limit,
         twist_move, flip_move, slice_sorted_move, corners_move, ud_edges_move,
-        fs_classidx, fs_sym, twist_conj, p1, cornslice, edgeslice, moves, mode, qc, hc, fcost):
+        fs_classidx, fs_sym, twist_conj, p1, cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves,
+        mode, qc, hc, fcost):
     """Search on until a solution of at most ``bound`` moves is found
     (FOUND; ``sol`` holds it), the space is exhausted (EXHAUSTED: nothing of
     at most ``bound`` moves is left), or ``node_limit`` nodes (PAUSED)."""
@@ -194,7 +231,8 @@ def run(st, lv, lp, cube0, sol, bound, node_limit,
         if st[ROOT_PENDING]:
             st[ROOT_PENDING] = 0
             if _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move,
-                       slice_sorted_move, cornslice, edgeslice, moves, mode, qc, hc, fcost):
+                       slice_sorted_move, cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves,
+                       mode, qc, hc, fcost):
                 return FOUND
             st[L1] = max(st[L1], 1)
         if st[L1] > bound:
@@ -237,7 +275,8 @@ def run(st, lv, lp, cube0, sol, bound, node_limit,
                     or m == 11 or m == 13 or m == 16:
                 continue
             if _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move,
-                       slice_sorted_move, cornslice, edgeslice, moves, mode, qc, hc, fcost):
+                       slice_sorted_move, cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves,
+                       mode, qc, hc, fcost):
                 return FOUND
             continue
         st[D] = d + 1
@@ -252,7 +291,7 @@ class Searcher:
         self.cube0 = np.ascontiguousarray(cube, dtype=np.int64)
         self.st = np.zeros(8, dtype=np.int64)
         self.lv = np.zeros((MAXD + 1, 6), dtype=np.int64)
-        self.lp = np.zeros((MAXD + 1, 4), dtype=np.int64)
+        self.lp = np.zeros((MAXD + 1, 5), dtype=np.int64)
         self.sol = np.zeros(2 * MAXD, dtype=np.int64)
         c = self.cube0
         tw, fl, ss, cn = co.get_twist(c), co.get_flip(c), co.get_slice_sorted(c), co.get_corners(c)
@@ -281,7 +320,8 @@ class Searcher:
         r = run(self.st, self.lv, self.lp, self.cube0, self.sol, bound, node_limit,
                 t["twist_move"], t["flip_move"], t["slice_sorted_move"], t["corners_move"],
                 t["ud_edges_move"], t["fs_classidx"], t["fs_sym"], t["twist_conj"], t["phase1"],
-                t["cornslice"], t["edgeslice"], co.MOVES, mode, float(quarter_cost), float(half_cost),
+                t["cornslice"], t["phase2"], t["c_classidx"], t["c_sym"], t["ud_edges_conj"], co.MOVES,
+                mode, float(quarter_cost), float(half_cost),
                 np.array([cost_bound, shorter_than], dtype=np.float64))
         if r == FOUND:
             return [int(x) for x in self.sol[:self.st[SOL_LEN]]]

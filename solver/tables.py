@@ -9,9 +9,11 @@ the goal of a phase; the search uses them as lower bounds.
   distance modulo 3 is stored, in 2 bits, which is enough because a move
   changes the distance by at most one and the search always knows the
   parent's exact distance.
-- Phase 2 (solve within the subgroup): distance over (corner permutation,
-  order of the slice edges) and over (U/D edge order, order of the slice
-  edges), one byte each.
+- Phase 2 (solve within the subgroup): distance over (corner-permutation
+  symmetry class, order of the U/D edges), 2,768 x 40,320 entries, again mod 3
+  in 2 bits; and over (corner permutation, order of the slice edges), one
+  byte each, which is cheap to look up and rules out most phase-1 ends before
+  the U/D edge order is even computed.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from . import coords as co
 from . import symmetry as sy
 from .cache import load_or_build
 
-VERSION = 1
+VERSION = 2
 
 # Phase-2 moves, as indices into the 18 moves: U U2 U' R2 F2 D D2 D' L2 B2.
 PHASE2_MOVES = np.array([0, 1, 2, 4, 7, 9, 10, 11, 13, 16], dtype=np.int64)
@@ -73,7 +75,10 @@ def _move_tables(moves):
 def build_moves() -> dict[str, np.ndarray]:
     twist, flip, sl, corners, ud = _move_tables(co.MOVES)
     fs_classidx, fs_sym, fs_rep, fs_stab = sy.build_flipslice_classes(sy.SYMS, sy.SYM_INV)
+    c_classidx, c_sym, c_rep, c_stab = sy.build_corner_classes(sy.SYMS, sy.SYM_INV)
     return {
+        "c_classidx": c_classidx, "c_sym": c_sym, "c_rep": c_rep, "c_stab": c_stab,
+        "ud_edges_conj": sy.build_ud_edges_conj(sy.SYMS, sy.SYM_INV),
         "twist_move": twist, "flip_move": flip, "slice_sorted_move": sl,
         "corners_move": corners, "ud_edges_move": ud,
         "twist_conj": sy.build_twist_conj(sy.SYMS, sy.SYM_INV),
@@ -155,6 +160,46 @@ def _phase1_prune(twist_move, flip_move, slice_sorted_move, twist_conj,
 
 
 @njit(cache=True)
+def _phase2_prune(corners_move, ud_edges_move, ud_edges_conj, c_classidx, c_sym, c_rep, c_stab, moves):
+    """Distances mod 3 over (corner class, U/D edge order), phase-2 moves."""
+    ne = co.N_PERM8
+    n = c_rep.shape[0] * ne
+    table = np.full((n + 3) // 4, 0xFF, dtype=np.uint8)
+    set2(table, 0, 0)
+    done = 1
+    depth = 0
+    while done < n:
+        d3 = depth % 3
+        nxt = (depth + 1) % 3
+        backward = done > n // 4
+        for i in range(n):
+            v = get2(table, i)
+            if backward:
+                if v != 3:
+                    continue
+            elif v != d3:
+                continue
+            cl = i // ne
+            e = i % ne
+            c = c_rep[cl]
+            for m in moves:
+                c1 = corners_move[c, m]
+                cl1 = np.int64(c_classidx[c1])
+                e1 = np.int64(ud_edges_conj[ud_edges_move[e, m], c_sym[c1]])
+                j = cl1 * ne + e1
+                if backward:
+                    if get2(table, j) == d3:
+                        set2(table, i, nxt)
+                        done += 1 + _fill_stab(table, cl, e, nxt, c_stab, ud_edges_conj, ne)
+                        break
+                elif get2(table, j) == 3:
+                    set2(table, j, nxt)
+                    done += 1 + _fill_stab(table, cl1, e1, nxt, c_stab, ud_edges_conj, ne)
+        depth += 1
+    return table
+
+
+@njit(cache=True)
 def _pair_prune(move_a, move_b, na, nb, moves):
     """Exact distances over (a, b) pairs, a * nb + b, under the given moves."""
     n = na * nb
@@ -183,8 +228,9 @@ def build_prune(moves: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
                        moves["fs_rep"], moves["fs_stab"])
     sl24 = np.ascontiguousarray(moves["slice_sorted_move"][:24])
     cornslice = _pair_prune(moves["corners_move"], sl24, co.N_PERM8, 24, PHASE2_MOVES)
-    edgeslice = _pair_prune(moves["ud_edges_move"], sl24, co.N_PERM8, 24, PHASE2_MOVES)
-    return {"phase1": p1, "cornslice": cornslice, "edgeslice": edgeslice}
+    p2 = _phase2_prune(moves["corners_move"], moves["ud_edges_move"], moves["ud_edges_conj"],
+                       moves["c_classidx"], moves["c_sym"], moves["c_rep"], moves["c_stab"], PHASE2_MOVES)
+    return {"phase1": p1, "phase2": p2, "cornslice": cornslice}
 
 
 _TABLES: dict[str, np.ndarray] | None = None
