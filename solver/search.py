@@ -32,8 +32,9 @@ PAUSED, FOUND, EXHAUSTED = 0, 1, 2
 P2_MAX = 12
 """Longest phase 2 tried: deeper ones are slow to find and rarely needed,
 since a longer phase 1 usually leaves a much shorter phase 2."""
-ENUM_CAP = 2000
-"""Phase-2 nodes spent on alternatives of one length when minimising a cost."""
+ENUM_CAP = 100000
+"""When minimising a cost: phase-2 nodes spent, after the first completion of
+a phase-1 sequence, on cheaper alternatives of the same length."""
 
 
 @njit(cache=True, inline="always")
@@ -84,6 +85,16 @@ def seq_cost(seq, n, mode, qc, hc):
             total += c
             i += 1
     return total
+
+
+@njit(cache=True, inline="always")
+def _cost_lb(d, open_, mode, cmin):
+    """Least cost of d more moves; an open last move may pair with the next."""
+    if mode == 2:
+        return d * cmin
+    if open_ and d > 0:
+        d -= 1
+    return ((d + 1) // 2) * cmin
 
 
 @njit(cache=True, inline="always")
@@ -145,6 +156,24 @@ def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_so
     seq = np.empty(n1 + allowed + 1, dtype=np.int64)
     for i in range(n1):
         seq[i] = lv[i, MV]
+    # cost of the phase-1 part, and whether its last move is unpaired
+    cmin = min(qc, hc)
+    pcost = np.empty(allowed + 2, dtype=np.float64)
+    popen = np.zeros(allowed + 2, dtype=np.bool_)
+    pcost[0] = 0.0
+    i = 0
+    while i < n1:
+        c0 = hc if seq[i] % 3 == 1 else qc
+        if mode == 1 and i + 1 < n1 and seq[i] // 3 % 3 == seq[i + 1] // 3 % 3:
+            c1_ = hc if seq[i + 1] % 3 == 1 else qc
+            pcost[0] += max(c0, c1_)
+            i += 2
+            popen[0] = False
+        else:
+            pcost[0] += c0
+            i += 1
+            popen[0] = mode == 1
+    prune_cost = mode != 0
     for n2 in range(h, allowed + 1):
         if n2 == 0:
             if mode != 0:
@@ -190,6 +219,22 @@ def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_so
             d = dp + (v - dp + 1) % 3 - 1
             if d > togo:
                 continue
+            if prune_cost:
+                # branch and bound on the metric: the cost so far plus the
+                # least the remaining moves can cost must beat the best
+                cm = hc if mm % 3 == 1 else qc
+                prev_m = seq[n1 + k - 1] if k > 0 else lv[n1 - 1, MV]
+                if popen[k] and prev_m // 3 % 3 == mm // 3 % 3:
+                    cp = hc if prev_m % 3 == 1 else qc
+                    pcost[k + 1] = pcost[k] - cp + max(cp, cm)
+                    popen[k + 1] = False
+                else:
+                    pcost[k + 1] = pcost[k] + cm
+                    popen[k + 1] = mode == 1
+                seq[n1 + k] = mm
+                if n1 + n2 >= fcost[1] and \
+                        pcost[k + 1] + _cost_lb(togo, popen[k + 1], mode, cmin) >= fcost[0] - 1e-9:
+                    continue
             if togo == 0:
                 for i in range(n2):
                     seq[n1 + i] = PHASE2_MOVES[lp[i, 3]]
