@@ -3,6 +3,7 @@
     python benchmarks/solver.py               # 200 states, all measurements
     python benchmarks/solver.py --states 50   # quicker
     python benchmarks/solver.py --skip-startup
+    python benchmarks/solver.py --only-startup
 
 Every solution (ours and kociemba's) is applied to its cube and checked.
 Startup numbers come from fresh subprocesses: "cold" with empty table and
@@ -38,8 +39,11 @@ cube = solver.random_cube(12345)
 sol = solver.solve(cube, max_length=20)
 t1 = time.perf_counter()
 assert cube.apply(sol.moves).is_solved()
+status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+kb = lambda k: int(status.get(k, "0 kB").split()[0]) / 1024
 print(json.dumps({"inside_s": t1 - t0, "length": sol.length,
-                  "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "anon_mb": kb("RssAnon"), "file_mb": kb("RssFile")}))
 """
 
 
@@ -84,6 +88,7 @@ def main() -> None:
     ap.add_argument("--budget-ms", type=float, default=100)
     ap.add_argument("--skip-startup", action="store_true")
     ap.add_argument("--skip-kociemba", action="store_true")
+    ap.add_argument("--only-startup", action="store_true", help="just the cold/warm start measurements")
     args = ap.parse_args()
 
     cubes = [random_cube(args.seed * 100000 + i) for i in range(args.states)]
@@ -98,8 +103,12 @@ def main() -> None:
         print(f"cold start (no tables, no compiled code) to first solution: {cold['wall_s']:.1f} s, "
               f"peak RSS {cold['maxrss_mb']:.0f} MB")
         print(f"warm start (new process, caches present) to first solution: {warm['wall_s']:.2f} s "
-              f"({warm['inside_s']:.2f} s from import), peak RSS {warm['maxrss_mb']:.0f} MB")
+              f"({warm['inside_s']:.2f} s from import), peak RSS {warm['maxrss_mb']:.0f} MB "
+              f"(at the end: {warm['anon_mb']:.0f} MB private, {warm['file_mb']:.0f} MB file-backed:"
+              " memory-mapped tables and libraries, shared and reclaimable)")
 
+    if args.only_startup:
+        return
     prepare()
     t20, l20, _ = run_ours(cubes, max_length=20)
     print(f"max_length=20: median {statistics.median(t20):.2f} ms, p99 {pct(t20, 99):.1f} ms, "

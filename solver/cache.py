@@ -45,37 +45,56 @@ def cache_dir() -> Path:
     return Path.home() / ".cache" / "cuberobot"
 
 
-def _crc(buf) -> int:
+def _crc_file(path: Path, start: int, size: int) -> int:
+    """CRC-32 of a stretch of a file, read in chunks: unlike a memory map this
+    leaves nothing resident in the process, so checking a file costs time but
+    no memory."""
     crc = 0
-    view = memoryview(buf).cast("B")
-    step = 1 << 24
-    for i in range(0, len(view), step):
-        crc = zlib.crc32(view[i:i + step], crc)
+    with open(path, "rb") as f:
+        f.seek(start)
+        left = size
+        while left > 0:
+            chunk = f.read(min(left, 1 << 22))
+            if not chunk:
+                break
+            crc = zlib.crc32(chunk, crc)
+            left -= len(chunk)
     return crc
 
 
 def write_tables(path: Path, version: int, arrays: dict[str, np.ndarray]) -> None:
-    """Write atomically: temporary file in the same directory, then rename."""
+    """Write atomically: temporary file in the same directory, then rename.
+    Arrays are streamed out one by one (no second copy of the data in memory);
+    the header with the checksum goes in last, at the front."""
     entries = []
     offset = 0
     for name, arr in arrays.items():
-        arr = np.ascontiguousarray(arr)
         entries.append({"name": name, "dtype": arr.dtype.str, "shape": list(arr.shape), "offset": offset})
         offset += -(-arr.nbytes // _ALIGN) * _ALIGN
-    data = bytearray(offset)
-    for e, arr in zip(entries, arrays.values()):
-        arr = np.ascontiguousarray(arr)
-        data[e["offset"]:e["offset"] + arr.nbytes] = arr.tobytes()
-    header = json.dumps({"version": version, "arrays": entries, "size": offset,
-                         "crc32": _crc(data)}).encode()
-    head = MAGIC + struct.pack("<Q", len(header)) + header
-    head += b"\0" * (-len(head) % _ALIGN)
+    header_room = 1 << 16
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(head)
-            f.write(data)
+            crc = 0
+            f.seek(header_room)
+            for arr in arrays.values():
+                arr = np.ascontiguousarray(arr)
+                view = memoryview(arr.reshape(-1).view(np.uint8))
+                for k in range(0, len(view), 1 << 22):
+                    chunk = view[k:k + (1 << 22)]
+                    crc = zlib.crc32(chunk, crc)
+                    f.write(chunk)
+                pad = -arr.nbytes % _ALIGN
+                crc = zlib.crc32(b"\0" * pad, crc)
+                f.write(b"\0" * pad)
+            header = json.dumps({"version": version, "arrays": entries, "size": offset,
+                                 "crc32": crc, "start": header_room}).encode()
+            head = MAGIC + struct.pack("<Q", len(header)) + header
+            if len(head) > header_room:
+                raise ValueError("table header too large")
+            f.seek(0)
+            f.write(head + b"\0" * (header_room - len(head)))
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -94,22 +113,21 @@ def read_tables(path: Path, version: int) -> dict[str, np.ndarray] | None:
             if magic != MAGIC:
                 return None
             (n,) = struct.unpack("<Q", f.read(8))
-            if n > 1 << 20:
+            if n > 1 << 16:
                 return None
             header = json.loads(f.read(n))
         if header.get("version") != version:
             log.info("%s: table version %s, want %s", path, header.get("version"), version)
             return None
-        start = len(MAGIC) + 8 + n
-        start += -start % _ALIGN
+        start = int(header["start"])
         size = int(header["size"])
         if os.path.getsize(path) != start + size:
             log.info("%s: wrong size", path)
             return None
-        raw = np.memmap(path, dtype=np.uint8, mode="r", offset=start, shape=(size,))
-        if _crc(raw) != header["crc32"]:
+        if _crc_file(path, start, size) != header["crc32"]:
             log.info("%s: checksum mismatch", path)
             return None
+        raw = np.memmap(path, dtype=np.uint8, mode="r", offset=start, shape=(size,))
         out = {}
         for e in header["arrays"]:
             dt = np.dtype(e["dtype"])

@@ -9,7 +9,7 @@ pruning tables need only one entry per equivalence class: 64,430 classes of
 permutations instead of 40,320.
 
 A third symmetry, the 120-degree turn about the URF-DBL diagonal, does not
-keep the U-D axis; :mod:`solver.solve` uses it to look at the cube from three
+keep the U-D axis; :mod:`solver.api` uses it to look at the cube from three
 sides, since a cube that is awkward for the two-phase split along one axis is
 often easy along another.
 

@@ -25,7 +25,7 @@ from . import coords as co
 from . import symmetry as sy
 from .cache import load_or_build
 
-VERSION = 2
+VERSION = 3
 
 # Phase-2 moves, as indices into the 18 moves: U U2 U' R2 F2 D D2 D' L2 B2.
 PHASE2_MOVES = np.array([0, 1, 2, 4, 7, 9, 10, 11, 13, 16], dtype=np.int64)
