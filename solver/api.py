@@ -38,7 +38,7 @@ SLACK = 2
 shortest found still count if they are cheaper."""
 STAGE1 = 0.25
 """In the rig metrics, the share of the budget spent getting short first."""
-QUANTUM = 3000
+QUANTUM = 1000
 """Nodes per search slice between clock checks (well under a millisecond)."""
 
 

@@ -347,6 +347,12 @@ class Searcher:
         self.st[L1] = h
         self.st[ROOT_PENDING] = 1 if h == 0 else 0
         self.done = False
+        self.fcost = np.zeros(2, dtype=np.float64)
+        t = tables
+        self.args = (t["twist_move"], t["flip_move"], t["slice_sorted_move"], t["corners_move"],
+                     t["ud_edges_move"], t["fs_classidx"], t["fs_sym"], t["twist_conj"], t["phase1"],
+                     t["cornslice"], t["phase2"], t["c_classidx"], t["c_sym"], t["ud_edges_conj"],
+                     co.MOVES)
 
     @property
     def nodes(self) -> int:
@@ -361,13 +367,11 @@ class Searcher:
         ``cost_bound`` or shorter than ``shorter_than`` count."""
         if self.done:
             return None
-        t = self.t
-        r = run(self.st, self.lv, self.lp, self.cube0, self.sol, bound, node_limit,
-                t["twist_move"], t["flip_move"], t["slice_sorted_move"], t["corners_move"],
-                t["ud_edges_move"], t["fs_classidx"], t["fs_sym"], t["twist_conj"], t["phase1"],
-                t["cornslice"], t["phase2"], t["c_classidx"], t["c_sym"], t["ud_edges_conj"], co.MOVES,
-                mode, float(quarter_cost), float(half_cost),
-                np.array([cost_bound, shorter_than], dtype=np.float64))
+        fcost = self.fcost
+        fcost[0] = cost_bound
+        fcost[1] = shorter_than
+        r = run(self.st, self.lv, self.lp, self.cube0, self.sol, bound, node_limit, *self.args,
+                mode, float(quarter_cost), float(half_cost), fcost)
         if r == FOUND:
             return [int(x) for x in self.sol[:self.st[SOL_LEN]]]
         if r == EXHAUSTED:
