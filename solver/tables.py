@@ -222,15 +222,19 @@ def _pair_prune(move_a, move_b, na, nb, moves):
     return table
 
 
-def build_prune(moves: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def build_phase1(moves: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     p1 = _phase1_prune(moves["twist_move"], moves["flip_move"], moves["slice_sorted_move"],
                        moves["twist_conj"], moves["fs_classidx"], moves["fs_sym"],
                        moves["fs_rep"], moves["fs_stab"])
+    return {"phase1": p1}
+
+
+def build_phase2(moves: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     sl24 = np.ascontiguousarray(moves["slice_sorted_move"][:24])
     cornslice = _pair_prune(moves["corners_move"], sl24, co.N_PERM8, 24, PHASE2_MOVES)
     p2 = _phase2_prune(moves["corners_move"], moves["ud_edges_move"], moves["ud_edges_conj"],
                        moves["c_classidx"], moves["c_sym"], moves["c_rep"], moves["c_stab"], PHASE2_MOVES)
-    return {"phase1": p1, "phase2": p2, "cornslice": cornslice}
+    return {"phase2": p2, "cornslice": cornslice}
 
 
 _TABLES: dict[str, np.ndarray] | None = None
@@ -240,7 +244,9 @@ def load() -> dict[str, np.ndarray]:
     """All tables, from the cache directory (building them on first use)."""
     global _TABLES
     if _TABLES is None:
+        # one file per big table, so a build holds only one of them in memory
         moves = load_or_build("moves.tbl", VERSION, build_moves)
-        prune = load_or_build("prune.tbl", VERSION, lambda: build_prune(moves))
-        _TABLES = {**moves, **prune}
+        p1 = load_or_build("phase1.tbl", VERSION, lambda: build_phase1(moves))
+        p2 = load_or_build("phase2.tbl", VERSION, lambda: build_phase2(moves))
+        _TABLES = {**moves, **p1, **p2}
     return _TABLES

@@ -125,10 +125,10 @@ def test_real_tables_cold_concurrent_then_corrupted(tmp_path):
     for r in (result(a), result(b)):
         assert r["ok"] and r["length"] <= 20
     files = sorted(f.name for f in tmp_path.iterdir() if f.suffix == ".tbl")
-    assert files == ["moves.tbl", "prune.tbl"]
+    assert files == ["moves.tbl", "phase1.tbl", "phase2.tbl"]
     assert not [f for f in tmp_path.iterdir() if f.suffix == ".tmp"]
 
-    prune = tmp_path / "prune.tbl"
+    prune = tmp_path / "phase1.tbl"
     raw = bytearray(prune.read_bytes())
     raw[len(raw) // 2: len(raw) // 2 + 64] = bytes(64)  # zero a stretch of the phase-1 table
     prune.write_bytes(bytes(raw))
