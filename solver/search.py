@@ -24,8 +24,9 @@ from .tables import PHASE2_MOVES, get2
 MAXD = 40
 
 # indices into the int64 state vector
-D, L1, ROOT_PENDING, NODES, SOL_LEN = 0, 1, 2, 3, 4
-# columns of the per-depth phase-1 arrays
+D, L1, ROOT_PENDING, NODES, SOL_LEN, ROOT_SS = 0, 1, 2, 3, 4, 5
+# columns of the per-depth phase-1 arrays (SS: place of the slice edges;
+# CN: corners, root only)
 TW, FL, SS, CN, H, MV = 0, 1, 2, 3, 4, 5
 
 PAUSED, FOUND, EXHAUSTED = 0, 1, 2
@@ -38,24 +39,25 @@ a phase-1 sequence, on cheaper alternatives of the same length."""
 
 
 @njit(cache=True, inline="always")
-def _h1_mod3(tw, fl, ss, fs_classidx, fs_sym, twist_conj, p1):
-    fs = (ss // 24) * co.N_FLIP + fl
+def _h1_mod3(tw, fl, sl, fs_classidx, fs_sym, twist_conj, p1):
+    fs = sl * co.N_FLIP + fl
     idx = np.int64(fs_classidx[fs]) * co.N_TWIST + twist_conj[tw, fs_sym[fs]]
     return get2(p1, idx)
 
 
 @njit(cache=True)
-def phase1_distance(tw, fl, ss, twist_move, flip_move, slice_sorted_move,
+def phase1_distance(tw, fl, ss, twist_move, flip_move, slice_move,
                     fs_classidx, fs_sym, twist_conj, p1):
-    """Exact phase-1 distance: walk down the table, one move at a time."""
+    """Exact phase-1 distance: walk down the table, one move at a time.
+    (``ss`` is the place of the slice edges, 0..494.)"""
     depth = 0
-    while not (tw == 0 and fl == 0 and ss < 24):
+    while not (tw == 0 and fl == 0 and ss == 0):
         v = _h1_mod3(tw, fl, ss, fs_classidx, fs_sym, twist_conj, p1)
         want = (v + 2) % 3
         for m in range(18):
             t1 = twist_move[tw, m]
             f1 = flip_move[fl, m]
-            s1 = slice_sorted_move[ss, m]
+            s1 = slice_move[ss, m]
             if _h1_mod3(t1, f1, s1, fs_classidx, fs_sym, twist_conj, p1) == want:
                 tw, fl, ss = t1, f1, s1
                 break
@@ -134,8 +136,13 @@ def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_so
     allowed = min(bound - n1, P2_MAX)
     if allowed < 0:
         return False
-    cn = lv[n1, CN]
-    sp = lv[n1, SS]
+    # corners and slice-edge order are not tracked in phase 1 (it does not
+    # need them); follow them through the phase-1 moves now
+    cn = lv[0, CN]
+    sp = st[ROOT_SS]
+    for i in range(n1):
+        cn = corners_move[cn, lv[i, MV]]
+        sp = slice_sorted_move[sp, lv[i, MV]]
     hcs = cornslice[cn * 24 + sp]
     if hcs > allowed:
         return False
@@ -265,7 +272,7 @@ def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_so
 
 @njit(cache=True)
 def run(st, lv, lp, cube0, sol, bound, node_limit,
-        twist_move, flip_move, slice_sorted_move, corners_move, ud_edges_move,
+        twist_move, flip_move, slice_move, slice_sorted_move, corners_move, ud_edges_move,
         fs_classidx, fs_sym, twist_conj, p1, cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves,
         mode, qc, hc, fcost):
     """Search on until a solution of at most ``bound`` moves is found
@@ -300,7 +307,7 @@ def run(st, lv, lp, cube0, sol, bound, node_limit,
         lv[d, MV] = m
         tw = twist_move[lv[d, TW], m]
         fl = flip_move[lv[d, FL], m]
-        ss = slice_sorted_move[lv[d, SS], m]
+        ss = slice_move[lv[d, SS], m]
         st[NODES] += 1
         v = _h1_mod3(tw, fl, ss, fs_classidx, fs_sym, twist_conj, p1)
         hp = lv[d, H]
@@ -311,7 +318,6 @@ def run(st, lv, lp, cube0, sol, bound, node_limit,
         lv[d + 1, TW] = tw
         lv[d + 1, FL] = fl
         lv[d + 1, SS] = ss
-        lv[d + 1, CN] = corners_move[lv[d, CN], m]
         lv[d + 1, H] = h
         if togo == 0:
             # h == 0: in the subgroup. A last move inside the subgroup means a
@@ -340,17 +346,19 @@ class Searcher:
         self.sol = np.zeros(2 * MAXD, dtype=np.int64)
         c = self.cube0
         tw, fl, ss, cn = co.get_twist(c), co.get_flip(c), co.get_slice_sorted(c), co.get_corners(c)
-        h = phase1_distance(tw, fl, ss, tables["twist_move"], tables["flip_move"],
-                            tables["slice_sorted_move"], tables["fs_classidx"], tables["fs_sym"],
+        h = phase1_distance(tw, fl, ss // 24, tables["twist_move"], tables["flip_move"],
+                            tables["slice_move"], tables["fs_classidx"], tables["fs_sym"],
                             tables["twist_conj"], tables["phase1"])
-        self.lv[0, :] = (tw, fl, ss, cn, h, -1)
+        self.lv[0, :] = (tw, fl, ss // 24, cn, h, -1)
+        self.st[ROOT_SS] = ss
         self.st[L1] = h
         self.st[ROOT_PENDING] = 1 if h == 0 else 0
         self.done = False
         self.fcost = np.zeros(2, dtype=np.float64)
         t = tables
-        self.args = (t["twist_move"], t["flip_move"], t["slice_sorted_move"], t["corners_move"],
-                     t["ud_edges_move"], t["fs_classidx"], t["fs_sym"], t["twist_conj"], t["phase1"],
+        self.args = (t["twist_move"], t["flip_move"], t["slice_move"], t["slice_sorted_move"],
+                     t["corners_move"], t["ud_edges_move"], t["fs_classidx"], t["fs_sym"],
+                     t["twist_conj"], t["phase1"],
                      t["cornslice"], t["phase2"], t["c_classidx"], t["c_sym"], t["ud_edges_conj"],
                      co.MOVES)
 
