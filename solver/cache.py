@@ -97,6 +97,7 @@ def write_tables(path: Path, version: int, arrays: dict[str, np.ndarray]) -> Non
             f.write(head + b"\0" * (header_room - len(head)))
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a cache is fine to share read-only
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
