@@ -39,26 +39,25 @@ a phase-1 sequence, on cheaper alternatives of the same length."""
 
 
 @njit(cache=True, inline="always")
-def _h1_mod3(tw, fl, sl, fs_classidx, fs_sym, twist_conj, p1):
-    fs = sl * co.N_FLIP + fl
-    idx = np.int64(fs_classidx[fs]) * co.N_TWIST + twist_conj[tw, fs_sym[fs]]
+def _h1_mod3(tw, fl, sl, fs_cs, twist_conj, p1):
+    cs = np.int64(fs_cs[sl * co.N_FLIP + fl])
+    idx = (cs >> 4) * co.N_TWIST + twist_conj[tw, cs & 15]
     return get2(p1, idx)
 
 
 @njit(cache=True)
-def phase1_distance(tw, fl, ss, twist_move, flip_move, slice_move,
-                    fs_classidx, fs_sym, twist_conj, p1):
+def phase1_distance(tw, fl, ss, twist_move, flip_move, slice_move, fs_cs, twist_conj, p1):
     """Exact phase-1 distance: walk down the table, one move at a time.
     (``ss`` is the place of the slice edges, 0..494.)"""
     depth = 0
     while not (tw == 0 and fl == 0 and ss == 0):
-        v = _h1_mod3(tw, fl, ss, fs_classidx, fs_sym, twist_conj, p1)
+        v = _h1_mod3(tw, fl, ss, fs_cs, twist_conj, p1)
         want = (v + 2) % 3
         for m in range(18):
             t1 = twist_move[tw, m]
             f1 = flip_move[fl, m]
             s1 = slice_move[ss, m]
-            if _h1_mod3(t1, f1, s1, fs_classidx, fs_sym, twist_conj, p1) == want:
+            if _h1_mod3(t1, f1, s1, fs_cs, twist_conj, p1) == want:
                 tw, fl, ss = t1, f1, s1
                 break
         depth += 1
@@ -273,7 +272,7 @@ def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_so
 @njit(cache=True)
 def run(st, lv, lp, cube0, sol, bound, node_limit,
         twist_move, flip_move, slice_move, slice_sorted_move, corners_move, ud_edges_move,
-        fs_classidx, fs_sym, twist_conj, p1, cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves,
+        fs_cs, twist_conj, p1, cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves,
         mode, qc, hc, fcost):
     """Search on until a solution of at most ``bound`` moves is found
     (FOUND; ``sol`` holds it), the space is exhausted (EXHAUSTED: nothing of
@@ -309,7 +308,7 @@ def run(st, lv, lp, cube0, sol, bound, node_limit,
         fl = flip_move[lv[d, FL], m]
         ss = slice_move[lv[d, SS], m]
         st[NODES] += 1
-        v = _h1_mod3(tw, fl, ss, fs_classidx, fs_sym, twist_conj, p1)
+        v = _h1_mod3(tw, fl, ss, fs_cs, twist_conj, p1)
         hp = lv[d, H]
         h = hp + (v - hp + 1) % 3 - 1
         togo = n1 - d - 1
@@ -347,8 +346,7 @@ class Searcher:
         c = self.cube0
         tw, fl, ss, cn = co.get_twist(c), co.get_flip(c), co.get_slice_sorted(c), co.get_corners(c)
         h = phase1_distance(tw, fl, ss // 24, tables["twist_move"], tables["flip_move"],
-                            tables["slice_move"], tables["fs_classidx"], tables["fs_sym"],
-                            tables["twist_conj"], tables["phase1"])
+                            tables["slice_move"], tables["fs_cs"], tables["twist_conj"], tables["phase1"])
         self.lv[0, :] = (tw, fl, ss // 24, cn, h, -1)
         self.st[ROOT_SS] = ss
         self.st[L1] = h
@@ -357,8 +355,7 @@ class Searcher:
         self.fcost = np.zeros(2, dtype=np.float64)
         t = tables
         self.args = (t["twist_move"], t["flip_move"], t["slice_move"], t["slice_sorted_move"],
-                     t["corners_move"], t["ud_edges_move"], t["fs_classidx"], t["fs_sym"],
-                     t["twist_conj"], t["phase1"],
+                     t["corners_move"], t["ud_edges_move"], t["fs_cs"], t["twist_conj"], t["phase1"],
                      t["cornslice"], t["phase2"], t["c_classidx"], t["c_sym"], t["ud_edges_conj"],
                      co.MOVES)
 

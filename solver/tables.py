@@ -25,7 +25,7 @@ from . import coords as co
 from . import symmetry as sy
 from .cache import load_or_build
 
-VERSION = 4
+VERSION = 5
 
 # Phase-2 moves, as indices into the 18 moves: U U2 U' R2 F2 D D2 D' L2 B2.
 PHASE2_MOVES = np.array([0, 1, 2, 4, 7, 9, 10, 11, 13, 16], dtype=np.int64)
@@ -77,6 +77,8 @@ def build_moves() -> dict[str, np.ndarray]:
     fs_classidx, fs_sym, fs_rep, fs_stab = sy.build_flipslice_classes(sy.SYMS, sy.SYM_INV)
     c_classidx, c_sym, c_rep, c_stab = sy.build_corner_classes(sy.SYMS, sy.SYM_INV)
     return {
+        # class and symmetry in one word: one memory access per phase-1 node
+        "fs_cs": (fs_classidx.astype(np.uint32) << 4) | fs_sym,
         "slice_move": (sl[::24].astype(np.int64) // 24).astype(np.uint16),
         "c_classidx": c_classidx, "c_sym": c_sym, "c_rep": c_rep, "c_stab": c_stab,
         "ud_edges_conj": sy.build_ud_edges_conj(sy.SYMS, sy.SYM_INV),

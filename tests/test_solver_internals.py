@@ -58,7 +58,7 @@ def test_class_counts_match_the_literature():
 @settings(max_examples=60, deadline=None)
 def test_phase1_distance_is_a_lower_bound_and_consistent(n, seed):
     t = load()
-    args = (t["twist_move"], t["flip_move"], t["slice_move"], t["fs_classidx"], t["fs_sym"],
+    args = (t["twist_move"], t["flip_move"], t["slice_move"], t["fs_cs"],
             t["twist_conj"], t["phase1"])
     cube = SOLVED_CUBE.apply(random_scramble(n, seed))
 
@@ -91,6 +91,6 @@ def test_random_state_phase1_distance_in_range():
     for seed in range(20):
         a = co.to_array(random_cube(seed))
         d = phase1_distance(co.get_twist(a), co.get_flip(a), co.get_slice_sorted(a) // 24,
-                            t["twist_move"], t["flip_move"], t["slice_move"], t["fs_classidx"],
-                            t["fs_sym"], t["twist_conj"], t["phase1"])
+                            t["twist_move"], t["flip_move"], t["slice_move"], t["fs_cs"],
+                            t["twist_conj"], t["phase1"])
         assert 0 < d <= 12  # phase 1 never needs more than 12 moves
