@@ -139,3 +139,12 @@ def test_real_tables_cold_concurrent_then_corrupted(tmp_path):
     from solver.tables import VERSION
     assert read_tables(prune, VERSION) is not None and read_tables(moves, VERSION) is not None
     assert random_cube(3) is not None
+
+
+def test_unusable_cache_directory_builds_in_memory(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("a file where the cache directory should be")
+    monkeypatch.setenv("CUBEROBOT_CACHE", str(blocker / "cuberobot"))
+    got = load_or_build("t.tbl", 1, sample)
+    assert np.array_equal(got["a"], sample()["a"])
+    assert blocker.read_text().startswith("a file")
