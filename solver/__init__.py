@@ -3,6 +3,7 @@
 from .cubie import MOVE_CUBES, SOLVED_CUBE, Cube
 from .errors import CubeError
 from .facelets import FACES, SOLVED
+from .metrics import axial_cost, group_steps
 from .moves import Move, format_moves, htm, invert, parse_moves, qtm, simplify
 from .scramble import random_cube, random_scramble
 from .validate import normalize_facelets, parse_facelets
@@ -11,4 +12,18 @@ __all__ = [
     "Cube", "CubeError", "FACES", "MOVE_CUBES", "Move", "SOLVED", "SOLVED_CUBE",
     "format_moves", "htm", "invert", "normalize_facelets", "parse_facelets", "parse_moves",
     "qtm", "random_cube", "random_scramble", "simplify",
+    "Solution", "axial_cost", "group_steps", "prepare", "solve",
 ]
+
+_SEARCH = ("Solution", "prepare", "solve")
+
+
+def __getattr__(name: str):
+    # The search pulls in numba (half a second to import); code that only
+    # needs the cube model should not pay for it.
+    if name in _SEARCH:
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'solver' has no attribute {name!r}")
+

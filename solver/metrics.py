@@ -1,0 +1,52 @@
+"""What a solution costs: move counts, and the time a six-motor rig needs.
+
+In a rig with one motor per face, two opposite faces can turn at the same
+time, so consecutive turns of opposite faces form one *step* that takes as
+long as the slower of the two. The robot's motion planner executes exactly
+the steps of :func:`group_steps`, so the solver's cost model and the rig's
+behaviour cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .facelets import FACES, OPPOSITE
+from .moves import Move, parse_moves
+
+METRICS = ("htm", "qtm", "axial")
+
+
+def group_steps(moves: str | Iterable[Move]) -> list[list[Move]]:
+    """Moves grouped into what the rig does at once: a move joins the step
+    before it when that step is a single move on the opposite face."""
+    steps: list[list[Move]] = []
+    for m in parse_moves(moves):
+        if steps and len(steps[-1]) == 1 and OPPOSITE[FACES[steps[-1][0].face]] == m.letter:
+            steps[-1].append(m)
+        else:
+            steps.append([m])
+    return steps
+
+
+def _turn_cost(m: Move, quarter_cost: float, half_cost: float) -> float:
+    return half_cost if m.power == 2 else quarter_cost
+
+
+def axial_cost(moves: str | Iterable[Move], quarter_cost: float = 1.0, half_cost: float = 1.5) -> float:
+    """Time of a sequence on a six-motor rig, in units of a quarter turn:
+    the sum over steps of the slowest move in each step."""
+    return float(sum(max(_turn_cost(m, quarter_cost, half_cost) for m in step)
+                     for step in group_steps(moves)))
+
+
+def cost(moves: str | Iterable[Move], metric: str, quarter_cost: float = 1.0,
+         half_cost: float = 1.5) -> float:
+    moves = parse_moves(moves)
+    if metric == "htm":
+        return float(len(moves))
+    if metric == "qtm":
+        return float(sum(2 if m.power == 2 else 1 for m in moves))
+    if metric == "axial":
+        return axial_cost(moves, quarter_cost, half_cost)
+    raise ValueError(f"unknown metric {metric!r}: choose one of {', '.join(METRICS)}")

@@ -1,0 +1,384 @@
+"""The two-phase search (IDA* in both phases), compiled with numba.
+
+Phase 1 looks for move sequences of exactly ``L1`` moves that bring the cube
+into the subgroup <U, D, R2, L2, F2, B2>; ``L1`` grows from the phase-1
+distance upwards. Every time phase 1 arrives, phase 2 searches for the
+shortest completion within the subgroup that keeps the total under the
+current bound. Longer phase-1 sequences often allow much shorter phase-2
+ones, which is how the total comes down over time.
+
+The search is an explicit stack rather than recursion so it can stop after a
+number of nodes and resume later exactly where it was: the caller checks the
+clock between slices and runs several searches (orientations of the cube, its
+inverse) side by side. All state lives in the arrays of a :class:`Searcher`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import coords as co
+from .tables import PHASE2_MOVES, get2
+
+MAXD = 40
+
+# indices into the int64 state vector
+D, L1, ROOT_PENDING, NODES, SOL_LEN, ROOT_SS = 0, 1, 2, 3, 4, 5
+# columns of the per-depth phase-1 arrays (SS: place of the slice edges;
+# CN: corners, root only)
+TW, FL, SS, CN, H, MV = 0, 1, 2, 3, 4, 5
+
+PAUSED, FOUND, EXHAUSTED = 0, 1, 2
+P2_MAX = 12
+"""Longest phase 2 tried: deeper ones are slow to find and rarely needed,
+since a longer phase 1 usually leaves a much shorter phase 2."""
+ENUM_CAP = 100000
+"""When minimising a cost: phase-2 nodes spent, after the first completion of
+a phase-1 sequence, on cheaper alternatives of the same length."""
+
+
+@njit(cache=True, inline="always")
+def _h1_mod3(tw, fl, sl, fs_cs, twist_conj, p1):
+    cs = np.int64(fs_cs[sl * co.N_FLIP + fl])
+    idx = (cs >> 4) * co.N_TWIST + twist_conj[tw, cs & 15]
+    return get2(p1, idx)
+
+
+@njit(cache=True)
+def phase1_distance(tw, fl, ss, twist_move, flip_move, slice_move, fs_cs, twist_conj, p1):
+    """Exact phase-1 distance: walk down the table, one move at a time.
+    (``ss`` is the place of the slice edges, 0..494.)"""
+    depth = 0
+    while not (tw == 0 and fl == 0 and ss == 0):
+        v = _h1_mod3(tw, fl, ss, fs_cs, twist_conj, p1)
+        want = (v + 2) % 3
+        for m in range(18):
+            t1 = twist_move[tw, m]
+            f1 = flip_move[fl, m]
+            s1 = slice_move[ss, m]
+            if _h1_mod3(t1, f1, s1, fs_cs, twist_conj, p1) == want:
+                tw, fl, ss = t1, f1, s1
+                break
+        depth += 1
+    return depth
+
+
+@njit(cache=True, inline="always")
+def _blocked(f, lf):
+    """Same face twice, or opposite faces in the wrong order (D U, L R, B F)."""
+    return f == lf or f == lf - 3
+
+
+@njit(cache=True)
+def seq_cost(seq, n, mode, qc, hc):
+    """Cost of seq[:n]: mode 1 pairs consecutive opposite-face turns into one
+    step costing the larger of the two (the rig metric), mode 2 adds up."""
+    total = 0.0
+    i = 0
+    while i < n:
+        c = hc if seq[i] % 3 == 1 else qc
+        if mode == 1 and i + 1 < n and seq[i] // 3 % 3 == seq[i + 1] // 3 % 3:
+            c2 = hc if seq[i + 1] % 3 == 1 else qc
+            total += max(c, c2)
+            i += 2
+        else:
+            total += c
+            i += 1
+    return total
+
+
+@njit(cache=True, inline="always")
+def _cost_lb(d, open_, mode, cmin):
+    """Least cost of d more moves; an open last move may pair with the next."""
+    if mode == 2:
+        return d * cmin
+    if open_ and d > 0:
+        d -= 1
+    return ((d + 1) // 2) * cmin
+
+
+@njit(cache=True, inline="always")
+def _h2_mod3(c, e, c_classidx, c_sym, ud_edges_conj, p2):
+    idx = np.int64(c_classidx[c]) * co.N_PERM8 + ud_edges_conj[e, c_sym[c]]
+    return get2(p2, idx)
+
+
+@njit(cache=True)
+def phase2_distance(c, e, corners_move, ud_edges_move, c_classidx, c_sym, ud_edges_conj, p2, limit):
+    """Exact distance of (corners, U/D edges) to solved within the subgroup,
+    or ``limit + 1`` if it is larger than ``limit`` (found out sooner)."""
+    depth = 0
+    while not (c == 0 and e == 0):
+        if depth > limit:
+            return depth
+        want = (_h2_mod3(c, e, c_classidx, c_sym, ud_edges_conj, p2) + 2) % 3
+        for p in range(10):
+            m = PHASE2_MOVES[p]
+            c1 = corners_move[c, m]
+            e1 = ud_edges_move[e, m]
+            if _h2_mod3(c1, e1, c_classidx, c_sym, ud_edges_conj, p2) == want:
+                c, e = c1, e1
+                break
+        depth += 1
+    return depth
+
+
+@njit(cache=True)
+def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_sorted_move,
+            cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves, mode, qc, hc, fcost):
+    """Shortest phase-2 completion of the current phase-1 sequence. With
+    ``mode`` 0 the first one found; otherwise all of that length are looked
+    at and the cheapest in the metric wins if it beats ``fcost[0]`` (or is
+    shorter than ``fcost[1]``)."""
+    n1 = st[L1]
+    allowed = min(bound - n1, P2_MAX)
+    if allowed < 0:
+        return False
+    # corners and slice-edge order are not tracked in phase 1 (it does not
+    # need them); follow them through the phase-1 moves now
+    cn = lv[0, CN]
+    sp = st[ROOT_SS]
+    for i in range(n1):
+        cn = corners_move[cn, lv[i, MV]]
+        sp = slice_sorted_move[sp, lv[i, MV]]
+    hcs = cornslice[cn * 24 + sp]
+    if hcs > allowed:
+        return False
+    ep = cube0[16:28].copy()
+    tmp = np.empty(12, dtype=np.int64)
+    for i in range(n1):
+        mm = lv[i, MV]
+        for j in range(12):
+            tmp[j] = ep[moves[mm, 16 + j]]
+        ep[:] = tmp
+    e = co.perm_rank(ep[0:8], 8)
+    d2 = phase2_distance(cn, e, corners_move, ud_edges_move, c_classidx, c_sym, ud_edges_conj, p2,
+                         allowed)
+    h = max(hcs, d2)
+    if h > allowed:
+        return False
+    lf = lv[n1 - 1, MV] // 3 if n1 > 0 else -9
+    seq = np.empty(n1 + allowed + 1, dtype=np.int64)
+    for i in range(n1):
+        seq[i] = lv[i, MV]
+    # cost of the phase-1 part, and whether its last move is unpaired
+    cmin = min(qc, hc)
+    pcost = np.empty(allowed + 2, dtype=np.float64)
+    popen = np.zeros(allowed + 2, dtype=np.bool_)
+    pcost[0] = 0.0
+    i = 0
+    while i < n1:
+        c0 = hc if seq[i] % 3 == 1 else qc
+        if mode == 1 and i + 1 < n1 and seq[i] // 3 % 3 == seq[i + 1] // 3 % 3:
+            c1_ = hc if seq[i + 1] % 3 == 1 else qc
+            pcost[0] += max(c0, c1_)
+            i += 2
+            popen[0] = False
+        else:
+            pcost[0] += c0
+            i += 1
+            popen[0] = mode == 1
+    prune_cost = mode != 0
+    for n2 in range(h, allowed + 1):
+        if n2 == 0:
+            if mode != 0:
+                c = seq_cost(seq, n1, mode, qc, hc)
+                if c >= fcost[0] and n1 >= fcost[1]:
+                    return False
+                fcost[0] = c
+            for i in range(n1):
+                sol[i] = seq[i]
+            st[SOL_LEN] = n1
+            return True
+        found = False
+        n0 = st[NODES]
+        k = 0
+        lp[0, 0] = cn
+        lp[0, 1] = e
+        lp[0, 2] = sp
+        lp[0, 3] = -1
+        lp[0, 4] = d2
+        while True:
+            p = lp[k, 3] + 1
+            prev = PHASE2_MOVES[lp[k - 1, 3]] // 3 if k > 0 else lf
+            while p < 10 and _blocked(PHASE2_MOVES[p] // 3, prev):
+                p += 1
+            if p >= 10:
+                if k == 0:
+                    break
+                k -= 1
+                continue
+            if found and st[NODES] - n0 > ENUM_CAP:
+                break  # enough alternatives looked at for this phase-1 sequence
+            lp[k, 3] = p
+            mm = PHASE2_MOVES[p]
+            c1 = corners_move[lp[k, 0], mm]
+            s1 = slice_sorted_move[lp[k, 2], mm]
+            st[NODES] += 1
+            togo = n2 - k - 1
+            if cornslice[c1 * 24 + s1] > togo:
+                continue
+            e1 = ud_edges_move[lp[k, 1], mm]
+            v = _h2_mod3(c1, e1, c_classidx, c_sym, ud_edges_conj, p2)
+            dp = lp[k, 4]
+            d = dp + (v - dp + 1) % 3 - 1
+            if d > togo:
+                continue
+            if prune_cost:
+                # branch and bound on the metric: the cost so far plus the
+                # least the remaining moves can cost must beat the best
+                cm = hc if mm % 3 == 1 else qc
+                prev_m = seq[n1 + k - 1] if k > 0 else lv[n1 - 1, MV]
+                if popen[k] and prev_m // 3 % 3 == mm // 3 % 3:
+                    cp = hc if prev_m % 3 == 1 else qc
+                    pcost[k + 1] = pcost[k] - cp + max(cp, cm)
+                    popen[k + 1] = False
+                else:
+                    pcost[k + 1] = pcost[k] + cm
+                    popen[k + 1] = mode == 1
+                seq[n1 + k] = mm
+                if n1 + n2 >= fcost[1] and \
+                        pcost[k + 1] + _cost_lb(togo, popen[k + 1], mode, cmin) >= fcost[0] - 1e-9:
+                    continue
+            if togo == 0:
+                for i in range(n2):
+                    seq[n1 + i] = PHASE2_MOVES[lp[i, 3]]
+                if mode != 0:
+                    c = seq_cost(seq, n1 + n2, mode, qc, hc)
+                    if c >= fcost[0] and n1 + n2 >= fcost[1]:
+                        continue
+                    fcost[0] = c
+                for i in range(n1 + n2):
+                    sol[i] = seq[i]
+                st[SOL_LEN] = n1 + n2
+                if mode == 0:
+                    return True
+                if not found:
+                    n0 = st[NODES]
+                found = True
+                continue
+            k += 1
+            lp[k, 0] = c1
+            lp[k, 1] = e1
+            lp[k, 2] = s1
+            lp[k, 3] = -1
+            lp[k, 4] = d
+        if found:
+            return True
+    return False
+
+
+@njit(cache=True)
+def run(st, lv, lp, cube0, sol, bound, node_limit,
+        twist_move, flip_move, slice_move, slice_sorted_move, corners_move, ud_edges_move,
+        fs_cs, twist_conj, p1, cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves,
+        mode, qc, hc, fcost):
+    """Search on until a solution of at most ``bound`` moves is found
+    (FOUND; ``sol`` holds it), the space is exhausted (EXHAUSTED: nothing of
+    at most ``bound`` moves is left), or ``node_limit`` nodes (PAUSED)."""
+    stop = st[NODES] + node_limit
+    while True:
+        if st[ROOT_PENDING]:
+            st[ROOT_PENDING] = 0
+            if _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move,
+                       slice_sorted_move, cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves,
+                       mode, qc, hc, fcost):
+                return FOUND
+            st[L1] = max(st[L1], 1)
+        if st[L1] > bound:
+            return EXHAUSTED
+        if st[NODES] >= stop:
+            return PAUSED
+        d = st[D]
+        n1 = st[L1]
+        lf = lv[d - 1, MV] // 3 if d > 0 else -9
+        m = lv[d, MV] + 1
+        while m < 18 and _blocked(m // 3, lf):
+            m += 1
+        if m >= 18:
+            if d == 0:
+                st[L1] = n1 + 1
+                lv[0, MV] = -1
+            else:
+                st[D] = d - 1
+            continue
+        lv[d, MV] = m
+        tw = twist_move[lv[d, TW], m]
+        fl = flip_move[lv[d, FL], m]
+        ss = slice_move[lv[d, SS], m]
+        st[NODES] += 1
+        v = _h1_mod3(tw, fl, ss, fs_cs, twist_conj, p1)
+        hp = lv[d, H]
+        h = hp + (v - hp + 1) % 3 - 1
+        togo = n1 - d - 1
+        if h > togo:
+            continue
+        lv[d + 1, TW] = tw
+        lv[d + 1, FL] = fl
+        lv[d + 1, SS] = ss
+        lv[d + 1, H] = h
+        if togo == 0:
+            # h == 0: in the subgroup. A last move inside the subgroup means a
+            # shorter phase 1 was already tried with the same result.
+            if m == 0 or m == 1 or m == 2 or m == 4 or m == 7 or m == 9 or m == 10 \
+                    or m == 11 or m == 13 or m == 16:
+                continue
+            if _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move,
+                       slice_sorted_move, cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves,
+                       mode, qc, hc, fcost):
+                return FOUND
+            continue
+        st[D] = d + 1
+        lv[d + 1, MV] = -1
+
+
+class Searcher:
+    """One resumable two-phase search of one cube (given as a cubie array)."""
+
+    def __init__(self, cube: np.ndarray, tables: dict[str, np.ndarray]):
+        self.t = tables
+        self.cube0 = np.ascontiguousarray(cube, dtype=np.int64)
+        self.st = np.zeros(8, dtype=np.int64)
+        self.lv = np.zeros((MAXD + 1, 6), dtype=np.int64)
+        self.lp = np.zeros((MAXD + 1, 5), dtype=np.int64)
+        self.sol = np.zeros(2 * MAXD, dtype=np.int64)
+        c = self.cube0
+        tw, fl, ss, cn = co.get_twist(c), co.get_flip(c), co.get_slice_sorted(c), co.get_corners(c)
+        h = phase1_distance(tw, fl, ss // 24, tables["twist_move"], tables["flip_move"],
+                            tables["slice_move"], tables["fs_cs"], tables["twist_conj"], tables["phase1"])
+        self.lv[0, :] = (tw, fl, ss // 24, cn, h, -1)
+        self.st[ROOT_SS] = ss
+        self.st[L1] = h
+        self.st[ROOT_PENDING] = 1 if h == 0 else 0
+        self.done = False
+        self.fcost = np.zeros(2, dtype=np.float64)
+        t = tables
+        self.args = (t["twist_move"], t["flip_move"], t["slice_move"], t["slice_sorted_move"],
+                     t["corners_move"], t["ud_edges_move"], t["fs_cs"], t["twist_conj"], t["phase1"],
+                     t["cornslice"], t["phase2"], t["c_classidx"], t["c_sym"], t["ud_edges_conj"],
+                     co.MOVES)
+
+    @property
+    def nodes(self) -> int:
+        return int(self.st[NODES])
+
+    def step(self, bound: int, node_limit: int, mode: int = 0, quarter_cost: float = 1.0,
+             half_cost: float = 1.5, cost_bound: float = np.inf, shorter_than: int = 0) -> list[int] | None:
+        """Run up to ``node_limit`` nodes; a solution of at most ``bound``
+        moves (as move indices) if one turned up. ``self.done`` is set when
+        no solution within ``bound`` remains to be found. With ``mode`` 1
+        (axial) or 2 (weighted turns) only solutions cheaper than
+        ``cost_bound`` or shorter than ``shorter_than`` count."""
+        if self.done:
+            return None
+        fcost = self.fcost
+        fcost[0] = cost_bound
+        fcost[1] = shorter_than
+        r = run(self.st, self.lv, self.lp, self.cube0, self.sol, bound, node_limit, *self.args,
+                mode, float(quarter_cost), float(half_cost), fcost)
+        if r == FOUND:
+            return [int(x) for x in self.sol[:self.st[SOL_LEN]]]
+        if r == EXHAUSTED:
+            self.done = True
+        return None

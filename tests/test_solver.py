@@ -1,0 +1,185 @@
+"""The two-phase solver through its public API. Every solution is applied to
+the cube it claims to solve."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from solver import (
+    SOLVED,
+    SOLVED_CUBE,
+    Cube,
+    CubeError,
+    Move,
+    Solution,
+    axial_cost,
+    format_moves,
+    group_steps,
+    parse_moves,
+    prepare,
+    qtm,
+    random_cube,
+    random_scramble,
+    solve,
+)
+
+seeds = st.integers(min_value=0, max_value=2**64)
+slow = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.fixture(scope="module", autouse=True)
+def tables():
+    prepare()  # the first call may build the tables (cold cache in CI)
+
+
+def check(cube: Cube, sol: Solution) -> None:
+    assert cube.apply(sol.moves).is_solved(), (cube.to_facelets(), sol.moves)
+    moves = parse_moves(sol.moves)
+    assert sol.length == len(moves)
+    assert [m for step in sol.steps for m in step] == [str(m) for m in moves]
+    assert sol.elapsed_ms >= 0
+
+
+def test_solved_cube_gives_empty_solution():
+    for cube in (SOLVED, SOLVED_CUBE, "aaaaaaaaabbbbbbbbbcccccccccdddddddddeeeeeeeeefffffffff"):
+        sol = solve(cube)
+        assert (sol.moves, sol.length, sol.cost, sol.steps) == ("", 0, 0.0, [])
+
+
+def test_three_moves_come_back_as_three():
+    cube = SOLVED_CUBE.apply("R U F")
+    sol = solve(cube)
+    check(cube, sol)
+    assert sol.moves == "F' U' R'"
+
+
+def test_facelet_string_in_any_symbols():
+    cube = SOLVED_CUBE.apply("R U2 D' B L2")
+    text = cube.to_facelets().translate(str.maketrans("URFDLB", "wrgyob"))
+    sol = solve(text)
+    check(cube, sol)
+    assert sol.length == 5
+
+
+@given(seeds)
+@slow
+def test_random_states_solve_within_20(seed):
+    cube = random_cube(seed)
+    sol = solve(cube, max_length=20, budget_ms=5000)
+    check(cube, sol)
+    assert sol.length <= 20
+
+
+@given(st.integers(0, 7), seeds)
+@slow
+def test_short_scrambles_come_back_no_longer(n, seed):
+    moves = random_scramble(n, seed)
+    cube = SOLVED_CUBE.apply(moves)
+    sol = solve(cube, max_length=20, budget_ms=50)
+    check(cube, sol)
+    assert sol.length <= n
+
+
+def test_short_scramble_is_solved_optimally():
+    # R U R' U' has no shorter solution than 4 moves; "R L R'" is 1 move
+    for moves, optimal in (("R U R' U'", 4), ("R L R'", 1), ("F2 B2 U2 D2 R2 L2", 6)):
+        cube = SOLVED_CUBE.apply(moves)
+        sol = solve(cube, max_length=30)
+        check(cube, sol)
+        assert sol.length == optimal, (moves, sol.moves)
+
+
+def test_budget_gives_shorter_solutions_than_first_hit():
+    cube = random_cube(2024)
+    quick = solve(cube, max_length=30, budget_ms=0)
+    good = solve(cube, budget_ms=300)
+    check(cube, quick)
+    check(cube, good)
+    assert good.length <= quick.length and good.length <= 20
+
+
+def test_inverse_and_orientation_mapping_on_many_states():
+    # exercises all six searches: with a tiny budget whichever finds first wins
+    for seed in range(30):
+        cube = random_cube(seed)
+        check(cube, solve(cube, budget_ms=1))
+
+
+@pytest.mark.parametrize("metric", ["htm", "qtm", "axial"])
+def test_metrics(metric):
+    cube = random_cube(77)
+    sol = solve(cube, metric=metric, budget_ms=60)
+    check(cube, sol)
+    assert sol.metric == metric
+    if metric == "htm":
+        assert sol.cost == sol.length
+    elif metric == "qtm":
+        assert sol.cost == qtm(sol.moves)
+    else:
+        assert sol.cost == axial_cost(sol.moves)
+
+
+def test_axial_metric_is_not_worse_than_htm_search_in_axial_cost():
+    total_axial = total_htm = 0.0
+    for seed in range(8):
+        cube = random_cube(seed + 500)
+        a = solve(cube, metric="axial", budget_ms=100)
+        h = solve(cube, budget_ms=100)
+        check(cube, a)
+        total_axial += a.cost
+        total_htm += axial_cost(h.moves)
+    assert total_axial <= total_htm
+
+
+def test_custom_turn_costs():
+    cube = random_cube(3)
+    sol = solve(cube, metric="axial", quarter_cost=1.0, half_cost=3.0, budget_ms=30)
+    check(cube, sol)
+    assert sol.cost == axial_cost(sol.moves, 1.0, 3.0)
+
+
+def test_invalid_cube_raises_validator_error():
+    bad = "UUUUUUUUFURRRRRRRRFFRFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
+    with pytest.raises(CubeError) as e:
+        solve(bad)
+    assert e.value.kind == "corner-twist"
+    with pytest.raises(CubeError):
+        solve(Cube(cp=(1, 0, 2, 3, 4, 5, 6, 7)))  # a single corner swap: parity
+
+
+def test_bad_options_raise_value_error():
+    with pytest.raises(ValueError, match="metric"):
+        solve(SOLVED, metric="stm")
+    with pytest.raises(ValueError):
+        solve(SOLVED, max_length=-1)
+
+
+def test_to_dict():
+    d = solve(SOLVED_CUBE.apply("R U2")).to_dict()
+    assert set(d) == {"moves", "length", "cost", "elapsed_ms", "steps"}
+    assert d["moves"] == "U2 R'" and d["length"] == 2 and d["steps"] == [["U2"], ["R'"]]
+
+
+# -- steps and axial cost --------------------------------------------------
+def test_group_steps_pairs_opposite_faces_only():
+    steps = group_steps("R U D2 F' B L R")
+    assert [[str(m) for m in s] for s in steps] == [["R"], ["U", "D2"], ["F'", "B"], ["L", "R"]]
+    assert [[str(m) for m in s] for s in group_steps("U D U")] == [["U", "D"], ["U"]]
+    assert group_steps("") == []
+    assert all(isinstance(m, Move) for s in group_steps("R L") for m in s)
+
+
+def test_axial_cost():
+    assert axial_cost("R U D2 F' B") == 1 + 1.5 + 1
+    assert axial_cost("R2 L2", quarter_cost=1, half_cost=2) == 2
+    assert axial_cost("") == 0
+
+
+@given(st.lists(st.integers(0, 17), max_size=25))
+def test_axial_cost_bounds(indices):
+    moves = [Move.from_index(i) for i in indices]
+    text = format_moves(moves)
+    steps = group_steps(text)
+    assert sum(len(s) for s in steps) == len(moves)
+    assert all(len(s) <= 2 for s in steps)
+    assert len(moves) / 2 <= axial_cost(text) <= 1.5 * len(moves)

@@ -1,0 +1,69 @@
+"""`cuberobot solve`, run as a user runs it."""
+
+import json
+import subprocess
+import sys
+
+from solver import SOLVED_CUBE, Cube, random_cube
+
+BAD_TWIST = "UUUUUUUUFURRRRRRRRFFRFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
+
+
+def run(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "robot", *args], input=stdin,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_solve_prints_moves():
+    cube = random_cube(11)
+    r = run("solve", cube.to_facelets(), "--max-length", "20")
+    assert r.returncode == 0, r.stderr
+    moves = r.stdout.strip()
+    assert cube.apply(moves).is_solved() and len(moves.split()) <= 20
+
+
+def test_solve_json_fields():
+    cube = SOLVED_CUBE.apply("R U F")
+    r = run("solve", cube.to_facelets(), "--json", "--metric", "axial", "--budget-ms", "20")
+    out = json.loads(r.stdout)
+    assert set(out) == {"moves", "length", "cost", "elapsed_ms", "steps"}
+    assert cube.apply(out["moves"]).is_solved() and out["length"] == 3
+
+
+def test_invalid_cube_is_the_validators_error():
+    r = run("solve", BAD_TWIST)
+    assert r.returncode == 2 and "twisted" in r.stderr and "Traceback" not in r.stderr
+    check = run("check", BAD_TWIST)
+    assert check.stderr.split(":", 1)[-1].strip() in r.stderr
+
+
+def test_bad_options():
+    r = run("solve", "solved", "--metric", "fast")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    r = run("solve", "solved", "--budget-ms", "-5")
+    assert r.returncode == 2 and "budget" in r.stderr
+    r = run("solve")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    r = run("solve", "--batch", "/nonexistent/cubes.txt")
+    assert r.returncode == 2 and "cannot read" in r.stderr
+
+
+def test_batch_one_line_per_state(tmp_path):
+    cubes = [random_cube(s).to_facelets() for s in range(3)]
+    lines = [cubes[0], "not a cube", "", cubes[1], BAD_TWIST, cubes[2]]
+    f = tmp_path / "cubes.txt"
+    f.write_text("\n".join(lines) + "\n")
+    r = run("solve", "--batch", str(f), "--max-length", "20")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    out = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [o["line"] for o in out] == [1, 2, 4, 5, 6]
+    assert out[1]["error"]["kind"] == "length" and out[3]["error"]["kind"] == "corner-twist"
+    for o in (out[0], out[2], out[4]):
+        assert Cube.from_facelets(o["cube"]).apply(o["moves"]).is_solved() and o["length"] <= 20
+
+
+def test_batch_from_stdin_all_good():
+    cubes = "\n".join(random_cube(s).to_facelets() for s in (5, 6))
+    r = run("solve", "--batch", "-", "--budget-ms", "10", stdin=cubes)
+    assert r.returncode == 0
+    assert len(r.stdout.splitlines()) == 2

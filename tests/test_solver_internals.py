@@ -1,0 +1,96 @@
+"""The solver's building blocks: coordinates, symmetries, pruning tables."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from solver import SOLVED_CUBE, Move, random_cube, random_scramble
+from solver import coords as co
+from solver import symmetry as sy
+from solver.search import phase1_distance, phase2_distance
+from solver.tables import PHASE2_MOVES, load
+
+seeds = st.integers(0, 2**64)
+
+
+@given(st.integers(0, co.N_TWIST - 1), st.integers(0, co.N_FLIP - 1),
+       st.integers(0, co.N_SLICE_SORTED - 1), st.integers(0, co.N_PERM8 - 1))
+def test_coordinates_round_trip(twist, flip, slice_sorted, perm):
+    a = co.identity()
+    co.set_twist(a, twist)
+    co.set_flip(a, flip)
+    co.set_slice_sorted(a, slice_sorted)
+    assert (co.get_twist(a), co.get_flip(a), co.get_slice_sorted(a)) == (twist, flip, slice_sorted)
+    assert sum(a[8:16]) % 3 == 0 and sum(a[28:40]) % 2 == 0
+    assert sorted(a[16:28]) == list(range(12))
+    co.set_corners(a, perm)
+    assert co.get_corners(a) == perm
+    b = co.identity()
+    co.set_ud_edges(b, perm)
+    assert co.get_ud_edges(b) == perm
+
+
+def test_solved_cube_is_zero_everywhere():
+    a = co.to_array(SOLVED_CUBE)
+    assert (co.get_twist(a), co.get_flip(a), co.get_slice_sorted(a), co.get_corners(a),
+            co.get_ud_edges(a)) == (0, 0, 0, 0, 0)
+
+
+def test_symmetries_map_moves_to_moves():
+    table = sy.conj_move_table()  # raises StopIteration if a conjugate is not a move
+    assert len({tuple(x) for x in sy.SYMS}) == 16
+    for s in range(16):
+        assert sorted(table[:, s]) == list(range(18))
+        # every symmetry keeps the U-D axis: U and D turns stay U or D turns
+        assert {table[m, s] // 3 for m in (0, 9)} <= {0, 3}
+        assert np.array_equal(sy._mul(sy.SYMS[s], sy.SYMS[sy.SYM_INV[s]]), co.identity())
+    # the mirror images turn clockwise into anticlockwise
+    assert any(table[0, s] in (2, 11) for s in range(16))
+
+
+def test_class_counts_match_the_literature():
+    t = load()
+    assert t["fs_rep"].shape == (64430,)
+    assert t["c_rep"].shape == (2768,)
+
+
+@given(st.integers(0, 12), seeds)
+@settings(max_examples=60, deadline=None)
+def test_phase1_distance_is_a_lower_bound_and_consistent(n, seed):
+    t = load()
+    args = (t["twist_move"], t["flip_move"], t["slice_move"], t["fs_cs"],
+            t["twist_conj"], t["phase1"])
+    cube = SOLVED_CUBE.apply(random_scramble(n, seed))
+
+    def h(c):
+        a = co.to_array(c)
+        return phase1_distance(co.get_twist(a), co.get_flip(a), co.get_slice_sorted(a) // 24, *args)
+
+    d = h(cube)
+    assert d <= n
+    for m in range(18):  # one move changes the distance by at most one
+        assert abs(h(cube.apply([Move.from_index(m)])) - d) <= 1
+
+
+@given(st.integers(0, 14), seeds)
+@settings(max_examples=60, deadline=None)
+def test_phase2_distance_is_a_lower_bound(n, seed):
+    t = load()
+    rng = np.random.default_rng(seed)
+    moves = [Move.from_index(int(PHASE2_MOVES[rng.integers(10)])) for _ in range(n)]
+    a = co.to_array(SOLVED_CUBE.apply(moves))
+    assert (co.get_twist(a), co.get_flip(a), co.get_slice_sorted(a) < 24) == (0, 0, True)
+    d = phase2_distance(co.get_corners(a), co.get_ud_edges(a), t["corners_move"], t["ud_edges_move"],
+                        t["c_classidx"], t["c_sym"], t["ud_edges_conj"], t["phase2"], 99)
+    assert d <= n
+    assert (d == 0) == (co.get_corners(a) == 0 and co.get_ud_edges(a) == 0)
+
+
+def test_random_state_phase1_distance_in_range():
+    t = load()
+    for seed in range(20):
+        a = co.to_array(random_cube(seed))
+        d = phase1_distance(co.get_twist(a), co.get_flip(a), co.get_slice_sorted(a) // 24,
+                            t["twist_move"], t["flip_move"], t["slice_move"], t["fs_cs"],
+                            t["twist_conj"], t["phase1"])
+        assert 0 < d <= 12  # phase 1 never needs more than 12 moves
