@@ -1,0 +1,258 @@
+"""Sticker colours -> the most likely valid cube, with doubts named.
+
+The classifier calibrates itself from the scan: a cube shows each colour 9
+times, and the centres (when seen) say which colour is which face. Starting
+from the centre colours (or given colours, or a profile), it alternates
+between (1) fitting a robust Gaussian per face colour in a lightness-damped
+Lab space and (2) finding the cheapest *solvable* cube under those models
+(:mod:`vision.pieces`: whole pieces, each once, twist/flip/parity right).
+Because whole pieces are matched, a red sticker that looks orange is pulled
+back by the other colours on its piece, and by the fact that there is only
+one red-green edge.
+
+Confidence per sticker is the cost gap (in nats of the fitted model) between
+the best solvable cube and the best one with that sticker a different colour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from solver import CubeError
+from solver.facelets import FACES, position_name
+from solver.validate import parse_facelets
+
+from .color import delta_e, lab_to_rgb, rgb_to_lab
+from .pieces import best_cube
+
+L_WEIGHT = 0.5
+"""Lightness counts half: vignetting, dim light and glare move lightness far
+more than hue, while every pair of cube colours differs in a or b."""
+NU = 4.0  # Student-t degrees of freedom: one glare-struck sticker costs a bounded amount
+PRIOR_SIGMA = 6.0  # per-axis spread (feature units) assumed before the scan says otherwise
+PRIOR_WEIGHT = 4.0  # how many pseudo-samples the prior spread is worth
+SUSPECT_GAP = 6.0  # nats: a sticker whose best alternative costs less than this is in doubt
+OUTLIER_D2 = 30.0  # squared Mahalanobis distance beyond which a sticker does not look like its colour
+DRIFT_DE = 18.0  # ΔE between a scanned face colour and the profile's that means the light changed
+CLOSE_DE = 10.0  # ΔE under which two face colours are hard to tell apart
+ITERATIONS = 4
+
+
+@dataclass
+class Classification:
+    facelets: str
+    confidence: np.ndarray
+    suspects: list[int]
+    valid: bool
+    error: CubeError | None = None
+    warnings: list[str] = field(default_factory=list)
+    colors: dict[str, tuple[float, float, float]] = field(default_factory=dict)
+    """The fitted RGB colour of each face, as the scan saw it."""
+
+    @property
+    def ok(self) -> bool:
+        """Safe to act on: a valid cube with no sticker in doubt."""
+        return self.valid and not self.suspects
+
+    def to_dict(self) -> dict:
+        return {
+            "facelets": self.facelets,
+            "confidence": [round(float(c), 3) for c in self.confidence],
+            "suspects": list(self.suspects),
+            "suspect_names": [position_name(i) for i in self.suspects],
+            "valid": self.valid,
+            "ok": self.ok,
+            "error": self.error.to_dict() if self.error else None,
+            "warnings": list(self.warnings),
+        }
+
+
+def features(lab: np.ndarray) -> np.ndarray:
+    out = np.array(lab, dtype=np.float64, copy=True)
+    out[..., 0] *= L_WEIGHT
+    return out
+
+
+def _face_colours_from(profile) -> dict[str, np.ndarray]:
+    if profile is None:
+        return {}
+    colours = getattr(profile, "face_colors", profile)
+    return {f: np.asarray(colours[f], float) for f in FACES if f in colours}
+
+
+def _initial_means(lab: np.ndarray, centers, profile) -> np.ndarray:
+    """Lab means per face: seen centre, else given centre colour, else profile,
+    else NaN (to be found by clustering)."""
+    means = np.full((6, 3), np.nan)
+    given = {k: np.asarray(v, float) for k, v in (centers or {}).items()}
+    prof = _face_colours_from(profile)
+    for c, f in enumerate(FACES):
+        centre = lab[9 * c + 4]
+        if not np.isnan(centre).any():
+            means[c] = centre
+        elif f in given:
+            means[c] = rgb_to_lab(given[f])
+        elif f in prof:
+            means[c] = rgb_to_lab(prof[f])
+    return means
+
+
+def _cluster_missing(x: np.ndarray, means: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """Fill unknown face colours by farthest-point seeding and k-means over
+    the seen stickers; which cluster is which face is settled afterwards by
+    the piece matcher (it tries the assignments of clusters to faces)."""
+    known = ~np.isnan(means).any(axis=1)
+    pts = x[seen]
+    centres = [m for m in means[known]]
+    while len(centres) < 6:
+        d = np.min([np.linalg.norm(pts - c, axis=1) for c in centres], axis=0) if centres else \
+            np.linalg.norm(pts - pts.mean(0), axis=1)
+        centres.append(pts[int(np.argmax(d))])
+    centres = np.array(centres)
+    fixed = len(means[known])
+    for _ in range(10):
+        lab_ = np.argmin(np.linalg.norm(pts[:, None] - centres[None], axis=2), axis=1)
+        for k in range(fixed, 6):
+            if np.any(lab_ == k):
+                centres[k] = np.median(pts[lab_ == k], axis=0)
+    out = means.copy()
+    out[~known] = centres[fixed:]
+    return out
+
+
+def _costs(x: np.ndarray, seen: np.ndarray, mu: np.ndarray, cov: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Student-t negative log-likelihood of each sticker under each face
+    colour; unseen stickers cost nothing anywhere (the pieces decide)."""
+    inv = np.linalg.inv(cov)
+    _, logdet = np.linalg.slogdet(cov)
+    d = x[:, None, :] - mu[None, :, :]
+    d2 = np.einsum("nca,cab,ncb->nc", d, inv, d)
+    d2 = np.where(seen[:, None], d2, 0.0)
+    cost = 0.5 * (NU + 3) * np.log1p(d2 / NU) + 0.5 * logdet[None, :]
+    cost[~seen] = 0.0
+    return cost, d2
+
+
+def _fit(x: np.ndarray, seen: np.ndarray, assign: np.ndarray, prior_mu: np.ndarray):
+    mu = prior_mu.copy()
+    cov = np.empty((6, 3, 3))
+    prior = np.eye(3) * PRIOR_SIGMA**2
+    for c in range(6):
+        pts = x[seen & (assign == c)]
+        if len(pts):
+            mu[c] = np.median(pts, axis=0) if len(pts) >= 3 else pts.mean(0)
+            d = pts - mu[c]
+            # Huber-like damping so one glare-struck sticker does not inflate the spread
+            w = 1.0 / np.maximum(1.0, np.linalg.norm(d, axis=1) / (3 * PRIOR_SIGMA))
+            s = (d * w[:, None]).T @ (d * w[:, None])
+            cov[c] = (s + PRIOR_WEIGHT * prior) / (len(pts) + PRIOR_WEIGHT)
+        else:
+            cov[c] = prior * 4
+    return mu, cov
+
+
+def classify(samples, *, centers: Mapping[str, object] | None = None, profile=None) -> Classification:
+    """The most likely valid cube for 54 RGB sticker colours (facelet order,
+    NaN rows for stickers not seen). ``centers`` gives face -> RGB for
+    hidden centres; ``profile`` (a :class:`vision.profile.Profile` or a
+    face -> RGB mapping) seeds the colours and is checked for drift."""
+    rgb = np.asarray(samples, dtype=np.float64)
+    if rgb.shape != (54, 3):
+        raise ValueError(f"samples must have shape (54, 3), not {rgb.shape}")
+    seen = ~np.isnan(rgb).any(axis=1)
+    warnings: list[str] = []
+    if seen.sum() < 9:
+        return Classification("?" * 54, np.zeros(54), list(range(54)), False,
+                              CubeError("length", f"only {int(seen.sum())} stickers seen"),
+                              ["too few stickers seen to read the cube"])
+    lab = rgb_to_lab(np.clip(np.nan_to_num(rgb, nan=0.0), 0, 255))
+    lab[~seen] = np.nan
+    x = features(lab)
+    means_lab = _initial_means(lab, centers, profile)
+    unknown = np.isnan(means_lab).any(axis=1)
+    mu = features(means_lab)
+    if unknown.any():
+        mu = _cluster_missing(x, mu, seen)
+    cov = np.repeat((np.eye(3) * PRIOR_SIGMA**2 * 4)[None], 6, axis=0)
+    x0 = np.where(seen[:, None], x, 0.0)
+
+    sol = None
+    prev = None
+    for it in range(ITERATIONS):
+        cost, _ = _costs(x0, seen, mu, cov)
+        if unknown.any() and it == 0:
+            cost = _resolve_unknown_faces(cost, unknown)
+        sol = best_cube(cost, marginals=False)
+        f = sol.facelets()
+        if f == prev:
+            break
+        prev = f
+        assign = np.array([FACES.index(ch) for ch in f])
+        mu, cov = _fit(x0, seen, assign, mu)
+    cost, d2 = _costs(x0, seen, mu, cov)
+    sol = best_cube(cost)
+    facelets = sol.facelets()
+    assign = np.array([FACES.index(ch) for ch in facelets])
+
+    marg = sol.sticker_marginal.copy()
+    marg[np.arange(54), assign] = np.inf
+    gap = np.maximum(marg.min(axis=1) - sol.total, 0.0)
+    confidence = 1.0 - np.exp(-gap / 3.0)
+    own_d2 = d2[np.arange(54), assign]
+    suspect = (gap < SUSPECT_GAP) | (seen & (own_d2 > OUTLIER_D2))
+    for c in range(6):
+        suspect[9 * c + 4] = False
+    # a centre nobody told us the colour of and that was not seen is a guess
+    suspect[[9 * c + 4 for c in range(6) if unknown[c]]] = True if unknown.all() else False
+    confidence[suspect] = np.minimum(confidence[suspect], 0.5)
+    suspects = [int(i) for i in np.flatnonzero(suspect)]
+
+    error = None
+    valid = True
+    try:
+        parse_facelets(facelets)
+    except CubeError as e:  # cannot happen for the matcher's output; kept as the contract's guard
+        valid, error = False, e
+
+    fitted_lab = mu.copy()
+    fitted_lab[:, 0] /= L_WEIGHT
+    colors = {f: tuple(float(v) for v in lab_to_rgb(fitted_lab[c])) for c, f in enumerate(FACES)}
+    prof = _face_colours_from(profile)
+    if prof:
+        drift = {f: float(delta_e(fitted_lab[c], rgb_to_lab(prof[f])))
+                 for c, f in enumerate(FACES) if f in prof}
+        far = {f: d for f, d in drift.items() if d > DRIFT_DE}
+        if far:
+            warnings.append("colours have drifted from the calibration profile ("
+                            + ", ".join(f"{f} ΔE {d:.0f}" for f, d in sorted(far.items()))
+                            + "): the light changed, recalibrate")
+    de = delta_e(fitted_lab[:, None], fitted_lab[None])
+    for a in range(6):
+        for b in range(a + 1, 6):
+            if de[a, b] < CLOSE_DE:
+                warnings.append(f"faces {FACES[a]} and {FACES[b]} look alike (ΔE {de[a, b]:.1f})")
+    if suspects:
+        warnings.append(f"{len(suspects)} sticker(s) in doubt: "
+                        + ", ".join(position_name(i) for i in suspects[:12])
+                        + ("..." if len(suspects) > 12 else ""))
+    return Classification(facelets, confidence, suspects, valid, error, warnings, colors)
+
+
+def _resolve_unknown_faces(cost: np.ndarray, unknown: np.ndarray) -> np.ndarray:
+    """Clusters found without a centre are not yet tied to a face: try every
+    way of giving them to the unknown faces and keep the one whose best
+    solvable cube is cheapest."""
+    from itertools import permutations
+
+    idx = np.flatnonzero(unknown)
+    best, best_cost = None, None
+    for perm in permutations(idx):
+        c = cost.copy()
+        c[:, idx] = cost[:, list(perm)]
+        total = best_cube(c, marginals=False).total
+        if best_cost is None or total < best_cost:
+            best, best_cost = c, total
+    return best
