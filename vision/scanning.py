@@ -12,7 +12,7 @@ import numpy as np
 from solver.facelets import FACES
 
 from .capture import open_camera
-from .classify import Classification, classify
+from .classifier import Classification, classify
 from .errors import VisionError
 from .profile import Profile, apply_gains
 from .sample import sample_faces
