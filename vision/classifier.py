@@ -35,7 +35,8 @@ NU = 4.0  # Student-t degrees of freedom: one glare-struck sticker costs a bound
 PRIOR_SIGMA = 6.0  # per-axis spread (feature units) assumed before the scan says otherwise
 PRIOR_WEIGHT = 4.0  # how many pseudo-samples the prior spread is worth
 SUSPECT_GAP = 6.0  # nats: a sticker whose best alternative costs less than this is in doubt
-OUTLIER_D2 = 30.0  # squared Mahalanobis distance beyond which a sticker does not look like its colour
+OUTLIER_D2 = 100.0  # squared Mahalanobis distance to every colour beyond which a sticker looks like none
+OVERRULED_NATS = 4.0  # how much worse than its best-looking colour a sticker may be made to be
 DRIFT_DE = 18.0  # ΔE between a scanned face colour and the profile's that means the light changed
 CLOSE_DE = 10.0  # ΔE under which two face colours are hard to tell apart
 ITERATIONS = 4
@@ -70,10 +71,34 @@ class Classification:
         }
 
 
-def features(lab: np.ndarray) -> np.ndarray:
-    out = np.array(lab, dtype=np.float64, copy=True)
-    out[..., 0] *= L_WEIGHT
-    return out
+FEATURE_SPACE = "logrgb"
+LOG_EPS = 0.004  # linear-light floor: keeps the log of a near-black channel from exploding
+LOG_SCALE = 20.0  # log units -> roughly ΔE-sized units, so one set of spreads fits both spaces
+INTENSITY_WEIGHT = 0.3
+
+
+def features(rgb: np.ndarray) -> np.ndarray:
+    """Sticker colour -> the space colours are compared in.
+
+    ``logrgb`` (default): log of linear-light RGB, as two chromaticities
+    (log R/G, log B/G) and a down-weighted log intensity. A change in the
+    light's brightness or colour multiplies linear RGB, so here it is a
+    *shift* - the same for every colour - which a per-face offset absorbs
+    exactly, and red against orange differs by a fixed amount whether the
+    scan is dim or bright. ``lab``: CIELAB with lightness at half weight."""
+    rgb = np.asarray(rgb, dtype=np.float64)
+    if FEATURE_SPACE == "lab":
+        out = rgb_to_lab(rgb)
+        out[..., 0] *= L_WEIGHT
+        return out
+    c = np.clip(rgb, 0, 255) / 255.0
+    lin = np.where(c <= 0.04045, c / 12.92, ((np.maximum(c, 0.04045) + 0.055) / 1.055) ** 2.4)
+    lg = np.log(lin + LOG_EPS)
+    out = np.empty_like(lg)
+    out[..., 0] = lg[..., 0] - lg[..., 1]
+    out[..., 1] = lg[..., 2] - lg[..., 1]
+    out[..., 2] = INTENSITY_WEIGHT * lg.mean(axis=-1)
+    return out * LOG_SCALE
 
 
 def _face_colours_from(profile) -> dict[str, np.ndarray]:
@@ -83,20 +108,20 @@ def _face_colours_from(profile) -> dict[str, np.ndarray]:
     return {f: np.asarray(colours[f], float) for f in FACES if f in colours}
 
 
-def _initial_means(lab: np.ndarray, centers, profile) -> np.ndarray:
-    """Lab means per face: seen centre, else given centre colour, else profile,
+def _initial_means(rgb: np.ndarray, centers, profile) -> np.ndarray:
+    """RGB means per face: seen centre, else given centre colour, else profile,
     else NaN (to be found by clustering)."""
     means = np.full((6, 3), np.nan)
     given = {k: np.asarray(v, float) for k, v in (centers or {}).items()}
     prof = _face_colours_from(profile)
     for c, f in enumerate(FACES):
-        centre = lab[9 * c + 4]
+        centre = rgb[9 * c + 4]
         if not np.isnan(centre).any():
             means[c] = centre
         elif f in given:
-            means[c] = rgb_to_lab(given[f])
+            means[c] = given[f]
         elif f in prof:
-            means[c] = rgb_to_lab(prof[f])
+            means[c] = prof[f]
     return means
 
 
@@ -154,6 +179,88 @@ def _fit(x: np.ndarray, seen: np.ndarray, assign: np.ndarray, prior_mu: np.ndarr
     return mu, cov
 
 
+FACE_OF = np.arange(54) // 9
+BETA_SIGMA = 4.0  # typical per-face light difference (feature units) the model allows without cost
+
+
+def _kmeans_from(x0: np.ndarray, seen: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    """Means after a few k-means steps from the centre colours: a second
+    start that does not trust any single centre sticker (glare on a centre
+    would otherwise pull its whole colour off)."""
+    m = mu.copy()
+    pts = x0[seen]
+    for _ in range(6):
+        lab_ = np.argmin(((pts[:, None] - m[None]) ** 2).sum(-1), axis=1)
+        for c in range(6):
+            sel = pts[lab_ == c]
+            if len(sel) >= 3:
+                m[c] = np.median(sel, axis=0)
+    return m
+
+
+def _em(x0, seen, mu, unknown):
+    """Alternate fitting the colour models (and each face's light offset)
+    and finding the best solvable cube; returns the fit and its solution."""
+    cov = np.repeat((np.eye(3) * PRIOR_SIGMA**2 * 4)[None], 6, axis=0)
+    beta = np.zeros((6, 3))
+    prev = None
+    for it in range(ITERATIONS):
+        cost, _ = _costs(x0 - beta[FACE_OF], seen, mu, cov)
+        if unknown.any() and it == 0:
+            cost = _resolve_unknown_faces(cost, unknown)
+        f = best_cube(cost, marginals=False).facelets()
+        if f == prev:
+            break
+        prev = f
+        assign = np.array([FACES.index(ch) for ch in f])
+        for _ in range(2):
+            mu, cov = _fit(x0 - beta[FACE_OF], seen, assign, mu)
+            beta = _face_offsets(x0, seen, assign, mu, cov)
+    cost, d2 = _costs(x0 - beta[FACE_OF], seen, mu, cov)
+    cost = cost + _beta_penalty(beta, cov) / 54.0
+    sol = best_cube(cost)
+    return mu, cov, beta, cost, d2, sol
+
+
+def _face_offsets(x0, seen, assign, mu, cov) -> np.ndarray:
+    """Each face's shift in colour space (it faces the lamp differently),
+    shrunk towards zero, with the mean shift fixed at zero."""
+    r = x0 - mu[assign]
+    beta = np.zeros((6, 3))
+    var = np.array([np.trace(c) / 3 for c in cov])
+    for f in range(6):
+        sel = seen & (FACE_OF == f)
+        if sel.sum() >= 4:
+            med = np.median(r[sel], axis=0)
+            lam = np.mean(var[assign[sel]]) / BETA_SIGMA**2
+            beta[f] = med * sel.sum() / (sel.sum() + lam)
+    return beta - beta.mean(axis=0)
+
+
+def _beta_penalty(beta, cov) -> float:
+    return float(0.5 * (beta**2).sum() / BETA_SIGMA**2)
+
+
+def _linear(rgb: np.ndarray) -> np.ndarray:
+    c = np.clip(np.nan_to_num(rgb), 0, 255) / 255.0
+    return np.where(c <= 0.04045, c / 12.92, ((np.maximum(c, 0.04045) + 0.055) / 1.055) ** 2.4)
+
+
+def _glare_like(rgb: np.ndarray, seen: np.ndarray, assign: np.ndarray) -> np.ndarray:
+    """Stickers that look like their colour plus added light (brighter in
+    every channel): a reflection, which the pieces may overrule without doubt."""
+    lin = _linear(rgb)
+    out = np.zeros(54, bool)
+    for c in range(6):
+        sel = seen & (assign == c)
+        if sel.sum() < 3:
+            continue
+        m = np.median(lin[sel], axis=0)
+        o = lin[sel]
+        out[sel] = (o >= 0.8 * m - 0.01).all(axis=1) & (o.sum(axis=1) > 1.3 * m.sum())
+    return out
+
+
 def classify(samples, *, centers: Mapping[str, object] | None = None, profile=None) -> Classification:
     """The most likely valid cube for 54 RGB sticker colours (facelet order,
     NaN rows for stickers not seen). ``centers`` gives face -> RGB for
@@ -168,32 +275,25 @@ def classify(samples, *, centers: Mapping[str, object] | None = None, profile=No
         return Classification("?" * 54, np.zeros(54), list(range(54)), False,
                               CubeError("length", f"only {int(seen.sum())} stickers seen"),
                               ["too few stickers seen to read the cube"])
-    lab = rgb_to_lab(np.clip(np.nan_to_num(rgb, nan=0.0), 0, 255))
-    lab[~seen] = np.nan
-    x = features(lab)
-    means_lab = _initial_means(lab, centers, profile)
-    unknown = np.isnan(means_lab).any(axis=1)
-    mu = features(means_lab)
+    rgb = np.where(seen[:, None], np.clip(rgb, 0, 255), np.nan)
+    x = features(np.nan_to_num(rgb))
+    x[~seen] = np.nan
+    means_rgb = _initial_means(rgb, centers, profile)
+    unknown = np.isnan(means_rgb).any(axis=1)
+    mu = features(np.nan_to_num(means_rgb))
+    mu[unknown] = np.nan
     if unknown.any():
         mu = _cluster_missing(x, mu, seen)
-    cov = np.repeat((np.eye(3) * PRIOR_SIGMA**2 * 4)[None], 6, axis=0)
     x0 = np.where(seen[:, None], x, 0.0)
-
-    sol = None
-    prev = None
-    for it in range(ITERATIONS):
-        cost, _ = _costs(x0, seen, mu, cov)
-        if unknown.any() and it == 0:
-            cost = _resolve_unknown_faces(cost, unknown)
-        sol = best_cube(cost, marginals=False)
-        f = sol.facelets()
-        if f == prev:
-            break
-        prev = f
-        assign = np.array([FACES.index(ch) for ch in f])
-        mu, cov = _fit(x0, seen, assign, mu)
-    cost, d2 = _costs(x0, seen, mu, cov)
-    sol = best_cube(cost)
+    starts = [mu]
+    if not unknown.any():
+        starts.append(_kmeans_from(x0, seen, mu))
+    best = None
+    for mu0 in starts:
+        fit = _em(x0, seen, mu0, unknown)
+        if best is None or fit[-1].total < best[-1].total:
+            best = fit
+    mu, cov, beta, cost, d2, sol = best
     facelets = sol.facelets()
     assign = np.array([FACES.index(ch) for ch in facelets])
 
@@ -201,8 +301,11 @@ def classify(samples, *, centers: Mapping[str, object] | None = None, profile=No
     marg[np.arange(54), assign] = np.inf
     gap = np.maximum(marg.min(axis=1) - sol.total, 0.0)
     confidence = 1.0 - np.exp(-gap / 3.0)
-    own_d2 = d2[np.arange(54), assign]
-    suspect = (gap < SUSPECT_GAP) | (seen & (own_d2 > OUTLIER_D2))
+    nearest_d2 = d2.min(axis=1)
+    # the pieces overruled what the camera saw: the sticker looks clearly like another colour
+    overruled = cost[np.arange(54), assign] - cost.min(axis=1) > OVERRULED_NATS
+    overruled &= ~_glare_like(rgb, seen, assign)
+    suspect = (gap < SUSPECT_GAP) | (seen & ((nearest_d2 > OUTLIER_D2) | overruled))
     for c in range(6):
         suspect[9 * c + 4] = False
     # a centre nobody told us the colour of and that was not seen is a guess
@@ -217,8 +320,11 @@ def classify(samples, *, centers: Mapping[str, object] | None = None, profile=No
     except CubeError as e:  # cannot happen for the matcher's output; kept as the contract's guard
         valid, error = False, e
 
-    fitted_lab = mu.copy()
-    fitted_lab[:, 0] /= L_WEIGHT
+    fitted_lab = np.zeros((6, 3))
+    for c in range(6):
+        sel = seen & (assign == c)
+        fitted_lab[c] = np.median(rgb_to_lab(rgb[sel]), axis=0) if sel.any() else rgb_to_lab(
+            np.nan_to_num(means_rgb[c], nan=128.0))
     colors = {f: tuple(float(v) for v in lab_to_rgb(fitted_lab[c])) for c, f in enumerate(FACES)}
     prof = _face_colours_from(profile)
     if prof:

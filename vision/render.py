@@ -28,7 +28,7 @@ SHADES = {
 }
 SCHEME = {"U": "white", "D": "yellow", "F": "green", "B": "blue", "R": "red", "L": "orange"}
 # The one brand pair whose red and orange are only a few ΔE apart.
-HARD_RED, HARD_ORANGE = (205, 45, 35), (225, 70, 20)
+HARD_RED, HARD_ORANGE = (205, 45, 35), (215, 65, 30)
 
 
 def kelvin_to_gains(kelvin: float) -> np.ndarray:
