@@ -103,11 +103,20 @@ def test_a_contradicting_sticker_is_named():
     rgb = colours(f, seed=5)
     # make two stickers of one edge look like the other's colours: no real piece fits
     i = 1  # U2, on the UB edge with B2
-    wrong = next(ch for ch in FACES if ch not in (f[1], f[46]))
+    wrong = next(ch for ch in "BFR" if ch not in (f[1], f[46]))
     rgb[i] = STD[wrong]
     r = classify(rgb)
     assert not r.ok
     assert i in r.suspects or r.facelets[i] != f[i] and i in r.suspects
+
+
+def test_a_washed_out_sticker_is_read_from_its_piece_and_reported():
+    f = random_cube(13).to_facelets()
+    i = next(k for k in range(54) if k % 9 != 4 and f[k] in "DR")
+    rgb = colours(f, seed=1)
+    rgb[i] = (252, 252, 252)
+    r = classify(rgb)
+    assert r.facelets == f and i in r.reflections
 
 
 def test_glare_on_a_sticker_is_right_or_flagged():

@@ -52,6 +52,10 @@ class Classification:
     warnings: list[str] = field(default_factory=list)
     colors: dict[str, tuple[float, float, float]] = field(default_factory=dict)
     """The fitted RGB colour of each face, as the scan saw it."""
+    reflections: list[int] = field(default_factory=list)
+    """Stickers that looked like their colour washed out by added light and
+    were read from their pieces; not counted as doubtful here (the pieces
+    are sure), but a scan that can see the picture may decide otherwise."""
 
     @property
     def ok(self) -> bool:
@@ -303,8 +307,9 @@ def classify(samples, *, centers: Mapping[str, object] | None = None, profile=No
     confidence = 1.0 - np.exp(-gap / 3.0)
     nearest_d2 = d2.min(axis=1)
     # the pieces overruled what the camera saw: the sticker looks clearly like another colour
-    overruled = cost[np.arange(54), assign] - cost.min(axis=1) > OVERRULED_NATS
-    overruled &= ~_glare_like(rgb, seen, assign)
+    overruled = seen & (cost[np.arange(54), assign] - cost.min(axis=1) > OVERRULED_NATS)
+    reflections = overruled & _glare_like(rgb, seen, assign)
+    overruled &= ~reflections
     suspect = (gap < SUSPECT_GAP) | (seen & ((nearest_d2 > OUTLIER_D2) | overruled))
     for c in range(6):
         suspect[9 * c + 4] = False
@@ -344,7 +349,8 @@ def classify(samples, *, centers: Mapping[str, object] | None = None, profile=No
         warnings.append(f"{len(suspects)} sticker(s) in doubt: "
                         + ", ".join(position_name(i) for i in suspects[:12])
                         + ("..." if len(suspects) > 12 else ""))
-    return Classification(facelets, confidence, suspects, valid, error, warnings, colors)
+    refl = [int(i) for i in np.flatnonzero(reflections) if not suspect[i]]
+    return Classification(facelets, confidence, suspects, valid, error, warnings, colors, refl)
 
 
 def _resolve_unknown_faces(cost: np.ndarray, unknown: np.ndarray) -> np.ndarray:

@@ -39,15 +39,34 @@ def _cells(warped: np.ndarray, cell: int) -> np.ndarray:
     return g.transpose(0, 2, 1, 3, 4).reshape(9, k * k, 3)
 
 
-def robust_colours(pixels_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _ring(warped: np.ndarray, cell: int) -> np.ndarray:
+    """(9, n, 3) pixels of each sticker just outside the sampled part: the
+    reference that shows a reflection covering the whole middle."""
+    m = int(round(cell * (1 - INNER) / 2))
+    a = max(1, m // 2 + 1)
+    g = warped.reshape(3, cell, 3, cell, 3).transpose(0, 2, 1, 3, 4).reshape(9, cell, cell, 3)
+    mask = np.zeros((cell, cell), bool)
+    mask[a:cell - a, a:cell - a] = True
+    mask[m:cell - m, m:cell - m] = False
+    return g[:, mask]
+
+
+def robust_colours(pixels_bgr: np.ndarray, ring_bgr: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(m, n, 3) BGR pixels per sticker -> RGB colour (m, 3), spread in ΔE
-    (m,), and the fraction of pixels dropped as glare (m,)."""
+    (m,), and the fraction of pixels dropped as glare (m,). Glare is light
+    much brighter and greyer than the rest of the sticker or than its rim."""
     lab = rgb_to_lab(pixels_bgr[..., ::-1].astype(np.float64))
     L = lab[..., 0]
     chroma = np.hypot(lab[..., 1], lab[..., 2])
     medL = np.median(L, axis=1, keepdims=True)
     medC = np.median(chroma, axis=1, keepdims=True)
-    glare = (L > medL + 12) & (chroma < 0.8 * medC + 5) | (pixels_bgr.min(axis=-1) >= 250) & (medL < 95)
+    refL, refC = medL, medC
+    if ring_bgr is not None:
+        ring = rgb_to_lab(ring_bgr[..., ::-1].astype(np.float64))
+        refL = np.minimum(medL, np.median(ring[..., 0], axis=1, keepdims=True))
+        refC = np.maximum(medC, np.median(np.hypot(ring[..., 1], ring[..., 2]), axis=1, keepdims=True))
+    glare = (L > refL + 12) & (chroma < 0.8 * refC + 5) | (pixels_bgr.min(axis=-1) >= 250) & (medL < 95)
     dark = L < medL - 25
     keep = ~(glare | dark)
     few = keep.sum(axis=1) < 0.2 * keep.shape[1]
@@ -63,8 +82,10 @@ def sample_faces(image: np.ndarray, faces) -> dict[str, tuple[np.ndarray, np.nda
     """face letter -> (RGB (9, 3), spread (9,), glare fraction (9,)) for each FaceSpec."""
     if not faces:
         return {}
-    cells = np.concatenate([_cells(warp_face(image, f), CELL) for f in faces], axis=0)
-    rgb, spread, glare = robust_colours(cells)
+    warped = [warp_face(image, f) for f in faces]
+    cells = np.concatenate([_cells(w, CELL) for w in warped], axis=0)
+    rings = np.concatenate([_ring(w, CELL) for w in warped], axis=0)
+    rgb, spread, glare = robust_colours(cells, rings)
     out = {}
     for k, f in enumerate(faces):
         sl = slice(9 * k, 9 * k + 9)

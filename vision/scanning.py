@@ -9,7 +9,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from solver.facelets import FACES
+from solver.facelets import FACES, position_name
 
 from .capture import open_camera
 from .classifier import Classification, classify
@@ -78,11 +78,13 @@ def classify_measured(samples, spread, glare, *, centers=None, profile=None) -> 
     centre = np.zeros(54, bool)
     centre[[9 * c + 4 for c in range(6)]] = True
     unreadable = seen & ~centre & ((glare > GLARE_DOUBT) | (L < DARK_DOUBT_L))
+    unreadable[result.reflections] = True  # the camera saw a reflection, not the colour
     extra = [int(i) for i in np.flatnonzero(unreadable) if i not in result.suspects]
     if extra:
         result.suspects = sorted(result.suspects + extra)
         result.confidence[extra] = np.minimum(result.confidence[extra], 0.5)
-        result.warnings.append(f"{len(extra)} sticker(s) hidden by glare or darkness")
+        result.warnings.append(f"{len(extra)} sticker(s) hidden by glare or darkness: "
+                               + ", ".join(position_name(i) for i in extra))
     return result
 
 
