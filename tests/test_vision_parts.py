@@ -107,11 +107,11 @@ def test_geometry_toml_round_trip():
 
 def test_annotate_and_click_mapping():
     truth = random_cube(4).to_facelets()
-    r = scan(CAMS, VIEWS, sim_state=truth, sim_seed=5, sim_lighting=Lighting(glare_stickers={0: 3.0}))
+    r = scan(CAMS, VIEWS, sim_state=truth, sim_seed=5, sim_lighting=Lighting(shadow_faces={"F": 0.01}))
     img = annotate(r.frames["A"], VIEWS[0], r)
     assert img.shape == r.frames["A"].shape and (img != r.frames["A"]).any()
-    # the doubtful sticker is ringed in magenta
-    assert 0 in r.classification.suspects
+    # the stickers of the face in the dark are in doubt and ringed in magenta
+    assert set(range(18, 27)) - {22} <= set(r.classification.suspects)
     mask = (img[..., 0] == 255) & (img[..., 1] == 0) & (img[..., 2] == 255)
     assert mask.sum() > 50
     # a click on each sticker's centre finds that sticker

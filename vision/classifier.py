@@ -222,7 +222,7 @@ def _em(x0, seen, mu, unknown):
             beta = _face_offsets(x0, seen, assign, mu, cov)
     cost, d2 = _costs(x0 - beta[FACE_OF], seen, mu, cov)
     cost = cost + _beta_penalty(beta, cov) / 54.0
-    sol = best_cube(cost)
+    sol = best_cube(cost, marginals=False)
     return mu, cov, beta, cost, d2, sol
 
 
@@ -243,6 +243,18 @@ def _face_offsets(x0, seen, assign, mu, cov) -> np.ndarray:
 
 def _beta_penalty(beta, cov) -> float:
     return float(0.5 * (beta**2).sum() / BETA_SIGMA**2)
+
+
+def _doubtful(sol, cost) -> bool:
+    """Any sticker close to changing, or any overruled by its piece."""
+    f = sol.facelets()
+    assign = np.array([FACES.index(ch) for ch in f])
+    marg = sol.sticker_marginal.copy()
+    marg[np.arange(54), assign] = np.inf
+    gap = marg.min(axis=1) - sol.total
+    gap[[9 * c + 4 for c in range(6)]] = np.inf
+    forced = cost[np.arange(54), assign] - cost.min(axis=1)
+    return bool((gap < 2 * SUSPECT_GAP).any() or (forced > OVERRULED_NATS).any())
 
 
 def _linear(rgb: np.ndarray) -> np.ndarray:
@@ -289,15 +301,14 @@ def classify(samples, *, centers: Mapping[str, object] | None = None, profile=No
     if unknown.any():
         mu = _cluster_missing(x, mu, seen)
     x0 = np.where(seen[:, None], x, 0.0)
-    starts = [mu]
-    if not unknown.any():
-        starts.append(_kmeans_from(x0, seen, mu))
-    best = None
-    for mu0 in starts:
-        fit = _em(x0, seen, mu0, unknown)
-        if best is None or fit[-1].total < best[-1].total:
-            best = fit
-    mu, cov, beta, cost, d2, sol = best
+    mu, cov, beta, cost, d2, sol = _em(x0, seen, mu, unknown)
+    sol = best_cube(cost)  # now with the min-marginals
+    if not unknown.any() and _doubtful(sol, cost):
+        # a second start that trusts no single centre; keep whichever explains the scan better
+        fit = _em(x0, seen, _kmeans_from(x0, seen, mu), unknown)
+        if fit[-1].total < sol.total - 1e-9:
+            mu, cov, beta, cost, d2, _ = fit
+            sol = best_cube(cost)
     facelets = sol.facelets()
     assign = np.array([FACES.index(ch) for ch in facelets])
 

@@ -61,78 +61,93 @@ def _popcount(x):
     return c
 
 
+_POP = np.array([bin(m).count("1") for m in range(1 << 12)], dtype=np.int64)
+
+
 @njit(cache=True)
-def _forward(cost, k):
+def _forward(cost, k, pop):
     n = cost.shape[0]
     full = 1 << n
     f = np.full((full, k, 2), INF)
     f[0, 0, 0] = 0.0
     for mask in range(1, full):
-        s = _popcount(mask) - 1
+        s = pop[mask] - 1
         for p in range(n):
             bit = 1 << p
             if not mask & bit:
                 continue
             prev = mask ^ bit
-            inv = _popcount(prev >> (p + 1)) & 1
+            inv = pop[prev >> (p + 1)] & 1
             for o in range(k):
                 c = cost[s, p, o]
                 for t in range(k):
-                    pt = (t - o) % k
-                    for q in range(2):
-                        w = f[prev, pt, q ^ inv] + c
-                        if w < f[mask, t, q]:
-                            f[mask, t, q] = w
+                    pt = t - o
+                    if pt < 0:
+                        pt += k
+                    w0 = f[prev, pt, inv] + c
+                    w1 = f[prev, pt, 1 - inv] + c
+                    if w0 < f[mask, t, 0]:
+                        f[mask, t, 0] = w0
+                    if w1 < f[mask, t, 1]:
+                        f[mask, t, 1] = w1
     return f
 
 
 @njit(cache=True)
-def _backward(cost, k, term):
+def _backward(cost, k, term, pop):
     n = cost.shape[0]
     full = 1 << n
     b = np.full((full, k, 2), INF)
     b[full - 1, 0, 0] = term[0]
     b[full - 1, 0, 1] = term[1]
     for mask in range(full - 2, -1, -1):
-        s = _popcount(mask)
+        s = pop[mask]
         for p in range(n):
             bit = 1 << p
             if mask & bit:
                 continue
-            inv = _popcount(mask >> (p + 1)) & 1
+            inv = pop[mask >> (p + 1)] & 1
             nm = mask | bit
             for o in range(k):
                 c = cost[s, p, o]
                 for t in range(k):
-                    nt = (t + o) % k
-                    for q in range(2):
-                        w = c + b[nm, nt, q ^ inv]
-                        if w < b[mask, t, q]:
-                            b[mask, t, q] = w
+                    nt = t + o
+                    if nt >= k:
+                        nt -= k
+                    w0 = c + b[nm, nt, inv]
+                    w1 = c + b[nm, nt, 1 - inv]
+                    if w0 < b[mask, t, 0]:
+                        b[mask, t, 0] = w0
+                    if w1 < b[mask, t, 1]:
+                        b[mask, t, 1] = w1
     return b
 
 
 @njit(cache=True)
-def _marginals(cost, k, f, b):
+def _marginals(cost, k, f, b, pop):
     n = cost.shape[0]
     full = 1 << n
     m = np.full((n, n, k), INF)
     for mask in range(full - 1):
-        s = _popcount(mask)
+        s = pop[mask]
         for p in range(n):
             bit = 1 << p
             if mask & bit:
                 continue
-            inv = _popcount(mask >> (p + 1)) & 1
+            inv = pop[mask >> (p + 1)] & 1
             nm = mask | bit
             for o in range(k):
                 best = INF
                 for t in range(k):
-                    nt = (t + o) % k
-                    for q in range(2):
-                        w = f[mask, t, q] + b[nm, nt, q ^ inv]
-                        if w < best:
-                            best = w
+                    nt = t + o
+                    if nt >= k:
+                        nt -= k
+                    w = f[mask, t, 0] + b[nm, nt, inv]
+                    if w < best:
+                        best = w
+                    w = f[mask, t, 1] + b[nm, nt, 1 - inv]
+                    if w < best:
+                        best = w
                 w = best + cost[s, p, o]
                 if w < m[s, p, o]:
                     m[s, p, o] = w
@@ -197,22 +212,22 @@ def best_cube(cost: np.ndarray, marginals: bool = True) -> Solution:
     with ``marginals`` also every sticker's cost of each colour."""
     cost = np.ascontiguousarray(cost, dtype=np.float64)
     cc, ec = choice_costs(cost)
-    fc = _forward(cc, 3)
+    fc = _forward(cc, 3, _POP)
     best_c = fc[255, 0, :].copy()
-    be = _backward(ec, 2, best_c)
+    be = _backward(ec, 2, best_c, _POP)
     centre_cost = sum(cost[9 * c + 4, c] for c in range(6))
     total = be[0, 0, 0] + centre_cost
     ep, eo = _best_path(ec, 2, be)
     # the corners follow the parity the edges' best path chose
     term = np.array([INF, INF])
     term[_parity(ep)] = 0.0
-    cp, co = _best_path(cc, 3, _backward(cc, 3, term))
+    cp, co = _best_path(cc, 3, _backward(cc, 3, term, _POP))
     if not marginals:
         return Solution(cp, co, ep, eo, float(total), None)
-    fe = _forward(ec, 2)
-    bc = _backward(cc, 3, fe[4095, 0, :].copy())
-    mc = _marginals(cc, 3, fc, bc)
-    me = _marginals(ec, 2, fe, be)
+    fe = _forward(ec, 2, _POP)
+    bc = _backward(cc, 3, fe[4095, 0, :].copy(), _POP)
+    mc = _marginals(cc, 3, fc, bc, _POP)
+    me = _marginals(ec, 2, fe, be, _POP)
 
     sm = np.full((54, 6), INF)
     for c in range(6):

@@ -20,6 +20,7 @@ from .setup import CameraSpec, ViewSpec
 
 GLARE_DOUBT = 0.5  # a sticker mostly covered by glare was not really seen
 DARK_DOUBT_L = 6.0  # nor one too dark to show any colour
+REFLECTION_SURE = 1 - np.exp(-4.0)  # confidence (a 12-nat gap) that lets a piece read through a reflection
 
 
 @dataclass
@@ -78,7 +79,9 @@ def classify_measured(samples, spread, glare, *, centers=None, profile=None) -> 
     centre = np.zeros(54, bool)
     centre[[9 * c + 4 for c in range(6)]] = True
     unreadable = seen & ~centre & ((glare > GLARE_DOUBT) | (L < DARK_DOUBT_L))
-    unreadable[result.reflections] = True  # the camera saw a reflection, not the colour
+    # a reflection read through by its piece is doubtful unless the piece is beyond doubt
+    refl = [i for i in result.reflections if result.confidence[i] < REFLECTION_SURE]
+    unreadable[refl] = True
     extra = [int(i) for i in np.flatnonzero(unreadable) if i not in result.suspects]
     if extra:
         result.suspects = sorted(result.suspects + extra)
