@@ -144,6 +144,18 @@ def test_wrong_frame_size_is_refused(tmp_path):
 def test_sim_camera_without_a_cube_is_an_error():
     with pytest.raises(VisionError, match="simulated"):
         open_camera(CAMS[0])
+    with pytest.raises(VisionError, match="simulated"):
+        open_camera(CameraSpec("elsewhere", "sim"), sim_state=SOLVED)
+
+
+def test_sim_camera_defaults_to_the_simulated_rig_view():
+    cam = open_camera(CAMS[0], sim_state=SOLVED, sim_seed=1)
+    try:
+        img = cam.grab()
+    finally:
+        cam.close()
+    got = sample_faces(img, VIEWS[0].faces)
+    assert set(got) == {"U", "R", "F"}
 
 
 @pytest.mark.parametrize("seed", [11, 12])

@@ -149,6 +149,10 @@ def open_camera(spec: CameraSpec, *, sim_state: str | None = None, sim_seed: int
     through ``sim_view`` (random light from ``sim_seed``, or ``sim_lighting``)
     into a temporary image sequence read back through VideoCapture."""
     if spec.source == "sim":
+        if sim_view is None:  # the default simulated rig's view for this camera, if it has one
+            from .setup import default_sim_setup
+
+            sim_view = next((v for v in default_sim_setup()[1] if v.camera == spec.name), None)
         if sim_state is None or sim_view is None:
             raise VisionError(f"camera {spec.name!r} is simulated but no simulated cube or view was given")
         tmp = Path(tempfile.mkdtemp(prefix=f"cuberobot-sim-{spec.name}-"))

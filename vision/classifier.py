@@ -76,12 +76,21 @@ class Classification:
 
 
 FEATURE_SPACE = "logrgb"
-LOG_EPS = 0.004  # linear-light floor: keeps the log of a near-black channel from exploding
+LOG_EPS = 0.01  # linear-light floor: keeps the log of a near-black channel from exploding
 LOG_SCALE = 20.0  # log units -> roughly ΔE-sized units, so one set of spreads fits both spaces
 INTENSITY_WEIGHT = 0.3
+RELATIVE_FLOOR = True
 
 
-def features(rgb: np.ndarray) -> np.ndarray:
+def exposure(rgb: np.ndarray) -> float:
+    """The scan's brightness in linear light (90th percentile of each
+    sticker's brightest channel): the log floor is set relative to it, so a
+    dim scan keeps its colour differences instead of sinking into the floor."""
+    lin = _linear(rgb[~np.isnan(rgb).any(axis=1)])
+    return float(max(np.percentile(lin.max(axis=1), 90), 0.01)) if len(lin) else 1.0
+
+
+def features(rgb: np.ndarray, scale: float = 1.0) -> np.ndarray:
     """Sticker colour -> the space colours are compared in.
 
     ``logrgb`` (default): log of linear-light RGB, as two chromaticities
@@ -97,7 +106,7 @@ def features(rgb: np.ndarray) -> np.ndarray:
         return out
     c = np.clip(rgb, 0, 255) / 255.0
     lin = np.where(c <= 0.04045, c / 12.92, ((np.maximum(c, 0.04045) + 0.055) / 1.055) ** 2.4)
-    lg = np.log(lin + LOG_EPS)
+    lg = np.log(lin / scale + LOG_EPS)
     out = np.empty_like(lg)
     out[..., 0] = lg[..., 0] - lg[..., 1]
     out[..., 1] = lg[..., 2] - lg[..., 1]
@@ -292,11 +301,12 @@ def classify(samples, *, centers: Mapping[str, object] | None = None, profile=No
                               CubeError("length", f"only {int(seen.sum())} stickers seen"),
                               ["too few stickers seen to read the cube"])
     rgb = np.where(seen[:, None], np.clip(rgb, 0, 255), np.nan)
-    x = features(np.nan_to_num(rgb))
+    scale = exposure(rgb) if RELATIVE_FLOOR else 1.0
+    x = features(np.nan_to_num(rgb), scale)
     x[~seen] = np.nan
     means_rgb = _initial_means(rgb, centers, profile)
     unknown = np.isnan(means_rgb).any(axis=1)
-    mu = features(np.nan_to_num(means_rgb))
+    mu = features(np.nan_to_num(means_rgb), scale)
     mu[unknown] = np.nan
     if unknown.any():
         mu = _cluster_missing(x, mu, seen)
