@@ -86,7 +86,7 @@ def exposure(rgb: np.ndarray) -> float:
     """The scan's brightness in linear light (90th percentile of each
     sticker's brightest channel): the log floor is set relative to it, so a
     dim scan keeps its colour differences instead of sinking into the floor."""
-    lin = _linear(rgb[~np.isnan(rgb).any(axis=1)])
+    lin = to_linear(rgb[~np.isnan(rgb).any(axis=1)])
     return float(max(np.percentile(lin.max(axis=1), 90), 0.01)) if len(lin) else 1.0
 
 
@@ -266,7 +266,7 @@ def _doubtful(sol, cost) -> bool:
     return bool((gap < 2 * SUSPECT_GAP).any() or (forced > OVERRULED_NATS).any())
 
 
-def _linear(rgb: np.ndarray) -> np.ndarray:
+def to_linear(rgb: np.ndarray) -> np.ndarray:
     c = np.clip(np.nan_to_num(rgb), 0, 255) / 255.0
     return np.where(c <= 0.04045, c / 12.92, ((np.maximum(c, 0.04045) + 0.055) / 1.055) ** 2.4)
 
@@ -274,7 +274,7 @@ def _linear(rgb: np.ndarray) -> np.ndarray:
 def _glare_like(rgb: np.ndarray, seen: np.ndarray, assign: np.ndarray) -> np.ndarray:
     """Stickers that look like their colour plus added light (brighter in
     every channel): a reflection, which the pieces may overrule without doubt."""
-    lin = _linear(rgb)
+    lin = to_linear(rgb)
     out = np.zeros(54, bool)
     for c in range(6):
         sel = seen & (assign == c)

@@ -19,7 +19,7 @@ from .sample import sample_faces
 from .setup import CameraSpec, ViewSpec
 
 GLARE_DOUBT = 0.5  # a sticker mostly covered by glare was not really seen
-DARK_DOUBT_L = 6.0  # nor one too dark to show any colour
+DARK_DOUBT = 0.05  # nor one whose brightest channel has under 5 % of the scan's light (shadow)
 REFLECTION_SURE = 1 - np.exp(-4.0)  # confidence (a 12-nat gap) that lets a piece read through a reflection
 
 
@@ -71,14 +71,14 @@ def measure(frames: dict[str, np.ndarray], views: list[ViewSpec], profile: Profi
 
 def classify_measured(samples, spread, glare, *, centers=None, profile=None) -> Classification:
     """Classify, then add the stickers the camera could not really see."""
-    from .color import rgb_to_lab
+    from .classifier import to_linear, exposure
 
     result = classify(samples, centers=centers, profile=profile)
     seen = ~np.isnan(samples).any(axis=1)
-    L = rgb_to_lab(np.nan_to_num(samples))[:, 0]
+    dark = to_linear(samples).max(axis=1) < DARK_DOUBT * exposure(samples)
     centre = np.zeros(54, bool)
     centre[[9 * c + 4 for c in range(6)]] = True
-    unreadable = seen & ~centre & ((glare > GLARE_DOUBT) | (L < DARK_DOUBT_L))
+    unreadable = seen & ~centre & ((glare > GLARE_DOUBT) | dark)
     # a reflection read through by its piece is doubtful unless the piece is beyond doubt
     refl = [i for i in result.reflections if result.confidence[i] < REFLECTION_SURE]
     unreadable[refl] = True
