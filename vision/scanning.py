@@ -71,7 +71,7 @@ def measure(frames: dict[str, np.ndarray], views: list[ViewSpec], profile: Profi
 
 def classify_measured(samples, spread, glare, *, centers=None, profile=None) -> Classification:
     """Classify, then add the stickers the camera could not really see."""
-    from .classifier import to_linear, exposure
+    from .classifier import exposure, to_linear
 
     result = classify(samples, centers=centers, profile=profile)
     seen = ~np.isnan(samples).any(axis=1)
