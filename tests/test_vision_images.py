@@ -206,3 +206,31 @@ def test_hand_held_scan_with_the_guide():
     # the guide drawn over the picture does not change what is read inside it
     again = sample_faces(shown, (view.faces[2],))
     assert np.allclose(again["F"][0], sample_faces(r.frames["hand:F"], (view.faces[2],))["F"][0], atol=25)
+
+
+def test_saved_photos_read_through_the_camera_code():
+    """Two saved JPEGs (dim 2900 K light, vignetting, a reflection, red and
+    orange ΔE 8.9 apart) read as still-image cameras, with the geometry
+    from the TOML next to them."""
+    tomllib = pytest.importorskip("tomllib")
+    from pathlib import Path
+
+    data = Path(__file__).parent / "data"
+    cfg = tomllib.loads((data / "warm-dim.toml").read_text())
+    views = [ViewSpec(v["name"], v["camera"], tuple(FaceSpec(f["face"], tuple(map(tuple, f["corners"])),
+                                                             f["top_left"]) for f in v["face"]))
+             for v in cfg["view"]]
+    cams = [CameraSpec(v.name, str(data / f"warm-dim-{v.name}.jpg"), 640, 360, warmup_frames=1,
+                       average_frames=2) for v in views]
+    frames = {}
+    for cam, view in zip(cams, views):
+        c = Camera(cam)
+        try:
+            frames[view.name] = c.grab()
+        finally:
+            c.close()
+    from vision.scanning import classify_measured
+
+    samples, spread, glare = measure(frames, views)
+    r = classify_measured(samples, spread, glare)
+    assert r.facelets == cfg["truth"]
