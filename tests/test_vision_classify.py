@@ -89,6 +89,16 @@ def test_two_hidden_centres_without_any_colours_are_found_from_the_pieces():
     assert r.facelets == f
 
 
+def test_no_centre_colours_at_all_is_never_ok():
+    """Without two neighbouring centres the cube's colours fit any of the
+    cube's turns equally well: the answer must not be passed as sure."""
+    f = random_cube(16).to_facelets()
+    rgb = colours(f, seed=7)
+    rgb[[13, 22, 40, 49]] = np.nan  # only the U and D centres (opposite) are seen
+    r = classify(rgb)
+    assert not r.ok and any("cannot be told" in w for w in r.warnings)
+
+
 def test_unseen_sticker_is_filled_in_by_its_piece():
     f = random_cube(10).to_facelets()
     rgb = colours(f, seed=4)

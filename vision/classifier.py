@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solver import CubeError
-from solver.facelets import FACES, position_name
+from solver.facelets import FACES, OPPOSITE, position_name
 from solver.validate import parse_facelets
 
 from .color import delta_e, lab_to_rgb, rgb_to_lab
@@ -334,9 +334,15 @@ def classify(samples, *, centers: Mapping[str, object] | None = None, profile=No
     suspect = (gap < SUSPECT_GAP) | (seen & ((nearest_d2 > OUTLIER_D2) | overruled))
     for c in range(6):
         suspect[9 * c + 4] = False
-    # a centre nobody told us the colour of and that was not seen is a guess
-    suspect[[9 * c + 4 for c in range(6) if unknown[c]]] = True if unknown.all() else False
     confidence[suspect] = np.minimum(confidence[suspect], 0.5)
+    known = [FACES[c] for c in range(6) if not unknown[c]]
+    if not any(b not in (a, OPPOSITE[a]) for a in known for b in known):
+        # no two neighbouring centres known: a whole-cube turn of the colours fits as well
+        suspect |= seen
+        for c in range(6):
+            suspect[9 * c + 4] = False
+        warnings.append("which colour belongs to which face cannot be told: the centres were not seen"
+                        " and no centre colours or profile were given")
     suspects = [int(i) for i in np.flatnonzero(suspect)]
 
     error = None
