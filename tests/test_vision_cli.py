@@ -82,6 +82,9 @@ def test_scan_and_calibrate_on_the_simulated_rig(tmp_path):
     r = run("calibrate", "--profile", "cli", "--dir", str(tmp_path / "p"), "--seed", "1")
     assert r.returncode == 0, r.stderr
     assert "smallest colour difference" in r.stdout and (tmp_path / "p" / "cli.json").exists()
+    saved = json.loads((tmp_path / "p" / "cli.json").read_text())
+    assert saved["cameras"]["A"]["settings"]["width"] == 1280
+    assert len(saved["cameras"]["B"]["gains"]["D"]) == 9
 
 
 def test_scan_bad_arguments():

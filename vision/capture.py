@@ -53,7 +53,9 @@ class Camera:
         self.name = spec.name
         self._source = spec.source if source is None else source
         self._cleanup = cleanup
-        self.settings: dict = {}
+        self.settings: dict = {"source": str(spec.source), "width": spec.width, "height": spec.height,
+                               "auto_exposure": spec.auto_exposure,
+                               "auto_white_balance": spec.auto_white_balance}
         self._cap = None
         self._open()
         for _ in range(max(0, spec.warmup_frames)):
@@ -85,7 +87,7 @@ class Camera:
             props = {"width": cv2.CAP_PROP_FRAME_WIDTH, "height": cv2.CAP_PROP_FRAME_HEIGHT,
                      "auto_exposure": cv2.CAP_PROP_AUTO_EXPOSURE, "exposure": cv2.CAP_PROP_EXPOSURE,
                      "auto_wb": cv2.CAP_PROP_AUTO_WB, "wb_temperature": cv2.CAP_PROP_WB_TEMPERATURE}
-            self.settings = {k: cap.get(v) for k, v in props.items()}
+            self.settings.update({f"reported_{k}": cap.get(v) for k, v in props.items()})
             log.info("camera %s settings: %s", self.name, self.settings)
         self._cap = cap
 

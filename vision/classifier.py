@@ -3,8 +3,9 @@
 The classifier calibrates itself from the scan: a cube shows each colour 9
 times, and the centres (when seen) say which colour is which face. Starting
 from the centre colours (or given colours, or a profile), it alternates
-between (1) fitting a robust Gaussian per face colour in a lightness-damped
-Lab space and (2) finding the cheapest *solvable* cube under those models
+between (1) fitting a robust Gaussian per face colour, plus a light offset
+per face, in log linear-light RGB (see :func:`features`) and (2) finding the
+cheapest *solvable* cube under those models
 (:mod:`vision.pieces`: whole pieces, each once, twist/flip/parity right).
 Because whole pieces are matched, a red sticker that looks orange is pulled
 back by the other colours on its piece, and by the fact that there is only
@@ -72,6 +73,7 @@ class Classification:
             "ok": self.ok,
             "error": self.error.to_dict() if self.error else None,
             "warnings": list(self.warnings),
+            "reflections": list(self.reflections),
         }
 
 

@@ -92,8 +92,9 @@ def classify_measured(samples, spread, glare, *, centers=None, profile=None) -> 
 
 
 def capture_frames(cameras: list[CameraSpec], views: list[ViewSpec], *, sim_state=None, sim_seed=None,
-                   sim_lighting=None) -> dict[str, np.ndarray]:
-    """One averaged frame per view (hand-held views: one per face)."""
+                   sim_lighting=None, settings: dict | None = None) -> dict[str, np.ndarray]:
+    """One averaged frame per view (hand-held views: one per face). The
+    settings each camera ran with are put into ``settings`` if given."""
     by_name = {c.name: c for c in cameras}
     frames: dict[str, np.ndarray] = {}
     for i, view in enumerate(views):
@@ -110,6 +111,8 @@ def capture_frames(cameras: list[CameraSpec], views: list[ViewSpec], *, sim_stat
         cam = open_camera(spec, sim_state=sim_state, sim_seed=seed, sim_view=view, sim_lighting=sim_lighting)
         try:
             frames[view.name] = cam.grab()
+            if settings is not None:
+                settings[spec.name] = dict(cam.settings)
         finally:
             cam.close()
     return frames
@@ -136,8 +139,6 @@ def scan(cameras: list[CameraSpec], views: list[ViewSpec], *, profile: Profile |
     frames = capture_frames(cameras, views, sim_state=sim_state, sim_seed=sim_seed, sim_lighting=sim_lighting)
     flat = expand_views(views)
     samples, spread, glare = measure(frames, flat, profile)
-    if centers is None and profile is not None:
-        centers = None  # classify takes the profile's colours for hidden centres itself
     result = classify_measured(samples, spread, glare, centers=centers, profile=profile)
     sr = ScanResult(result.facelets, result, samples, spread, glare, frames=frames, views=flat)
     sr.images = {v.name: annotate(frames[v.name], v, sr) for v in flat if v.name in frames}

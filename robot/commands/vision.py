@@ -154,7 +154,8 @@ def _calibrate(args) -> int:
             print(f"geometry written to {args.output}", file=sys.stderr)
         print(text)
         return 0
-    frames = capture_frames(cameras, views, sim_state=SOLVED, sim_seed=args.seed)
+    settings: dict = {}
+    frames = capture_frames(cameras, views, sim_state=SOLVED, sim_seed=args.seed, settings=settings)
     flat = expand_views(views)
     seen: dict[str, dict[str, np.ndarray]] = {}
     for v in flat:
@@ -162,7 +163,6 @@ def _calibrate(args) -> int:
         for f in v.faces:
             k = FACES.index(f.face)
             seen.setdefault(v.camera, {})[f.face] = samples[9 * k:9 * k + 9]
-    settings = {}
     profile = build_profile(args.profile, seen, settings)
     path = save_profile(profile, Path(args.dir) if args.dir else None)
     for f in FACES:
