@@ -47,3 +47,53 @@ class ViewSpec:
     hand_held: bool = False
     """One face at a time shown to the camera inside an on-screen guide; the
     view then has one FaceSpec per face, all with the guide's corners."""
+
+
+# --- the default simulated rig --------------------------------------------
+
+# Each face as drawn in the net: its top-left corner in cube coordinates
+# (x towards R, y towards U, z towards F, the cube spanning -1.5..1.5) and
+# the directions of the net's "right" and "down".
+NET_FRAMES = {
+    "U": ((-1.5, 1.5, -1.5), (1, 0, 0), (0, 0, 1)),
+    "R": ((1.5, 1.5, 1.5), (0, 0, -1), (0, -1, 0)),
+    "F": ((-1.5, 1.5, 1.5), (1, 0, 0), (0, -1, 0)),
+    "D": ((-1.5, -1.5, 1.5), (1, 0, 0), (0, 0, -1)),
+    "L": ((-1.5, 1.5, -1.5), (0, 0, 1), (0, -1, 0)),
+    "B": ((1.5, 1.5, -1.5), (-1, 0, 0), (0, -1, 0)),
+}
+
+
+def project_face(face: str, position, up, *, focal: float, size: tuple[int, int]) -> FaceSpec:
+    """The FaceSpec a pinhole camera at ``position`` looking at the cube's
+    centre would see (corners in net order, so ``top_left`` is 0)."""
+    import numpy as np
+
+    pos = np.asarray(position, float)
+    fwd = -pos / np.linalg.norm(pos)
+    right = np.cross(fwd, np.asarray(up, float))
+    right /= np.linalg.norm(right)
+    true_up = np.cross(right, fwd)
+    tl, r, d = (np.asarray(v, float) for v in NET_FRAMES[face])
+    pts = []
+    for p in (tl, tl + 3 * r, tl + 3 * r + 3 * d, tl + 3 * d):
+        rel = p - pos
+        z = rel @ fwd
+        pts.append((round(float(size[0] / 2 + focal * (rel @ right) / z), 2),
+                    round(float(size[1] / 2 - focal * (rel @ true_up) / z), 2)))
+    return FaceSpec(face=face, corners=tuple(pts), top_left=0)
+
+
+def default_sim_setup() -> tuple[list[CameraSpec], list[ViewSpec]]:
+    """Two simulated 1280x720 cameras at opposite corners of the cube: A
+    sees U, R, F from the URF corner, B sees D, L, B from the DBL corner."""
+    size = (1280, 720)
+    cams = [CameraSpec("A", "sim", *size), CameraSpec("B", "sim", *size)]
+    d = 12.0
+    views = [
+        ViewSpec("A", "A", tuple(project_face(f, (d, d, d), (0, 1, 0), focal=2100, size=size)
+                                 for f in "URF")),
+        ViewSpec("B", "B", tuple(project_face(f, (-d, -d, -d), (0, -1, 0), focal=2100, size=size)
+                                 for f in "DLB")),
+    ]
+    return cams, views

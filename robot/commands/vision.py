@@ -1,0 +1,209 @@
+"""Vision commands: classify, scan, calibrate."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from solver import SOLVED, random_cube
+from solver.facelets import FACES, position_name
+
+from ..errors import UserError
+
+
+def load_setup(args):
+    """(cameras, views, profile) for the scan and calibrate commands: the
+    configuration file when ``--config`` is given, else the default
+    simulated rig; ``--profile`` overrides the configured colour profile."""
+    from vision.profile import load_profile
+    from vision.setup import default_sim_setup
+
+    profile = None
+    if getattr(args, "config", None):
+        try:
+            from robot.config import load_config  # the rig configuration loader
+        except ImportError:
+            raise UserError("--config needs the rig configuration loader (robot.config),"
+                            " which this build does not have") from None
+        cfg = load_config(args.config)
+        cameras, views = list(cfg.cameras), list(cfg.views)
+        profile = getattr(cfg, "profile", None)
+        if isinstance(profile, str):
+            profile = load_profile(profile)
+    else:
+        cameras, views = default_sim_setup()
+    name = getattr(args, "use_profile", None)
+    if name:
+        profile = load_profile(name)
+    return cameras, views, profile
+
+
+def _read_rgb_file(path: str) -> np.ndarray:
+    try:
+        data = json.loads(Path(path).read_text() if path != "-" else sys.stdin.read())
+    except OSError as e:
+        raise UserError(f"cannot read {path}: {e.strerror or e}") from None
+    except json.JSONDecodeError as e:
+        raise UserError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from None
+    rgb = data.get("rgb") if isinstance(data, dict) else None
+    if not isinstance(rgb, list) or len(rgb) != 54:
+        raise UserError(f'{path}: expected {{"rgb": [[r, g, b] x 54]}} (null for a sticker not seen)')
+    out = np.full((54, 3), np.nan)
+    for i, v in enumerate(rgb):
+        if v is None:
+            continue
+        if (not isinstance(v, list) or len(v) != 3
+                or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
+                or not all(0 <= x <= 255 for x in v)):
+            raise UserError(f"{path}: sticker {i} ({position_name(i)}) must be [r, g, b] with values"
+                            f" 0..255 or null, not {json.dumps(v)}")
+        out[i] = v
+    return out
+
+
+def _line(result, prefix: str = "") -> str:
+    cls = getattr(result, "classification", result)
+    if cls.ok:
+        state = "ok"
+    elif not cls.valid:
+        state = f"invalid: {cls.error}"
+    else:
+        state = "in doubt: " + " ".join(position_name(i) for i in cls.suspects)
+    return f"{prefix}{cls.facelets} {state}"
+
+
+def _classify(args) -> int:
+    from vision import classify
+
+    inputs = [(p, _read_rgb_file(p)) for p in args.rgb_json]  # all checked before any output
+    all_ok = True
+    for path, rgb in inputs:
+        r = classify(rgb)
+        all_ok &= r.ok
+        if args.json:
+            print(json.dumps({"file": path, **r.to_dict()}))
+        else:
+            print(_line(r, f"{path}: " if len(inputs) > 1 else ""))
+        for w in r.warnings:
+            print(f"{path}: warning: {w}", file=sys.stderr)
+    return 0 if all_ok else 1
+
+
+def _sim_state(args) -> str | None:
+    if getattr(args, "sim_state", None):
+        from solver import normalize_facelets, parse_facelets
+
+        parse_facelets(args.sim_state)
+        return normalize_facelets(args.sim_state)
+    return random_cube(args.seed).to_facelets()
+
+
+def _scan(args) -> int:
+    from vision import scan
+    from vision.preview import has_display, interactive
+
+    cameras, views, profile = load_setup(args)
+    truth = _sim_state(args)
+    while True:
+        result = scan(cameras, views, profile=profile, sim_state=truth, sim_seed=args.seed,
+                      debug_dir=args.save_debug)
+        facelets = result.facelets
+        if args.preview and not args.headless and has_display():
+            action, facelets = interactive(result)
+            if action == "rescan":
+                continue
+            if action == "quit":
+                print("scan abandoned", file=sys.stderr)
+                return 1
+            if facelets != result.facelets:
+                from solver import parse_facelets
+
+                parse_facelets(facelets)  # a hand-corrected cube must still be a real one
+                print(facelets)
+                return 0
+        break
+    cls = result.classification
+    if args.json:
+        print(json.dumps({**cls.to_dict(), "debug_dir": args.save_debug}))
+    else:
+        print(_line(result))
+    for w in cls.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if args.save_debug:
+        print(f"annotated images in {args.save_debug}", file=sys.stderr)
+    return 0 if cls.ok else 1
+
+
+def _calibrate(args) -> int:
+    from vision.profile import TOO_CLOSE_DE, build_profile, save_profile
+    from vision.scanning import capture_frames, expand_views, measure
+
+    cameras, views, _ = load_setup(args)
+    if args.geometry:
+        from vision.geometry import click_geometry, geometry_toml
+
+        by_name = {c.name: c for c in cameras}
+        new_views = [click_geometry(by_name[v.camera], v.name, "".join(f.face for f in v.faces))
+                     for v in views]
+        text = geometry_toml(new_views)
+        if args.output:
+            Path(args.output).write_text(text)
+            print(f"geometry written to {args.output}", file=sys.stderr)
+        print(text)
+        return 0
+    settings: dict = {}
+    frames = capture_frames(cameras, views, sim_state=SOLVED, sim_seed=args.seed, settings=settings)
+    flat = expand_views(views)
+    seen: dict[str, dict[str, np.ndarray]] = {}
+    for v in flat:
+        samples, _, _ = measure({v.name: frames[v.name]}, [v])
+        for f in v.faces:
+            k = FACES.index(f.face)
+            seen.setdefault(v.camera, {})[f.face] = samples[9 * k:9 * k + 9]
+    profile = build_profile(args.profile, seen, settings)
+    path = save_profile(profile, Path(args.dir) if args.dir else None)
+    for f in FACES:
+        r, g, b = profile.face_colors[f]
+        print(f"{f}: rgb({r:.0f}, {g:.0f}, {b:.0f})")
+    d, a, b = profile.separation()
+    print(f"smallest colour difference: {a}-{b} ΔE {d:.1f}")
+    if d < TOO_CLOSE_DE:
+        print(f"warning: faces {a} and {b} are too close to tell apart reliably (ΔE {d:.1f} <"
+              f" {TOO_CLOSE_DE:g}): improve the light (whiter, more even) and calibrate again",
+              file=sys.stderr)
+    print(f"profile {profile.name!r} saved to {path}")
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("classify", help="read stickers' RGB colours from JSON and name the cube")
+    p.add_argument("--rgb-json", nargs="+", required=True, metavar="FILE",
+                   help='files of {"rgb": [[r, g, b] x 54]} in facelet order, null for unseen; - for stdin')
+    p.add_argument("--json", action="store_true", help="one JSON object per file")
+    p.set_defaults(func=_classify)
+
+    def common(p):
+        p.add_argument("--config", metavar="FILE", help="rig configuration (default: the simulated rig)")
+        p.add_argument("--seed", type=int, default=None, help="simulated cameras: cube and light")
+        p.add_argument("--save-debug", metavar="DIR", default=None, help="write annotated PNGs here")
+
+    p = sub.add_parser("scan", help="capture the configured views and print the facelets")
+    common(p)
+    p.add_argument("--profile", dest="use_profile", metavar="NAME", help="colour profile to use")
+    p.add_argument("--sim-state", metavar="FACELETS", help="simulated cameras: the cube to show")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--preview", action="store_true", help="show the live preview window to check and fix")
+    p.add_argument("--headless", action="store_true", help="never open a window")
+    p.set_defaults(func=_scan)
+
+    p = sub.add_parser("calibrate", help="learn the colours under today's light from a solved cube,"
+                                         " or set the geometry by clicking face corners")
+    common(p)
+    p.add_argument("--profile", default="default", metavar="NAME", help="name of the profile to write")
+    p.add_argument("--dir", metavar="DIR", help="directory for the profile (default config/profiles)")
+    p.add_argument("--geometry", action="store_true", help="click each face's corners in the live image")
+    p.add_argument("--output", metavar="FILE", help="with --geometry: also write the TOML here")
+    p.set_defaults(func=_calibrate)

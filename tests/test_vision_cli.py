@@ -1,0 +1,99 @@
+"""The vision commands, run as a user would."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+from solver import random_cube
+
+STD = {"U": (245, 245, 245), "R": (196, 30, 58), "F": (0, 155, 72), "D": (255, 213, 0),
+       "L": (255, 88, 0), "B": (0, 70, 173)}
+
+
+def run(*args, env=None):
+    e = dict(os.environ)
+    e.pop("DISPLAY", None)
+    e.pop("WAYLAND_DISPLAY", None)
+    e.update(env or {})
+    return subprocess.run([sys.executable, "-m", "robot", *args], capture_output=True, text=True, env=e,
+                          timeout=120)
+
+
+def write_rgb(path, facelets, hide=()):
+    rng = np.random.default_rng(0)
+    rgb = [[float(np.clip(c + rng.normal(0, 3), 0, 255)) for c in STD[ch]] for ch in facelets]
+    for i in hide:
+        rgb[i] = None
+    path.write_text(json.dumps({"rgb": rgb}))
+
+
+def test_classify_good_files(tmp_path):
+    a, b = random_cube(1).to_facelets(), random_cube(2).to_facelets()
+    write_rgb(tmp_path / "a.json", a)
+    write_rgb(tmp_path / "b.json", b, hide=[0, 30])
+    r = run("classify", "--rgb-json", str(tmp_path / "a.json"), str(tmp_path / "b.json"))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines == [f"{tmp_path / 'a.json'}: {a} ok", f"{tmp_path / 'b.json'}: {b} ok"]
+    r = run("classify", "--rgb-json", str(tmp_path / "a.json"), "--json")
+    d = json.loads(r.stdout)
+    assert d["facelets"] == a and d["valid"] and d["suspects"] == [] and len(d["confidence"]) == 54
+
+
+def test_classify_doubtful_scan_exits_1_and_names_stickers(tmp_path):
+    f = random_cube(3).to_facelets()
+    write_rgb(tmp_path / "a.json", f)
+    d = json.loads((tmp_path / "a.json").read_text())
+    other = next(ch for ch in "BFR" if ch != f[1] and ch != f[46])  # a colour, not a washed-out one
+    d["rgb"][1] = list(STD[other])
+    (tmp_path / "a.json").write_text(json.dumps(d))
+    r = run("classify", "--rgb-json", str(tmp_path / "a.json"), "--json")
+    assert r.returncode == 1
+    out = json.loads(r.stdout)
+    assert 1 in out["suspects"] and not out["ok"]
+
+
+def test_classify_bad_input(tmp_path):
+    cases = {
+        "notjson.json": "{oops",
+        "shape.json": json.dumps({"rgb": [[1, 2, 3]] * 53}),
+        "value.json": json.dumps({"rgb": [[1, 2, 300]] * 54}),
+        "type.json": json.dumps({"rgb": [["a", 2, 3]] * 54}),
+        "nokey.json": json.dumps([1, 2]),
+    }
+    for name, text in cases.items():
+        (tmp_path / name).write_text(text)
+        r = run("classify", "--rgb-json", str(tmp_path / name))
+        assert r.returncode == 2, (name, r.stderr)
+        assert "Traceback" not in r.stderr and name in r.stderr
+    r = run("classify", "--rgb-json", str(tmp_path / "missing.json"))
+    assert r.returncode == 2 and "cannot read" in r.stderr
+
+
+def test_scan_and_calibrate_on_the_simulated_rig(tmp_path):
+    truth = random_cube(9).to_facelets()
+    r = run("scan", "--sim-state", truth, "--seed", "3", "--save-debug", str(tmp_path / "dbg"))
+    assert r.returncode in (0, 1), r.stderr
+    assert r.stdout.split()[0] == truth
+    assert (tmp_path / "dbg" / "view-A.png").exists()
+    r = run("calibrate", "--profile", "cli", "--dir", str(tmp_path / "p"), "--seed", "1")
+    assert r.returncode == 0, r.stderr
+    assert "smallest colour difference" in r.stdout and (tmp_path / "p" / "cli.json").exists()
+    saved = json.loads((tmp_path / "p" / "cli.json").read_text())
+    assert saved["cameras"]["A"]["settings"]["width"] == 1280
+    assert len(saved["cameras"]["B"]["gains"]["D"]) == 9
+
+
+def test_scan_bad_arguments():
+    r = run("scan", "--sim-state", "UUU")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    r = run("scan", "--profile", "no-such-profile")
+    assert r.returncode == 1 and "no colour profile" in r.stderr
+
+
+def test_geometry_without_display_says_so():
+    r = run("calibrate", "--geometry")
+    assert r.returncode == 1 and "needs a display" in r.stderr and "Traceback" not in r.stderr

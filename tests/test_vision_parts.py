@@ -1,0 +1,127 @@
+"""Profiles, geometry clicking (the parts that need no display), preview drawing."""
+
+import json
+
+import numpy as np
+import pytest
+
+from solver import SOLVED, random_cube
+from solver.facelets import FACES
+from vision.errors import VisionError
+from vision.geometry import geometry_toml, order_corners
+from vision.preview import annotate, cycle_letter, sticker_at
+from vision.profile import Profile, apply_gains, build_profile, load_profile, save_profile
+from vision.render import Lighting
+from vision.scanning import capture_frames, measure, scan
+from vision.setup import FaceSpec, ViewSpec, default_sim_setup
+
+CAMS, VIEWS = default_sim_setup()
+
+
+def calibrate(light):
+    frames = capture_frames(CAMS, VIEWS, sim_state=SOLVED, sim_seed=1, sim_lighting=light)
+    samples, _, _ = measure(frames, VIEWS)
+    seen = {v.camera: {f.face: samples[9 * FACES.index(f.face):][:9] for f in v.faces} for v in VIEWS}
+    return build_profile("lab", seen, {"A": {"exposure": -5}}), samples
+
+
+def test_profile_save_load_round_trip(tmp_path):
+    prof, _ = calibrate(Lighting())
+    path = save_profile(prof, tmp_path)
+    assert path == tmp_path / "lab.json"
+    back = load_profile("lab", [tmp_path])
+    assert back.face_colors == prof.face_colors
+    assert back.cameras["A"].gains == prof.cameras["A"].gains
+    assert back.cameras["A"].settings == {"exposure": -5}
+    assert load_profile(path).name == "lab"
+    d, a, b = back.separation()
+    assert d > 12 and a != b
+
+
+def test_profile_errors(tmp_path):
+    with pytest.raises(VisionError, match="no colour profile 'nope'"):
+        load_profile("nope", [tmp_path])
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(VisionError, match="cannot read"):
+        load_profile("bad", [tmp_path])
+    (tmp_path / "short.json").write_text(json.dumps({"name": "short", "face_colors": {"U": [1, 2, 3]}}))
+    with pytest.raises(VisionError, match="malformed"):
+        load_profile("short", [tmp_path])
+    with pytest.raises(VisionError, match="plain name"):
+        save_profile(Profile("../evil", {f: (0.0, 0.0, 0.0) for f in FACES}), tmp_path)
+
+
+def test_profile_saves_to_user_dir_when_repo_dir_is_not_writable(tmp_path, monkeypatch):
+    import vision.profile as vp
+
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the repository's config directory would be")
+    monkeypatch.setattr(vp, "repo_profile_dir", lambda: blocker / "profiles")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    prof = Profile("p", {f: (1.0, 2.0, 3.0) for f in FACES})
+    path = save_profile(prof)
+    assert path == tmp_path / "xdg" / "cuberobot" / "profiles" / "p.json"
+    assert load_profile("p").face_colors == prof.face_colors
+
+
+def test_gains_flatten_vignetting():
+    light = Lighting(vignetting=0.7, gradient=(0.5, 0.6), noise=0.5)
+    prof, samples = calibrate(light)
+    # the solved cube's faces, corrected, are even
+    for v in VIEWS:
+        for f in v.faces:
+            k = FACES.index(f.face)
+            raw = samples[9 * k:9 * k + 9]
+            fixed = apply_gains(raw, prof.cameras[v.camera].gains[f.face])
+            lum = lambda x: (np.clip(x, 0, 255) / 255) ** 2.2 @ [0.2126, 0.7152, 0.0722]  # noqa: E731
+            assert np.std(lum(fixed)) < 0.5 * np.std(lum(raw)) + 1e-3
+    truth = random_cube(3).to_facelets()
+    r = scan(CAMS, VIEWS, sim_state=truth, sim_seed=2, sim_lighting=light, profile=prof)
+    assert r.facelets == truth
+
+
+def test_order_corners_from_any_click_order():
+    square = [(100, 100), (200, 100), (200, 200), (100, 200)]
+    assert order_corners(square) == tuple((float(x), float(y)) for x, y in square)
+    # first click is the net's top-left; the others in any order
+    got = order_corners([(200, 200), (100, 100), (200, 100), (100, 200)])
+    assert got == ((200.0, 200.0), (100.0, 200.0), (100.0, 100.0), (200.0, 100.0))
+    with pytest.raises(VisionError):
+        order_corners([(0, 0), (1, 1), (2, 2), (3, 3)])
+    with pytest.raises(VisionError):
+        order_corners([(0, 0), (100, 0)])
+
+
+def test_geometry_toml_round_trip():
+    tomllib = pytest.importorskip("tomllib")
+    odd = FaceSpec("F", ((1.5, 2), (3, 2), (3, 4), (1, 4)), 2, False)
+    text = geometry_toml(VIEWS + [ViewSpec("h", "A", (odd,), hand_held=True)])
+    data = tomllib.loads(text)
+    views = [ViewSpec(v["name"], v["camera"],
+                      tuple(FaceSpec(f["face"], tuple(tuple(c) for c in f["corners"]), f["top_left"],
+                                     f.get("center_visible", True)) for f in v["face"]),
+                      v.get("hand_held", False)) for v in data["view"]]
+    assert views[:2] == VIEWS
+    assert views[2].hand_held and views[2].faces[0].top_left == 2 and not views[2].faces[0].center_visible
+
+
+def test_annotate_and_click_mapping():
+    truth = random_cube(4).to_facelets()
+    r = scan(CAMS, VIEWS, sim_state=truth, sim_seed=5, sim_lighting=Lighting(shadow_faces={"F": 0.01}))
+    img = annotate(r.frames["A"], VIEWS[0], r)
+    assert img.shape == r.frames["A"].shape and (img != r.frames["A"]).any()
+    # the stickers of the face in the dark are in doubt and ringed in magenta
+    assert set(range(18, 27)) - {22} <= set(r.classification.suspects)
+    mask = (img[..., 0] == 255) & (img[..., 1] == 0) & (img[..., 2] == 255)
+    assert mask.sum() > 50
+    # a click on each sticker's centre finds that sticker
+    from vision.preview import _sticker_geometry
+
+    for f in VIEWS[0].faces:
+        centres, _, _ = _sticker_geometry(f)
+        for n, (x, y) in enumerate(centres):
+            assert sticker_at(VIEWS[0], x, y) == 9 * FACES.index(f.face) + n
+    assert sticker_at(VIEWS[0], 5, 5) is None
+    s = cycle_letter(truth, 0)
+    assert s[0] == FACES[(FACES.index(truth[0]) + 1) % 6] and s[1:] == truth[1:]
+    assert cycle_letter(truth, 4) == truth

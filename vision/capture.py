@@ -1,0 +1,167 @@
+"""Cameras: webcams, video files, image sequences and the simulated camera,
+all read through ``cv2.VideoCapture`` so the simulation tests the same code
+a webcam uses.
+
+Every read runs with a timeout: a busy or unplugged webcam can block inside
+the driver, and a robot must say which camera failed rather than hang.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .errors import VisionError
+from .setup import CameraSpec, ViewSpec
+
+log = logging.getLogger(__name__)
+
+BLACK_MEAN = 4.0  # a frame this dark on average shows nothing (lens cap, exposure at zero)
+
+
+def _with_timeout(fn, timeout: float, what: str):
+    box: dict = {}
+
+    def run():
+        try:
+            box["value"] = fn()
+        except Exception as e:  # handed to the caller's thread
+            box["error"] = e
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(timeout)
+    if t.is_alive():
+        raise VisionError(f"{what}: no answer within {timeout:g} s (busy, unplugged or hung driver?)")
+    if "error" in box:
+        raise VisionError(f"{what}: {box['error']}")
+    return box["value"]
+
+
+class Camera:
+    """One open camera. ``grab()`` returns the average of a few frames
+    (BGR uint8) after the warm-up frames were dropped when it was opened."""
+
+    def __init__(self, spec: CameraSpec, source: str | int | None = None, *, cleanup: Path | None = None):
+        self.spec = spec
+        self.name = spec.name
+        self._source = spec.source if source is None else source
+        self._cleanup = cleanup
+        self.settings: dict = {"source": str(spec.source), "width": spec.width, "height": spec.height,
+                               "auto_exposure": spec.auto_exposure,
+                               "auto_white_balance": spec.auto_white_balance}
+        self._cap = None
+        self._open()
+        for _ in range(max(0, spec.warmup_frames)):
+            self._read()
+
+    @property
+    def _is_file(self) -> bool:
+        return not isinstance(self._source, int) and not str(self._source).isdigit()
+
+    def _open(self) -> None:
+        src = self._source
+        label = f"camera {self.name!r} ({src})"
+        if self._is_file:
+            path = str(src)
+            if "%" not in path and not Path(path).exists():
+                raise VisionError(f"{label}: no such file")
+            api = cv2.CAP_IMAGES if "%" in path else cv2.CAP_ANY
+            cap = _with_timeout(lambda: cv2.VideoCapture(path, api), self.spec.timeout_s, label)
+        else:
+            cap = _with_timeout(lambda: cv2.VideoCapture(int(src)), self.spec.timeout_s, label)
+        if not cap.isOpened():
+            raise VisionError(f"{label}: cannot be opened (missing, or in use by another program)")
+        if not self._is_file:
+            cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.spec.width)
+            cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.spec.height)
+            # V4L2 wants 0.25 for manual exposure, 0.75 for auto; other back-ends take 0/1
+            cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 0.75 if self.spec.auto_exposure else 0.25)
+            cap.set(cv2.CAP_PROP_AUTO_WB, 1 if self.spec.auto_white_balance else 0)
+            props = {"width": cv2.CAP_PROP_FRAME_WIDTH, "height": cv2.CAP_PROP_FRAME_HEIGHT,
+                     "auto_exposure": cv2.CAP_PROP_AUTO_EXPOSURE, "exposure": cv2.CAP_PROP_EXPOSURE,
+                     "auto_wb": cv2.CAP_PROP_AUTO_WB, "wb_temperature": cv2.CAP_PROP_WB_TEMPERATURE}
+            self.settings.update({f"reported_{k}": cap.get(v) for k, v in props.items()})
+            log.info("camera %s settings: %s", self.name, self.settings)
+        self._cap = cap
+
+    def _read(self) -> np.ndarray:
+        label = f"camera {self.name!r} ({self._source})"
+        ok, frame = _with_timeout(self._cap.read, self.spec.timeout_s, label)
+        if not ok and self._is_file:  # a file or sequence ran out: start again from the top
+            self._cap.release()
+            self._open()
+            ok, frame = _with_timeout(self._cap.read, self.spec.timeout_s, label)
+        if not ok or frame is None:
+            raise VisionError(f"{label}: returned no frame")
+        return frame
+
+    def grab(self) -> np.ndarray:
+        frames = [self._read().astype(np.float32) for _ in range(max(1, self.spec.average_frames))]
+        img = np.mean(frames, axis=0)
+        if img.mean() < BLACK_MEAN:
+            raise VisionError(f"camera {self.name!r} ({self._source}) returns black frames:"
+                              " lens covered, no light, or exposure set to zero")
+        h, w = img.shape[:2]
+        if (w, h) != (self.spec.width, self.spec.height):
+            raise VisionError(f"camera {self.name!r} gives {w}x{h} frames but the set-up says"
+                              f" {self.spec.width}x{self.spec.height}: fix the set-up or the camera")
+        return np.clip(img + 0.5, 0, 255).astype(np.uint8)
+
+    def close(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+        if self._cleanup is not None:
+            shutil.rmtree(self._cleanup, ignore_errors=True)
+            self._cleanup = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def write_sim_sequence(directory: Path, facelets: str, view: ViewSpec, spec: CameraSpec, *,
+                       lighting=None, seed: int | None = None, frames: int | None = None) -> str:
+    """Render the frames a simulated camera will deliver into ``directory``
+    as an image sequence and return its VideoCapture pattern."""
+    from .render import Lighting, render_view
+
+    rng = np.random.default_rng(seed)
+    lighting = lighting or Lighting.random(rng)
+    n = frames or (spec.warmup_frames + spec.average_frames)
+    directory.mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        img = render_view(facelets, view, (spec.width, spec.height), lighting=lighting, rng=rng)
+        cv2.imwrite(str(directory / f"frame{i:03d}.png"), img, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+    return str(directory / "frame%03d.png")
+
+
+def open_camera(spec: CameraSpec, *, sim_state: str | None = None, sim_seed: int | None = None,
+                sim_view: ViewSpec | None = None, sim_lighting=None) -> Camera:
+    """Open a camera. ``source == 'sim'`` renders ``sim_state`` as seen
+    through ``sim_view`` (random light from ``sim_seed``, or ``sim_lighting``)
+    into a temporary image sequence read back through VideoCapture."""
+    if spec.source == "sim":
+        if sim_view is None:  # the default simulated rig's view for this camera, if it has one
+            from .setup import default_sim_setup
+
+            sim_view = next((v for v in default_sim_setup()[1] if v.camera == spec.name), None)
+        if sim_state is None or sim_view is None:
+            raise VisionError(f"camera {spec.name!r} is simulated but no simulated cube or view was given")
+        tmp = Path(tempfile.mkdtemp(prefix=f"cuberobot-sim-{spec.name}-"))
+        try:
+            pattern = write_sim_sequence(tmp, sim_state, sim_view, spec, lighting=sim_lighting, seed=sim_seed)
+            return Camera(spec, pattern, cleanup=tmp)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+    return Camera(spec)

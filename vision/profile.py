@@ -1,0 +1,163 @@
+"""Colour profiles: what a solved cube looked like to each camera under
+the light of the day, so later scans can be corrected and checked for drift.
+
+A profile stores, per camera, each face's colour, a per-sticker-position
+brightness gain (flattening vignetting or a lamp on one side), and the
+camera settings in force. It is JSON, one file per profile name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from solver.facelets import FACES
+
+from .color import delta_e, rgb_to_lab
+from .errors import VisionError
+
+GAIN_LIMITS = (0.4, 2.5)
+TOO_CLOSE_DE = 12.0  # below this, two faces' colours are not reliably told apart
+
+
+@dataclass
+class CameraProfile:
+    face_colors: dict[str, tuple[float, float, float]] = field(default_factory=dict)
+    gains: dict[str, list[float]] = field(default_factory=dict)
+    """face -> 9 brightness multipliers, sticker order."""
+    settings: dict = field(default_factory=dict)
+
+
+@dataclass
+class Profile:
+    name: str
+    face_colors: dict[str, tuple[float, float, float]]
+    cameras: dict[str, CameraProfile] = field(default_factory=dict)
+
+    def separation(self) -> tuple[float, str, str]:
+        """Smallest ΔE between two faces' colours, and which two."""
+        labs = {f: rgb_to_lab(np.asarray(c, float)) for f, c in self.face_colors.items()}
+        best = (float("inf"), "", "")
+        keys = [f for f in FACES if f in labs]
+        for i, a in enumerate(keys):
+            for b in keys[i + 1:]:
+                d = float(delta_e(labs[a], labs[b]))
+                if d < best[0]:
+                    best = (d, a, b)
+        return best
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "face_colors": self.face_colors,
+                "cameras": {k: asdict(v) for k, v in self.cameras.items()}}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Profile:
+        try:
+            faces = {f: tuple(float(v) for v in d["face_colors"][f]) for f in FACES}
+            cams = {}
+            for name, c in d.get("cameras", {}).items():
+                gains = {f: [float(g) for g in v] for f, v in c.get("gains", {}).items()}
+                if any(len(v) != 9 for v in gains.values()):
+                    raise ValueError("each face needs 9 gains")
+                cams[name] = CameraProfile({f: tuple(float(v) for v in col)
+                                            for f, col in c.get("face_colors", {}).items()},
+                                           gains, dict(c.get("settings", {})))
+            return cls(str(d["name"]), faces, cams)
+        except (KeyError, TypeError, ValueError) as e:
+            raise VisionError(f"colour profile is malformed: {e}") from None
+
+
+def repo_profile_dir() -> Path:
+    return Path(__file__).resolve().parents[1] / "config" / "profiles"
+
+
+def user_profile_dir() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "cuberobot" / "profiles"
+
+
+def _safe(name: str) -> str:
+    if not name or any(ch in name for ch in "/\\") or name.startswith("."):
+        raise VisionError(f"profile name {name!r} is not a plain name")
+    return name
+
+
+def save_profile(profile: Profile, directory: Path | None = None) -> Path:
+    """Write the profile; by default into the repository's config/profiles,
+    or the user's config directory when that is not writable."""
+    candidates = [Path(directory)] if directory else [repo_profile_dir(), user_profile_dir()]
+    last = None
+    for d in candidates:
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+            path = d / f"{_safe(profile.name)}.json"
+            tmp = path.with_suffix(".json.tmp")
+            tmp.write_text(json.dumps(profile.to_dict(), indent=1) + "\n")
+            tmp.replace(path)
+            return path
+        except OSError as e:
+            last = e
+    raise VisionError(f"cannot save profile {profile.name!r}: {last}")
+
+
+def load_profile(name_or_path: str | Path, directories: list[Path] | None = None) -> Profile:
+    """Load a profile by file path or by name (user directory first, then the repository's)."""
+    p = Path(name_or_path)
+    if p.suffix == ".json" and p.exists():
+        path = p
+    else:
+        dirs = directories or [user_profile_dir(), repo_profile_dir()]
+        found = [d / f"{_safe(str(name_or_path))}.json" for d in dirs]
+        path = next((f for f in found if f.exists()), None)
+        if path is None:
+            raise VisionError(f"no colour profile {str(name_or_path)!r} (looked in "
+                              + ", ".join(str(d) for d in dirs) + "): run `cuberobot calibrate`")
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise VisionError(f"cannot read colour profile {path}: {e}") from None
+    return Profile.from_dict(data)
+
+
+def _luminance(rgb: np.ndarray) -> np.ndarray:
+    return rgb_to_lab(rgb)[..., 0]
+
+
+def build_profile(name: str, seen: dict[str, dict[str, np.ndarray]], settings: dict | None = None) -> Profile:
+    """A profile from a solved cube: ``seen[camera][face]`` is that face's
+    9 RGB samples as the camera saw them."""
+    cams: dict[str, CameraProfile] = {}
+    all_cols: dict[str, list[np.ndarray]] = {}
+    for cam, faces in seen.items():
+        cp = CameraProfile(settings=dict((settings or {}).get(cam, {})))
+        for f, rgb in faces.items():
+            rgb = np.asarray(rgb, float)
+            ok = ~np.isnan(rgb).any(axis=1)
+            if ok.sum() < 3:
+                continue
+            ref = np.median(rgb[ok], axis=0)
+            # brightness gain per position in linear light: vignetting multiplies
+            lin = (np.clip(rgb, 1, 255) / 255.0) ** 2.2
+            lin_ref = (np.clip(ref, 1, 255) / 255.0) ** 2.2
+            y = lin @ [0.2126, 0.7152, 0.0722]
+            g = np.where(ok, (lin_ref @ [0.2126, 0.7152, 0.0722]) / np.maximum(y, 1e-4), 1.0)
+            cp.gains[f] = [float(v) for v in np.clip(g, *GAIN_LIMITS)]
+            cp.face_colors[f] = tuple(float(v) for v in ref)
+            all_cols.setdefault(f, []).append(ref)
+        cams[cam] = cp
+    missing = [f for f in FACES if f not in all_cols]
+    if missing:
+        raise VisionError(f"calibration saw no stickers of face(s) {', '.join(missing)}: check the views")
+    face_colors = {f: tuple(float(v) for v in np.median(all_cols[f], axis=0)) for f in FACES}
+    return Profile(name, face_colors, cams)
+
+
+def apply_gains(rgb: np.ndarray, gains: list[float]) -> np.ndarray:
+    """Correct 9 samples of one face by the profile's per-position gains."""
+    lin = (np.clip(np.asarray(rgb, float), 0, 255) / 255.0) ** 2.2
+    out = np.clip(lin * np.asarray(gains, float)[:, None], 0, 1) ** (1 / 2.2) * 255.0
+    return np.where(np.isnan(rgb), np.nan, out)

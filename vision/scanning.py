@@ -1,0 +1,165 @@
+"""One scan: capture every view, sample the stickers, classify, annotate."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from solver.facelets import FACES, position_name
+
+from .capture import open_camera
+from .classifier import Classification, classify
+from .errors import VisionError
+from .profile import Profile, apply_gains
+from .sample import sample_faces
+from .setup import CameraSpec, ViewSpec
+
+GLARE_DOUBT = 0.5  # a sticker mostly covered by glare was not really seen
+DARK_DOUBT = 0.05  # nor one whose brightest channel has under 5 % of the scan's light (shadow)
+REFLECTION_SURE = 1 - np.exp(-4.0)  # confidence (a 12-nat gap) that lets a piece read through a reflection
+
+
+@dataclass
+class ScanResult:
+    facelets: str
+    classification: Classification
+    samples: np.ndarray  # (54, 3) RGB, NaN where not seen
+    spread: np.ndarray  # (54,) ΔE spread within each sticker
+    glare: np.ndarray  # (54,) fraction of each sticker's pixels lost to glare
+    images: dict[str, np.ndarray] = field(default_factory=dict)  # annotated, per view
+    frames: dict[str, np.ndarray] = field(default_factory=dict)  # as captured, per view
+    views: list[ViewSpec] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.classification.ok
+
+
+def measure(frames: dict[str, np.ndarray], views: list[ViewSpec], profile: Profile | None = None):
+    """Frames per view name -> (samples (54, 3), spread (54,), glare (54,)),
+    with the profile's per-position gains applied."""
+    samples = np.full((54, 3), np.nan)
+    spread = np.zeros(54)
+    glare = np.zeros(54)
+    for view in views:
+        if view.name not in frames:
+            continue
+        img = frames[view.name]
+        h, w = img.shape[:2]
+        for face in view.faces:
+            c = np.asarray(face.corners, float)
+            if c.shape != (4, 2) or (c < -1).any() or (c[:, 0] > w + 1).any() or (c[:, 1] > h + 1).any():
+                raise VisionError(f"view {view.name!r}: face {face.face} corners {face.corners} are not"
+                                  f" inside the {w}x{h} image: recalibrate the geometry")
+        for f, (rgb, sp, gl) in sample_faces(img, view.faces).items():
+            k = FACES.index(f)
+            cam = profile.cameras.get(view.camera) if profile else None
+            if cam and f in cam.gains:
+                rgb = apply_gains(rgb, cam.gains[f])
+            samples[9 * k:9 * k + 9] = rgb
+            spread[9 * k:9 * k + 9] = sp
+            glare[9 * k:9 * k + 9] = gl
+            spec = next(x for x in view.faces if x.face == f)
+            if not spec.center_visible:
+                samples[9 * k + 4] = np.nan
+    return samples, spread, glare
+
+
+def classify_measured(samples, spread, glare, *, centers=None, profile=None) -> Classification:
+    """Classify, then add the stickers the camera could not really see."""
+    from .classifier import exposure, to_linear
+
+    result = classify(samples, centers=centers, profile=profile)
+    seen = ~np.isnan(samples).any(axis=1)
+    dark = to_linear(samples).max(axis=1) < DARK_DOUBT * exposure(samples)
+    centre = np.zeros(54, bool)
+    centre[[9 * c + 4 for c in range(6)]] = True
+    unreadable = seen & ~centre & ((glare > GLARE_DOUBT) | dark)
+    # a reflection read through by its piece is doubtful unless the piece is beyond doubt
+    refl = [i for i in result.reflections if result.confidence[i] < REFLECTION_SURE]
+    unreadable[refl] = True
+    extra = [int(i) for i in np.flatnonzero(unreadable) if i not in result.suspects]
+    if extra:
+        result.suspects = sorted(result.suspects + extra)
+        result.confidence[extra] = np.minimum(result.confidence[extra], 0.5)
+        result.warnings.append(f"{len(extra)} sticker(s) hidden by glare or darkness: "
+                               + ", ".join(position_name(i) for i in extra))
+    return result
+
+
+def capture_frames(cameras: list[CameraSpec], views: list[ViewSpec], *, sim_state=None, sim_seed=None,
+                   sim_lighting=None, settings: dict | None = None) -> dict[str, np.ndarray]:
+    """One averaged frame per view (hand-held views: one per face). The
+    settings each camera ran with are put into ``settings`` if given."""
+    by_name = {c.name: c for c in cameras}
+    frames: dict[str, np.ndarray] = {}
+    for i, view in enumerate(views):
+        spec = by_name.get(view.camera)
+        if spec is None:
+            raise VisionError(f"view {view.name!r} uses camera {view.camera!r}, which is not configured")
+        seed = None if sim_seed is None else sim_seed * 1000 + i
+        if view.hand_held:
+            from .handheld import capture_hand_held
+
+            frames.update(capture_hand_held(spec, view, sim_state=sim_state, sim_seed=seed,
+                                            sim_lighting=sim_lighting))
+            continue
+        cam = open_camera(spec, sim_state=sim_state, sim_seed=seed, sim_view=view, sim_lighting=sim_lighting)
+        try:
+            frames[view.name] = cam.grab()
+            if settings is not None:
+                settings[spec.name] = dict(cam.settings)
+        finally:
+            cam.close()
+    return frames
+
+
+def expand_views(views: list[ViewSpec]) -> list[ViewSpec]:
+    """Hand-held views become one single-face view per face (one frame each)."""
+    out = []
+    for v in views:
+        if v.hand_held:
+            out.extend(replace(v, name=f"{v.name}:{f.face}", faces=(f,), hand_held=False) for f in v.faces)
+        else:
+            out.append(v)
+    return out
+
+
+def scan(cameras: list[CameraSpec], views: list[ViewSpec], *, profile: Profile | None = None,
+         sim_state: str | None = None, sim_seed: int | None = None, sim_lighting=None,
+         centers: dict | None = None, debug_dir: str | Path | None = None) -> ScanResult:
+    """Capture, sample and classify every view. ``sim_state`` is the cube
+    simulated cameras show; ``debug_dir`` gets annotated PNGs and the samples."""
+    from .preview import annotate
+
+    frames = capture_frames(cameras, views, sim_state=sim_state, sim_seed=sim_seed, sim_lighting=sim_lighting)
+    flat = expand_views(views)
+    samples, spread, glare = measure(frames, flat, profile)
+    result = classify_measured(samples, spread, glare, centers=centers, profile=profile)
+    sr = ScanResult(result.facelets, result, samples, spread, glare, frames=frames, views=flat)
+    sr.images = {v.name: annotate(frames[v.name], v, sr) for v in flat if v.name in frames}
+    if debug_dir is not None:
+        write_debug(sr, debug_dir)
+    return sr
+
+
+def write_debug(result: ScanResult, debug_dir: str | Path) -> list[Path]:
+    d = Path(debug_dir)
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for name, img in result.images.items():
+            p = d / f"view-{name.replace(':', '-')}.png"
+            cv2.imwrite(str(p), img)
+            paths.append(p)
+        p = d / "scan.json"
+        rgb = [None if np.isnan(r).any() else [round(float(v), 1) for v in r] for r in result.samples]
+        p.write_text(json.dumps({"rgb": rgb, **result.classification.to_dict()}, indent=1) + "\n")
+        paths.append(p)
+        return paths
+    except OSError as e:
+        raise VisionError(f"cannot write debug output to {d}: {e}") from None
