@@ -12,25 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from solver import FACES, Move, parse_moves
+from solver import FACES, Move, group_steps, parse_moves
 
 from .timing import PlannedMove, sequence_ticks, ticks_to_s
 
 AXIS = (0, 1, 2, 0, 1, 2)  # U R F D L B -> U/D, R/L, F/B
-
-
-def group_steps(moves: str | Iterable[Move]) -> list[list[Move]]:
-    """Consecutive turns of two opposite faces form one step (``U D'``); a
-    turn of the same face again, or of another axis, starts a new step."""
-    steps: list[list[Move]] = []
-    for m in parse_moves(moves):
-        last = steps[-1] if steps else None
-        if (last is not None and len(last) == 1 and AXIS[last[0].face] == AXIS[m.face]
-                and last[0].face != m.face):
-            last.append(m)
-        else:
-            steps.append([m])
-    return steps
 
 
 @dataclass(frozen=True)
@@ -64,7 +50,8 @@ def plan(moves: str | Iterable[Move] | Iterable[Iterable[Move]], config) -> list
     else:
         items = list(moves)
         if items and not isinstance(items[0], Move):
-            groups = [parse_moves(g) if isinstance(g, str) else list(g) for g in items]
+            # grouped steps, as Move objects or as text ("U", "D'")
+            groups = [parse_moves(g if isinstance(g, str) else " ".join(map(str, g))) for g in items]
         else:
             groups = group_steps(items)
     overlap_deg = config.rig.overlap_deg

@@ -1,0 +1,147 @@
+"""`cuberobot start`: the whole loop on the virtual rig with simulated cameras.
+
+Every run's result is checked against the virtual rig's own cube: the rig
+must end solved, having turned exactly the planned steps, and a doubtful scan
+must never move a motor.
+"""
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from robot.config import load_config
+from robot.journal import Journal
+from robot.start import ScanDoubtful, run_start, sim_url
+from robot.transports.protocol_sim import forget, rig_for_url
+from solver import SOLVED, Cube
+from vision.render import Lighting
+
+_n = 0
+
+
+def fresh_url(**opts) -> str:
+    global _n
+    _n += 1
+    return sim_url(f"test-start-{_n}", **opts)
+
+
+@pytest.fixture
+def cfg():
+    return load_config()
+
+
+def quiet(_line: str) -> None:
+    pass
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13, 14, 15])
+def test_random_scrambles_end_solved(cfg, tmp_path, seed):
+    url = fresh_url()
+    record = run_start(cfg, port=url, headless=True, state_dir=tmp_path, seed=seed, out=quiet)
+    rig = rig_for_url(url)
+    assert record["status"] == "solved"
+    assert record["scan_correct"] is True
+    assert rig.cube.is_solved()
+    assert len(rig.record) == record["turns"]
+    # the solution the run reports really solves the scanned cube
+    assert Cube.from_facelets(record["facelets"]).apply(record["moves"]).is_solved()
+    assert record["confirmed"] is True
+    # the host's estimate is the rig's own clock, turn for turn
+    assert record["measured_turning_s"] == pytest.approx(record["estimated_turning_s"], rel=0.01)
+    # the journal has the job, finished, ending solved
+    job = Journal(tmp_path).read()[-1]
+    assert job.end["status"] == "done" and job.done == len(job.steps) == record["turns"]
+    assert Cube.from_facelets(job.state).is_solved()
+    run_dir = Path(record["run_dir"])
+    saved = json.loads((run_dir / "run.json").read_text())
+    assert saved["status"] == "solved" and saved["moves"] == record["moves"]
+    assert sorted(p.name for p in run_dir.glob("scan-*.png")) == ["scan-lower.png", "scan-upper.png"]
+    forget(url)
+
+
+def test_already_solved_cube_turns_nothing(cfg, tmp_path):
+    url = fresh_url(state=SOLVED)
+    record = run_start(cfg, port=url, headless=True, state_dir=tmp_path, seed=3, out=quiet)
+    assert record["status"] == "already-solved" and record["turns"] == 0
+    rig = rig_for_url(url)
+    assert rig.record == [] and rig.counts_steps == [0] * 6
+    assert Journal(tmp_path).read() == []
+    forget(url)
+
+
+def _glare_on(captures: int):
+    """Lighting with a strong lamp reflection in the middle of each camera's
+    image (where the faces meet) for the first ``captures`` captures, then
+    normal light."""
+    def lighting(capture: int):
+        base = Lighting(kelvin=5000, intensity=1.0, noise=1.5)
+        if capture < captures:
+            return replace(base, glare=[(0.47, 0.54, 0.05, 3.0)])
+        return base
+    return lighting
+
+
+def _shadow_on(face: str, captures: int):
+    def lighting(capture: int):
+        base = Lighting(kelvin=4500, intensity=1.0, noise=1.5)
+        if capture < captures:
+            return replace(base, shadow_faces={face: 0.02})
+        return base
+    return lighting
+
+
+@pytest.mark.parametrize("lighting", [_glare_on(1), _shadow_on("R", 2)], ids=["glare", "shadow"])
+def test_doubtful_scan_is_captured_again_then_solved(cfg, tmp_path, lighting):
+    url = fresh_url()
+    lines = []
+    record = run_start(cfg, port=url, headless=True, state_dir=tmp_path, seed=21, out=lines.append,
+                       sim_lighting=lighting)
+    assert any("again" in line for line in lines), lines
+    assert record["captures"] >= 2
+    assert record["status"] == "solved" and rig_for_url(url).cube.is_solved()
+    forget(url)
+
+
+@pytest.mark.parametrize("lighting", [_glare_on(99), _shadow_on("F", 99)], ids=["glare", "shadow"])
+def test_doubt_that_stays_moves_no_motor(cfg, tmp_path, lighting):
+    url = fresh_url()
+    with pytest.raises(ScanDoubtful) as e:
+        run_start(cfg, port=url, headless=True, state_dir=tmp_path, seed=22, out=quiet, sim_lighting=lighting,
+                  no_wait=True)
+    rig = rig_for_url(url)
+    scrambled = rig.cube
+    assert rig.record == [] and rig.counts_steps == [0] * 6
+    msg = str(e.value)
+    assert "No motor was moved" in msg and "Doubtful stickers" in msg
+    assert not scrambled.is_solved()
+    assert Journal(tmp_path).read() == []  # no job was started
+    record = json.loads(next((tmp_path / "runs").glob("*/run.json")).read_text())
+    assert record["status"] == "scan-doubtful" and record["captures"] == 1 + cfg.start.recaptures
+    forget(url)
+
+
+def test_start_command_headless(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "robot", "start", "--headless", "--seed", "5",
+                        "--state-dir", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "solved in" in r.stdout and "estimated" in r.stdout
+    runs = list((tmp_path / "runs").glob("*/run.json"))
+    assert len(runs) == 1
+    record = json.loads(runs[0].read_text())
+    assert record["status"] == "solved" and record["confirmed"] is True
+
+
+def test_start_command_user_errors(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[rig]\nprot = 'sim://'\n")
+    r = subprocess.run([sys.executable, "-m", "robot", "start", "--headless", "--config", str(bad)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "did you mean 'port'" in r.stderr and "Traceback" not in r.stderr
+    r = subprocess.run([sys.executable, "-m", "robot", "start", "--headless", "--port",
+                        "/dev/nonexistent-cube", "--state-dir", str(tmp_path)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0 and "Traceback" not in r.stderr and "/dev/nonexistent-cube" in r.stderr
