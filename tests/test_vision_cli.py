@@ -97,3 +97,8 @@ def test_scan_bad_arguments():
 def test_geometry_without_display_says_so():
     r = run("calibrate", "--geometry")
     assert r.returncode == 1 and "needs a display" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_scan_with_a_missing_config_file_is_a_user_error(tmp_path):
+    r = run("scan", "--config", str(tmp_path / "nope.toml"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
