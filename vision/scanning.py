@@ -20,7 +20,7 @@ from .setup import CameraSpec, ViewSpec
 
 GLARE_DOUBT = 0.5  # a sticker mostly covered by glare was not really seen
 DARK_DOUBT = 0.05  # nor one whose brightest channel has under 5 % of the scan's light (shadow)
-REFLECTION_SURE = 1 - np.exp(-4.0)  # confidence (a 12-nat gap) that lets a piece read through a reflection
+REFLECTION_SURE = 1 - np.exp(-4.0)  # confidence (a 12-nat gap) that lets a piece read through glare
 
 
 @dataclass
@@ -78,10 +78,12 @@ def classify_measured(samples, spread, glare, *, centers=None, profile=None) -> 
     dark = to_linear(samples).max(axis=1) < DARK_DOUBT * exposure(samples)
     centre = np.zeros(54, bool)
     centre[[9 * c + 4 for c in range(6)]] = True
-    unreadable = seen & ~centre & ((glare > GLARE_DOUBT) | dark)
-    # a reflection read through by its piece is doubtful unless the piece is beyond doubt
-    refl = [i for i in result.reflections if result.confidence[i] < REFLECTION_SURE]
-    unreadable[refl] = True
+    # glare over a sticker, seen in the picture or in the colour, is doubtful
+    # unless its piece reads it beyond doubt; deep shadow always is
+    refl = np.zeros(54, bool)
+    refl[result.reflections] = True
+    unsure = result.confidence < REFLECTION_SURE
+    unreadable = seen & ~centre & ((((glare > GLARE_DOUBT) | refl) & unsure) | dark)
     extra = [int(i) for i in np.flatnonzero(unreadable) if i not in result.suspects]
     if extra:
         result.suspects = sorted(result.suspects + extra)
