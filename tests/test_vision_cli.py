@@ -79,8 +79,11 @@ def test_scan_and_calibrate_on_the_simulated_rig(tmp_path):
     assert r.returncode in (0, 1), r.stderr
     assert r.stdout.split()[0] == truth
     assert (tmp_path / "dbg" / "view-A.png").exists()
-    r = run("calibrate", "--profile", "cli", "--dir", str(tmp_path / "p"), "--seed", "1")
+    r = run("calibrate", "--profile", "cli", "--dir", str(tmp_path / "p"), "--seed", "1",
+            "--save-debug", str(tmp_path / "cal"))
     assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "cal" / "scan.json").read_text())["facelets"] == "U" * 9 + "R" * 9 + \
+        "F" * 9 + "D" * 9 + "L" * 9 + "B" * 9
     assert "smallest colour difference" in r.stdout and (tmp_path / "p" / "cli.json").exists()
     saved = json.loads((tmp_path / "p" / "cli.json").read_text())
     assert saved["cameras"]["A"]["settings"]["width"] == 1280

@@ -156,3 +156,16 @@ def test_order_corners_property():
         assert np.allclose(got, np.round(quad, 1), atol=0.11)
 
     check()
+
+
+def test_calibration_refuses_a_cube_that_is_not_solved(tmp_path):
+    from robot.commands.vision import check_solved
+    from robot.errors import UserError
+
+    frames = capture_frames(CAMS, VIEWS, sim_state=random_cube(1).to_facelets(), sim_seed=1,
+                            sim_lighting=Lighting())
+    with pytest.raises(UserError, match="does not look solved"):
+        check_solved(frames, VIEWS, tmp_path)
+    assert (tmp_path / "view-A.png").exists()
+    frames = capture_frames(CAMS, VIEWS, sim_state=SOLVED, sim_seed=1, sim_lighting=Lighting())
+    check_solved(frames, VIEWS)

@@ -137,6 +137,26 @@ def _scan(args) -> int:
     return 0 if cls.ok else 1
 
 
+def check_solved(frames, views, debug_dir=None) -> None:
+    """Calibration learns each face's colour from a solved cube: make sure
+    it is one (and the geometry fits) before storing anything."""
+    from vision.preview import annotate
+    from vision.scanning import ScanResult, classify_measured, measure, write_debug
+
+    samples, spread, glare = measure(frames, views)
+    cls = classify_measured(samples, spread, glare)
+    result = ScanResult(cls.facelets, cls, samples, spread, glare, frames=frames, views=views)
+    result.images = {v.name: annotate(frames[v.name], v, result) for v in views}
+    if debug_dir:
+        write_debug(result, debug_dir)
+    if cls.facelets != SOLVED or not cls.ok:
+        wrong = [position_name(i) for i in range(54) if cls.facelets[i] != SOLVED[i]] or [
+            position_name(i) for i in cls.suspects]
+        raise UserError("the cube does not look solved (" + " ".join(wrong[:12])
+                        + "): put a solved cube in place, check the geometry and the light"
+                        + (f"; see {debug_dir}" if debug_dir else "; --save-debug DIR shows what was seen"))
+
+
 def _calibrate(args) -> int:
     from vision.profile import TOO_CLOSE_DE, build_profile, save_profile
     from vision.scanning import capture_frames, expand_views, measure
@@ -146,11 +166,19 @@ def _calibrate(args) -> int:
         from vision.geometry import click_geometry, geometry_toml
 
         by_name = {c.name: c for c in cameras}
-        new_views = [click_geometry(by_name[v.camera], v.name, "".join(f.face for f in v.faces))
-                     for v in views]
+        new_views = []
+        for v in views:
+            if v.hand_held:
+                continue  # the on-screen guide is its geometry
+            if v.camera not in by_name:
+                raise UserError(f"view {v.name!r} uses camera {v.camera!r}, which is not configured")
+            new_views.append(click_geometry(by_name[v.camera], v.name, "".join(f.face for f in v.faces)))
         text = geometry_toml(new_views)
         if args.output:
-            Path(args.output).write_text(text)
+            try:
+                Path(args.output).write_text(text)
+            except OSError as e:
+                raise UserError(f"cannot write {args.output}: {e.strerror or e}") from None
             print(f"geometry written to {args.output}", file=sys.stderr)
         print(text)
         return 0
@@ -163,6 +191,7 @@ def _calibrate(args) -> int:
         for f in v.faces:
             k = FACES.index(f.face)
             seen.setdefault(v.camera, {})[f.face] = samples[9 * k:9 * k + 9]
+    check_solved(frames, flat, args.save_debug)
     profile = build_profile(args.profile, seen, settings)
     path = save_profile(profile, Path(args.dir) if args.dir else None)
     for f in FACES:
