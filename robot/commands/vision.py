@@ -96,8 +96,11 @@ def _sim_state(args) -> str | None:
     if getattr(args, "sim_state", None):
         from solver import normalize_facelets, parse_facelets
 
-        parse_facelets(args.sim_state)
-        return normalize_facelets(args.sim_state)
+        from .cube import read_cube_arg
+
+        text = read_cube_arg(args.sim_state)
+        parse_facelets(text)
+        return normalize_facelets(text)
     return random_cube(args.seed).to_facelets()
 
 
@@ -107,6 +110,10 @@ def _scan(args) -> int:
 
     cameras, views, profile = load_setup(args)
     truth = _sim_state(args)
+    if args.preview and (args.headless or not has_display()):
+        where = (f": annotated pictures go to {args.save_debug}" if args.save_debug
+                 else "; add --save-debug DIR for annotated pictures")
+        print("no display for the preview" + where, file=sys.stderr)
     while True:
         result = scan(cameras, views, profile=profile, sim_state=truth, sim_seed=args.seed,
                       debug_dir=args.save_debug)
@@ -222,7 +229,8 @@ def register(sub) -> None:
     p = sub.add_parser("scan", help="capture the configured views and print the facelets")
     common(p)
     p.add_argument("--profile", dest="use_profile", metavar="NAME", help="colour profile to use")
-    p.add_argument("--sim-state", metavar="FACELETS", help="simulated cameras: the cube to show")
+    p.add_argument("--sim-state", metavar="FACELETS",
+                   help="simulated cameras: the cube to show (54 symbols, 'solved', or - for stdin)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--preview", action="store_true", help="show the live preview window to check and fix")
     p.add_argument("--headless", action="store_true", help="never open a window")
