@@ -105,3 +105,13 @@ def test_geometry_without_display_says_so():
 def test_scan_with_a_missing_config_file_is_a_user_error(tmp_path):
     r = run("scan", "--config", str(tmp_path / "nope.toml"))
     assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+def test_scan_reads_the_simulated_cube_from_stdin_and_says_there_is_no_display():
+    truth = random_cube(21).to_facelets()
+    e = dict(os.environ)
+    e.pop("DISPLAY", None)
+    cmd = [sys.executable, "-m", "robot", "scan", "--sim-state", "-", "--seed", "2", "--preview"]
+    r = subprocess.run(cmd, input=truth + "\n", capture_output=True, text=True, env=e, timeout=120)
+    assert r.returncode in (0, 1) and r.stdout.split()[0] == truth
+    assert "no display for the preview" in r.stderr
