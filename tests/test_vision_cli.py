@@ -79,8 +79,11 @@ def test_scan_and_calibrate_on_the_simulated_rig(tmp_path):
     assert r.returncode in (0, 1), r.stderr
     assert r.stdout.split()[0] == truth
     assert (tmp_path / "dbg" / "view-A.png").exists()
-    r = run("calibrate", "--profile", "cli", "--dir", str(tmp_path / "p"), "--seed", "1")
+    r = run("calibrate", "--profile", "cli", "--dir", str(tmp_path / "p"), "--seed", "1",
+            "--save-debug", str(tmp_path / "cal"))
     assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "cal" / "scan.json").read_text())["facelets"] == "U" * 9 + "R" * 9 + \
+        "F" * 9 + "D" * 9 + "L" * 9 + "B" * 9
     assert "smallest colour difference" in r.stdout and (tmp_path / "p" / "cli.json").exists()
     saved = json.loads((tmp_path / "p" / "cli.json").read_text())
     assert saved["cameras"]["A"]["settings"]["width"] == 1280
@@ -97,3 +100,18 @@ def test_scan_bad_arguments():
 def test_geometry_without_display_says_so():
     r = run("calibrate", "--geometry")
     assert r.returncode == 1 and "needs a display" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_scan_with_a_missing_config_file_is_a_user_error(tmp_path):
+    r = run("scan", "--config", str(tmp_path / "nope.toml"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+def test_scan_reads_the_simulated_cube_from_stdin_and_says_there_is_no_display():
+    truth = random_cube(21).to_facelets()
+    e = dict(os.environ)
+    e.pop("DISPLAY", None)
+    cmd = [sys.executable, "-m", "robot", "scan", "--sim-state", "-", "--seed", "2", "--preview"]
+    r = subprocess.run(cmd, input=truth + "\n", capture_output=True, text=True, env=e, timeout=120)
+    assert r.returncode in (0, 1) and r.stdout.split()[0] == truth
+    assert "no display for the preview" in r.stderr

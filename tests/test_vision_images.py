@@ -168,11 +168,24 @@ def test_scan_of_the_simulated_rig(seed, tmp_path):
     assert set(r.images) == {"A", "B"} and r.images["A"].shape == (720, 1280, 3)
 
 
-def test_forced_glare_makes_the_sticker_doubtful():
+def test_forced_glare_is_seen_and_flagged_or_read_through():
     truth = random_cube(13).to_facelets()
     light = Lighting(glare_stickers={19: 3.0})
     r = scan(CAMS, VIEWS, sim_state=truth, sim_seed=1, sim_lighting=light)
-    assert 19 in r.classification.suspects and not r.ok
+    assert r.glare[19] > 0.5  # the sampler saw the reflection
+    assert r.facelets == truth and 19 in r.classification.suspects and not r.ok
+    r = scan(CAMS, VIEWS, sim_state=truth, sim_seed=1, sim_lighting=light, read_through_glare=True)
+    assert r.facelets == truth
+    assert 19 in r.classification.suspects or r.classification.confidence[19] > 0.98
+
+
+def test_glare_on_two_stickers_of_one_piece_and_elsewhere_is_not_passed_as_sure():
+    """Both visible stickers of several edges washed out: which edge is
+    where can no longer be told, and the scan must say so."""
+    truth = random_cube(17).to_facelets()
+    light = Lighting(glare_stickers={5: 3.0, 10: 3.0, 7: 3.0, 19: 3.0, 23: 3.0, 12: 3.0})
+    r = scan(CAMS, VIEWS, sim_state=truth, sim_seed=1, sim_lighting=light, read_through_glare=True)
+    assert r.facelets == truth or not r.ok
 
 
 def test_hidden_centres_use_the_profile():

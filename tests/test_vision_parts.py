@@ -125,3 +125,47 @@ def test_annotate_and_click_mapping():
     s = cycle_letter(truth, 0)
     assert s[0] == FACES[(FACES.index(truth[0]) + 1) % 6] and s[1:] == truth[1:]
     assert cycle_letter(truth, 4) == truth
+
+
+def test_a_hung_camera_read_times_out_with_its_name():
+    import time
+
+    from vision.capture import _with_timeout
+
+    t0 = time.monotonic()
+    with pytest.raises(VisionError, match="camera 'slow'.*0.2 s"):
+        _with_timeout(lambda: time.sleep(5), 0.2, "camera 'slow'")
+    assert time.monotonic() - t0 < 2
+    with pytest.raises(VisionError, match="camera 'bad': boom"):
+        _with_timeout(lambda: (_ for _ in ()).throw(RuntimeError("boom")), 1.0, "camera 'bad'")
+
+
+def test_order_corners_property():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.floats(50, 600), st.floats(50, 400), st.floats(20, 200), st.floats(0, 6.28),
+           st.permutations([1, 2, 3]), st.floats(0.0, 0.25))
+    def check(cx, cy, r, angle, rest, skew):
+        # a convex quadrilateral, clockwise on screen, starting at the net's top-left
+        angs = [angle + k * np.pi / 2 + (skew if k % 2 else -skew) for k in range(4)]
+        quad = [(cx + r * np.cos(a), cy + r * np.sin(a)) for a in angs]
+        clicks = [quad[0]] + [quad[k] for k in rest]
+        got = order_corners(clicks)
+        assert np.allclose(got, np.round(quad, 1), atol=0.11)
+
+    check()
+
+
+def test_calibration_refuses_a_cube_that_is_not_solved(tmp_path):
+    from robot.commands.vision import check_solved
+    from robot.errors import UserError
+
+    frames = capture_frames(CAMS, VIEWS, sim_state=random_cube(1).to_facelets(), sim_seed=1,
+                            sim_lighting=Lighting())
+    with pytest.raises(UserError, match="does not look solved"):
+        check_solved(frames, VIEWS, tmp_path)
+    assert (tmp_path / "view-A.png").exists()
+    frames = capture_frames(CAMS, VIEWS, sim_state=SOLVED, sim_seed=1, sim_lighting=Lighting())
+    check_solved(frames, VIEWS)

@@ -221,7 +221,7 @@ def _em(x0, seen, mu, unknown):
     prev = None
     for it in range(ITERATIONS):
         cost, _ = _costs(x0 - beta[FACE_OF], seen, mu, cov)
-        if unknown.any() and it == 0:
+        if unknown.any() and it == 0 and unknown.sum() <= 4:  # more: ambiguous anyway (flagged)
             cost = _resolve_unknown_faces(cost, unknown)
         f = best_cube(cost, marginals=False).facelets()
         if f == prev:

@@ -20,7 +20,7 @@ from .setup import CameraSpec, ViewSpec
 
 GLARE_DOUBT = 0.5  # a sticker mostly covered by glare was not really seen
 DARK_DOUBT = 0.05  # nor one whose brightest channel has under 5 % of the scan's light (shadow)
-REFLECTION_SURE = 1 - np.exp(-4.0)  # confidence (a 12-nat gap) that lets a piece read through a reflection
+REFLECTION_SURE = 1 - np.exp(-4.0)  # confidence (a 12-nat gap) that lets a piece read through glare
 
 
 @dataclass
@@ -69,8 +69,13 @@ def measure(frames: dict[str, np.ndarray], views: list[ViewSpec], profile: Profi
     return samples, spread, glare
 
 
-def classify_measured(samples, spread, glare, *, centers=None, profile=None) -> Classification:
-    """Classify, then add the stickers the camera could not really see."""
+def classify_measured(samples, spread, glare, *, centers=None, profile=None,
+                      read_through_glare: bool = False) -> Classification:
+    """Classify, then add the stickers the camera could not really see.
+
+    Glare the picture shows over a sticker makes it doubtful; with
+    ``read_through_glare`` only when its piece does not settle it beyond
+    doubt (fewer second looks, same safety: the piece logic is exact)."""
     from .classifier import exposure, to_linear
 
     result = classify(samples, centers=centers, profile=profile)
@@ -78,10 +83,16 @@ def classify_measured(samples, spread, glare, *, centers=None, profile=None) -> 
     dark = to_linear(samples).max(axis=1) < DARK_DOUBT * exposure(samples)
     centre = np.zeros(54, bool)
     centre[[9 * c + 4 for c in range(6)]] = True
-    unreadable = seen & ~centre & ((glare > GLARE_DOUBT) | dark)
-    # a reflection read through by its piece is doubtful unless the piece is beyond doubt
-    refl = [i for i in result.reflections if result.confidence[i] < REFLECTION_SURE]
-    unreadable[refl] = True
+    # a colour that looks washed out is doubtful unless its piece reads it
+    # beyond doubt; glare seen in the picture likewise when reading through
+    # glare, else always; deep shadow always
+    refl = np.zeros(54, bool)
+    refl[result.reflections] = True
+    unsure = result.confidence < REFLECTION_SURE
+    seen_glare = glare > GLARE_DOUBT
+    if read_through_glare:
+        seen_glare &= unsure
+    unreadable = seen & ~centre & ((refl & unsure) | seen_glare | dark)
     extra = [int(i) for i in np.flatnonzero(unreadable) if i not in result.suspects]
     if extra:
         result.suspects = sorted(result.suspects + extra)
@@ -131,7 +142,8 @@ def expand_views(views: list[ViewSpec]) -> list[ViewSpec]:
 
 def scan(cameras: list[CameraSpec], views: list[ViewSpec], *, profile: Profile | None = None,
          sim_state: str | None = None, sim_seed: int | None = None, sim_lighting=None,
-         centers: dict | None = None, debug_dir: str | Path | None = None) -> ScanResult:
+         centers: dict | None = None, debug_dir: str | Path | None = None,
+         read_through_glare: bool = False) -> ScanResult:
     """Capture, sample and classify every view. ``sim_state`` is the cube
     simulated cameras show; ``debug_dir`` gets annotated PNGs and the samples."""
     from .preview import annotate
@@ -139,7 +151,8 @@ def scan(cameras: list[CameraSpec], views: list[ViewSpec], *, profile: Profile |
     frames = capture_frames(cameras, views, sim_state=sim_state, sim_seed=sim_seed, sim_lighting=sim_lighting)
     flat = expand_views(views)
     samples, spread, glare = measure(frames, flat, profile)
-    result = classify_measured(samples, spread, glare, centers=centers, profile=profile)
+    result = classify_measured(samples, spread, glare, centers=centers, profile=profile,
+                               read_through_glare=read_through_glare)
     sr = ScanResult(result.facelets, result, samples, spread, glare, frames=frames, views=flat)
     sr.images = {v.name: annotate(frames[v.name], v, sr) for v in flat if v.name in frames}
     if debug_dir is not None:

@@ -96,8 +96,11 @@ def _sim_state(args) -> str | None:
     if getattr(args, "sim_state", None):
         from solver import normalize_facelets, parse_facelets
 
-        parse_facelets(args.sim_state)
-        return normalize_facelets(args.sim_state)
+        from .cube import read_cube_arg
+
+        text = read_cube_arg(args.sim_state)
+        parse_facelets(text)
+        return normalize_facelets(text)
     return random_cube(args.seed).to_facelets()
 
 
@@ -107,6 +110,10 @@ def _scan(args) -> int:
 
     cameras, views, profile = load_setup(args)
     truth = _sim_state(args)
+    if args.preview and (args.headless or not has_display()):
+        where = (f": annotated pictures go to {args.save_debug}" if args.save_debug
+                 else "; add --save-debug DIR for annotated pictures")
+        print("no display for the preview" + where, file=sys.stderr)
     while True:
         result = scan(cameras, views, profile=profile, sim_state=truth, sim_seed=args.seed,
                       debug_dir=args.save_debug)
@@ -137,6 +144,26 @@ def _scan(args) -> int:
     return 0 if cls.ok else 1
 
 
+def check_solved(frames, views, debug_dir=None) -> None:
+    """Calibration learns each face's colour from a solved cube: make sure
+    it is one (and the geometry fits) before storing anything."""
+    from vision.preview import annotate
+    from vision.scanning import ScanResult, classify_measured, measure, write_debug
+
+    samples, spread, glare = measure(frames, views)
+    cls = classify_measured(samples, spread, glare)
+    result = ScanResult(cls.facelets, cls, samples, spread, glare, frames=frames, views=views)
+    result.images = {v.name: annotate(frames[v.name], v, result) for v in views}
+    if debug_dir:
+        write_debug(result, debug_dir)
+    if cls.facelets != SOLVED or not cls.ok:
+        wrong = [position_name(i) for i in range(54) if cls.facelets[i] != SOLVED[i]] or [
+            position_name(i) for i in cls.suspects]
+        raise UserError("the cube does not look solved (" + " ".join(wrong[:12])
+                        + "): put a solved cube in place, check the geometry and the light"
+                        + (f"; see {debug_dir}" if debug_dir else "; --save-debug DIR shows what was seen"))
+
+
 def _calibrate(args) -> int:
     from vision.profile import TOO_CLOSE_DE, build_profile, save_profile
     from vision.scanning import capture_frames, expand_views, measure
@@ -146,11 +173,19 @@ def _calibrate(args) -> int:
         from vision.geometry import click_geometry, geometry_toml
 
         by_name = {c.name: c for c in cameras}
-        new_views = [click_geometry(by_name[v.camera], v.name, "".join(f.face for f in v.faces))
-                     for v in views]
+        new_views = []
+        for v in views:
+            if v.hand_held:
+                continue  # the on-screen guide is its geometry
+            if v.camera not in by_name:
+                raise UserError(f"view {v.name!r} uses camera {v.camera!r}, which is not configured")
+            new_views.append(click_geometry(by_name[v.camera], v.name, "".join(f.face for f in v.faces)))
         text = geometry_toml(new_views)
         if args.output:
-            Path(args.output).write_text(text)
+            try:
+                Path(args.output).write_text(text)
+            except OSError as e:
+                raise UserError(f"cannot write {args.output}: {e.strerror or e}") from None
             print(f"geometry written to {args.output}", file=sys.stderr)
         print(text)
         return 0
@@ -163,6 +198,7 @@ def _calibrate(args) -> int:
         for f in v.faces:
             k = FACES.index(f.face)
             seen.setdefault(v.camera, {})[f.face] = samples[9 * k:9 * k + 9]
+    check_solved(frames, flat, args.save_debug)
     profile = build_profile(args.profile, seen, settings)
     path = save_profile(profile, Path(args.dir) if args.dir else None)
     for f in FACES:
@@ -193,7 +229,8 @@ def register(sub) -> None:
     p = sub.add_parser("scan", help="capture the configured views and print the facelets")
     common(p)
     p.add_argument("--profile", dest="use_profile", metavar="NAME", help="colour profile to use")
-    p.add_argument("--sim-state", metavar="FACELETS", help="simulated cameras: the cube to show")
+    p.add_argument("--sim-state", metavar="FACELETS",
+                   help="simulated cameras: the cube to show (54 symbols, 'solved', or - for stdin)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--preview", action="store_true", help="show the live preview window to check and fix")
     p.add_argument("--headless", action="store_true", help="never open a window")
