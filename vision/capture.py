@@ -9,6 +9,7 @@ the driver, and a robot must say which camera failed rather than hang.
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import tempfile
 import threading
@@ -132,17 +133,31 @@ class Camera:
 def write_sim_sequence(directory: Path, facelets: str, view: ViewSpec, spec: CameraSpec, *,
                        lighting=None, seed: int | None = None, frames: int | None = None) -> str:
     """Render the frames a simulated camera will deliver into ``directory``
-    as an image sequence and return its VideoCapture pattern."""
-    from .render import Lighting, render_view
+    as an image sequence and return its VideoCapture pattern.
+
+    The scene is rendered once (a real scene does not change between two
+    frames either); each frame then gets its own sensor noise and JPEG
+    artefacts, which is what averaging frames is there to fight. Warm-up
+    frames, which the camera code drops, are links to the first frame."""
+    from dataclasses import replace
+
+    from .render import Lighting, add_sensor_effects, render_view
 
     rng = np.random.default_rng(seed)
     lighting = lighting or Lighting.random(rng)
     n = frames or (spec.warmup_frames + spec.average_frames)
     directory.mkdir(parents=True, exist_ok=True)
-    for i in range(n):
-        img = render_view(facelets, view, (spec.width, spec.height), lighting=lighting, rng=rng)
-        cv2.imwrite(str(directory / f"frame{i:03d}.png"), img, [cv2.IMWRITE_PNG_COMPRESSION, 1])
-    return str(directory / "frame%03d.png")
+    scene = render_view(facelets, view, (spec.width, spec.height),
+                        lighting=replace(lighting, noise=0.0, jpeg_quality=None), rng=rng)
+    first = directory / "frame000.bmp"
+    cv2.imwrite(str(first), add_sensor_effects(scene, lighting, rng))
+    for i in range(1, n):
+        path = directory / f"frame{i:03d}.bmp"
+        if i < spec.warmup_frames:
+            os.link(first, path)
+        else:
+            cv2.imwrite(str(path), add_sensor_effects(scene, lighting, rng))
+    return str(directory / "frame%03d.bmp")
 
 
 def open_camera(spec: CameraSpec, *, sim_state: str | None = None, sim_seed: int | None = None,

@@ -121,14 +121,31 @@ def _sticker_outline(row: int, col: int) -> np.ndarray:
 
 
 def _srgb_to_linear(c):
-    c = np.asarray(c, dtype=np.float32) / 255.0
+    c = np.asarray(c)
+    if c.dtype == np.uint8:
+        return _SRGB8_TO_LINEAR[c]
+    c = c.astype(np.float32) / 255.0
     return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
 
 
-def _linear_to_srgb8(lin):
+def _linear_to_srgb8_exact(lin):
     lin = np.clip(lin, 0.0, 1.0)
     c = np.where(lin <= 0.0031308, lin * 12.92, 1.055 * np.power(lin, 1 / 2.4) - 0.055)
     return (c * 255.0 + 0.5).astype(np.uint8)
+
+
+# Lookup tables: the renderer converts whole frames, and a table is many
+# times faster than the power law per pixel. 65536 linear steps are finer
+# than the 8-bit output anywhere on the curve.
+_SRGB8_TO_LINEAR = np.where(np.arange(256) / 255.0 <= 0.04045, np.arange(256) / 255.0 / 12.92,
+                            ((np.arange(256) / 255.0 + 0.055) / 1.055) ** 2.4).astype(np.float32)
+_LUT_SIZE = 65536
+_LINEAR_TO_SRGB8 = _linear_to_srgb8_exact(np.linspace(0.0, 1.0, _LUT_SIZE, dtype=np.float64))
+
+
+def _linear_to_srgb8(lin):
+    idx = np.clip(np.asarray(lin, np.float32) * (_LUT_SIZE - 1) + 0.5, 0, _LUT_SIZE - 1).astype(np.int32)
+    return _LINEAR_TO_SRGB8[idx]
 
 
 def render_view(facelets: str, view: ViewSpec, size: tuple[int, int], *, lighting: Lighting | None = None,
@@ -202,9 +219,18 @@ def render_view(facelets: str, view: ViewSpec, size: tuple[int, int], *, lightin
     out = _linear_to_srgb8(img)[..., ::-1].copy()
     if lighting.blur > 0.2:
         out = cv2.GaussianBlur(out, (0, 0), lighting.blur)
+    return add_sensor_effects(out, lighting, rng)
+
+
+def add_sensor_effects(image: np.ndarray, lighting: Lighting, rng: np.random.Generator) -> np.ndarray:
+    """What changes from one frame to the next: sensor noise and the
+    camera's JPEG compression."""
+    out = image
     if lighting.noise > 0:
-        noise = rng.normal(0, lighting.noise, out.shape).astype(np.float32)
-        out = np.clip(out.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+        cv2.setRNGSeed(int(rng.integers(2**31)))  # OpenCV's generator: fast, and still repeatable
+        noise = np.empty(out.shape, np.int16)
+        cv2.randn(noise, 0.0, float(lighting.noise))
+        out = cv2.add(out, noise, dtype=cv2.CV_8U)
     if lighting.jpeg_quality:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(lighting.jpeg_quality)])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
