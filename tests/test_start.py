@@ -145,3 +145,16 @@ def test_start_command_user_errors(tmp_path):
                         "/dev/nonexistent-cube", "--state-dir", str(tmp_path)],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode != 0 and "Traceback" not in r.stderr and "/dev/nonexistent-cube" in r.stderr
+
+
+def test_start_against_the_real_firmware_in_simavr(cfg, tmp_path):
+    from fwtools import UNO_ELF, make
+
+    make("all", "sim")
+    record = run_start(cfg, firmware=str(UNO_ELF), headless=True, state_dir=tmp_path, seed=31, out=quiet)
+    assert record["status"] == "solved" and record["scan_correct"] is True
+    # the emulated rig's cube, rebuilt from the step pulses it counted, is solved: the confirmation
+    # scan renders exactly that cube
+    assert record["confirmed"] is True
+    assert Cube.from_facelets(record["facelets"]).apply(record["moves"]).is_solved()
+    assert record["measured_turning_s"] == pytest.approx(record["estimated_turning_s"], rel=0.01)
