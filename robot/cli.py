@@ -45,7 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    verbose = "--verbose" in argv  # also accepted after the command: `cuberobot start --verbose`
+    argv = [a for a in argv if a != "--verbose"]
     args = parser.parse_args(argv)
+    args.verbose = args.verbose or verbose
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(asctime)s %(name)s %(levelname)s: %(message)s",

@@ -253,9 +253,8 @@ def scan(run: Run, *, purpose: str = "scan"):
 
 
 def _ask_user(result, doubt) -> str:
-    from vision.preview import has_display, interactive
-
     from solver import CubeError
+    from vision.preview import has_display, interactive
 
     if not has_display():
         raise ScanDoubtful(f"doubtful stickers {_names(doubt)} ({_why(result)}) and no display to fix them"
@@ -301,14 +300,56 @@ def solve(run: Run, facelets: str):
                         quarter_cost=q, half_cost=h)
 
 
+def plan_picture(scan_image: np.ndarray, steps: list[str], done: int) -> np.ndarray:
+    """The scan with the plan under it: turns done in grey, the next one
+    highlighted, the rest in white."""
+    import cv2
+
+    h, w = scan_image.shape[:2]
+    per_row = 12
+    rows = (len(steps) + per_row - 1) // per_row
+    band = np.zeros((40 + 34 * rows, w, 3), np.uint8)
+    cv2.putText(band, f"turn {min(done + 1, len(steps))} of {len(steps)}", (10, 28),
+                cv2.FONT_HERSHEY_SIMPLEX, 0.8, (255, 255, 255), 2)
+    cell = max(60, (w - 20) // per_row)
+    for i, text in enumerate(steps):
+        x, y = 10 + (i % per_row) * cell, 66 + (i // per_row) * 34
+        colour = (110, 110, 110) if i < done else ((0, 215, 255) if i == done else (255, 255, 255))
+        cv2.putText(band, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7, colour, 2)
+    return np.vstack([scan_image, band])
+
+
 def turn(run: Run, start: Cube, solution, journal: Journal) -> job.JobReport:
-    """Execute the solution's steps with a live progress line."""
+    """Execute the solution's steps with a live progress line (and the plan
+    in the preview window when there is one)."""
     n = len(solution.steps)
     tty = sys.stderr.isatty()
     t0 = time.monotonic()
     estimate = run.record.get("estimated_turning_s", 0.0)
+    texts = [" ".join(step) for step in solution.steps]
+    show = None
+    if not run.headless and run.images:
+        from vision.preview import has_display
+
+        if has_display():
+            import cv2
+
+            tiles = list(run.images.values())
+            height = min(t.shape[0] for t in tiles)
+            scan_image = np.hstack([cv2.resize(t, (t.shape[1] * height // t.shape[0], height))
+                                    for t in tiles])
+            scale = min(1.0, 1600 / scan_image.shape[1])
+            scan_image = cv2.resize(scan_image, None, fx=scale, fy=scale)
+
+            def show(done: int) -> None:
+                cv2.imshow("cuberobot", plan_picture(scan_image, texts, done))
+                cv2.waitKey(1)
+
+            show(0)
 
     def on_turn(td) -> None:
+        if show is not None:
+            show(td.index + 1)
         if tty:
             elapsed = time.monotonic() - t0
             left = max(0.0, estimate - elapsed)
@@ -334,7 +375,9 @@ def run_start(cfg: Config, *, port: str | None = None, headless: bool = False, f
         seed = random.SystemRandom().randrange(2**31)
     t_prepare = time.monotonic()
     solver.prepare()  # tables loaded before the button, so pressing start is answered at once
+    _warm_up_vision()
     rig = open_rig(cfg, port=port, firmware=firmware, seed=seed)
+    log.info("connected to the rig on %s (firmware %s)", rig.port, rig.link.hello)
     run = Run(cfg, rig, headless, out, seed=seed, sim_lighting=sim_lighting)
     record = run.record
     record.update(seed=seed, port=rig.port, config=str(cfg.path) if cfg.path else None,
@@ -352,6 +395,7 @@ def run_start(cfg: Config, *, port: str | None = None, headless: bool = False, f
         finally:
             record["captures"] = run.captures
         _save_images(run_dir, "scan", result)
+        run.images = dict(result.images)
         t_scanned = time.monotonic()
         record.update(scan_s=t_scanned - t_start, facelets=facelets)
         if rig.sim_state is not None:
@@ -361,8 +405,11 @@ def run_start(cfg: Config, *, port: str | None = None, headless: bool = False, f
             out("the cube is already solved: no motor turns")
             record.update(status="already-solved", compute_s=0.0, turns=0, turning_s=0.0)
             return record
+        log.info("scan: %s after %d capture(s); warnings: %s", facelets, run.captures,
+                 result.classification.warnings if result is not None else [])
         solution = solve(run, facelets)
         t_solved = time.monotonic()
+        log.info("solution (%s metric, cost %.2f): %s", solution.metric, solution.cost, solution.moves)
         from .motion import plan
         from .timing import sequence_ticks, ticks_to_s
 
@@ -403,6 +450,17 @@ def run_start(cfg: Config, *, port: str | None = None, headless: bool = False, f
         rig.close()
         record["run_dir"] = str(run_dir)
         _write_record(run_dir, record)
+
+
+def _warm_up_vision() -> None:
+    """Classify a made-up scan once, so the classifier's compiled code is
+    loaded before the user presses start rather than after."""
+    import vision
+    from vision.render import SCHEME, SHADES
+
+    cube = random_cube(0).to_facelets()
+    samples = np.array([SHADES[SCHEME[f]][0] for f in cube], float)
+    vision.classify(samples)
 
 
 def _run_dir(state_dir) -> Path:

@@ -158,3 +158,27 @@ def test_start_against_the_real_firmware_in_simavr(cfg, tmp_path):
     assert record["confirmed"] is True
     assert Cube.from_facelets(record["facelets"]).apply(record["moves"]).is_solved()
     assert record["measured_turning_s"] == pytest.approx(record["estimated_turning_s"], rel=0.01)
+
+
+def test_plan_picture_keeps_the_scan_and_marks_progress():
+    import numpy as np
+
+    from robot.start import plan_picture
+
+    scan = np.full((120, 400, 3), 77, np.uint8)
+    steps = ["R", "U D'", "F2"] * 10
+    a, b = plan_picture(scan, steps, 0), plan_picture(scan, steps, 5)
+    assert (a[:120] == scan).all() and a.shape[0] > 120 and a.shape[1] == 400
+    assert a.shape == b.shape and (a[120:] != b[120:]).any()
+
+
+def test_hand_held_set_up_scans_face_by_face(tmp_path):
+    text = (Path(__file__).resolve().parents[1] / "config/examples/handheld-webcam.toml").read_text()
+    cfg_file = tmp_path / "hand.toml"
+    cfg_file.write_text(text.replace("source = 0", 'source = "sim"'))
+    url = fresh_url()
+    record = run_start(load_config(cfg_file), port=url, headless=True, state_dir=tmp_path, seed=41, out=quiet)
+    assert record["status"] == "solved" and rig_for_url(url).cube.is_solved()
+    images = sorted(p.name for p in Path(record["run_dir"]).glob("scan-*.png"))
+    assert images == [f"scan-hand-{f}.png" for f in "BDFLRU"]
+    forget(url)

@@ -45,6 +45,21 @@ def _with_timeout(fn, timeout: float, what: str):
     return box["value"]
 
 
+def _quietly(fn, *args):
+    """OpenCV's back-ends print their own errors while probing for a device
+    that is not there; our VisionError says it better. With --verbose they
+    are let through."""
+    if log.isEnabledFor(logging.DEBUG):
+        return fn(*args)
+    lg = cv2.utils.logging
+    before = lg.getLogLevel()
+    lg.setLogLevel(lg.LOG_LEVEL_SILENT)
+    try:
+        return fn(*args)
+    finally:
+        lg.setLogLevel(before)
+
+
 class Camera:
     """One open camera. ``grab()`` returns the average of a few frames
     (BGR uint8) after the warm-up frames were dropped when it was opened."""
@@ -76,7 +91,7 @@ class Camera:
             api = cv2.CAP_IMAGES if "%" in path else cv2.CAP_ANY
             cap = _with_timeout(lambda: cv2.VideoCapture(path, api), self.spec.timeout_s, label)
         else:
-            cap = _with_timeout(lambda: cv2.VideoCapture(int(src)), self.spec.timeout_s, label)
+            cap = _with_timeout(lambda: _quietly(cv2.VideoCapture, int(src)), self.spec.timeout_s, label)
         if not cap.isOpened():
             raise VisionError(f"{label}: cannot be opened (missing, or in use by another program)")
         if not self._is_file:

@@ -105,27 +105,50 @@ def classify_measured(samples, spread, glare, *, centers=None, profile=None,
 def capture_frames(cameras: list[CameraSpec], views: list[ViewSpec], *, sim_state=None, sim_seed=None,
                    sim_lighting=None, settings: dict | None = None) -> dict[str, np.ndarray]:
     """One averaged frame per view (hand-held views: one per face). The
-    settings each camera ran with are put into ``settings`` if given."""
-    by_name = {c.name: c for c in cameras}
-    frames: dict[str, np.ndarray] = {}
-    for i, view in enumerate(views):
-        spec = by_name.get(view.camera)
-        if spec is None:
-            raise VisionError(f"view {view.name!r} uses camera {view.camera!r}, which is not configured")
-        seed = None if sim_seed is None else sim_seed * 1000 + i
-        if view.hand_held:
-            from .handheld import capture_hand_held
+    settings each camera ran with are put into ``settings`` if given.
 
-            frames.update(capture_hand_held(spec, view, sim_state=sim_state, sim_seed=seed,
-                                            sim_lighting=sim_lighting))
-            continue
-        cam = open_camera(spec, sim_state=sim_state, sim_seed=seed, sim_view=view, sim_lighting=sim_lighting)
-        try:
-            frames[view.name] = cam.grab()
-            if settings is not None:
-                settings[spec.name] = dict(cam.settings)
-        finally:
-            cam.close()
+    Different cameras are read at the same time (OpenCV and numpy let go of
+    the interpreter while they work), views of one camera one after another."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    by_name = {c.name: c for c in cameras}
+    for view in views:
+        if view.camera not in by_name:
+            raise VisionError(f"view {view.name!r} uses camera {view.camera!r}, which is not configured")
+    frames: dict[str, np.ndarray] = {}
+
+    def one_camera(items: list[tuple[int, ViewSpec]]) -> dict[str, np.ndarray]:
+        got: dict[str, np.ndarray] = {}
+        for i, view in items:
+            spec = by_name[view.camera]
+            seed = None if sim_seed is None else sim_seed * 1000 + i
+            if view.hand_held:
+                from .handheld import capture_hand_held
+
+                got.update(capture_hand_held(spec, view, sim_state=sim_state, sim_seed=seed,
+                                             sim_lighting=sim_lighting))
+                continue
+            cam = open_camera(spec, sim_state=sim_state, sim_seed=seed, sim_view=view,
+                              sim_lighting=sim_lighting)
+            try:
+                got[view.name] = cam.grab()
+                if settings is not None:
+                    settings[spec.name] = dict(cam.settings)
+            finally:
+                cam.close()
+        return got
+
+    per_camera: dict[str, list[tuple[int, ViewSpec]]] = {}
+    for i, view in enumerate(views):
+        per_camera.setdefault(view.camera, []).append((i, view))
+    groups = list(per_camera.values())
+    if len(groups) == 1 or any(v.hand_held for v in views):  # a person in the loop: one at a time
+        results = [one_camera(g) for g in groups]
+    else:
+        with ThreadPoolExecutor(max_workers=len(groups)) as pool:
+            results = list(pool.map(one_camera, groups))
+    for r in results:
+        frames.update(r)
     return frames
 
 
