@@ -12,7 +12,8 @@ from __future__ import annotations
 import threading
 import time
 
-from fwtools import UNO_ELF, ManglingProxy, make, write_config
+from fwtools import UNO_ELF, make, write_config
+from ptyproxy import ManglingProxy
 
 from robot import job
 from robot.config import load_config

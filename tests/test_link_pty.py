@@ -13,6 +13,7 @@ import time
 import tty
 
 import pytest
+from ptyproxy import ManglingProxy
 
 from robot import job
 from robot.config import load_config
@@ -20,55 +21,6 @@ from robot.journal import Journal
 from robot.link import Link
 from robot.simrig import SimRigProcess
 from solver import SOLVED, SOLVED_CUBE, format_moves, invert, random_scramble
-
-
-class Proxy:
-    """Bytes between two ptys, some dropped, some corrupted."""
-
-    def __init__(self, rig_path: str, drop: float, corrupt: float, seed: int = 0):
-        self.master, self.slave = os.openpty()
-        tty.setraw(self.slave)
-        self.path = os.ttyname(self.slave)
-        self.rig = os.open(rig_path, os.O_RDWR | os.O_NOCTTY)
-        tty.setraw(self.rig)
-        self.rng = random.Random(seed)
-        self.drop, self.corrupt = drop, corrupt
-        self.mangled = 0
-        self.running = True
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _mangle(self, data: bytes) -> bytes:
-        out = bytearray()
-        for b in data:
-            r = self.rng.random()
-            if r < self.drop:
-                self.mangled += 1
-                continue
-            if r < self.drop + self.corrupt:
-                self.mangled += 1
-                b ^= self.rng.randrange(1, 256)
-            out.append(b)
-        return bytes(out)
-
-    def _run(self):
-        while self.running:
-            r, _, _ = select.select([self.master, self.rig], [], [], 0.05)
-            for fd in r:
-                try:
-                    data = os.read(fd, 4096)
-                except OSError:
-                    continue
-                other = self.rig if fd == self.master else self.master
-                data = self._mangle(data)
-                if data:
-                    os.write(other, data)
-
-    def close(self):
-        self.running = False
-        self.thread.join(2)
-        for fd in (self.master, self.slave, self.rig):
-            os.close(fd)
 
 
 def _cli(*args, timeout=60, **kw):
@@ -90,7 +42,7 @@ def test_driver_through_a_mangling_proxy_to_a_sim_rig_process(cfg, tmp_path):
     scramble = random_scramble(12, seed=7)
     start = SOLVED_CUBE.apply(scramble)
     with SimRigProcess("--speed", "20", "--state", start.to_facelets()) as sim:
-        proxy = Proxy(sim.port, drop=0.01, corrupt=0.01, seed=1)
+        proxy = ManglingProxy(sim.port, drop=0.01, corrupt=0.01, seed=1)
         try:
             with Link(cfg, proxy.path) as link, Journal(tmp_path) as journal:
                 link.connect()
