@@ -10,7 +10,6 @@ derived here from the solver's cube model and handed over on its command line.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -21,6 +20,7 @@ from pathlib import Path
 import solver
 from robot.commands.cube import read_cube_arg
 from robot.errors import RigError, UserError
+from robot.simrig import SimRigLines
 from robot.virtual_rig import Mechanics
 
 REPO = Path(__file__).resolve().parent.parent
@@ -100,7 +100,7 @@ def harness_command(
     return cmd
 
 
-class SimavrRig:
+class SimavrRig(SimRigLines):
     """A running harness, for tests and tools: the pty path plus its commands."""
 
     def __init__(
@@ -140,20 +140,6 @@ class SimavrRig:
         if not answer:
             raise RigError("the simavr harness exited")
         return answer.rstrip("\n")
-
-    def state(self) -> str:
-        return self.ask("state")
-
-    def press(self) -> None:
-        self.ask("press")
-
-    def set_state(self, facelets: str) -> None:
-        answer = self.ask(f"set {facelets}")
-        if answer != "ok":
-            raise UserError(answer)
-
-    def counts(self) -> dict:
-        return json.loads(self.ask("counts"))
 
     def history(self) -> str:
         """The face turns the motors made since the last `set`."""

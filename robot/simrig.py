@@ -116,7 +116,30 @@ def _command(rig: VirtualRig, line: str) -> str | None:
         return f"error: unknown command {word!r} (state, press, set FACELETS, counts, quit)"
 
 
-class SimRigProcess:
+class SimRigLines:
+    """The line commands every simulated rig process answers on its stdin
+    (the Python virtual rig and the firmware's simavr harness alike); a
+    subclass supplies ``ask``."""
+
+    def ask(self, line: str) -> str:
+        raise NotImplementedError
+
+    def state(self) -> str:
+        return self.ask("state")
+
+    def press(self) -> None:
+        self.ask("press")
+
+    def set_state(self, facelets: str) -> None:
+        answer = self.ask(f"set {facelets}")
+        if answer != "ok":
+            raise RigError(answer)
+
+    def counts(self) -> dict:
+        return json.loads(self.ask("counts"))
+
+
+class SimRigProcess(SimRigLines):
     """A ``cuberobot sim-rig`` child process (or the simavr firmware with
     ``firmware=ELF``), with its pty path in ``.port``."""
 
@@ -145,20 +168,6 @@ class SimRigProcess:
         self.proc.stdin.write(line + "\n")
         self.proc.stdin.flush()
         return self._line()
-
-    def state(self) -> str:
-        return self.ask("state")
-
-    def press(self) -> None:
-        self.ask("press")
-
-    def set_state(self, facelets: str) -> None:
-        answer = self.ask(f"set {facelets}")
-        if answer != "ok":
-            raise RigError(answer)
-
-    def counts(self) -> dict:
-        return json.loads(self.ask("counts"))
 
     def close(self) -> None:
         if self.proc.poll() is None:
