@@ -360,6 +360,11 @@ class Searcher:
                      co.MOVES)
 
     @property
+    def depth(self) -> int:
+        """Length of the phase-1 sequences being tried."""
+        return int(self.st[L1])
+
+    @property
     def nodes(self) -> int:
         return int(self.st[NODES])
 
