@@ -39,7 +39,7 @@ SLACK = 2
 shortest found still count if they are cheaper."""
 STAGE1 = 0.25
 """In the rig metrics, the share of the budget spent getting short first."""
-QUANTUM = 1000
+QUANTUM = 4000
 LEAD = 0
 """A view searches phase-1 sequences at most this much longer than the
 shallowest view's."""
