@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from . import coords as co
+from . import residency
 from . import tables as tb
 from .cubie import Cube
 from .metrics import METRICS, cost, group_steps
@@ -38,7 +39,10 @@ SLACK = 2
 shortest found still count if they are cheaper."""
 STAGE1 = 0.25
 """In the rig metrics, the share of the budget spent getting short first."""
-QUANTUM = 1000
+QUANTUM = 4000
+LEAD = 0
+"""A view searches phase-1 sequences at most this much longer than the
+shallowest view's."""
 """Nodes per search slice between clock checks (well under a millisecond)."""
 
 
@@ -70,6 +74,8 @@ def prepare() -> None:
     s = Searcher(co.to_array(Cube().apply("R U F")), tables)
     while not s.done:
         s.step(3, 1 << 20, 1)
+    # the search is compiled and loaded: LLVM's code is not needed any more
+    residency.release("libllvmlite")
     _ready = True
 
 
@@ -171,10 +177,14 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
     stage = 1
     while True:
         active = False
+        live = [s.depth for s, _ in searchers if not s.done]
+        shallow = min(live) if live else 0
         for s, back in searchers:
             if s.done:
                 continue
             active = True
+            if s.depth > shallow + LEAD:
+                continue
             found = s.step(bound, QUANTUM, mode, qc, hc, best_cost, shortest if stage == 1 else 0)
             if found is None:
                 continue

@@ -24,10 +24,10 @@ from .tables import PHASE2_MOVES, get2
 MAXD = 40
 
 # indices into the int64 state vector
-D, L1, ROOT_PENDING, NODES, SOL_LEN, ROOT_SS = 0, 1, 2, 3, 4, 5
+D, L1, ROOT_PENDING, NODES, SOL_LEN, ROOT_SS, ROOT_EXPANDED = 0, 1, 2, 3, 4, 5, 6
 # columns of the per-depth phase-1 arrays (SS: place of the slice edges;
 # CN: corners, root only)
-TW, FL, SS, CN, H, MV = 0, 1, 2, 3, 4, 5
+TW, FL, SS, CN, H, MV, SP = 0, 1, 2, 3, 4, 5, 6
 
 PAUSED, FOUND, EXHAUSTED = 0, 1, 2
 P2_MAX = 12
@@ -135,13 +135,9 @@ def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_so
     allowed = min(bound - n1, P2_MAX)
     if allowed < 0:
         return False
-    # corners and slice-edge order are not tracked in phase 1 (it does not
-    # need them); follow them through the phase-1 moves now
-    cn = lv[0, CN]
-    sp = st[ROOT_SS]
-    for i in range(n1):
-        cn = corners_move[cn, lv[i, MV]]
-        sp = slice_sorted_move[sp, lv[i, MV]]
+    # corners and slice-edge order, carried along by phase 1
+    cn = lv[n1, CN]
+    sp = lv[n1, SP]
     hcs = cornslice[cn * 24 + sp]
     if hcs > allowed:
         return False
@@ -270,7 +266,50 @@ def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_so
 
 
 @njit(cache=True)
-def run(st, lv, lp, cube0, sol, bound, node_limit,
+def _expand(lv, ch, d, last, twist_move, flip_move, slice_move, fs_cs, twist_conj, p1):
+    """Children of the node at depth ``d``: coordinates and phase-1 distance
+    for each move (99 for a move that may not follow the previous one).
+
+    All children are looked up together rather than one at a time as the
+    search visits them: their table reads do not depend on each other, so
+    the processor overlaps the cache misses into the big pruning table,
+    which is what a phase-1 node mostly waits for. At the ``last`` level only
+    the subgroup itself counts, which needs no table at all."""
+    lf = lv[d - 1, MV] // 3 if d > 0 else -9
+    tw0 = lv[d, TW]
+    fl0 = lv[d, FL]
+    ss0 = lv[d, SS]
+    n = 0
+    for m in range(18):
+        if _blocked(m // 3, lf):
+            ch[d, m, 3] = 99 if last else -1
+            continue
+        n += 1
+        tw = twist_move[tw0, m]
+        fl = flip_move[fl0, m]
+        ss = slice_move[ss0, m]
+        ch[d, m, 0] = tw
+        ch[d, m, 1] = fl
+        ch[d, m, 2] = ss
+        if last:
+            ch[d, m, 3] = 0 if tw == 0 and fl == 0 and ss == 0 else 99
+        else:
+            ch[d, m, 3] = np.int64(fs_cs[ss * co.N_FLIP + fl])
+    if last:
+        return n
+    hp = lv[d, H]
+    for m in range(18):
+        cs = ch[d, m, 3]
+        if cs < 0:
+            ch[d, m, 3] = 99
+            continue
+        v = get2(p1, (cs >> 4) * co.N_TWIST + twist_conj[ch[d, m, 0], cs & 15])
+        ch[d, m, 3] = hp + (v - hp + 1) % 3 - 1
+    return n
+
+
+@njit(cache=True)
+def run(st, lv, lp, ch, cube0, sol, bound, node_limit,
         twist_move, flip_move, slice_move, slice_sorted_move, corners_move, ud_edges_move,
         fs_cs, twist_conj, p1, cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves,
         mode, qc, hc, fcost):
@@ -278,6 +317,9 @@ def run(st, lv, lp, cube0, sol, bound, node_limit,
     (FOUND; ``sol`` holds it), the space is exhausted (EXHAUSTED: nothing of
     at most ``bound`` moves is left), or ``node_limit`` nodes (PAUSED)."""
     stop = st[NODES] + node_limit
+    if st[ROOT_EXPANDED] == 0:
+        st[NODES] += _expand(lv, ch, 0, False, twist_move, flip_move, slice_move, fs_cs, twist_conj, p1)
+        st[ROOT_EXPANDED] = 1
     while True:
         if st[ROOT_PENDING]:
             st[ROOT_PENDING] = 0
@@ -292,9 +334,9 @@ def run(st, lv, lp, cube0, sol, bound, node_limit,
             return PAUSED
         d = st[D]
         n1 = st[L1]
-        lf = lv[d - 1, MV] // 3 if d > 0 else -9
+        togo = n1 - d - 1
         m = lv[d, MV] + 1
-        while m < 18 and _blocked(m // 3, lf):
+        while m < 18 and ch[d, m, 3] > togo:
             m += 1
         if m >= 18:
             if d == 0:
@@ -304,26 +346,18 @@ def run(st, lv, lp, cube0, sol, bound, node_limit,
                 st[D] = d - 1
             continue
         lv[d, MV] = m
-        tw = twist_move[lv[d, TW], m]
-        fl = flip_move[lv[d, FL], m]
-        ss = slice_move[lv[d, SS], m]
-        st[NODES] += 1
-        v = _h1_mod3(tw, fl, ss, fs_cs, twist_conj, p1)
-        hp = lv[d, H]
-        h = hp + (v - hp + 1) % 3 - 1
-        togo = n1 - d - 1
-        if h > togo:
-            continue
-        lv[d + 1, TW] = tw
-        lv[d + 1, FL] = fl
-        lv[d + 1, SS] = ss
-        lv[d + 1, H] = h
+        lv[d + 1, TW] = ch[d, m, 0]
+        lv[d + 1, FL] = ch[d, m, 1]
+        lv[d + 1, SS] = ch[d, m, 2]
+        lv[d + 1, H] = ch[d, m, 3]
         if togo == 0:
             # h == 0: in the subgroup. A last move inside the subgroup means a
             # shorter phase 1 was already tried with the same result.
             if m == 0 or m == 1 or m == 2 or m == 4 or m == 7 or m == 9 or m == 10 \
                     or m == 11 or m == 13 or m == 16:
                 continue
+            lv[d + 1, CN] = corners_move[lv[d, CN], m]
+            lv[d + 1, SP] = slice_sorted_move[lv[d, SP], m]
             if _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move,
                        slice_sorted_move, cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves,
                        mode, qc, hc, fcost):
@@ -331,6 +365,13 @@ def run(st, lv, lp, cube0, sol, bound, node_limit,
             continue
         st[D] = d + 1
         lv[d + 1, MV] = -1
+        # corners and slice-edge order are not needed by phase 1, only at its
+        # end; carried along here, they cost two reads per inner node instead
+        # of a walk through the whole sequence at every end
+        lv[d + 1, CN] = corners_move[lv[d, CN], m]
+        lv[d + 1, SP] = slice_sorted_move[lv[d, SP], m]
+        st[NODES] += _expand(lv, ch, d + 1, togo == 1, twist_move, flip_move, slice_move, fs_cs,
+                             twist_conj, p1)
 
 
 class Searcher:
@@ -340,14 +381,15 @@ class Searcher:
         self.t = tables
         self.cube0 = np.ascontiguousarray(cube, dtype=np.int64)
         self.st = np.zeros(8, dtype=np.int64)
-        self.lv = np.zeros((MAXD + 1, 6), dtype=np.int64)
+        self.lv = np.zeros((MAXD + 1, 7), dtype=np.int64)
         self.lp = np.zeros((MAXD + 1, 5), dtype=np.int64)
+        self.ch = np.zeros((MAXD + 1, 18, 4), dtype=np.int64)
         self.sol = np.zeros(2 * MAXD, dtype=np.int64)
         c = self.cube0
         tw, fl, ss, cn = co.get_twist(c), co.get_flip(c), co.get_slice_sorted(c), co.get_corners(c)
         h = phase1_distance(tw, fl, ss // 24, tables["twist_move"], tables["flip_move"],
                             tables["slice_move"], tables["fs_cs"], tables["twist_conj"], tables["phase1"])
-        self.lv[0, :] = (tw, fl, ss // 24, cn, h, -1)
+        self.lv[0, :] = (tw, fl, ss // 24, cn, h, -1, ss)
         self.st[ROOT_SS] = ss
         self.st[L1] = h
         self.st[ROOT_PENDING] = 1 if h == 0 else 0
@@ -358,6 +400,11 @@ class Searcher:
                      t["corners_move"], t["ud_edges_move"], t["fs_cs"], t["twist_conj"], t["phase1"],
                      t["cornslice"], t["phase2"], t["c_classidx"], t["c_sym"], t["ud_edges_conj"],
                      co.MOVES)
+
+    @property
+    def depth(self) -> int:
+        """Length of the phase-1 sequences being tried."""
+        return int(self.st[L1])
 
     @property
     def nodes(self) -> int:
@@ -375,7 +422,7 @@ class Searcher:
         fcost = self.fcost
         fcost[0] = cost_bound
         fcost[1] = shorter_than
-        r = run(self.st, self.lv, self.lp, self.cube0, self.sol, bound, node_limit, *self.args,
+        r = run(self.st, self.lv, self.lp, self.ch, self.cube0, self.sol, bound, node_limit, *self.args,
                 mode, float(quarter_cost), float(half_cost), fcost)
         if r == FOUND:
             return [int(x) for x in self.sol[:self.st[SOL_LEN]]]
