@@ -15,26 +15,16 @@ from ..errors import UserError
 
 
 def load_setup(args):
-    """(cameras, views, profile) for the scan and calibrate commands: the
-    configuration file when ``--config`` is given, else the default
-    simulated rig; ``--profile`` overrides the configured colour profile."""
+    """(cameras, views, profile) for the scan and calibrate commands, from
+    the set-up file (``--config``, else the default one: the simulated rig);
+    ``--profile`` overrides the configured colour profile."""
     from vision.profile import load_profile
-    from vision.setup import default_sim_setup
 
-    profile = None
-    if getattr(args, "config", None):
-        try:
-            from robot.config import load_config  # the rig configuration loader
-        except ImportError:
-            raise UserError("--config needs the rig configuration loader (robot.config),"
-                            " which this build does not have") from None
-        cfg = load_config(args.config)
-        cameras, views = list(cfg.cameras), list(cfg.views)
-        profile = getattr(cfg, "profile", None)
-        if isinstance(profile, str):
-            profile = load_profile(profile)
-    else:
-        cameras, views = default_sim_setup()
+    from ..config import load_config
+
+    cfg = load_config(getattr(args, "config", None))
+    cameras, views = list(cfg.cameras), list(cfg.views)
+    profile = load_profile(cfg.profile) if cfg.profile else None
     name = getattr(args, "use_profile", None)
     if name:
         profile = load_profile(name)
