@@ -78,7 +78,7 @@ def test_scan_and_calibrate_on_the_simulated_rig(tmp_path):
     r = run("scan", "--sim-state", truth, "--seed", "3", "--save-debug", str(tmp_path / "dbg"))
     assert r.returncode in (0, 1), r.stderr
     assert r.stdout.split()[0] == truth
-    assert (tmp_path / "dbg" / "view-A.png").exists()
+    assert (tmp_path / "dbg" / "view-upper.png").exists()  # the default config names its views
     r = run("calibrate", "--profile", "cli", "--dir", str(tmp_path / "p"), "--seed", "1",
             "--save-debug", str(tmp_path / "cal"))
     assert r.returncode == 0, r.stderr
@@ -86,8 +86,8 @@ def test_scan_and_calibrate_on_the_simulated_rig(tmp_path):
         "F" * 9 + "D" * 9 + "L" * 9 + "B" * 9
     assert "smallest colour difference" in r.stdout and (tmp_path / "p" / "cli.json").exists()
     saved = json.loads((tmp_path / "p" / "cli.json").read_text())
-    assert saved["cameras"]["A"]["settings"]["width"] == 1280
-    assert len(saved["cameras"]["B"]["gains"]["D"]) == 9
+    assert saved["cameras"]["upper"]["settings"]["width"] == 1280
+    assert len(saved["cameras"]["lower"]["gains"]["D"]) == 9
 
 
 def test_scan_bad_arguments():
