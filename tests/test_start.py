@@ -182,3 +182,14 @@ def test_hand_held_set_up_scans_face_by_face(tmp_path):
     images = sorted(p.name for p in Path(record["run_dir"]).glob("scan-*.png"))
     assert images == [f"scan-hand-{f}.png" for f in "BDFLRU"]
     forget(url)
+
+
+def test_missing_camera_is_reported_before_anything_moves(tmp_path):
+    text = (Path(__file__).resolve().parents[1] / "config/rig.toml").read_text()
+    cfg_file = tmp_path / "rig.toml"
+    cfg_file.write_text(text.replace('source = "sim"', f'source = "{tmp_path}/no-camera.mp4"', 1))
+    r = subprocess.run([sys.executable, "-m", "robot", "start", "--headless", "--config", str(cfg_file),
+                        "--state-dir", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "camera 'upper'" in r.stderr and "no such file" in r.stderr
+    assert "turn" not in r.stdout
