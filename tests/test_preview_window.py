@@ -1,0 +1,129 @@
+"""The live preview in a real OpenCV window on a virtual X display (Xvfb),
+driven by real mouse and key events (xdotool): clicking a sticker cycles its
+colour and Enter accepts the corrected cube.
+
+CI installs xvfb and xdotool; without them this test fails rather than skips.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+SCRIPT_PROBE = """
+import cv2, numpy as np, time
+img = np.zeros((720, 2560, 3), np.uint8)
+cv2.namedWindow("probe", cv2.WINDOW_NORMAL)
+cv2.setMouseCallback("probe", lambda e, x, y, f, p: print("EV", x, y, flush=True)
+                     if e == cv2.EVENT_LBUTTONDOWN else None)
+t = time.time()
+while time.time() - t < 20:
+    cv2.imshow("probe", img)
+    cv2.waitKey(20)
+"""
+
+SCRIPT_PREVIEW = """
+import json
+from robot.config import load_config
+from solver import random_cube
+from vision.preview import interactive
+from vision.scanning import scan
+cfg = load_config()
+truth = random_cube(5).to_facelets()
+result = scan(cfg.cameras, cfg.views, sim_state=truth, sim_seed=2)
+print("READY", flush=True)
+action, facelets = interactive(result)
+print(json.dumps({"action": action, "facelets": facelets, "scanned": result.facelets}), flush=True)
+"""
+
+
+@pytest.fixture
+def display():
+    for tool in ("Xvfb", "xdotool"):
+        if shutil.which(tool) is None:
+            pytest.fail(f"{tool} is not installed (apt install xvfb xdotool)")
+    # -displayfd: the server picks a free display and tells us which, once it is ready
+    proc = subprocess.Popen(["Xvfb", "-displayfd", "1", "-screen", "0", "2700x1000x24", "-nolisten", "tcp"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    number = proc.stdout.readline().strip()
+    if not number:
+        pytest.fail("Xvfb did not start")
+    env = {**os.environ, "DISPLAY": f":{number}"}
+    yield env
+    proc.terminate()
+    proc.wait(5)
+
+
+def _xdo(env, *args) -> str:
+    return subprocess.run(["xdotool", *args], env=env, capture_output=True, text=True, timeout=10).stdout
+
+
+def _window(env, name: str) -> str:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        wid = _xdo(env, "search", "--name", name).split()
+        if wid:
+            _xdo(env, "windowsize", wid[0], "2560", "720")
+            _xdo(env, "windowmove", wid[0], "0", "0")
+            time.sleep(0.8)
+            return wid[0]
+        time.sleep(0.2)
+    pytest.fail(f"window {name!r} did not appear")
+
+
+def _spawn(script: str, env):
+    return subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+
+
+def _screen_to_image(env):
+    """Where the window draws the image (it scales it and adds a toolbar):
+    click two known screen points in a probe window and read them back."""
+    probe = _spawn(SCRIPT_PROBE, env)
+    try:
+        _window(env, "probe")
+        points = [(640, 200), (1900, 600)]
+        seen = []
+        for x, y in points:
+            _xdo(env, "mousemove", str(x), str(y), "click", "1")
+            line = probe.stdout.readline().split()
+            seen.append((int(line[1]), int(line[2])))
+    finally:
+        probe.kill()
+        probe.wait()
+    (sx0, sy0), (sx1, sy1) = points
+    (ix0, iy0), (ix1, iy1) = seen
+    ax, ay = (sx1 - sx0) / (ix1 - ix0), (sy1 - sy0) / (iy1 - iy0)
+    return lambda x, y: (round(sx0 + (x - ix0) * ax), round(sy0 + (y - iy0) * ay))
+
+
+def test_click_cycles_a_sticker_and_enter_accepts(display):
+    import numpy as np
+
+    from robot.config import load_config
+    from vision.render import _map, net_to_image
+
+    to_screen = _screen_to_image(display)
+    view = load_config().views[0]  # the first view is drawn leftmost
+    face = next(f for f in view.faces if f.face == "U")
+    x, y = _map(net_to_image(face), np.array([[0.5, 0.5]]))[0]  # sticker U1's centre in the image
+    preview = _spawn(SCRIPT_PREVIEW, display)
+    try:
+        assert preview.stdout.readline().strip() == "READY"
+        _window(display, "cuberobot scan")
+        sx, sy = to_screen(x, y)
+        _xdo(display, "mousemove", str(sx), str(sy), "click", "1")
+        time.sleep(0.5)
+        _xdo(display, "key", "Return")
+        out = json.loads(preview.stdout.readline())
+    finally:
+        preview.kill()
+        preview.wait()
+    assert out["action"] == "accept"
+    before, after = out["scanned"], out["facelets"]
+    assert after[1:] == before[1:]
+    assert after[0] == "URFDLB"["URFDLB".index(before[0]) + 1 - 6]  # U1 took the next colour, only U1
