@@ -151,6 +151,7 @@ def wait_for_start(run: Run, *, no_wait: bool = False) -> str:
     if no_wait:
         return "no-wait"
     interactive = sys.stdin is not None and sys.stdin.isatty()
+    before = link.buttons  # counted before a simulated press, so its event is never missed
     if run.rig.press is not None and (run.headless or not interactive):
         run.out("waiting for start: pressing the simulated rig's button")
         run.rig.press()
@@ -158,7 +159,6 @@ def wait_for_start(run: Run, *, no_wait: bool = False) -> str:
         run.out("ready: press the rig's start button or Enter")
     else:
         run.out("ready: press the rig's start button")
-    before = link.buttons
     window = None
     if not run.headless:
         from vision.preview import has_display
