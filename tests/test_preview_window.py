@@ -15,8 +15,8 @@ import time
 import pytest
 
 SCRIPT_PROBE = """
-import cv2, numpy as np, time
-img = np.zeros((720, 2560, 3), np.uint8)
+import cv2, numpy as np, sys, time
+img = np.zeros((720, int(sys.argv[1]), 3), np.uint8)
 cv2.namedWindow("probe", cv2.WINDOW_NORMAL)
 cv2.setMouseCallback("probe", lambda e, x, y, f, p: print("EV", x, y, flush=True)
                      if e == cv2.EVENT_LBUTTONDOWN else None)
@@ -62,12 +62,12 @@ def _xdo(env, *args) -> str:
     return subprocess.run(["xdotool", *args], env=env, capture_output=True, text=True, timeout=10).stdout
 
 
-def _window(env, name: str) -> str:
+def _window(env, name: str, width: int = 2560) -> str:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         wid = _xdo(env, "search", "--name", name).split()
         if wid:
-            _xdo(env, "windowsize", wid[0], "2560", "720")
+            _xdo(env, "windowsize", wid[0], str(width), "720")
             _xdo(env, "windowmove", wid[0], "0", "0")
             time.sleep(0.8)
             return wid[0]
@@ -75,18 +75,19 @@ def _window(env, name: str) -> str:
     pytest.fail(f"window {name!r} did not appear")
 
 
-def _spawn(script: str, env):
-    return subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE,
+def _spawn(script: str, env, *args: str):
+    return subprocess.Popen([sys.executable, "-c", script, *args], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
 
 
-def _screen_to_image(env):
-    """Where the window draws the image (it scales it and adds a toolbar):
-    click two known screen points in a probe window and read them back."""
-    probe = _spawn(SCRIPT_PROBE, env)
+def _screen_to_image(env, width: int = 2560):
+    """Where a window as wide as ``width`` draws an image that wide (it scales
+    it and adds a toolbar): click two known screen points in a probe window
+    and read them back."""
+    probe = _spawn(SCRIPT_PROBE, env, str(width))
     try:
-        _window(env, "probe")
-        points = [(640, 200), (1900, 600)]
+        _window(env, "probe", width)
+        points = [(width // 4, 200), (width * 3 // 4, 600)]
         seen = []
         for x, y in points:
             _xdo(env, "mousemove", str(x), str(y), "click", "1")
@@ -127,3 +128,45 @@ def test_click_cycles_a_sticker_and_enter_accepts(display):
     before, after = out["scanned"], out["facelets"]
     assert after[1:] == before[1:]
     assert after[0] == "URFDLB"["URFDLB".index(before[0]) + 1 - 6]  # U1 took the next colour, only U1
+
+
+def test_geometry_by_clicking_face_corners(display, tmp_path):
+    """`cuberobot calibrate --geometry`: click each face's corners, net
+    top-left first, in the simulated camera's picture; the written geometry
+    is where the faces really are."""
+    import tomllib
+
+    from robot.config import load_config
+
+    to_screen = _screen_to_image(display, 1280)  # one camera's picture per window
+    views = load_config().views
+    out = tmp_path / "geometry.toml"
+    proc = subprocess.Popen([sys.executable, "-m", "robot", "calibrate", "--geometry", "--output", str(out)],
+                            env=display, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    last = None
+    try:
+        for view in views:
+            _window(display, f"cuberobot geometry: {view.name}", 1280)
+            for face in view.faces:
+                corners = face.corners[face.top_left:] + face.corners[:face.top_left]
+                for x, y in corners:
+                    sx, sy = to_screen(x, y)
+                    if (sx, sy) == last:  # faces share corners: wait out the double-click time
+                        time.sleep(0.8)
+                    _xdo(display, "mousemove", str(sx), str(sy), "click", "1")
+                    last = (sx, sy)
+                    time.sleep(0.15)
+        stdout, stderr = proc.communicate(timeout=60)
+    except BaseException:
+        proc.kill()
+        print(proc.communicate()[0])  # what the command said, for the failure report
+        raise
+    assert proc.returncode == 0, stderr
+    written = tomllib.loads(out.read_text())["view"]
+    assert [v["name"] for v in written] == [v.name for v in views]
+    for got, view in zip(written, views):
+        for gface, face in zip(got["face"], view.faces):
+            assert gface["face"] == face.face and gface.get("top_left", 0) == 0
+            expected = face.corners[face.top_left:] + face.corners[:face.top_left]
+            for (gx, gy), (x, y) in zip(gface["corners"], expected):
+                assert abs(gx - x) <= 4 and abs(gy - y) <= 4, (face.face, gface["corners"], expected)

@@ -169,7 +169,11 @@ def _calibrate(args) -> int:
                 continue  # the on-screen guide is its geometry
             if v.camera not in by_name:
                 raise UserError(f"view {v.name!r} uses camera {v.camera!r}, which is not configured")
-            new_views.append(click_geometry(by_name[v.camera], v.name, "".join(f.face for f in v.faces)))
+            frame = None
+            if by_name[v.camera].source == "sim":  # a simulated camera: a solved cube where the config says
+                frame = capture_frames(cameras, [v], sim_state=SOLVED, sim_seed=args.seed)[v.name]
+            new_views.append(click_geometry(by_name[v.camera], v.name, "".join(f.face for f in v.faces),
+                                            frame=frame))
         text = geometry_toml(new_views)
         if args.output:
             try:
