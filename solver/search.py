@@ -126,11 +126,13 @@ def phase2_distance(c, e, corners_move, ud_edges_move, c_classidx, c_sym, ud_edg
 
 @njit(cache=True)
 def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_sorted_move,
-            cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves, mode, qc, hc, fcost):
+            cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves, mode, qc, hc, fcost, p2extra):
     """Shortest phase-2 completion of the current phase-1 sequence. With
     ``mode`` 0 the first one found; otherwise all of that length are looked
     at and the cheapest in the metric wins if it beats ``fcost[0]`` (or is
-    shorter than ``fcost[1]``)."""
+    shorter than ``fcost[1]``), and so are completions up to ``p2extra``
+    moves longer, which are often cheaper: a longer phase 2 can pair more
+    turns on opposite faces."""
     n1 = st[L1]
     allowed = min(bound - n1, P2_MAX)
     if allowed < 0:
@@ -176,6 +178,7 @@ def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_so
             i += 1
             popen[0] = mode == 1
     prune_cost = mode != 0
+    first = -1
     for n2 in range(h, allowed + 1):
         if n2 == 0:
             if mode != 0:
@@ -260,9 +263,11 @@ def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_so
             lp[k, 2] = s1
             lp[k, 3] = -1
             lp[k, 4] = d
-        if found:
+        if found and first < 0:
+            first = n2
+        if first >= 0 and n2 >= first + p2extra:
             return True
-    return False
+    return first >= 0
 
 
 @njit(cache=True)
@@ -312,7 +317,7 @@ def _expand(lv, ch, d, last, twist_move, flip_move, slice_move, fs_cs, twist_con
 def run(st, lv, lp, ch, cube0, sol, bound, node_limit,
         twist_move, flip_move, slice_move, slice_sorted_move, corners_move, ud_edges_move,
         fs_cs, twist_conj, p1, cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves,
-        mode, qc, hc, fcost):
+        mode, qc, hc, fcost, p2extra):
     """Search on until a solution of at most ``bound`` moves is found
     (FOUND; ``sol`` holds it), the space is exhausted (EXHAUSTED: nothing of
     at most ``bound`` moves is left), or ``node_limit`` nodes (PAUSED)."""
@@ -325,7 +330,7 @@ def run(st, lv, lp, ch, cube0, sol, bound, node_limit,
             st[ROOT_PENDING] = 0
             if _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move,
                        slice_sorted_move, cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves,
-                       mode, qc, hc, fcost):
+                       mode, qc, hc, fcost, p2extra):
                 return FOUND
             st[L1] = max(st[L1], 1)
         if st[L1] > bound:
@@ -360,7 +365,7 @@ def run(st, lv, lp, ch, cube0, sol, bound, node_limit,
             lv[d + 1, SP] = slice_sorted_move[lv[d, SP], m]
             if _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move,
                        slice_sorted_move, cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves,
-                       mode, qc, hc, fcost):
+                       mode, qc, hc, fcost, p2extra):
                 return FOUND
             continue
         st[D] = d + 1
@@ -411,7 +416,8 @@ class Searcher:
         return int(self.st[NODES])
 
     def step(self, bound: int, node_limit: int, mode: int = 0, quarter_cost: float = 1.0,
-             half_cost: float = 1.5, cost_bound: float = np.inf, shorter_than: int = 0) -> list[int] | None:
+             half_cost: float = 1.5, cost_bound: float = np.inf, shorter_than: int = 0,
+             p2extra: int = 0) -> list[int] | None:
         """Run up to ``node_limit`` nodes; a solution of at most ``bound``
         moves (as move indices) if one turned up. ``self.done`` is set when
         no solution within ``bound`` remains to be found. With ``mode`` 1
@@ -423,7 +429,7 @@ class Searcher:
         fcost[0] = cost_bound
         fcost[1] = shorter_than
         r = run(self.st, self.lv, self.lp, self.ch, self.cube0, self.sol, bound, node_limit, *self.args,
-                mode, float(quarter_cost), float(half_cost), fcost)
+                mode, float(quarter_cost), float(half_cost), fcost, p2extra)
         if r == FOUND:
             return [int(x) for x in self.sol[:self.st[SOL_LEN]]]
         if r == EXHAUSTED:
