@@ -271,15 +271,19 @@ def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_so
 
 
 @njit(cache=True)
-def _expand(lv, ch, d, last, twist_move, flip_move, slice_move, fs_cs, twist_conj, p1):
+def _expand(lv, ch, d, last, limit, twist_move, flip_move, slice_move, fs_cs, twist_conj, p1,
+            twist_slice, flip_slice):
     """Children of the node at depth ``d``: coordinates and phase-1 distance
     for each move (99 for a move that may not follow the previous one).
 
     All children are looked up together rather than one at a time as the
     search visits them: their table reads do not depend on each other, so
     the processor overlaps the cache misses into the big pruning table,
-    which is what a phase-1 node mostly waits for. At the ``last`` level only
-    the subgroup itself counts, which needs no table at all."""
+    which is what a phase-1 node mostly waits for. Before that, two tables
+    small enough to stay in the cache rule out most children that are more
+    than ``limit`` moves from the subgroup, without the big table's cache
+    miss. At the ``last`` level only the subgroup itself counts, which needs
+    no table at all."""
     lf = lv[d - 1, MV] // 3 if d > 0 else -9
     tw0 = lv[d, TW]
     fl0 = lv[d, FL]
@@ -298,6 +302,8 @@ def _expand(lv, ch, d, last, twist_move, flip_move, slice_move, fs_cs, twist_con
         ch[d, m, 2] = ss
         if last:
             ch[d, m, 3] = 0 if tw == 0 and fl == 0 and ss == 0 else 99
+        elif twist_slice[tw * co.N_SLICE + ss] > limit or flip_slice[fl * co.N_SLICE + ss] > limit:
+            ch[d, m, 3] = -1
         else:
             ch[d, m, 3] = np.int64(fs_cs[ss * co.N_FLIP + fl])
     if last:
@@ -316,14 +322,16 @@ def _expand(lv, ch, d, last, twist_move, flip_move, slice_move, fs_cs, twist_con
 @njit(cache=True)
 def run(st, lv, lp, ch, cube0, sol, bound, node_limit,
         twist_move, flip_move, slice_move, slice_sorted_move, corners_move, ud_edges_move,
-        fs_cs, twist_conj, p1, cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves,
-        mode, qc, hc, fcost, p2extra):
+        fs_cs, twist_conj, p1, twist_slice, flip_slice, cornslice, p2, c_classidx, c_sym,
+        ud_edges_conj, moves, mode, qc, hc, fcost, p2extra):
     """Search on until a solution of at most ``bound`` moves is found
     (FOUND; ``sol`` holds it), the space is exhausted (EXHAUSTED: nothing of
     at most ``bound`` moves is left), or ``node_limit`` nodes (PAUSED)."""
     stop = st[NODES] + node_limit
     if st[ROOT_EXPANDED] == 0:
-        st[NODES] += _expand(lv, ch, 0, False, twist_move, flip_move, slice_move, fs_cs, twist_conj, p1)
+        # the root's children serve every phase-1 length: no limit
+        st[NODES] += _expand(lv, ch, 0, False, MAXD, twist_move, flip_move, slice_move, fs_cs,
+                             twist_conj, p1, twist_slice, flip_slice)
         st[ROOT_EXPANDED] = 1
     while True:
         if st[ROOT_PENDING]:
@@ -375,8 +383,8 @@ def run(st, lv, lp, ch, cube0, sol, bound, node_limit,
         # of a walk through the whole sequence at every end
         lv[d + 1, CN] = corners_move[lv[d, CN], m]
         lv[d + 1, SP] = slice_sorted_move[lv[d, SP], m]
-        st[NODES] += _expand(lv, ch, d + 1, togo == 1, twist_move, flip_move, slice_move, fs_cs,
-                             twist_conj, p1)
+        st[NODES] += _expand(lv, ch, d + 1, togo == 1, togo - 1, twist_move, flip_move, slice_move,
+                             fs_cs, twist_conj, p1, twist_slice, flip_slice)
 
 
 class Searcher:
@@ -403,8 +411,8 @@ class Searcher:
         t = tables
         self.args = (t["twist_move"], t["flip_move"], t["slice_move"], t["slice_sorted_move"],
                      t["corners_move"], t["ud_edges_move"], t["fs_cs"], t["twist_conj"], t["phase1"],
-                     t["cornslice"], t["phase2"], t["c_classidx"], t["c_sym"], t["ud_edges_conj"],
-                     co.MOVES)
+                     t["twist_slice"], t["flip_slice"], t["cornslice"], t["phase2"], t["c_classidx"],
+                     t["c_sym"], t["ud_edges_conj"], co.MOVES)
 
     @property
     def depth(self) -> int:

@@ -117,3 +117,18 @@ def test_longer_phase2_can_be_cheaper_on_the_rig():
     longer = _phase2_only(scramble, 2)
     assert (len(short.split()), axial_cost(short)) == (6, 8.5)
     assert (len(longer.split()), axial_cost(longer)) == (8, 7.5)
+
+
+@given(st.integers(0, 14), seeds)
+@settings(max_examples=60, deadline=None)
+def test_small_phase1_tables_never_overestimate(n, seed):
+    # they rule moves out before the big table is read: a bound too high
+    # would silently lose solutions
+    t = load()
+    a = co.to_array(SOLVED_CUBE.apply(random_scramble(n, seed)))
+    tw, fl, sl = co.get_twist(a), co.get_flip(a), co.get_slice_sorted(a) // 24
+    d = phase1_distance(tw, fl, sl, t["twist_move"], t["flip_move"], t["slice_move"], t["fs_cs"],
+                        t["twist_conj"], t["phase1"])
+    assert t["twist_slice"][tw * co.N_SLICE + sl] <= d
+    assert t["flip_slice"][fl * co.N_SLICE + sl] <= d
+    assert max(t["twist_slice"].max(), t["flip_slice"].max()) <= 12
