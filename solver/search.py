@@ -369,8 +369,12 @@ def run(st, lv, lp, ch, cube0, sol, bound, node_limit,
             if m == 0 or m == 1 or m == 2 or m == 4 or m == 7 or m == 9 or m == 10 \
                     or m == 11 or m == 13 or m == 16:
                 continue
-            lv[d + 1, CN] = corners_move[lv[d, CN], m]
-            lv[d + 1, SP] = slice_sorted_move[lv[d, SP], m]
+            cn = corners_move[lv[d, CN], m]
+            sp = slice_sorted_move[lv[d, SP], m]
+            if cornslice[cn * 24 + sp] > min(bound - n1, P2_MAX):
+                continue  # most phase-1 ends: phase 2 would give up at once
+            lv[d + 1, CN] = cn
+            lv[d + 1, SP] = sp
             if _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move,
                        slice_sorted_move, cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves,
                        mode, qc, hc, fcost, p2extra):
