@@ -125,8 +125,9 @@ def phase2_distance(c, e, corners_move, ud_edges_move, c_classidx, c_sym, ud_edg
 
 
 @njit(cache=True)
-def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_sorted_move,
-            cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves, mode, qc, hc, fcost, p2extra):
+def _phase2(st, lv, cube0, bound, sol, lp, ep, corners_move, ud_edges_move, slice_sorted_move,
+            cornslice, edgeslice, corners_h, ud_edges_h, p2, c_classidx, c_sym, ud_edges_conj, moves,
+            mode, qc, hc, fcost, p2extra):
     """Shortest phase-2 completion of the current phase-1 sequence. With
     ``mode`` 0 the first one found; otherwise all of that length are looked
     at and the cheapest in the metric wins if it beats ``fcost[0]`` (or is
@@ -143,17 +144,30 @@ def _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move, slice_so
     hcs = cornslice[cn * 24 + sp]
     if hcs > allowed:
         return False
-    ep = cube0[16:28].copy()
-    tmp = np.empty(12, dtype=np.int64)
+    # the order of the U and D edges: replay the phase-1 moves on the edges
+    # (in two preallocated halves of ``ep``, swapped each move)
+    for j in range(12):
+        ep[j] = cube0[16 + j]
+    a = 0
     for i in range(n1):
         mm = lv[i, MV]
+        b = 12 - a
         for j in range(12):
-            tmp[j] = ep[moves[mm, 16 + j]]
-        ep[:] = tmp
-    e = co.perm_rank(ep[0:8], 8)
+            ep[b + j] = ep[a + moves[mm, 16 + j]]
+        a = b
+    e = co.perm_rank(ep[a:a + 8], 8)
+    hes = edgeslice[e * 24 + sp]
+    if hes > allowed:
+        return False
+    # the big table knows the (corners, U/D edges) distance modulo 3, and the
+    # corners and the edges alone bound it from below: often enough to rule
+    # the end out without walking the table down (a cache miss per move)
+    lb = max(corners_h[cn], ud_edges_h[e])
+    if lb + (_h2_mod3(cn, e, c_classidx, c_sym, ud_edges_conj, p2) - lb) % 3 > allowed:
+        return False
     d2 = phase2_distance(cn, e, corners_move, ud_edges_move, c_classidx, c_sym, ud_edges_conj, p2,
                          allowed)
-    h = max(hcs, d2)
+    h = max(hcs, hes, d2)
     if h > allowed:
         return False
     lf = lv[n1 - 1, MV] // 3 if n1 > 0 else -9
@@ -320,10 +334,10 @@ def _expand(lv, ch, d, last, limit, twist_move, flip_move, slice_move, fs_cs, tw
 
 
 @njit(cache=True)
-def run(st, lv, lp, ch, cube0, sol, bound, node_limit,
+def run(st, lv, lp, ep, ch, cube0, sol, bound, node_limit,
         twist_move, flip_move, slice_move, slice_sorted_move, corners_move, ud_edges_move,
-        fs_cs, twist_conj, p1, twist_slice, flip_slice, cornslice, p2, c_classidx, c_sym,
-        ud_edges_conj, moves, mode, qc, hc, fcost, p2extra):
+        fs_cs, twist_conj, p1, twist_slice, flip_slice, cornslice, edgeslice, corners_h, ud_edges_h,
+        p2, c_classidx, c_sym, ud_edges_conj, moves, mode, qc, hc, fcost, p2extra):
     """Search on until a solution of at most ``bound`` moves is found
     (FOUND; ``sol`` holds it), the space is exhausted (EXHAUSTED: nothing of
     at most ``bound`` moves is left), or ``node_limit`` nodes (PAUSED)."""
@@ -336,9 +350,9 @@ def run(st, lv, lp, ch, cube0, sol, bound, node_limit,
     while True:
         if st[ROOT_PENDING]:
             st[ROOT_PENDING] = 0
-            if _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move,
-                       slice_sorted_move, cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves,
-                       mode, qc, hc, fcost, p2extra):
+            if _phase2(st, lv, cube0, bound, sol, lp, ep, corners_move, ud_edges_move,
+                       slice_sorted_move, cornslice, edgeslice, corners_h, ud_edges_h, p2, c_classidx,
+                       c_sym, ud_edges_conj, moves, mode, qc, hc, fcost, p2extra):
                 return FOUND
             st[L1] = max(st[L1], 1)
         if st[L1] > bound:
@@ -375,9 +389,9 @@ def run(st, lv, lp, ch, cube0, sol, bound, node_limit,
                 continue  # most phase-1 ends: phase 2 would give up at once
             lv[d + 1, CN] = cn
             lv[d + 1, SP] = sp
-            if _phase2(st, lv, cube0, bound, sol, lp, corners_move, ud_edges_move,
-                       slice_sorted_move, cornslice, p2, c_classidx, c_sym, ud_edges_conj, moves,
-                       mode, qc, hc, fcost, p2extra):
+            if _phase2(st, lv, cube0, bound, sol, lp, ep, corners_move, ud_edges_move,
+                       slice_sorted_move, cornslice, edgeslice, corners_h, ud_edges_h, p2, c_classidx,
+                       c_sym, ud_edges_conj, moves, mode, qc, hc, fcost, p2extra):
                 return FOUND
             continue
         st[D] = d + 1
@@ -400,6 +414,7 @@ class Searcher:
         self.st = np.zeros(8, dtype=np.int64)
         self.lv = np.zeros((MAXD + 1, 7), dtype=np.int64)
         self.lp = np.zeros((MAXD + 1, 5), dtype=np.int64)
+        self.ep = np.zeros(24, dtype=np.int64)
         self.ch = np.zeros((MAXD + 1, 18, 4), dtype=np.int64)
         self.sol = np.zeros(2 * MAXD, dtype=np.int64)
         c = self.cube0
@@ -415,8 +430,9 @@ class Searcher:
         t = tables
         self.args = (t["twist_move"], t["flip_move"], t["slice_move"], t["slice_sorted_move"],
                      t["corners_move"], t["ud_edges_move"], t["fs_cs"], t["twist_conj"], t["phase1"],
-                     t["twist_slice"], t["flip_slice"], t["cornslice"], t["phase2"], t["c_classidx"],
-                     t["c_sym"], t["ud_edges_conj"], co.MOVES)
+                     t["twist_slice"], t["flip_slice"], t["cornslice"], t["edgeslice"], t["corners_h"],
+                     t["ud_edges_h"], t["phase2"],
+                     t["c_classidx"], t["c_sym"], t["ud_edges_conj"], co.MOVES)
 
     @property
     def depth(self) -> int:
@@ -440,8 +456,8 @@ class Searcher:
         fcost = self.fcost
         fcost[0] = cost_bound
         fcost[1] = shorter_than
-        r = run(self.st, self.lv, self.lp, self.ch, self.cube0, self.sol, bound, node_limit, *self.args,
-                mode, float(quarter_cost), float(half_cost), fcost, p2extra)
+        r = run(self.st, self.lv, self.lp, self.ep, self.ch, self.cube0, self.sol, bound, node_limit,
+                *self.args, mode, float(quarter_cost), float(half_cost), fcost, p2extra)
         if r == FOUND:
             return [int(x) for x in self.sol[:self.st[SOL_LEN]]]
         if r == EXHAUSTED:

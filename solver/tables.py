@@ -30,7 +30,7 @@ from . import coords as co
 from . import symmetry as sy
 from .cache import load_or_build
 
-VERSION = 6
+VERSION = 8
 
 # Phase-2 moves, as indices into the 18 moves: U U2 U' R2 F2 D D2 D' L2 B2.
 PHASE2_MOVES = np.array([0, 1, 2, 4, 7, 9, 10, 11, 13, 16], dtype=np.int64)
@@ -247,7 +247,11 @@ def build_phase2(moves: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     cornslice = _pair_prune(moves["corners_move"], sl24, co.N_PERM8, 24, PHASE2_MOVES)
     p2 = _phase2_prune(moves["corners_move"], moves["ud_edges_move"], moves["ud_edges_conj"],
                        moves["c_classidx"], moves["c_sym"], moves["c_rep"], moves["c_stab"], PHASE2_MOVES)
-    return {"phase2": p2, "cornslice": cornslice}
+    edgeslice = _pair_prune(moves["ud_edges_move"], sl24, co.N_PERM8, 24, PHASE2_MOVES)
+    alone = np.zeros((1, 18), dtype=np.uint16)  # a second coordinate that never changes
+    return {"phase2": p2, "cornslice": cornslice, "edgeslice": edgeslice,
+            "corners_h": _pair_prune(moves["corners_move"], alone, co.N_PERM8, 1, PHASE2_MOVES),
+            "ud_edges_h": _pair_prune(moves["ud_edges_move"], alone, co.N_PERM8, 1, PHASE2_MOVES)}
 
 
 _TABLES: dict[str, np.ndarray] | None = None

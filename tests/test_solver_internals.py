@@ -132,3 +132,18 @@ def test_small_phase1_tables_never_overestimate(n, seed):
     assert t["twist_slice"][tw * co.N_SLICE + sl] <= d
     assert t["flip_slice"][fl * co.N_SLICE + sl] <= d
     assert max(t["twist_slice"].max(), t["flip_slice"].max()) <= 12
+
+
+@given(st.integers(0, 18), seeds)
+@settings(max_examples=60, deadline=None)
+def test_small_phase2_tables_never_overestimate(n, seed):
+    # each rules phase-1 ends out before the walk down the big table
+    t = load()
+    rng = np.random.default_rng(seed)
+    moves = [Move.from_index(int(PHASE2_MOVES[rng.integers(10)])) for _ in range(n)]
+    a = co.to_array(SOLVED_CUBE.apply(moves))
+    c, e, s = co.get_corners(a), co.get_ud_edges(a), co.get_slice_sorted(a)
+    d = phase2_distance(c, e, t["corners_move"], t["ud_edges_move"], t["c_classidx"], t["c_sym"],
+                        t["ud_edges_conj"], t["phase2"], 99)
+    assert max(t["corners_h"][c], t["ud_edges_h"][e]) <= d
+    assert t["cornslice"][c * 24 + s] <= n and t["edgeslice"][e * 24 + s] <= n
