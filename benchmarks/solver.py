@@ -144,6 +144,13 @@ def main() -> None:
     print(f"max_length=20: median {statistics.median(t20):.2f} ms, p99 {pct(t20, 99):.1f} ms, "
           f"max {max(t20):.1f} ms, mean length {statistics.mean(l20):.2f}, longest {max(l20)}"
           f"  [all verified; {'all <= 20' if max(l20) <= 20 else 'SOME > 20'}]")
+    over = [(args.seed * 100000 + i, n, t) for i, (n, t) in enumerate(zip(l20, t20)) if n > 20]
+    for seed, n, t in over:
+        print(f"  random_cube({seed}): {n} moves when the {100:g} ms budget ran out ({t:.1f} ms)")
+    # the same without a time limit that matters: how long 20 moves really take
+    tu, lu, _ = run_ours(cubes, max_length=20, budget_ms=10_000)
+    print(f"max_length=20, budget_ms=10000: median {statistics.median(tu):.2f} ms, p99 {pct(tu, 99):.1f} ms, "
+          f"max {max(tu):.1f} ms, longest {max(lu)}")
 
     kmed = None
     kcost = None
