@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from . import coords as co
-from .tables import PHASE2_MOVES, get2
+from .tables import PHASE2_MOVES, get2, get4
 
 MAXD = 40
 
@@ -99,34 +99,16 @@ def _cost_lb(d, open_, mode, cmin):
 
 
 @njit(cache=True, inline="always")
-def _h2_mod3(c, e, c_classidx, c_sym, ud_edges_conj, p2):
+def phase2_distance(c, e, c_classidx, c_sym, ud_edges_conj, p2):
+    """Distance of (corners, U/D edges) to solved within the subgroup: exact
+    below ``tables.FAR``, which stands for FAR or more."""
     idx = np.int64(c_classidx[c]) * co.N_PERM8 + ud_edges_conj[e, c_sym[c]]
-    return get2(p2, idx)
-
-
-@njit(cache=True)
-def phase2_distance(c, e, corners_move, ud_edges_move, c_classidx, c_sym, ud_edges_conj, p2, limit):
-    """Exact distance of (corners, U/D edges) to solved within the subgroup,
-    or ``limit + 1`` if it is larger than ``limit`` (found out sooner)."""
-    depth = 0
-    while not (c == 0 and e == 0):
-        if depth > limit:
-            return depth
-        want = (_h2_mod3(c, e, c_classidx, c_sym, ud_edges_conj, p2) + 2) % 3
-        for p in range(10):
-            m = PHASE2_MOVES[p]
-            c1 = corners_move[c, m]
-            e1 = ud_edges_move[e, m]
-            if _h2_mod3(c1, e1, c_classidx, c_sym, ud_edges_conj, p2) == want:
-                c, e = c1, e1
-                break
-        depth += 1
-    return depth
+    return get4(p2, idx)
 
 
 @njit(cache=True)
 def _phase2(st, lv, cube0, bound, sol, lp, ep, corners_move, ud_edges_move, slice_sorted_move,
-            cornslice, edgeslice, corners_h, ud_edges_h, p2, c_classidx, c_sym, ud_edges_conj, moves,
+            cornslice, edgeslice, p2, c_classidx, c_sym, ud_edges_conj, moves,
             mode, qc, hc, fcost, p2extra):
     """Shortest phase-2 completion of the current phase-1 sequence. With
     ``mode`` 0 the first one found; otherwise all of that length are looked
@@ -159,14 +141,7 @@ def _phase2(st, lv, cube0, bound, sol, lp, ep, corners_move, ud_edges_move, slic
     hes = edgeslice[e * 24 + sp]
     if hes > allowed:
         return False
-    # the big table knows the (corners, U/D edges) distance modulo 3, and the
-    # corners and the edges alone bound it from below: often enough to rule
-    # the end out without walking the table down (a cache miss per move)
-    lb = max(corners_h[cn], ud_edges_h[e])
-    if lb + (_h2_mod3(cn, e, c_classidx, c_sym, ud_edges_conj, p2) - lb) % 3 > allowed:
-        return False
-    d2 = phase2_distance(cn, e, corners_move, ud_edges_move, c_classidx, c_sym, ud_edges_conj, p2,
-                         allowed)
+    d2 = phase2_distance(cn, e, c_classidx, c_sym, ud_edges_conj, p2)
     h = max(hcs, hes, d2)
     if h > allowed:
         return False
@@ -211,7 +186,6 @@ def _phase2(st, lv, cube0, bound, sol, lp, ep, corners_move, ud_edges_move, slic
         lp[0, 1] = e
         lp[0, 2] = sp
         lp[0, 3] = -1
-        lp[0, 4] = d2
         while True:
             p = lp[k, 3] + 1
             prev = PHASE2_MOVES[lp[k - 1, 3]] // 3 if k > 0 else lf
@@ -233,10 +207,7 @@ def _phase2(st, lv, cube0, bound, sol, lp, ep, corners_move, ud_edges_move, slic
             if cornslice[c1 * 24 + s1] > togo:
                 continue
             e1 = ud_edges_move[lp[k, 1], mm]
-            v = _h2_mod3(c1, e1, c_classidx, c_sym, ud_edges_conj, p2)
-            dp = lp[k, 4]
-            d = dp + (v - dp + 1) % 3 - 1
-            if d > togo:
+            if phase2_distance(c1, e1, c_classidx, c_sym, ud_edges_conj, p2) > togo:
                 continue
             if prune_cost:
                 # branch and bound on the metric: the cost so far plus the
@@ -276,7 +247,6 @@ def _phase2(st, lv, cube0, bound, sol, lp, ep, corners_move, ud_edges_move, slic
             lp[k, 1] = e1
             lp[k, 2] = s1
             lp[k, 3] = -1
-            lp[k, 4] = d
         if found and first < 0:
             first = n2
         if first >= 0 and n2 >= first + p2extra:
@@ -336,8 +306,8 @@ def _expand(lv, ch, d, last, limit, twist_move, flip_move, slice_move, fs_cs, tw
 @njit(cache=True)
 def run(st, lv, lp, ep, ch, cube0, sol, bound, node_limit,
         twist_move, flip_move, slice_move, slice_sorted_move, corners_move, ud_edges_move,
-        fs_cs, twist_conj, p1, twist_slice, flip_slice, cornslice, edgeslice, corners_h, ud_edges_h,
-        p2, c_classidx, c_sym, ud_edges_conj, moves, mode, qc, hc, fcost, p2extra):
+        fs_cs, twist_conj, p1, twist_slice, flip_slice, cornslice, edgeslice, p2, c_classidx, c_sym,
+        ud_edges_conj, moves, mode, qc, hc, fcost, p2extra):
     """Search on until a solution of at most ``bound`` moves is found
     (FOUND; ``sol`` holds it), the space is exhausted (EXHAUSTED: nothing of
     at most ``bound`` moves is left), or ``node_limit`` nodes (PAUSED)."""
@@ -351,7 +321,7 @@ def run(st, lv, lp, ep, ch, cube0, sol, bound, node_limit,
         if st[ROOT_PENDING]:
             st[ROOT_PENDING] = 0
             if _phase2(st, lv, cube0, bound, sol, lp, ep, corners_move, ud_edges_move,
-                       slice_sorted_move, cornslice, edgeslice, corners_h, ud_edges_h, p2, c_classidx,
+                       slice_sorted_move, cornslice, edgeslice, p2, c_classidx,
                        c_sym, ud_edges_conj, moves, mode, qc, hc, fcost, p2extra):
                 return FOUND
             st[L1] = max(st[L1], 1)
@@ -390,7 +360,7 @@ def run(st, lv, lp, ep, ch, cube0, sol, bound, node_limit,
             lv[d + 1, CN] = cn
             lv[d + 1, SP] = sp
             if _phase2(st, lv, cube0, bound, sol, lp, ep, corners_move, ud_edges_move,
-                       slice_sorted_move, cornslice, edgeslice, corners_h, ud_edges_h, p2, c_classidx,
+                       slice_sorted_move, cornslice, edgeslice, p2, c_classidx,
                        c_sym, ud_edges_conj, moves, mode, qc, hc, fcost, p2extra):
                 return FOUND
             continue
@@ -413,7 +383,7 @@ class Searcher:
         self.cube0 = np.ascontiguousarray(cube, dtype=np.int64)
         self.st = np.zeros(8, dtype=np.int64)
         self.lv = np.zeros((MAXD + 1, 7), dtype=np.int64)
-        self.lp = np.zeros((MAXD + 1, 5), dtype=np.int64)
+        self.lp = np.zeros((MAXD + 1, 4), dtype=np.int64)
         self.ep = np.zeros(24, dtype=np.int64)
         self.ch = np.zeros((MAXD + 1, 18, 4), dtype=np.int64)
         self.sol = np.zeros(2 * MAXD, dtype=np.int64)
@@ -430,8 +400,7 @@ class Searcher:
         t = tables
         self.args = (t["twist_move"], t["flip_move"], t["slice_move"], t["slice_sorted_move"],
                      t["corners_move"], t["ud_edges_move"], t["fs_cs"], t["twist_conj"], t["phase1"],
-                     t["twist_slice"], t["flip_slice"], t["cornslice"], t["edgeslice"], t["corners_h"],
-                     t["ud_edges_h"], t["phase2"],
+                     t["twist_slice"], t["flip_slice"], t["cornslice"], t["edgeslice"], t["phase2"],
                      t["c_classidx"], t["c_sym"], t["ud_edges_conj"], co.MOVES)
 
     @property

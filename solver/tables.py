@@ -15,10 +15,14 @@ the goal of a phase; the search uses them as lower bounds.
   rule out three in four of the moves the search looks at before the big
   table is read.
 - Phase 2 (solve within the subgroup): distance over (corner-permutation
-  symmetry class, order of the U/D edges), 2,768 x 40,320 entries, again mod 3
-  in 2 bits; and over (corner permutation, order of the slice edges), one
-  byte each, which is cheap to look up and rules out most phase-1 ends before
-  the U/D edge order is even computed.
+  symmetry class, order of the U/D edges), 2,768 x 40,320 entries, exact in
+  4 bits (14 standing for 14 or more, which is more than phase 2 is ever
+  allowed): a phase-1 end needs one read to know its phase-2 distance, where
+  a table modulo 3 would need a walk down to the goal with a cache miss per
+  move, and the ends are where a search for a short or a cheap solution
+  spends much of its time. Also over (corner permutation, order of the slice
+  edges) and (U/D edge order, order of the slice edges), one byte each, which
+  are cheap to look up and rule out most phase-1 ends first.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from . import coords as co
 from . import symmetry as sy
 from .cache import load_or_build
 
-VERSION = 8
+VERSION = 9
 
 # Phase-2 moves, as indices into the 18 moves: U U2 U' R2 F2 D D2 D' L2 B2.
 PHASE2_MOVES = np.array([0, 1, 2, 4, 7, 9, 10, 11, 13, 16], dtype=np.int64)
@@ -106,6 +110,22 @@ def set2(table, i, v):
     table[i >> 2] = (table[i >> 2] & ~np.uint8(3 << shift)) | np.uint8(v << shift)
 
 
+@njit(cache=True, inline="always")
+def get4(table, i):
+    return (table[i >> 1] >> ((i & 1) << 2)) & 15
+
+
+@njit(cache=True, inline="always")
+def set4(table, i, v):
+    shift = (i & 1) << 2
+    table[i >> 1] = (table[i >> 1] & ~np.uint8(15 << shift)) | np.uint8(v << shift)
+
+
+FAR = 14
+"""Phase-2 distances of 14 or more are stored as 14."""
+EMPTY4 = 15
+
+
 @njit(cache=True)
 def _fill_stab(table, c, t, v, stab, twist_conj, nt):
     """Mark the entries equivalent to (c, t) under the class's self-symmetries."""
@@ -168,24 +188,39 @@ def _phase1_prune(twist_move, flip_move, slice_sorted_move, twist_conj,
 
 
 @njit(cache=True)
+def _fill_stab4(table, c, t, v, stab, conj, nt):
+    """As :func:`_fill_stab`, in a 4-bit table."""
+    added = 0
+    st = stab[c]
+    if st != 1:
+        for k in range(1, 16):
+            if (st >> k) & 1:
+                j = c * nt + conj[t, k]
+                if get4(table, j) == EMPTY4:
+                    set4(table, j, v)
+                    added += 1
+    return added
+
+
+@njit(cache=True)
 def _phase2_prune(corners_move, ud_edges_move, ud_edges_conj, c_classidx, c_sym, c_rep, c_stab, moves):
-    """Distances mod 3 over (corner class, U/D edge order), phase-2 moves."""
+    """Exact distances over (corner class, U/D edge order), phase-2 moves,
+    up to FAR (which stands for FAR or more)."""
     ne = co.N_PERM8
     n = c_rep.shape[0] * ne
-    table = np.full((n + 3) // 4, 0xFF, dtype=np.uint8)
-    set2(table, 0, 0)
+    table = np.full((n + 1) // 2, 0xFF, dtype=np.uint8)
+    set4(table, 0, 0)
     done = 1
     depth = 0
-    while done < n:
-        d3 = depth % 3
-        nxt = (depth + 1) % 3
+    while done < n and depth < FAR - 1:
+        nxt = depth + 1
         backward = done > n // 4
         for i in range(n):
-            v = get2(table, i)
+            v = get4(table, i)
             if backward:
-                if v != 3:
+                if v != EMPTY4:
                     continue
-            elif v != d3:
+            elif v != depth:
                 continue
             cl = i // ne
             e = i % ne
@@ -196,14 +231,17 @@ def _phase2_prune(corners_move, ud_edges_move, ud_edges_conj, c_classidx, c_sym,
                 e1 = np.int64(ud_edges_conj[ud_edges_move[e, m], c_sym[c1]])
                 j = cl1 * ne + e1
                 if backward:
-                    if get2(table, j) == d3:
-                        set2(table, i, nxt)
-                        done += 1 + _fill_stab(table, cl, e, nxt, c_stab, ud_edges_conj, ne)
+                    if get4(table, j) == depth:
+                        set4(table, i, nxt)
+                        done += 1 + _fill_stab4(table, cl, e, nxt, c_stab, ud_edges_conj, ne)
                         break
-                elif get2(table, j) == 3:
-                    set2(table, j, nxt)
-                    done += 1 + _fill_stab(table, cl1, e1, nxt, c_stab, ud_edges_conj, ne)
+                elif get4(table, j) == EMPTY4:
+                    set4(table, j, nxt)
+                    done += 1 + _fill_stab4(table, cl1, e1, nxt, c_stab, ud_edges_conj, ne)
         depth += 1
+    for i in range(n):
+        if get4(table, i) == EMPTY4:
+            set4(table, i, FAR)
     return table
 
 
@@ -248,10 +286,7 @@ def build_phase2(moves: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     p2 = _phase2_prune(moves["corners_move"], moves["ud_edges_move"], moves["ud_edges_conj"],
                        moves["c_classidx"], moves["c_sym"], moves["c_rep"], moves["c_stab"], PHASE2_MOVES)
     edgeslice = _pair_prune(moves["ud_edges_move"], sl24, co.N_PERM8, 24, PHASE2_MOVES)
-    alone = np.zeros((1, 18), dtype=np.uint16)  # a second coordinate that never changes
-    return {"phase2": p2, "cornslice": cornslice, "edgeslice": edgeslice,
-            "corners_h": _pair_prune(moves["corners_move"], alone, co.N_PERM8, 1, PHASE2_MOVES),
-            "ud_edges_h": _pair_prune(moves["ud_edges_move"], alone, co.N_PERM8, 1, PHASE2_MOVES)}
+    return {"phase2": p2, "cornslice": cornslice, "edgeslice": edgeslice}
 
 
 _TABLES: dict[str, np.ndarray] | None = None
