@@ -27,7 +27,7 @@ MAXD = 40
 D, L1, ROOT_PENDING, NODES, SOL_LEN, ROOT_SS, ROOT_EXPANDED = 0, 1, 2, 3, 4, 5, 6
 # columns of the per-depth phase-1 arrays (SS: place of the slice edges;
 # CN: corners, root only)
-TW, FL, SS, CN, H, MV, SP = 0, 1, 2, 3, 4, 5, 6
+TW, FL, SS, CN, H, MV, SP, UE, DE = 0, 1, 2, 3, 4, 5, 6, 7, 8
 
 PAUSED, FOUND, EXHAUSTED = 0, 1, 2
 P2_MAX = 12
@@ -107,9 +107,8 @@ def phase2_distance(c, e, c_classidx, c_sym, ud_edges_conj, p2):
 
 
 @njit(cache=True)
-def _phase2(st, lv, cube0, bound, sol, lp, ep, corners_move, ud_edges_move, slice_sorted_move,
-            cornslice, edgeslice, p2, c_classidx, c_sym, ud_edges_conj, moves,
-            mode, qc, hc, fcost, p2extra):
+def _phase2(st, lv, e, bound, sol, lp, corners_move, ud_edges_move, slice_sorted_move,
+            cornslice, edgeslice, p2, c_classidx, c_sym, ud_edges_conj, mode, qc, hc, fcost, p2extra):
     """Shortest phase-2 completion of the current phase-1 sequence. With
     ``mode`` 0 the first one found; otherwise all of that length are looked
     at and the cheapest in the metric wins if it beats ``fcost[0]`` (or is
@@ -126,18 +125,6 @@ def _phase2(st, lv, cube0, bound, sol, lp, ep, corners_move, ud_edges_move, slic
     hcs = cornslice[cn * 24 + sp]
     if hcs > allowed:
         return False
-    # the order of the U and D edges: replay the phase-1 moves on the edges
-    # (in two preallocated halves of ``ep``, swapped each move)
-    for j in range(12):
-        ep[j] = cube0[16 + j]
-    a = 0
-    for i in range(n1):
-        mm = lv[i, MV]
-        b = 12 - a
-        for j in range(12):
-            ep[b + j] = ep[a + moves[mm, 16 + j]]
-        a = b
-    e = co.perm_rank(ep[a:a + 8], 8)
     hes = edgeslice[e * 24 + sp]
     if hes > allowed:
         return False
@@ -304,10 +291,10 @@ def _expand(lv, ch, d, last, limit, twist_move, flip_move, slice_move, fs_cs, tw
 
 
 @njit(cache=True)
-def run(st, lv, lp, ep, ch, cube0, sol, bound, node_limit,
+def run(st, lv, lp, ch, sol, bound, node_limit,
         twist_move, flip_move, slice_move, slice_sorted_move, corners_move, ud_edges_move,
         fs_cs, twist_conj, p1, twist_slice, flip_slice, cornslice, edgeslice, p2, c_classidx, c_sym,
-        ud_edges_conj, moves, mode, qc, hc, fcost, p2extra):
+        ud_edges_conj, ud_from, mode, qc, hc, fcost, p2extra):
     """Search on until a solution of at most ``bound`` moves is found
     (FOUND; ``sol`` holds it), the space is exhausted (EXHAUSTED: nothing of
     at most ``bound`` moves is left), or ``node_limit`` nodes (PAUSED)."""
@@ -320,9 +307,10 @@ def run(st, lv, lp, ep, ch, cube0, sol, bound, node_limit,
     while True:
         if st[ROOT_PENDING]:
             st[ROOT_PENDING] = 0
-            if _phase2(st, lv, cube0, bound, sol, lp, ep, corners_move, ud_edges_move,
+            e = ud_from[lv[0, UE] * 24 + lv[0, DE] % 24]
+            if _phase2(st, lv, e, bound, sol, lp, corners_move, ud_edges_move,
                        slice_sorted_move, cornslice, edgeslice, p2, c_classidx,
-                       c_sym, ud_edges_conj, moves, mode, qc, hc, fcost, p2extra):
+                       c_sym, ud_edges_conj, mode, qc, hc, fcost, p2extra):
                 return FOUND
             st[L1] = max(st[L1], 1)
         if st[L1] > bound:
@@ -359,18 +347,22 @@ def run(st, lv, lp, ep, ch, cube0, sol, bound, node_limit,
                 continue  # most phase-1 ends: phase 2 would give up at once
             lv[d + 1, CN] = cn
             lv[d + 1, SP] = sp
-            if _phase2(st, lv, cube0, bound, sol, lp, ep, corners_move, ud_edges_move,
+            e = ud_from[slice_sorted_move[lv[d, UE], m] * 24 + slice_sorted_move[lv[d, DE], m] % 24]
+            if _phase2(st, lv, e, bound, sol, lp, corners_move, ud_edges_move,
                        slice_sorted_move, cornslice, edgeslice, p2, c_classidx,
-                       c_sym, ud_edges_conj, moves, mode, qc, hc, fcost, p2extra):
+                       c_sym, ud_edges_conj, mode, qc, hc, fcost, p2extra):
                 return FOUND
             continue
         st[D] = d + 1
         lv[d + 1, MV] = -1
-        # corners and slice-edge order are not needed by phase 1, only at its
-        # end; carried along here, they cost two reads per inner node instead
-        # of a walk through the whole sequence at every end
+        # corners and where the slice, U and D edges are, are not needed by
+        # phase 1, only at its end; carried along here, they cost four reads
+        # of small tables per inner node instead of a walk through the whole
+        # sequence at every end
         lv[d + 1, CN] = corners_move[lv[d, CN], m]
         lv[d + 1, SP] = slice_sorted_move[lv[d, SP], m]
+        lv[d + 1, UE] = slice_sorted_move[lv[d, UE], m]
+        lv[d + 1, DE] = slice_sorted_move[lv[d, DE], m]
         st[NODES] += _expand(lv, ch, d + 1, togo == 1, togo - 1, twist_move, flip_move, slice_move,
                              fs_cs, twist_conj, p1, twist_slice, flip_slice)
 
@@ -382,16 +374,15 @@ class Searcher:
         self.t = tables
         self.cube0 = np.ascontiguousarray(cube, dtype=np.int64)
         self.st = np.zeros(8, dtype=np.int64)
-        self.lv = np.zeros((MAXD + 1, 7), dtype=np.int64)
+        self.lv = np.zeros((MAXD + 1, 9), dtype=np.int64)
         self.lp = np.zeros((MAXD + 1, 4), dtype=np.int64)
-        self.ep = np.zeros(24, dtype=np.int64)
         self.ch = np.zeros((MAXD + 1, 18, 4), dtype=np.int64)
         self.sol = np.zeros(2 * MAXD, dtype=np.int64)
         c = self.cube0
         tw, fl, ss, cn = co.get_twist(c), co.get_flip(c), co.get_slice_sorted(c), co.get_corners(c)
         h = phase1_distance(tw, fl, ss // 24, tables["twist_move"], tables["flip_move"],
                             tables["slice_move"], tables["fs_cs"], tables["twist_conj"], tables["phase1"])
-        self.lv[0, :] = (tw, fl, ss // 24, cn, h, -1, ss)
+        self.lv[0, :] = (tw, fl, ss // 24, cn, h, -1, ss, co.get_edges4(c, 0), co.get_edges4(c, 4))
         self.st[ROOT_SS] = ss
         self.st[L1] = h
         self.st[ROOT_PENDING] = 1 if h == 0 else 0
@@ -401,7 +392,8 @@ class Searcher:
         self.args = (t["twist_move"], t["flip_move"], t["slice_move"], t["slice_sorted_move"],
                      t["corners_move"], t["ud_edges_move"], t["fs_cs"], t["twist_conj"], t["phase1"],
                      t["twist_slice"], t["flip_slice"], t["cornslice"], t["edgeslice"], t["phase2"],
-                     t["c_classidx"], t["c_sym"], t["ud_edges_conj"], co.MOVES)
+                     t["c_classidx"], t["c_sym"], t["ud_edges_conj"],
+                     t["ud_edges_from_halves"])
 
     @property
     def depth(self) -> int:
@@ -425,7 +417,7 @@ class Searcher:
         fcost = self.fcost
         fcost[0] = cost_bound
         fcost[1] = shorter_than
-        r = run(self.st, self.lv, self.lp, self.ep, self.ch, self.cube0, self.sol, bound, node_limit,
+        r = run(self.st, self.lv, self.lp, self.ch, self.sol, bound, node_limit,
                 *self.args, mode, float(quarter_cost), float(half_cost), fcost, p2extra)
         if r == FOUND:
             return [int(x) for x in self.sol[:self.st[SOL_LEN]]]
