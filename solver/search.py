@@ -241,7 +241,7 @@ def _phase2(st, lv, e, bound, sol, lp, corners_move, ud_edges_move, slice_sorted
     return first >= 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _expand(lv, ch, d, last, limit, twist_move, flip_move, slice_move, fs_cs, twist_conj, p1,
             twist_slice, flip_slice):
     """Children of the node at depth ``d``: coordinates and phase-1 distance
