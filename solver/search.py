@@ -25,8 +25,10 @@ MAXD = 40
 
 # indices into the int64 state vector
 D, L1, ROOT_PENDING, NODES, SOL_LEN, ROOT_SS, ROOT_EXPANDED = 0, 1, 2, 3, 4, 5, 6
-# columns of the per-depth phase-1 arrays (SS: place of the slice edges;
-# CN: corners, root only)
+# columns of the per-depth phase-1 array: twist, flip, place of the slice
+# edges, phase-1 distance and the move taken; and, carried along for phase 2,
+# the corners, the slice edges' place and order, and where the U and D edges
+# are (places and order)
 TW, FL, SS, CN, H, MV, SP, UE, DE = 0, 1, 2, 3, 4, 5, 6, 7, 8
 
 PAUSED, FOUND, EXHAUSTED = 0, 1, 2

@@ -11,7 +11,7 @@ the goal of a phase; the search uses them as lower bounds.
   parent's exact distance.
   Two small tables give the exact distance of what two of the three
   coordinates alone say, (twist, slice places) and (flip, slice places),
-  one byte each and 1 MB in all: they stay in the processor's cache and
+  one byte each and 2 MB in all: they stay in the processor's cache and
   rule out three in four of the moves the search looks at before the big
   table is read.
 - Phase 2 (solve within the subgroup): distance over (corner-permutation
