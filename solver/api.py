@@ -20,6 +20,8 @@ import math
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from . import coords as co
 from . import residency
 from . import tables as tb
@@ -80,6 +82,12 @@ def prepare() -> None:
         s.step(3, 1 << 20, 1)
     # the search is compiled and loaded: LLVM's code is not needed any more
     residency.release("libllvmlite")
+    # map the pruning tables in now, one read per page in file order, rather
+    # than one page fault at a time in the middle of the first solve (a hard
+    # cube touches nearly all of them)
+    for name in ("phase1", "phase2"):
+        a = tables[name]
+        a.reshape(-1).view(np.uint8)[::4096].sum()
     _ready = True
 
 
