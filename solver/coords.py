@@ -183,30 +183,22 @@ def set_ud_edges(a, c):
 
 # -- the middle-layer (UD-slice) edges FR FL BL BR ------------------------
 @njit(cache=True)
-def get_edges4(a, first):
-    """Where the four edges ``first`` .. ``first + 3`` are (0..494) times 24,
-    plus their order. Moves act on places, not on which edges sit there, so
-    one move table serves any four edges.
+def get_slice_sorted(a):
+    """Where the four slice edges are (0..494) times 24, plus their order.
 
     The places are written in the combinatorial number system, counted from
-    slot 11 downwards, so slots 8..11 give 0.
+    slot 11 downwards, so the solved places (slots 8..11) give 0.
     """
     place = 0
     found = 0
     order = np.empty(4, dtype=np.int64)
     for j in range(11, -1, -1):
         e = a[16 + j]
-        if first <= e < first + 4:
+        if e >= 8:
             found += 1
             place += _BINOM[11 - j, found]
-            order[4 - found] = e - first
+            order[4 - found] = e - 8
     return 24 * place + perm_rank(order, 4)
-
-
-@njit(cache=True)
-def get_slice_sorted(a):
-    """Where the four slice edges are, and their order (0 when solved)."""
-    return get_edges4(a, 8)
 
 
 @njit(cache=True)

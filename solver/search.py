@@ -26,10 +26,9 @@ MAXD = 40
 # indices into the int64 state vector
 D, L1, ROOT_PENDING, NODES, SOL_LEN, ROOT_SS, ROOT_EXPANDED = 0, 1, 2, 3, 4, 5, 6
 # columns of the per-depth phase-1 array: twist, flip, place of the slice
-# edges, phase-1 distance and the move taken; and, carried along for phase 2,
-# the corners, the slice edges' place and order, and where the U and D edges
-# are (places and order)
-TW, FL, SS, CN, H, MV, SP, UE, DE = 0, 1, 2, 3, 4, 5, 6, 7, 8
+# edges, phase-1 distance and the move taken; at a phase-1 end also the
+# corners and the slice edges' order, for phase 2
+TW, FL, SS, CN, H, MV, SP = 0, 1, 2, 3, 4, 5, 6
 
 PAUSED, FOUND, EXHAUSTED = 0, 1, 2
 P2_MAX = 12
@@ -293,10 +292,10 @@ def _expand(lv, ch, d, last, limit, twist_move, flip_move, slice_move, fs_cs, tw
 
 
 @njit(cache=True)
-def run(st, lv, lp, ch, sol, bound, node_limit,
+def run(st, lv, lp, ch, cp, ep, sol, bound, node_limit,
         twist_move, flip_move, slice_move, slice_sorted_move, corners_move, ud_edges_move,
         fs_cs, twist_conj, p1, twist_slice, flip_slice, cornslice, edgeslice, p2, c_classidx, c_sym,
-        ud_edges_conj, ud_from, mode, qc, hc, fcost, p2extra):
+        ud_edges_conj, moves, mode, qc, hc, fcost, p2extra):
     """Search on until a solution of at most ``bound`` moves is found
     (FOUND; ``sol`` holds it), the space is exhausted (EXHAUSTED: nothing of
     at most ``bound`` moves is left), or ``node_limit`` nodes (PAUSED)."""
@@ -309,7 +308,7 @@ def run(st, lv, lp, ch, sol, bound, node_limit,
     while True:
         if st[ROOT_PENDING]:
             st[ROOT_PENDING] = 0
-            e = ud_from[lv[0, UE] * 24 + lv[0, DE] % 24]
+            e = co.perm_rank(ep[0, 0:8], 8)
             if _phase2(st, lv, e, bound, sol, lp, corners_move, ud_edges_move,
                        slice_sorted_move, cornslice, edgeslice, p2, c_classidx,
                        c_sym, ud_edges_conj, mode, qc, hc, fcost, p2extra):
@@ -343,13 +342,17 @@ def run(st, lv, lp, ch, sol, bound, node_limit,
             if m == 0 or m == 1 or m == 2 or m == 4 or m == 7 or m == 9 or m == 10 \
                     or m == 11 or m == 13 or m == 16:
                 continue
-            cn = corners_move[lv[d, CN], m]
-            sp = slice_sorted_move[lv[d, SP], m]
+            for j in range(8):
+                cp[d + 1, j] = cp[d, moves[m, j]]
+            for j in range(12):
+                ep[d + 1, j] = ep[d, moves[m, 16 + j]]
+            cn = co.perm_rank(cp[d + 1], 8)
+            sp = co.perm_rank(ep[d + 1, 8:12], 4)  # the order, ranked: 8..11 rank as 0..3
             if cornslice[cn * 24 + sp] > min(bound - n1, P2_MAX):
                 continue  # most phase-1 ends: phase 2 would give up at once
             lv[d + 1, CN] = cn
             lv[d + 1, SP] = sp
-            e = ud_from[slice_sorted_move[lv[d, UE], m] * 24 + slice_sorted_move[lv[d, DE], m] % 24]
+            e = co.perm_rank(ep[d + 1, 0:8], 8)
             if _phase2(st, lv, e, bound, sol, lp, corners_move, ud_edges_move,
                        slice_sorted_move, cornslice, edgeslice, p2, c_classidx,
                        c_sym, ud_edges_conj, mode, qc, hc, fcost, p2extra):
@@ -357,14 +360,16 @@ def run(st, lv, lp, ch, sol, bound, node_limit,
             continue
         st[D] = d + 1
         lv[d + 1, MV] = -1
-        # corners and where the slice, U and D edges are, are not needed by
-        # phase 1, only at its end; carried along here, they cost four reads
-        # of small tables per inner node instead of a walk through the whole
+        # the corner and edge permutations are not needed by phase 1, only at
+        # its end; carried along here as arrays (20 reads and writes in the
+        # first level of the cache per node, cheaper than looking their
+        # coordinates up in move tables, which the big table's traffic
+        # pushes out of the cache), they save a walk through the whole
         # sequence at every end
-        lv[d + 1, CN] = corners_move[lv[d, CN], m]
-        lv[d + 1, SP] = slice_sorted_move[lv[d, SP], m]
-        lv[d + 1, UE] = slice_sorted_move[lv[d, UE], m]
-        lv[d + 1, DE] = slice_sorted_move[lv[d, DE], m]
+        for j in range(8):
+            cp[d + 1, j] = cp[d, moves[m, j]]
+        for j in range(12):
+            ep[d + 1, j] = ep[d, moves[m, 16 + j]]
         st[NODES] += _expand(lv, ch, d + 1, togo == 1, togo - 1, twist_move, flip_move, slice_move,
                              fs_cs, twist_conj, p1, twist_slice, flip_slice)
 
@@ -376,15 +381,19 @@ class Searcher:
         self.t = tables
         self.cube0 = np.ascontiguousarray(cube, dtype=np.int64)
         self.st = np.zeros(8, dtype=np.int64)
-        self.lv = np.zeros((MAXD + 1, 9), dtype=np.int64)
+        self.lv = np.zeros((MAXD + 1, 7), dtype=np.int64)
         self.lp = np.zeros((MAXD + 1, 4), dtype=np.int64)
+        self.cp = np.zeros((MAXD + 1, 8), dtype=np.int64)
+        self.ep = np.zeros((MAXD + 1, 12), dtype=np.int64)
+        self.cp[0] = cube[0:8]
+        self.ep[0] = cube[16:28]
         self.ch = np.zeros((MAXD + 1, 18, 4), dtype=np.int64)
         self.sol = np.zeros(2 * MAXD, dtype=np.int64)
         c = self.cube0
         tw, fl, ss, cn = co.get_twist(c), co.get_flip(c), co.get_slice_sorted(c), co.get_corners(c)
         h = phase1_distance(tw, fl, ss // 24, tables["twist_move"], tables["flip_move"],
                             tables["slice_move"], tables["fs_cs"], tables["twist_conj"], tables["phase1"])
-        self.lv[0, :] = (tw, fl, ss // 24, cn, h, -1, ss, co.get_edges4(c, 0), co.get_edges4(c, 4))
+        self.lv[0, :] = (tw, fl, ss // 24, cn, h, -1, ss)
         self.st[ROOT_SS] = ss
         self.st[L1] = h
         self.st[ROOT_PENDING] = 1 if h == 0 else 0
@@ -395,7 +404,7 @@ class Searcher:
                      t["corners_move"], t["ud_edges_move"], t["fs_cs"], t["twist_conj"], t["phase1"],
                      t["twist_slice"], t["flip_slice"], t["cornslice"], t["edgeslice"], t["phase2"],
                      t["c_classidx"], t["c_sym"], t["ud_edges_conj"],
-                     t["ud_edges_from_halves"])
+                     co.MOVES)
 
     @property
     def depth(self) -> int:
@@ -419,7 +428,7 @@ class Searcher:
         fcost = self.fcost
         fcost[0] = cost_bound
         fcost[1] = shorter_than
-        r = run(self.st, self.lv, self.lp, self.ch, self.sol, bound, node_limit,
+        r = run(self.st, self.lv, self.lp, self.ch, self.cp, self.ep, self.sol, bound, node_limit,
                 *self.args, mode, float(quarter_cost), float(half_cost), fcost, p2extra)
         if r == FOUND:
             return [int(x) for x in self.sol[:self.st[SOL_LEN]]]

@@ -34,7 +34,7 @@ from . import coords as co
 from . import symmetry as sy
 from .cache import load_or_build
 
-VERSION = 10
+VERSION = 11
 
 # Phase-2 moves, as indices into the 18 moves: U U2 U' R2 F2 D D2 D' L2 B2.
 PHASE2_MOVES = np.array([0, 1, 2, 4, 7, 9, 10, 11, 13, 16], dtype=np.int64)
@@ -81,18 +81,6 @@ def _move_tables(moves):
     return twist, flip, sl, corners, ud
 
 
-@njit(cache=True)
-def _ud_edges_from_halves():
-    """U/D edge order from where the U edges are and the D edges' order,
-    for cubes in the subgroup (all eight in the U and D layers)."""
-    table = np.zeros(co.N_SLICE_SORTED * 24, dtype=np.uint16)
-    a = co.identity()
-    for e in range(co.N_PERM8):
-        co.set_ud_edges(a, e)
-        table[co.get_edges4(a, 0) * 24 + co.get_edges4(a, 4) % 24] = e
-    return table
-
-
 def build_moves() -> dict[str, np.ndarray]:
     twist, flip, sl, corners, ud = _move_tables(co.MOVES)
     fs_classidx, fs_sym, fs_rep, fs_stab = sy.build_flipslice_classes(sy.SYMS, sy.SYM_INV)
@@ -104,7 +92,7 @@ def build_moves() -> dict[str, np.ndarray]:
         "c_classidx": c_classidx, "c_sym": c_sym, "c_rep": c_rep, "c_stab": c_stab,
         "ud_edges_conj": sy.build_ud_edges_conj(sy.SYMS, sy.SYM_INV),
         "twist_move": twist, "flip_move": flip, "slice_sorted_move": sl,
-        "corners_move": corners, "ud_edges_move": ud, "ud_edges_from_halves": _ud_edges_from_halves(),
+        "corners_move": corners, "ud_edges_move": ud,
         "twist_conj": sy.build_twist_conj(sy.SYMS, sy.SYM_INV),
         "fs_classidx": fs_classidx, "fs_sym": fs_sym, "fs_rep": fs_rep, "fs_stab": fs_stab,
     }

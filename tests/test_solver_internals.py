@@ -164,20 +164,3 @@ def test_phase2_table_is_exact_near_the_goal():
     assert len(seen) > 10_000
     for (c, e), d in seen.items():
         assert phase2_distance(c, e, t["c_classidx"], t["c_sym"], t["ud_edges_conj"], t["phase2"]) == d
-
-
-@given(st.integers(0, 30), seeds)
-@settings(max_examples=60, deadline=None)
-def test_ud_edges_from_where_the_u_and_d_edges_are(n, seed):
-    # phase 1 carries where the U edges and the D edges are, each with the
-    # slice-edge move table; in the subgroup the two give the U/D edge order
-    t = load()
-    rng = np.random.default_rng(seed)
-    moves = [Move.from_index(int(PHASE2_MOVES[rng.integers(10)])) for _ in range(n)]
-    a = co.to_array(SOLVED_CUBE.apply(moves))
-    u, d = co.get_edges4(a, 0), co.get_edges4(a, 4)
-    assert t["ud_edges_from_halves"][u * 24 + d % 24] == co.get_ud_edges(a)
-    m = int(rng.integers(18))  # and the move table moves any four edges
-    b = co.to_array(SOLVED_CUBE.apply(moves).apply([Move.from_index(m)]))
-    assert co.get_edges4(b, 0) == t["slice_sorted_move"][u, m]
-    assert co.get_edges4(b, 4) == t["slice_sorted_move"][d, m]
