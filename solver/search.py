@@ -26,9 +26,8 @@ MAXD = 40
 # indices into the int64 state vector
 D, L1, ROOT_PENDING, NODES, SOL_LEN, ROOT_SS, ROOT_EXPANDED = 0, 1, 2, 3, 4, 5, 6
 # columns of the per-depth phase-1 array: twist, flip, place of the slice
-# edges, phase-1 distance and the move taken; at a phase-1 end also the
-# corners and the slice edges' order, for phase 2
-TW, FL, SS, CN, H, MV, SP = 0, 1, 2, 3, 4, 5, 6
+# edges, phase-1 distance and the move taken
+TW, FL, SS, H, MV = 0, 1, 2, 3, 4
 
 PAUSED, FOUND, EXHAUSTED = 0, 1, 2
 P2_MAX = 12
@@ -108,9 +107,10 @@ def phase2_distance(c, e, c_classidx, c_sym, ud_edges_conj, p2):
 
 
 @njit(cache=True)
-def _phase2(st, lv, e, bound, sol, lp, corners_move, ud_edges_move, slice_sorted_move,
+def _phase2(st, lv, cn, sp, e, bound, sol, lp, corners_move, ud_edges_move, slice_sorted_move,
             cornslice, edgeslice, p2, c_classidx, c_sym, ud_edges_conj, mode, qc, hc, fcost, p2extra):
-    """Shortest phase-2 completion of the current phase-1 sequence. With
+    """Shortest phase-2 completion of the current phase-1 sequence, which
+    leaves corners ``cn``, slice-edge order ``sp`` and U/D edges ``e``. With
     ``mode`` 0 the first one found; otherwise all of that length are looked
     at and the cheapest in the metric wins if it beats ``fcost[0]`` (or is
     shorter than ``fcost[1]``), and so are completions up to ``p2extra``
@@ -120,9 +120,6 @@ def _phase2(st, lv, e, bound, sol, lp, corners_move, ud_edges_move, slice_sorted
     allowed = min(bound - n1, P2_MAX)
     if allowed < 0:
         return False
-    # corners and slice-edge order, carried along by phase 1
-    cn = lv[n1, CN]
-    sp = lv[n1, SP]
     hcs = cornslice[cn * 24 + sp]
     if hcs > allowed:
         return False
@@ -308,8 +305,10 @@ def run(st, lv, lp, ch, cp, ep, sol, bound, node_limit,
     while True:
         if st[ROOT_PENDING]:
             st[ROOT_PENDING] = 0
+            cn = co.perm_rank(cp[0], 8)
+            sp = co.perm_rank(ep[0, 8:12], 4)
             e = co.perm_rank(ep[0, 0:8], 8)
-            if _phase2(st, lv, e, bound, sol, lp, corners_move, ud_edges_move,
+            if _phase2(st, lv, cn, sp, e, bound, sol, lp, corners_move, ud_edges_move,
                        slice_sorted_move, cornslice, edgeslice, p2, c_classidx,
                        c_sym, ud_edges_conj, mode, qc, hc, fcost, p2extra):
                 return FOUND
@@ -350,10 +349,8 @@ def run(st, lv, lp, ch, cp, ep, sol, bound, node_limit,
             sp = co.perm_rank(ep[d + 1, 8:12], 4)  # the order, ranked: 8..11 rank as 0..3
             if cornslice[cn * 24 + sp] > min(bound - n1, P2_MAX):
                 continue  # most phase-1 ends: phase 2 would give up at once
-            lv[d + 1, CN] = cn
-            lv[d + 1, SP] = sp
             e = co.perm_rank(ep[d + 1, 0:8], 8)
-            if _phase2(st, lv, e, bound, sol, lp, corners_move, ud_edges_move,
+            if _phase2(st, lv, cn, sp, e, bound, sol, lp, corners_move, ud_edges_move,
                        slice_sorted_move, cornslice, edgeslice, p2, c_classidx,
                        c_sym, ud_edges_conj, mode, qc, hc, fcost, p2extra):
                 return FOUND
@@ -381,7 +378,7 @@ class Searcher:
         self.t = tables
         self.cube0 = np.ascontiguousarray(cube, dtype=np.int64)
         self.st = np.zeros(8, dtype=np.int64)
-        self.lv = np.zeros((MAXD + 1, 7), dtype=np.int64)
+        self.lv = np.zeros((MAXD + 1, 5), dtype=np.int64)
         self.lp = np.zeros((MAXD + 1, 4), dtype=np.int64)
         self.cp = np.zeros((MAXD + 1, 8), dtype=np.int64)
         self.ep = np.zeros((MAXD + 1, 12), dtype=np.int64)
@@ -390,10 +387,10 @@ class Searcher:
         self.ch = np.zeros((MAXD + 1, 18, 4), dtype=np.int64)
         self.sol = np.zeros(2 * MAXD, dtype=np.int64)
         c = self.cube0
-        tw, fl, ss, cn = co.get_twist(c), co.get_flip(c), co.get_slice_sorted(c), co.get_corners(c)
+        tw, fl, ss = co.get_twist(c), co.get_flip(c), co.get_slice_sorted(c)
         h = phase1_distance(tw, fl, ss // 24, tables["twist_move"], tables["flip_move"],
                             tables["slice_move"], tables["fs_cs"], tables["twist_conj"], tables["phase1"])
-        self.lv[0, :] = (tw, fl, ss // 24, cn, h, -1, ss)
+        self.lv[0, :] = (tw, fl, ss // 24, h, -1)
         self.st[ROOT_SS] = ss
         self.st[L1] = h
         self.st[ROOT_PENDING] = 1 if h == 0 else 0
