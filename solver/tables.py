@@ -127,16 +127,21 @@ EMPTY4 = 15
 
 
 @njit(cache=True)
-def _fill_stab(table, c, t, v, stab, twist_conj, nt):
-    """Mark the entries equivalent to (c, t) under the class's self-symmetries."""
+def _fill_stab(table, c, t, v, stab, conj, nt, bits):
+    """Mark the entries equivalent to (c, t) under the class's self-symmetries,
+    in a table of 2 or 4 bits an entry."""
     added = 0
     st = stab[c]
     if st != 1:
         for k in range(1, 16):
             if (st >> k) & 1:
-                j = c * nt + twist_conj[t, k]
-                if get2(table, j) == 3:
-                    set2(table, j, v)
+                j = c * nt + conj[t, k]
+                if bits == 2:
+                    if get2(table, j) == EMPTY:
+                        set2(table, j, v)
+                        added += 1
+                elif get4(table, j) == EMPTY4:
+                    set4(table, j, v)
                     added += 1
     return added
 
@@ -178,28 +183,13 @@ def _phase1_prune(twist_move, flip_move, slice_sorted_move, twist_conj,
                 if backward:
                     if get2(table, j) == d3:
                         set2(table, i, nxt)
-                        done += 1 + _fill_stab(table, c, t, nxt, fs_stab, twist_conj, nt)
+                        done += 1 + _fill_stab(table, c, t, nxt, fs_stab, twist_conj, nt, 2)
                         break
                 elif get2(table, j) == 3:
                     set2(table, j, nxt)
-                    done += 1 + _fill_stab(table, c1, t1, nxt, fs_stab, twist_conj, nt)
+                    done += 1 + _fill_stab(table, c1, t1, nxt, fs_stab, twist_conj, nt, 2)
         depth += 1
     return table
-
-
-@njit(cache=True)
-def _fill_stab4(table, c, t, v, stab, conj, nt):
-    """As :func:`_fill_stab`, in a 4-bit table."""
-    added = 0
-    st = stab[c]
-    if st != 1:
-        for k in range(1, 16):
-            if (st >> k) & 1:
-                j = c * nt + conj[t, k]
-                if get4(table, j) == EMPTY4:
-                    set4(table, j, v)
-                    added += 1
-    return added
 
 
 @njit(cache=True)
@@ -233,11 +223,11 @@ def _phase2_prune(corners_move, ud_edges_move, ud_edges_conj, c_classidx, c_sym,
                 if backward:
                     if get4(table, j) == depth:
                         set4(table, i, nxt)
-                        done += 1 + _fill_stab4(table, cl, e, nxt, c_stab, ud_edges_conj, ne)
+                        done += 1 + _fill_stab(table, cl, e, nxt, c_stab, ud_edges_conj, ne, 4)
                         break
                 elif get4(table, j) == EMPTY4:
                     set4(table, j, nxt)
-                    done += 1 + _fill_stab4(table, cl1, e1, nxt, c_stab, ud_edges_conj, ne)
+                    done += 1 + _fill_stab(table, cl1, e1, nxt, c_stab, ud_edges_conj, ne, 4)
         depth += 1
     for i in range(n):
         if get4(table, i) == EMPTY4:
