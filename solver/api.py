@@ -27,7 +27,7 @@ from . import residency
 from . import tables as tb
 from .cubie import Cube
 from .metrics import METRICS, cost, group_steps
-from .moves import Move, format_moves
+from .moves import Move, format_moves, simplify
 from .search import Searcher
 from .symmetry import S_URF3
 from .validate import parse_facelets
@@ -56,6 +56,18 @@ QUANTUM = 4000
 LEAD = 0
 """A view searches phase-1 sequences at most this much longer than the
 shallowest view's."""
+PREMOVES = 3
+"""Each view also searches the cube after premove sequences of up to this
+many moves (see :class:`search.Searcher`) when it runs for the whole budget:
+more solutions for the same work. On the benchmark's 200 cubes: mean length
+at 100 ms 18.36 rather than 18.68 without, rig cost 2 % lower; two premoves
+measured 0.04 moves and 0.08 cost units a solve worse than three."""
+PREMOVES_QUICK = 1
+"""The same for a search that stops at its first good-enough solution (a
+``max_length``, or the first solution of the rig metrics): one premove
+finds it soonest. Measured on 200 cubes with ``max_length=20``: median 0.80
+ms, slowest 25 ms, against 0.87 and 70 ms without premoves and 1.36 and 28
+ms with two."""
 
 
 @dataclass(frozen=True)
@@ -189,7 +201,9 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
     # than that, and at most RIG_BOUND, for any that is cheaper. That is
     # affordable only with a tight length bound, and pays because pairs of
     # opposite turns make some longer solutions faster on the rig.
-    searchers = [(Searcher(arr, tables), back) for arr, back in _views(c)]
+    quick = target is not None or mode != 0
+    searchers = [(Searcher(arr, tables, PREMOVES_QUICK if quick else PREMOVES), back)
+                 for arr, back in _views(c)]
     shortest = len(best) if best is not None else ANY_BOUND + 1
     bound = min(ANY_BOUND, shortest - 1, target if target is not None else ANY_BOUND)
     stage1_end = deadline if mode == 0 else t_search + (deadline - t_search) * STAGE1
@@ -208,7 +222,8 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
                            P2_EXTRA if stage == 2 else 0)
             if found is None:
                 continue
-            moves = back(found)
+            # a premove may merge with the last move of phase 2
+            moves = [m.index for m in simplify([Move.from_index(m) for m in back(found)])]
             k = cost([Move.from_index(m) for m in moves], metric, quarter_cost, half_cost)
             if k < best_cost or (k == best_cost and len(moves) < len(best)):
                 best, best_cost = moves, k
@@ -221,7 +236,7 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
         if stage == 1 and mode != 0 and best is not None and (not active or now >= stage1_end):
             stage = 2
             bound = min(ANY_BOUND, shortest + SLACK, RIG_BOUND)
-            searchers = [(Searcher(arr, tables), back) for arr, back in _views(c)]
+            searchers = [(Searcher(arr, tables, PREMOVES), back) for arr, back in _views(c)]
             continue
         if not active:
             break

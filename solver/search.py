@@ -19,12 +19,20 @@ import numpy as np
 from numba import njit
 
 from . import coords as co
+from .cubie import Cube
+from .moves import Move
 from .tables import PHASE2_MOVES, get2, get4
 
 MAXD = 40
 
-# indices into the int64 state vector
-D, L1, ROOT_PENDING, NODES, SOL_LEN, ROOT_SS, ROOT_EXPANDED = 0, 1, 2, 3, 4, 5, 6
+# indices into the int64 state vector: depth in phase 1, length of the
+# phase-1 sequences being tried, whether a root in the subgroup still awaits
+# phase 2, nodes so far, solution length, the root being searched, whether
+# its children are known, whether the next root is to be found, and the
+# current length counted with the premoves
+D, L1, ROOT_PENDING, NODES, SOL_LEN, ROOT, ROOT_EXPANDED, NEXT_ROOT, LEVEL = range(9)
+# columns of a root's coordinates
+R_TW, R_FL, R_SS, R_H, R_LB = 0, 1, 2, 3, 4
 # columns of the per-depth phase-1 array: twist, flip, place of the slice
 # edges, phase-1 distance and the move taken
 TW, FL, SS, H, MV = 0, 1, 2, 3, 4
@@ -107,17 +115,19 @@ def phase2_distance(c, e, c_classidx, c_sym, ud_edges_conj, p2):
 
 
 @njit(cache=True)
-def _phase2(st, lv, cn, sp, e, bound, sol, lp, corners_move, ud_edges_move, slice_sorted_move,
-            cornslice, edgeslice, p2, c_classidx, c_sym, ud_edges_conj, mode, qc, hc, fcost, p2extra):
+def _phase2(st, lv, cn, sp, e, bound, tail, nt, sol, lp, corners_move, ud_edges_move,
+            slice_sorted_move, cornslice, edgeslice, p2, c_classidx, c_sym, ud_edges_conj, mode, qc, hc,
+            fcost, p2extra):
     """Shortest phase-2 completion of the current phase-1 sequence, which
-    leaves corners ``cn``, slice-edge order ``sp`` and U/D edges ``e``. With
-    ``mode`` 0 the first one found; otherwise all of that length are looked
-    at and the cheapest in the metric wins if it beats ``fcost[0]`` (or is
-    shorter than ``fcost[1]``), and so are completions up to ``p2extra``
-    moves longer, which are often cheaper: a longer phase 2 can pair more
-    turns on opposite faces."""
+    leaves corners ``cn``, slice-edge order ``sp`` and U/D edges ``e``; the
+    solution ends with the root's ``nt`` premoves ``tail``. With ``mode`` 0
+    the first one found; otherwise all of that length are looked at and the
+    cheapest in the metric wins if it beats ``fcost[0]`` (or is shorter than
+    ``fcost[1]``), and so are completions up to ``p2extra`` moves longer,
+    which are often cheaper: a longer phase 2 can pair more turns on
+    opposite faces."""
     n1 = st[L1]
-    allowed = min(bound - n1, P2_MAX)
+    allowed = min(bound - n1 - nt, P2_MAX)
     if allowed < 0:
         return False
     hcs = cornslice[cn * 24 + sp]
@@ -131,9 +141,12 @@ def _phase2(st, lv, cn, sp, e, bound, sol, lp, corners_move, ud_edges_move, slic
     if h > allowed:
         return False
     lf = lv[n1 - 1, MV] // 3 if n1 > 0 else -9
-    seq = np.empty(n1 + allowed + 1, dtype=np.int64)
+    seq = np.empty(n1 + allowed + 1 + nt, dtype=np.int64)
     for i in range(n1):
         seq[i] = lv[i, MV]
+    # the premoves after phase 2 cost at least what all but their first do
+    # on their own (the first may pair with the last move of phase 2)
+    tail_lb = seq_cost(tail[1:], nt - 1, mode, qc, hc) if nt > 1 else 0.0
     # cost of the phase-1 part, and whether its last move is unpaired
     cmin = min(qc, hc)
     pcost = np.empty(allowed + 2, dtype=np.float64)
@@ -155,14 +168,16 @@ def _phase2(st, lv, cn, sp, e, bound, sol, lp, corners_move, ud_edges_move, slic
     first = -1
     for n2 in range(h, allowed + 1):
         if n2 == 0:
+            for i in range(nt):
+                seq[n1 + i] = tail[i]
             if mode != 0:
-                c = seq_cost(seq, n1, mode, qc, hc)
-                if c >= fcost[0] and n1 >= fcost[1]:
+                c = seq_cost(seq, n1 + nt, mode, qc, hc)
+                if c >= fcost[0] and n1 + nt >= fcost[1]:
                     return False
                 fcost[0] = c
-            for i in range(n1):
+            for i in range(n1 + nt):
                 sol[i] = seq[i]
-            st[SOL_LEN] = n1
+            st[SOL_LEN] = n1 + nt
             return True
         found = False
         n0 = st[NODES]
@@ -207,20 +222,22 @@ def _phase2(st, lv, cn, sp, e, bound, sol, lp, corners_move, ud_edges_move, slic
                     pcost[k + 1] = pcost[k] + cm
                     popen[k + 1] = mode == 1
                 seq[n1 + k] = mm
-                if n1 + n2 >= fcost[1] and \
-                        pcost[k + 1] + _cost_lb(togo, popen[k + 1], mode, cmin) >= fcost[0] - 1e-9:
+                if n1 + n2 + nt >= fcost[1] and pcost[k + 1] + _cost_lb(togo, popen[k + 1], mode, cmin) \
+                        + tail_lb >= fcost[0] - 1e-9:
                     continue
             if togo == 0:
                 for i in range(n2):
                     seq[n1 + i] = PHASE2_MOVES[lp[i, 3]]
+                for i in range(nt):
+                    seq[n1 + n2 + i] = tail[i]
                 if mode != 0:
-                    c = seq_cost(seq, n1 + n2, mode, qc, hc)
-                    if c >= fcost[0] and n1 + n2 >= fcost[1]:
+                    c = seq_cost(seq, n1 + n2 + nt, mode, qc, hc)
+                    if c >= fcost[0] and n1 + n2 + nt >= fcost[1]:
                         continue
                     fcost[0] = c
-                for i in range(n1 + n2):
+                for i in range(n1 + n2 + nt):
                     sol[i] = seq[i]
-                st[SOL_LEN] = n1 + n2
+                st[SOL_LEN] = n1 + n2 + nt
                 if mode == 0:
                     return True
                 if not found:
@@ -289,31 +306,98 @@ def _expand(lv, ch, d, last, limit, twist_move, flip_move, slice_move, fs_cs, tw
 
 
 @njit(cache=True)
-def run(st, lv, lp, ch, cp, ep, sol, bound, node_limit,
+def _next_root(st, lv, cp, ep, rcube, rc, rk, bound, twist_move, flip_move, slice_move, fs_cs,
+               twist_conj, p1, twist_slice, flip_slice):
+    """Make the next root current: the next one in order whose phase-1
+    distance allows sequences of the current length less its premoves, or
+    else the first such at the next length. False (and nothing changed) if
+    that would pass ``bound``. A root's distance is worked out only when it
+    may matter: a lower bound rules most roots out before."""
+    r = st[ROOT]
+    level = st[LEVEL]
+    nr = rc.shape[0]
+    while True:
+        r += 1
+        if r == nr:
+            if level + 1 > bound:
+                return False
+            r = 0
+            level += 1
+            st[ROOT] = -1
+            st[LEVEL] = level
+        n1 = level - rk[r]
+        if n1 < 0:
+            continue
+        if rc[r, R_LB] < 0:
+            # the least distance that the small tables allow and the big
+            # one's distance modulo 3 agree on
+            lb = max(twist_slice[rc[r, R_TW] * co.N_SLICE + rc[r, R_SS]],
+                     flip_slice[rc[r, R_FL] * co.N_SLICE + rc[r, R_SS]])
+            v = _h1_mod3(rc[r, R_TW], rc[r, R_FL], rc[r, R_SS], fs_cs, twist_conj, p1)
+            rc[r, R_LB] = lb + (v - lb) % 3
+        if n1 < rc[r, R_LB]:
+            continue
+        if rc[r, R_H] < 0:
+            rc[r, R_H] = phase1_distance(rc[r, R_TW], rc[r, R_FL], rc[r, R_SS], twist_move, flip_move,
+                                         slice_move, fs_cs, twist_conj, p1)
+        if n1 >= rc[r, R_H]:
+            break
+    st[ROOT] = r
+    st[L1] = n1
+    st[D] = 0
+    lv[0, TW] = rc[r, R_TW]
+    lv[0, FL] = rc[r, R_FL]
+    lv[0, SS] = rc[r, R_SS]
+    lv[0, H] = rc[r, R_H]
+    lv[0, MV] = -1
+    for j in range(8):
+        cp[0, j] = rcube[r, j]
+    for j in range(12):
+        ep[0, j] = rcube[r, 16 + j]
+    st[ROOT_PENDING] = 1 if n1 == 0 else 0
+    st[ROOT_EXPANDED] = 0
+    return True
+
+
+@njit(cache=True)
+def run(st, lv, lp, ch, cp, ep, sol, rcube, rc, rk, rp, bound, node_limit,
         twist_move, flip_move, slice_move, slice_sorted_move, corners_move, ud_edges_move,
         fs_cs, twist_conj, p1, twist_slice, flip_slice, cornslice, edgeslice, p2, c_classidx, c_sym,
         ud_edges_conj, moves, mode, qc, hc, fcost, p2extra):
     """Search on until a solution of at most ``bound`` moves is found
     (FOUND; ``sol`` holds it), the space is exhausted (EXHAUSTED: nothing of
-    at most ``bound`` moves is left), or ``node_limit`` nodes (PAUSED)."""
+    at most ``bound`` moves is left), or ``node_limit`` nodes (PAUSED).
+
+    The roots are searched in turn at each length: the cube itself with
+    phase-1 sequences of that length, and the cube after each premove
+    sequence with sequences shorter by the premoves' number."""
     stop = st[NODES] + node_limit
-    if st[ROOT_EXPANDED] == 0:
-        # the root's children serve every phase-1 length: no limit
-        st[NODES] += _expand(lv, ch, 0, False, MAXD, twist_move, flip_move, slice_move, fs_cs,
-                             twist_conj, p1, twist_slice, flip_slice)
-        st[ROOT_EXPANDED] = 1
     while True:
+        if st[NEXT_ROOT]:
+            if not _next_root(st, lv, cp, ep, rcube, rc, rk, bound, twist_move, flip_move, slice_move,
+                              fs_cs, twist_conj, p1, twist_slice, flip_slice):
+                return EXHAUSTED
+            st[NEXT_ROOT] = 0
+        r = st[ROOT]
+        nt = rk[r]
+        if st[ROOT_EXPANDED] == 0:
+            # the root's children: limited by nothing, which is exact enough
+            st[NODES] += _expand(lv, ch, 0, False, MAXD, twist_move, flip_move, slice_move, fs_cs,
+                                 twist_conj, p1, twist_slice, flip_slice)
+            st[ROOT_EXPANDED] = 1
         if st[ROOT_PENDING]:
+            # a root in the subgroup: phase 2 straight away, then the next root
             st[ROOT_PENDING] = 0
+            st[NEXT_ROOT] = 1
             cn = co.perm_rank(cp[0], 8)
             sp = co.perm_rank(ep[0, 8:12], 4)
             e = co.perm_rank(ep[0, 0:8], 8)
-            if _phase2(st, lv, cn, sp, e, bound, sol, lp, corners_move, ud_edges_move,
+            if _phase2(st, lv, cn, sp, e, bound, rp[r], nt, sol, lp, corners_move, ud_edges_move,
                        slice_sorted_move, cornslice, edgeslice, p2, c_classidx,
                        c_sym, ud_edges_conj, mode, qc, hc, fcost, p2extra):
                 return FOUND
-            st[L1] = max(st[L1], 1)
-        if st[L1] > bound:
+            continue
+        if st[LEVEL] > bound:
             return EXHAUSTED
         if st[NODES] >= stop:
             return PAUSED
@@ -325,8 +409,7 @@ def run(st, lv, lp, ch, cp, ep, sol, bound, node_limit,
             m += 1
         if m >= 18:
             if d == 0:
-                st[L1] = n1 + 1
-                lv[0, MV] = -1
+                st[NEXT_ROOT] = 1
             else:
                 st[D] = d - 1
             continue
@@ -347,10 +430,10 @@ def run(st, lv, lp, ch, cp, ep, sol, bound, node_limit,
                 ep[d + 1, j] = ep[d, moves[m, 16 + j]]
             cn = co.perm_rank(cp[d + 1], 8)
             sp = co.perm_rank(ep[d + 1, 8:12], 4)  # the order, ranked: 8..11 rank as 0..3
-            if cornslice[cn * 24 + sp] > min(bound - n1, P2_MAX):
+            if cornslice[cn * 24 + sp] > min(bound - n1 - nt, P2_MAX):
                 continue  # most phase-1 ends: phase 2 would give up at once
             e = co.perm_rank(ep[d + 1, 0:8], 8)
-            if _phase2(st, lv, cn, sp, e, bound, sol, lp, corners_move, ud_edges_move,
+            if _phase2(st, lv, cn, sp, e, bound, rp[r], nt, sol, lp, corners_move, ud_edges_move,
                        slice_sorted_move, cornslice, edgeslice, p2, c_classidx,
                        c_sym, ud_edges_conj, mode, qc, hc, fcost, p2extra):
                 return FOUND
@@ -371,29 +454,79 @@ def run(st, lv, lp, ch, cp, ep, sol, bound, node_limit,
                              fs_cs, twist_conj, p1, twist_slice, flip_slice)
 
 
-class Searcher:
-    """One resumable two-phase search of one cube (given as a cubie array)."""
+def _premove_sequences(longest: int) -> list[tuple[int, ...]]:
+    """The premove sequences up to ``longest`` moves, shortest first. A
+    solution found from a root ends with its premoves after phase 2, so the
+    first premove leaves the subgroup (otherwise it would be a phase-2 move
+    and the solution one that a shorter premove sequence finds); after it,
+    the same rules as in phase 1 keep every sequence of moves once."""
+    outside = [m for m in range(18) if m not in PHASE2_MOVES]
+    seqs: list[tuple[int, ...]] = [()]
+    level = [(m,) for m in outside]
+    for _ in range(longest):
+        seqs += level
+        level = [q + (m,) for q in level for m in range(18)
+                 if not (m // 3 == q[-1] // 3 or m // 3 == q[-1] // 3 - 3)]
+    return seqs
 
-    def __init__(self, cube: np.ndarray, tables: dict[str, np.ndarray]):
+
+PREMOVES_MAX = 3
+_PRE_SEQS = _premove_sequences(PREMOVES_MAX)
+_PRE_LEN = np.array([len(q) for q in _PRE_SEQS], dtype=np.int64)
+_PRE_MOVES = np.full((len(_PRE_SEQS), max(1, PREMOVES_MAX)), -1, dtype=np.int64)
+_PRE_CUBES = np.zeros((len(_PRE_SEQS), co.CUBE_LEN), dtype=np.int64)
+for _i, _q in enumerate(_PRE_SEQS):
+    _PRE_MOVES[_i, :len(_q)] = _q
+    _PRE_CUBES[_i] = co.to_array(Cube().apply([Move.from_index(m) for m in _q]))
+
+
+@njit(cache=True)
+def _make_roots(cube, pre_cubes, n, rcube, rc):
+    """The roots ``premoves * cube`` for the first ``n`` premove sequences,
+    with their phase-1 coordinates (their distances are left for later)."""
+    for r in range(n):
+        co.multiply(pre_cubes[r], cube, rcube[r])
+        rc[r, R_TW] = co.get_twist(rcube[r])
+        rc[r, R_FL] = co.get_flip(rcube[r])
+        rc[r, R_SS] = co.get_slice_sorted(rcube[r]) // 24
+        rc[r, R_H] = -1
+        rc[r, R_LB] = -1
+
+
+def premove_count(longest: int) -> int:
+    """How many roots a search with premoves up to ``longest`` moves has."""
+    return int(np.sum(_PRE_LEN <= longest))
+
+
+class Searcher:
+    """One resumable two-phase search of one cube (given as a cubie array).
+
+    With ``premoves`` k > 0 it also searches the cube after each premove
+    sequence of up to k moves (see :func:`_premove_sequences`), at lengths
+    counted with the premoves, which it appends to such a solution. They
+    are solutions whose phase 1 and phase 2 are followed by a few more
+    moves: ones the plain search never looks at. Each premove adds as many
+    fresh short phase-1 sequences as a whole longer phase 1 of the plain
+    search would, for about a thirteenth of the work."""
+
+    def __init__(self, cube: np.ndarray, tables: dict[str, np.ndarray], premoves: int = 0):
+        if not 0 <= premoves <= PREMOVES_MAX:
+            raise ValueError(f"premoves must be 0..{PREMOVES_MAX}")
         self.t = tables
         self.cube0 = np.ascontiguousarray(cube, dtype=np.int64)
-        self.st = np.zeros(8, dtype=np.int64)
+        self.st = np.zeros(9, dtype=np.int64)
         self.lv = np.zeros((MAXD + 1, 5), dtype=np.int64)
         self.lp = np.zeros((MAXD + 1, 4), dtype=np.int64)
         self.cp = np.zeros((MAXD + 1, 8), dtype=np.int64)
         self.ep = np.zeros((MAXD + 1, 12), dtype=np.int64)
-        self.cp[0] = cube[0:8]
-        self.ep[0] = cube[16:28]
         self.ch = np.zeros((MAXD + 1, 18, 4), dtype=np.int64)
-        self.sol = np.zeros(2 * MAXD, dtype=np.int64)
-        c = self.cube0
-        tw, fl, ss = co.get_twist(c), co.get_flip(c), co.get_slice_sorted(c)
-        h = phase1_distance(tw, fl, ss // 24, tables["twist_move"], tables["flip_move"],
-                            tables["slice_move"], tables["fs_cs"], tables["twist_conj"], tables["phase1"])
-        self.lv[0, :] = (tw, fl, ss // 24, h, -1)
-        self.st[ROOT_SS] = ss
-        self.st[L1] = h
-        self.st[ROOT_PENDING] = 1 if h == 0 else 0
+        self.sol = np.zeros(2 * MAXD + PREMOVES_MAX, dtype=np.int64)
+        n = premove_count(premoves)
+        self.rcube = np.zeros((n, co.CUBE_LEN), dtype=np.int64)
+        self.rc = np.zeros((n, 5), dtype=np.int64)
+        _make_roots(self.cube0, _PRE_CUBES, n, self.rcube, self.rc)
+        self.rk = _PRE_LEN[:n]
+        self.rp = _PRE_MOVES[:n]
         self.done = False
         self.fcost = np.zeros(2, dtype=np.float64)
         t = tables
@@ -402,11 +535,17 @@ class Searcher:
                      t["twist_slice"], t["flip_slice"], t["cornslice"], t["edgeslice"], t["phase2"],
                      t["c_classidx"], t["c_sym"], t["ud_edges_conj"],
                      co.MOVES)
+        # start at the first length with anything to search, so that
+        # ``depth`` tells the caller where this search stands from the outset
+        self.st[ROOT] = -1
+        _next_root(self.st, self.lv, self.cp, self.ep, self.rcube, self.rc, self.rk, MAXD,
+                   t["twist_move"], t["flip_move"], t["slice_move"], t["fs_cs"], t["twist_conj"],
+                   t["phase1"], t["twist_slice"], t["flip_slice"])
 
     @property
     def depth(self) -> int:
-        """Length of the phase-1 sequences being tried."""
-        return int(self.st[L1])
+        """Length of the solutions being tried, less their phase 2."""
+        return int(self.st[LEVEL])
 
     @property
     def nodes(self) -> int:
@@ -425,7 +564,8 @@ class Searcher:
         fcost = self.fcost
         fcost[0] = cost_bound
         fcost[1] = shorter_than
-        r = run(self.st, self.lv, self.lp, self.ch, self.cp, self.ep, self.sol, bound, node_limit,
+        r = run(self.st, self.lv, self.lp, self.ch, self.cp, self.ep, self.sol, self.rcube, self.rc,
+                self.rk, self.rp, bound, node_limit,
                 *self.args, mode, float(quarter_cost), float(half_cost), fcost, p2extra)
         if r == FOUND:
             return [int(x) for x in self.sol[:self.st[SOL_LEN]]]

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from solver import SOLVED_CUBE, Move, axial_cost, random_cube, random_scramble
 from solver import coords as co
 from solver import symmetry as sy
-from solver.search import Searcher, phase1_distance, phase2_distance
+from solver.search import ROOT, Searcher, _premove_sequences, phase1_distance, phase2_distance, premove_count
 from solver.tables import PHASE2_MOVES, load
 
 seeds = st.integers(0, 2**64)
@@ -164,3 +164,33 @@ def test_phase2_table_is_exact_near_the_goal():
     assert len(seen) > 10_000
     for (c, e), d in seen.items():
         assert phase2_distance(c, e, t["c_classidx"], t["c_sym"], t["ud_edges_conj"], t["phase2"]) == d
+
+
+def test_premove_sequences_are_all_different_and_start_outside_the_subgroup():
+    seqs = _premove_sequences(2)
+    assert seqs[0] == () and len(seqs) == premove_count(2) == 1 + 8 + 108
+    assert [len(q) for q in seqs] == sorted(len(q) for q in seqs)
+    assert all(q[0] not in PHASE2_MOVES for q in seqs[1:])
+    states = {SOLVED_CUBE.apply([Move.from_index(m) for m in q]) for q in seqs}
+    assert len(states) == len(seqs)
+
+
+@given(seeds)
+@settings(max_examples=8, deadline=None)
+def test_every_kind_of_root_solves_the_cube(seed):
+    # the search goes through the plain cube and the cubes after one and two
+    # premoves; a solution from a premove root ends with its premoves
+    cube = random_cube(seed)
+    s = Searcher(co.to_array(cube), load(), premoves=2)
+    kinds = set()
+    for _ in range(5000):
+        found = s.step(21, 1 << 30)
+        assert found is not None and len(found) <= 21
+        r = int(s.st[ROOT])
+        k = int(s.rk[r])
+        assert found[len(found) - k:] == [int(m) for m in s.rp[r, :k]]
+        assert cube.apply([Move.from_index(m) for m in found]).is_solved()
+        kinds.add(k)
+        if kinds == {0, 1, 2}:
+            break
+    assert kinds == {0, 1, 2}
