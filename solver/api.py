@@ -5,7 +5,10 @@ diagonal by 120 and 240 degrees, and the inverse of each. They are the same
 problem, but the two-phase split treats them differently, and whichever
 finds a short solution first lowers the bound for all. A solution of a
 turned cube is turned back by conjugating its moves; a solution of the
-inverse is read backwards with every move inverted.
+inverse is read backwards with every move inverted. Each view also searches
+its cube after a few premoves (see :class:`search.Searcher`): solutions that
+end with a handful of moves after phase 2, found at the cost of a shorter
+phase 1.
 
 Before that, a cube within 7 moves of solved is solved optimally: the
 two-phase search with a bound of 7 is complete (every solution of at most 7

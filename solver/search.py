@@ -503,11 +503,14 @@ class Searcher:
 
     With ``premoves`` k > 0 it also searches the cube after each premove
     sequence of up to k moves (see :func:`_premove_sequences`), at lengths
-    counted with the premoves, which it appends to such a solution. They
-    are solutions whose phase 1 and phase 2 are followed by a few more
-    moves: ones the plain search never looks at. Each premove adds as many
-    fresh short phase-1 sequences as a whole longer phase 1 of the plain
-    search would, for about a thirteenth of the work."""
+    counted with the premoves, which it appends to such a solution: a phase
+    1, a phase 2 and then a few more moves, solutions the plain search never
+    looks at. At a given total length such a root does the work of a phase 1
+    shorter by its premoves (a thirteenth of the plain cube's per premove)
+    and leaves phase 2 as much room as the plain cube does at that length.
+    So where the plain search would go on to a longer phase 1, after which
+    ever fewer sequences leave a phase 2 short enough, the premove roots
+    keep finding solutions at the rate of the shorter lengths."""
 
     def __init__(self, cube: np.ndarray, tables: dict[str, np.ndarray], premoves: int = 0):
         if not 0 <= premoves <= PREMOVES_MAX:
