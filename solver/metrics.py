@@ -36,8 +36,10 @@ def _turn_cost(m: Move, quarter_cost: float, half_cost: float) -> float:
 def axial_cost(moves: str | Iterable[Move], quarter_cost: float = 1.0, half_cost: float = 1.5) -> float:
     """Time of a sequence on a six-motor rig, in units of a quarter turn:
     the sum over steps of the slowest move in each step."""
-    return float(sum(max(_turn_cost(m, quarter_cost, half_cost) for m in step)
-                     for step in group_steps(moves)))
+    total = sum(max(_turn_cost(m, quarter_cost, half_cost) for m in step)
+                for step in group_steps(moves))
+    # costs such as 1.2 do not add up exactly in binary: 18, not 17.999999999999996
+    return round(float(total), 9)
 
 
 def cost(moves: str | Iterable[Move], metric: str, quarter_cost: float = 1.0,

@@ -173,6 +173,8 @@ def test_axial_cost():
     assert axial_cost("R U D2 F' B") == 1 + 1.5 + 1
     assert axial_cost("R2 L2", quarter_cost=1, half_cost=2) == 2
     assert axial_cost("") == 0
+    # 15 steps of 1.2 add up to 17.999999999999996 in binary floating point
+    assert axial_cost("R2 U2 " * 7 + "R2", quarter_cost=1.0, half_cost=1.2) == 18.0
 
 
 @given(st.lists(st.integers(0, 17), max_size=25))
