@@ -72,13 +72,18 @@ def test_phase1_distance_is_a_lower_bound_and_consistent(n, seed):
         assert abs(h(cube.apply([Move.from_index(m)])) - d) <= 1
 
 
+def _subgroup_cube(n: int, seed: int) -> np.ndarray:
+    """The cubie array after n random moves of the subgroup <U, D, R2, L2, F2, B2>."""
+    rng = np.random.default_rng(seed)
+    moves = [Move.from_index(int(PHASE2_MOVES[rng.integers(10)])) for _ in range(n)]
+    return co.to_array(SOLVED_CUBE.apply(moves))
+
+
 @given(st.integers(0, 14), seeds)
 @settings(max_examples=60, deadline=None)
 def test_phase2_distance_is_a_lower_bound(n, seed):
     t = load()
-    rng = np.random.default_rng(seed)
-    moves = [Move.from_index(int(PHASE2_MOVES[rng.integers(10)])) for _ in range(n)]
-    a = co.to_array(SOLVED_CUBE.apply(moves))
+    a = _subgroup_cube(n, seed)
     assert (co.get_twist(a), co.get_flip(a), co.get_slice_sorted(a) < 24) == (0, 0, True)
     d = phase2_distance(co.get_corners(a), co.get_ud_edges(a), t["c_classidx"], t["c_sym"],
                         t["ud_edges_conj"], t["phase2"])
@@ -139,9 +144,7 @@ def test_small_phase1_tables_never_overestimate(n, seed):
 def test_small_phase2_tables_never_overestimate(n, seed):
     # they rule phase-1 ends out before the big table is read
     t = load()
-    rng = np.random.default_rng(seed)
-    moves = [Move.from_index(int(PHASE2_MOVES[rng.integers(10)])) for _ in range(n)]
-    a = co.to_array(SOLVED_CUBE.apply(moves))
+    a = _subgroup_cube(n, seed)
     c, e, s = co.get_corners(a), co.get_ud_edges(a), co.get_slice_sorted(a)
     assert t["cornslice"][c * 24 + s] <= n and t["edgeslice"][e * 24 + s] <= n
 
