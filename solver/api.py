@@ -204,9 +204,10 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
     # than that, and at most RIG_BOUND, for any that is cheaper. That is
     # affordable only with a tight length bound, and pays because pairs of
     # opposite turns make some longer solutions faster on the rig.
+    views = _views(c)
     quick = target is not None or mode != 0
     searchers = [(Searcher(arr, tables, PREMOVES_QUICK if quick else PREMOVES), back)
-                 for arr, back in _views(c)]
+                 for arr, back in views]
     shortest = len(best) if best is not None else ANY_BOUND + 1
     bound = min(ANY_BOUND, shortest - 1, target if target is not None else ANY_BOUND)
     stage1_end = deadline if mode == 0 else t_search + (deadline - t_search) * STAGE1
@@ -239,7 +240,7 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
         if stage == 1 and mode != 0 and best is not None and (not active or now >= stage1_end):
             stage = 2
             bound = min(ANY_BOUND, shortest + SLACK, RIG_BOUND)
-            searchers = [(Searcher(arr, tables, PREMOVES), back) for arr, back in _views(c)]
+            searchers = [(Searcher(arr, tables, PREMOVES), back) for arr, back in views]
             continue
         if not active:
             break

@@ -515,8 +515,6 @@ class Searcher:
     def __init__(self, cube: np.ndarray, tables: dict[str, np.ndarray], premoves: int = 0):
         if not 0 <= premoves <= PREMOVES_MAX:
             raise ValueError(f"premoves must be 0..{PREMOVES_MAX}")
-        self.t = tables
-        self.cube0 = np.ascontiguousarray(cube, dtype=np.int64)
         self.st = np.zeros(9, dtype=np.int64)
         self.lv = np.zeros((MAXD + 1, 5), dtype=np.int64)
         self.lp = np.zeros((MAXD + 1, 4), dtype=np.int64)
@@ -527,7 +525,7 @@ class Searcher:
         n = premove_count(premoves)
         self.rcube = np.zeros((n, co.CUBE_LEN), dtype=np.int64)
         self.rc = np.zeros((n, 5), dtype=np.int64)
-        _make_roots(self.cube0, _PRE_CUBES, n, self.rcube, self.rc)
+        _make_roots(np.ascontiguousarray(cube, dtype=np.int64), _PRE_CUBES, n, self.rcube, self.rc)
         self.rk = _PRE_LEN[:n]
         self.rp = _PRE_MOVES[:n]
         self.done = False
