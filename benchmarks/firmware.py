@@ -24,13 +24,13 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from robot import job, timing  # noqa: E402
-from robot import protocol as P  # noqa: E402
-from robot.config import load_config  # noqa: E402
-from robot.journal import Journal  # noqa: E402
-from robot.link import Link  # noqa: E402
-from robot.simavr_rig import FIRMWARE_DIR, SimavrRig  # noqa: E402
-from robot.virtual_rig import Mechanics  # noqa: E402
+from robot.rig import job, timing  # noqa: E402
+from robot.rig import protocol as P  # noqa: E402
+from robot.rig.config import load_config  # noqa: E402
+from robot.rig.journal import Journal  # noqa: E402
+from robot.rig.link import Link  # noqa: E402
+from robot.sim.simavr import FIRMWARE_DIR, SimavrRig  # noqa: E402
+from robot.sim.virtual_rig import Mechanics  # noqa: E402
 from solver import SOLVED_CUBE, invert, random_scramble  # noqa: E402
 
 F_CPU = 16_000_000

@@ -20,13 +20,16 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))  # soak: test tooling
 
-from robot import job, soak  # noqa: E402
-from robot.config import load_config  # noqa: E402
-from robot.journal import Journal  # noqa: E402
-from robot.link import Link  # noqa: E402
-from robot.transports.protocol_sim import forget, rig_for_url  # noqa: E402
-from robot.virtual_rig import VirtualRig  # noqa: E402
+import soak  # noqa: E402
+
+from robot.rig import job  # noqa: E402
+from robot.rig.config import load_config  # noqa: E402
+from robot.rig.journal import Journal  # noqa: E402
+from robot.rig.link import Link  # noqa: E402
+from robot.sim.protocol_sim import forget, rig_for_url  # noqa: E402
+from robot.sim.virtual_rig import VirtualRig  # noqa: E402
 from solver import SOLVED_CUBE, invert, random_scramble  # noqa: E402
 
 RIG_TIME = [0.0]

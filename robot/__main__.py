@@ -1,5 +1,7 @@
+"""``python -m robot``: the ``cuberobot`` command."""
+
 import sys
 
-from .cli import main
+from .cli.main import main
 
 sys.exit(main())

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from robot import protocol as P
+from robot.rig import protocol as P
 
 REPO = Path(__file__).resolve().parent.parent
 FIRMWARE = REPO / "firmware"
@@ -108,8 +108,8 @@ class HostShim:
 
 
 class SerialClient:
-    """A minimal stop-and-wait client on robot.protocol, for tests of the
-    harness itself (the bars run through robot.link)."""
+    """A minimal stop-and-wait client on robot.rig.protocol, for tests of the
+    harness itself (the bars run through robot.rig.link)."""
 
     def __init__(self, port: str) -> None:
         import serial

@@ -15,13 +15,13 @@ import time
 from fwtools import UNO_ELF, make, write_config
 from ptyproxy import ManglingProxy
 
-from robot import job
-from robot.config import load_config
-from robot.errors import RigError
-from robot.journal import Journal
-from robot.link import Link, LinkLost
-from robot.simavr_rig import SimavrRig
-from robot.virtual_rig import Mechanics
+from robot.rig import job
+from robot.rig.config import load_config
+from robot.rig.errors import RigError
+from robot.rig.journal import Journal
+from robot.rig.link import Link, LinkLost
+from robot.sim.simavr import SimavrRig
+from robot.sim.virtual_rig import Mechanics
 from solver import SOLVED, SOLVED_CUBE, Cube, invert, parse_moves, random_scramble, simplify
 
 SOLVES = 100

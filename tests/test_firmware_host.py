@@ -1,6 +1,6 @@
 """The firmware's protocol and motion code, compiled for the host with a fake hal.
 
-Checked against robot.protocol (the bytes) and robot.timing (the exact DDA
+Checked against robot.rig.protocol (the bytes) and robot.rig.timing (the exact DDA
 model): the same integer algorithm on both sides, tick for tick.
 """
 
@@ -11,8 +11,8 @@ from fwtools import HostShim, make
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from robot import protocol as P
-from robot import timing
+from robot.rig import protocol as P
+from robot.rig import timing
 
 FAST = timing.quantize(12000, 400000, 1000, settle_ms=2)
 

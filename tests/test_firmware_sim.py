@@ -1,4 +1,4 @@
-"""The real Uno binary in simavr, driven by the real host driver (robot.link).
+"""The real Uno binary in simavr, driven by the real host driver (robot.rig.link).
 
 The harness counts every step pulse on the STEP/DIR pins and turns the
 motors' positions into face turns on its own cube, so these tests check the
@@ -12,14 +12,14 @@ import time
 import pytest
 from fwtools import UNO_ELF, SerialClient, expected_counts, make, read_edges, write_config
 
-from robot import job, timing
-from robot import protocol as P
-from robot.config import load_config
-from robot.journal import Journal
-from robot.link import Link
-from robot.motion import plan
-from robot.simavr_rig import SimavrRig
-from robot.virtual_rig import Mechanics
+from robot.rig import job, timing
+from robot.rig import protocol as P
+from robot.rig.config import load_config
+from robot.rig.journal import Journal
+from robot.rig.link import Link
+from robot.rig.motion import plan
+from robot.sim.simavr import SimavrRig
+from robot.sim.virtual_rig import Mechanics
 from solver import SOLVED, SOLVED_CUBE, invert, random_scramble
 
 F_CPU = 16_000_000
@@ -235,7 +235,7 @@ def test_cli_sim_rig_serves_the_firmware_for_dry_run(elf, tmp_path):
     import subprocess
     import sys
 
-    from robot.simrig import SimRigProcess
+    from robot.sim.pty_rig import SimRigProcess
 
     cfg_path = write_config(tmp_path / "fast.toml")
     moves = "R U R' U' F2 B L' D2"

@@ -2,8 +2,8 @@
 
 import pytest
 
-from robot.errors import UserError
-from robot.journal import Journal, default_state_dir
+from robot.rig.errors import UserError
+from robot.rig.journal import Journal, default_state_dir
 
 
 def _job(j, n=3):

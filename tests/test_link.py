@@ -4,13 +4,13 @@ import dataclasses
 
 import pytest
 
-from robot import job
-from robot import protocol as P
-from robot.config import load_config
-from robot.errors import RigError
-from robot.journal import Journal
-from robot.link import Link, LinkLost
-from robot.transports.protocol_sim import forget, rig_for_url
+from robot.rig import job
+from robot.rig import protocol as P
+from robot.rig.config import load_config
+from robot.rig.errors import RigError
+from robot.rig.journal import Journal
+from robot.rig.link import Link, LinkLost
+from robot.sim.protocol_sim import forget, rig_for_url
 from solver import SOLVED_CUBE, invert, random_scramble
 
 

@@ -3,8 +3,9 @@ with pulled cables and firmware resets in some of them (issue 5's bar)."""
 
 import dataclasses
 
-from robot import soak
-from robot.config import load_config
+import soak
+
+from robot.rig.config import load_config
 
 
 def faults_for(k: int) -> str:

@@ -15,11 +15,11 @@ import tty
 import pytest
 from ptyproxy import ManglingProxy
 
-from robot import job
-from robot.config import load_config
-from robot.journal import Journal
-from robot.link import Link
-from robot.simrig import SimRigProcess
+from robot.rig import job
+from robot.rig.config import load_config
+from robot.rig.journal import Journal
+from robot.rig.link import Link
+from robot.sim.pty_rig import SimRigProcess
 from solver import SOLVED, SOLVED_CUBE, format_moves, invert, random_scramble
 
 

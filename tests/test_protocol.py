@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from robot import protocol as P
+from robot.rig import protocol as P
 
 
 def test_crc_check_value():

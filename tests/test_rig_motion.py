@@ -5,8 +5,8 @@ import dataclasses
 from hypothesis import given
 from hypothesis import strategies as st
 
-from robot.config import load_config
-from robot.motion import AXIS, group_steps, plan
+from robot.rig.config import load_config
+from robot.rig.motion import AXIS, group_steps, plan
 from solver import SOLVED_CUBE, Move, format_moves
 
 CFG = load_config()

@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from robot.render import FACE_BGR, StickerCube, _lzw, draw
+from robot.app.render import FACE_BGR, StickerCube, _lzw, draw
 from solver import FACES, SOLVED, SOLVED_CUBE, Move, format_moves
 
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from robot.config import load_config
-from robot.journal import Journal
-from robot.start import ScanDoubtful, run_start, sim_url
-from robot.transports.protocol_sim import forget, rig_for_url
+from robot.app.start import ScanDoubtful, run_start, sim_url
+from robot.rig.config import load_config
+from robot.rig.journal import Journal
+from robot.sim.protocol_sim import forget, rig_for_url
 from solver import SOLVED, Cube
 from vision.render import Lighting
 
@@ -163,7 +163,7 @@ def test_start_against_the_real_firmware_in_simavr(cfg, tmp_path):
 def test_plan_picture_keeps_the_scan_and_marks_progress():
     import numpy as np
 
-    from robot.start import plan_picture
+    from robot.app.start import plan_picture
 
     scan = np.full((120, 400, 3), 77, np.uint8)
     steps = ["R", "U D'", "F2"] * 10

@@ -5,8 +5,8 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from robot import timing
-from robot.protocol import TICK_HZ, Q
+from robot.rig import timing
+from robot.rig.protocol import TICK_HZ, Q
 
 
 def test_quantize_matches_the_documented_formulas():

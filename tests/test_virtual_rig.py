@@ -2,10 +2,10 @@
 
 import pytest
 
-from robot import protocol as P
-from robot.config import load_config
-from robot.timing import PlannedMove, move_ticks, quantize, schedule
-from robot.virtual_rig import EventClock, Faults, Mechanics, VirtualRig
+from robot.rig import protocol as P
+from robot.rig.config import load_config
+from robot.rig.timing import PlannedMove, move_ticks, quantize, schedule
+from robot.sim.virtual_rig import EventClock, Faults, Mechanics, VirtualRig
 from solver import SOLVED_CUBE
 
 PROFILE = quantize(4800, 64000, 480, 20)
@@ -174,7 +174,7 @@ def test_inverted_motors_follow_the_config():
     motors = dict(cfg.motors)
     motors["R"] = replace(motors["R"], invert=True)
     cfg = replace(cfg, motors=motors)
-    from robot.motion import plan
+    from robot.rig.motion import plan
     rig = VirtualRig(clock=EventClock(), mechanics=Mechanics.from_config(cfg))
     w = Wire(rig)
     w.setup()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import sys
 import tempfile
 import time
@@ -10,10 +9,10 @@ import urllib.parse
 
 from solver import FACES, SOLVED_CUBE, Cube, Move, random_cube
 
-from ..config import load_config
-from ..errors import RigError, UserError
-from ..journal import Journal
-from ..timing import move_ticks, rig_turn_costs, ticks_to_s
+from ...rig.config import load_config
+from ...rig.errors import RigError, UserError
+from ...rig.journal import Journal
+from ...rig.timing import move_ticks, rig_turn_costs, ticks_to_s
 from .cube import read_cube_arg
 
 
@@ -56,24 +55,24 @@ def _start_cube(args) -> Cube:
 
 
 def _sim_rig(args) -> int:
-    from ..virtual_rig import Faults, Mechanics, VirtualRig, make_clock
+    from ...sim.virtual_rig import Faults, Mechanics, VirtualRig, make_clock
 
     cfg = load_config(args.config)
+    start = _start_cube(args)
     if args.firmware:
-        try:
-            simavr_rig = importlib.import_module("robot.simavr_rig")
-        except ImportError as e:
-            raise UserError(f"--firmware needs the simavr runner (robot/simavr_rig.py), which is not "
-                            f"available here: {e}") from None
-        return int(simavr_rig.serve(args.firmware, cfg, args) or 0)
+        from ...sim import simavr
+
+        state = start.to_facelets() if start is not SOLVED_CUBE else None
+        return simavr.serve(args.firmware, cfg, state=state, speed=str(args.speed or "1"),
+                            faults=args.faults)
     try:
         clock = make_clock(args.speed)
         faults = Faults.parse(args.faults)
     except ValueError as e:
         raise UserError(str(e)) from None
-    rig = VirtualRig(clock=clock, faults=faults, seed=args.seed, cube=_start_cube(args),
+    rig = VirtualRig(clock=clock, faults=faults, seed=args.seed, cube=start,
                      mechanics=Mechanics.from_config(cfg))
-    from ..simrig import serve
+    from ...sim.pty_rig import serve
     return serve(rig)
 
 
@@ -81,7 +80,9 @@ def _sim_rig(args) -> int:
 
 
 def _link_for(args, cfg, *, default_port: str | None = None):
-    from ..link import Link
+    from ... import sim  # noqa: F401  (sim:// ports, the default rig's)
+    from ...rig.link import Link
+
     _check_port_arg(args)
     return Link(cfg, args.port or default_port or cfg.rig.port)
 
@@ -92,14 +93,14 @@ def _check_port_arg(args) -> None:
 
 
 def _dry_run(args) -> int:
-    from .. import job
-    from ..motion import plan
+    from ...rig import job
+    from ...rig.motion import plan
 
     cfg = load_config(args.config)
     start = Cube.from_facelets(read_cube_arg(args.start)) if args.start else SOLVED_CUBE
     steps = plan(args.moves, cfg)  # parses and checks the moves before anything opens
     if args.render:
-        from ..render import check_path
+        from ...app.render import check_path
         check_path(args.render)
     profiles = cfg.profiles()
     _check_port_arg(args)
@@ -134,7 +135,7 @@ def _dry_run(args) -> int:
           f"{len(steps)} steps, wall {report.wall_s:.3f} s")
     print(f"final state: {report.state}")
     if args.render:
-        from ..render import render
+        from ...app.render import render
         written = render(args.render, start, steps, cfg)
         for path in written:
             print(f"wrote {path}")
@@ -145,7 +146,7 @@ def _dry_run(args) -> int:
 
 
 def _resume(args) -> int:
-    from .. import job
+    from ...rig import job
 
     cfg = load_config(args.config)
     with Journal(args.state_dir) as journal:
@@ -172,8 +173,8 @@ def _resume(args) -> int:
 
 
 def _jog(args) -> int:
-    from .. import protocol as P
-    from ..motion import motor_steps
+    from ...rig import protocol as P
+    from ...rig.motion import motor_steps
 
     face = args.face.upper()
     if face not in FACES or len(face) != 1:

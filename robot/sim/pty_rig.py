@@ -20,7 +20,7 @@ import tty
 
 from solver import Cube, CubeError
 
-from .errors import RigError
+from ..rig.errors import RigError
 from .virtual_rig import Connection, VirtualRig
 
 DEAD_LINE_S = 2.0

@@ -16,8 +16,8 @@ from importlib.metadata import PackageNotFoundError, version
 from solver import CubeError
 from vision import VisionError
 
+from ..rig.errors import RigError, UserError
 from . import commands
-from .errors import RigError, UserError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 

@@ -1,6 +1,7 @@
 """Soak runs: many solves through a faulty link, each checked against the rig's truth.
 
-Used by the fault-injection test and the link benchmark. Each solve starts
+Test tooling, not part of the installed package: used by the fault-injection
+test and the link benchmark. Each solve starts
 from a scrambled virtual cube and executes the scramble's inverse; whatever
 goes wrong on the way (lost bytes, a pulled cable, a firmware reset) is
 handled the way a user would: ``resume`` after a lost connection, a rescan
@@ -16,13 +17,12 @@ import time
 import urllib.parse
 from dataclasses import dataclass, field
 
+from robot.rig import job
+from robot.rig.errors import RigError
+from robot.rig.journal import Journal
+from robot.rig.link import Link, LinkLost
+from robot.sim.protocol_sim import forget, rig_for_url
 from solver import SOLVED_CUBE, invert, parse_moves, random_scramble, simplify
-
-from . import job
-from .errors import RigError
-from .journal import Journal
-from .link import Link, LinkLost
-from .transports.protocol_sim import forget, rig_for_url
 
 
 @dataclass

@@ -7,7 +7,7 @@ import sys
 
 from solver import CubeError, solve
 
-from ..errors import UserError
+from ...rig.errors import UserError
 from .cube import read_cube_arg
 
 

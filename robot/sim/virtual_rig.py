@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 
 from solver import SOLVED_CUBE, Cube, Move
 
-from . import protocol as P
-from .timing import Profile, step_ticks
+from ..rig import protocol as P
+from ..rig.timing import Profile, step_ticks
 
 QUEUE_CAPACITY = 4
 FW_VERSION = (0, 1, 0)

@@ -19,10 +19,10 @@ import numpy as np
 
 from solver import FACES, Cube
 
-from .errors import UserError
-from .motion import MotorStep
-from .protocol import TICK_HZ
-from .timing import schedule, step_ticks
+from ..rig.errors import UserError
+from ..rig.motion import MotorStep
+from ..rig.protocol import TICK_HZ
+from ..rig.timing import schedule, step_ticks
 
 # BGR colours of the six faces, the cube's body and the background.
 FACE_BGR = {

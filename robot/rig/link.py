@@ -19,7 +19,6 @@ from collections.abc import Callable
 import serial
 
 from . import protocol as P
-from . import transports  # noqa: F401  (registers sim://)
 from .errors import RigError
 
 log = logging.getLogger(__name__)
@@ -88,10 +87,11 @@ class Link:
             # with it (down to what host scheduling jitter needs).
             self.completion_margin_s = max(0.02, 0.2 / self.time_scale)
             self.hello_interval_s = max(0.02, HELLO_INTERVAL_S / self.time_scale)
-        rig = getattr(self.ser, "rig", None)
-        if rig is not None and rig.mechanics is None:
-            from .virtual_rig import Mechanics
-            rig.mechanics = Mechanics.from_config(self.config)
+        # A port that stands in for a rig (a simulated one) may model the rig
+        # from its configuration; a real port has no such hook.
+        adopt = getattr(self.ser, "adopt_config", None)
+        if adopt is not None:
+            adopt(self.config)
 
     def close(self) -> None:
         if self.ser is not None:

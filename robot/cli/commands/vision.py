@@ -11,7 +11,7 @@ import numpy as np
 from solver import SOLVED, random_cube
 from solver.facelets import FACES, position_name
 
-from ..errors import UserError
+from ...rig.errors import UserError
 
 
 def load_setup(args):
@@ -20,7 +20,7 @@ def load_setup(args):
     ``--profile`` overrides the configured colour profile."""
     from vision.profile import load_profile
 
-    from ..config import load_config
+    from ...rig.config import load_config
 
     cfg = load_config(getattr(args, "config", None))
     cameras, views = list(cfg.cameras), list(cfg.views)

@@ -28,7 +28,7 @@ except ModuleNotFoundError:  # Python 3.10
     tomllib = None  # type: ignore[assignment]
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-_DEFAULT_CANDIDATES = (PACKAGE_DIR.parent / "config" / "rig.toml", PACKAGE_DIR / "default_rig.toml")
+_DEFAULT_CANDIDATES = (PACKAGE_DIR.parents[1] / "config" / "rig.toml", PACKAGE_DIR / "default_rig.toml")
 MICROSTEPS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 METRICS = ("axial", "htm", "qtm")
 

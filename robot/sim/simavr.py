@@ -18,12 +18,12 @@ from functools import lru_cache
 from pathlib import Path
 
 import solver
-from robot.commands.cube import read_cube_arg
-from robot.errors import RigError, UserError
-from robot.simrig import SimRigLines
-from robot.virtual_rig import Mechanics
 
-REPO = Path(__file__).resolve().parent.parent
+from ..rig.errors import RigError, UserError
+from .pty_rig import SimRigLines
+from .virtual_rig import Mechanics
+
+REPO = Path(__file__).resolve().parents[2]
 FIRMWARE_DIR = REPO / "firmware"
 HARNESS = FIRMWARE_DIR / "build" / "sim" / "cuberobot-sim"
 FACES = "URFDLB"
@@ -165,32 +165,30 @@ class SimavrRig(SimRigLines):
         self.close()
 
 
-def serve(elf: str | os.PathLike, config: object, args: object) -> int:
+def serve(elf: str | os.PathLike, config: object, *, state: str | None = None, speed: str = "1",
+          faults: str = "") -> int:
     """`cuberobot sim-rig --firmware ELF`: the harness with the config's mechanics, in the foreground."""
     if not Path(elf).is_file():
         raise UserError(f"firmware file not found: {elf} (build it with `make -C firmware`)")
-    if getattr(args, "faults", ""):
+    if faults:
         raise UserError("--faults belongs to the Python virtual rig; with --firmware put a faulty "
                         "line between the driver and the pty instead")
-    speed_arg = str(getattr(args, "speed", "1") or "1")
-    if speed_arg == "max":
-        speed = 0.0
-    else:
-        try:
-            speed = float(speed_arg)
-        except ValueError:
-            raise UserError(f"--speed must be a number or 'max', not {speed_arg!r}") from None
-        if not speed > 0:
-            raise UserError("--speed must be positive (or 'max')")
-    state = None
-    if getattr(args, "state", None) and getattr(args, "scramble", None) is not None:
-        raise UserError("give either --state or --scramble, not both")
-    if getattr(args, "state", None):
-        state = solver.Cube.from_facelets(read_cube_arg(args.state)).to_facelets()
-    elif getattr(args, "scramble", None) is not None:
-        state = solver.random_cube(args.scramble).to_facelets()
+    pace = _pace(speed)
     if not HARNESS.is_file():
         build_harness()
-    cmd = harness_command(elf, Mechanics.from_config(config), state=state, speed=speed)
+    cmd = harness_command(elf, Mechanics.from_config(config), state=state, speed=pace)
     sys.stdout.flush()
     return subprocess.run(cmd).returncode
+
+
+def _pace(speed: str) -> float:
+    """The harness's pace from a --speed argument: 0 for 'max', else a positive factor."""
+    if speed == "max":
+        return 0.0
+    try:
+        pace = float(speed)
+    except ValueError:
+        raise UserError(f"--speed must be a number or 'max', not {speed!r}") from None
+    if not pace > 0:
+        raise UserError("--speed must be positive (or 'max')")
+    return pace

@@ -28,12 +28,14 @@ import numpy as np
 from solver import Cube, random_cube
 from solver.facelets import FACES, position_name
 
-from . import job
-from .config import Config
-from .errors import RigError, UserError
-from .journal import Journal, default_state_dir
-from .link import Link
-from .timing import rig_turn_costs
+from ..rig import job
+from ..rig.config import Config
+from ..rig.errors import RigError, UserError
+from ..rig.journal import Journal, default_state_dir
+from ..rig.link import Link
+from ..rig.timing import rig_turn_costs
+from ..sim import SimulatedRig
+from ..sim import attach as attach_simulation
 
 log = logging.getLogger(__name__)
 
@@ -60,16 +62,22 @@ class RigHandle:
 
     link: Link
     port: str
-    sim_state: Callable[[], str] | None = None
-    press: Callable[[], None] | None = None
-    close_extra: Callable[[], None] | None = None
+    simulated: SimulatedRig | None = None
+
+    @property
+    def sim_state(self) -> Callable[[], str] | None:
+        return self.simulated.state if self.simulated else None
+
+    @property
+    def press(self) -> Callable[[], None] | None:
+        return self.simulated.press if self.simulated else None
 
     def close(self) -> None:
         try:
             self.link.close()
         finally:
-            if self.close_extra is not None:
-                self.close_extra()
+            if self.simulated is not None:
+                self.simulated.close()
 
 
 def open_rig(cfg: Config, *, port: str | None, firmware: str | None, seed: int | None) -> RigHandle:
@@ -77,32 +85,10 @@ def open_rig(cfg: Config, *, port: str | None, firmware: str | None, seed: int |
 
     A simulated rig (``sim://`` or the firmware in simavr) gets a randomly
     scrambled cube, as if someone had put one in."""
-    scramble = random_cube(seed).to_facelets()
-    if firmware:
-        from .simrig import SimRigProcess
-
-        args = ["--state", scramble]
-        if cfg.path is not None:
-            args += ["--config", str(cfg.path)]
-        proc = SimRigProcess(*args, firmware=firmware)
-        link = Link(cfg, port=proc.port)
-        handle = RigHandle(link, proc.port, proc.state, proc.press, proc.close)
-    else:
-        url = port or cfg.rig.port
-        link = Link(cfg, port=url)
-        handle = RigHandle(link, url)
-        if url.startswith("sim://"):
-            from .transports.protocol_sim import parse_sim_url, rig_for_url
-
-            try:
-                _, opts = parse_sim_url(url)
-                rig = rig_for_url(url)
-            except ValueError as e:
-                raise UserError(f"--port {url}: {e}") from None
-            if "state" not in opts:
-                rig.cube = Cube.from_facelets(scramble)
-            handle.sim_state = lambda: rig.cube.to_facelets()
-            handle.press = rig.press
+    simulated = attach_simulation(cfg, port=port, firmware=firmware, scramble=random_cube(seed).to_facelets())
+    url = simulated.port if simulated else (port or cfg.rig.port)
+    link = Link(cfg, port=url)
+    handle = RigHandle(link, url, simulated)
     try:
         link.connect()
     except BaseException:
@@ -410,8 +396,8 @@ def run_start(cfg: Config, *, port: str | None = None, headless: bool = False, f
         solution = solve(run, facelets)
         t_solved = time.monotonic()
         log.info("solution (%s metric, cost %.2f): %s", solution.metric, solution.cost, solution.moves)
-        from .motion import plan
-        from .timing import sequence_ticks, ticks_to_s
+        from ..rig.motion import plan
+        from ..rig.timing import sequence_ticks, ticks_to_s
 
         steps = plan(solution.steps, cfg)
         estimate = ticks_to_s(sequence_ticks([s.planned() for s in steps], cfg.profiles()))

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import sys
 
-from ..config import load_config
+from ...rig.config import load_config
 
 
 def _start(args) -> int:
-    from ..start import run_start, summary
+    from ...app.start import run_start, summary
 
     cfg = load_config(args.config)
     if args.firmware and args.port:
-        from ..errors import UserError
+        from ...rig.errors import UserError
 
         raise UserError("--firmware runs its own emulated rig: give --firmware or --port, not both")
     record = run_start(cfg, port=args.port, headless=args.headless, firmware=args.firmware,

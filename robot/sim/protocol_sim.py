@@ -16,7 +16,7 @@ from serial.serialutil import PortNotOpenError, SerialBase, SerialException
 
 from solver import Cube, CubeError
 
-from ..virtual_rig import Disconnected, Faults, VirtualRig, make_clock
+from .virtual_rig import Disconnected, Faults, Mechanics, VirtualRig, make_clock
 
 _RIGS: dict[str, VirtualRig] = {}
 _OPTIONS = ("speed", "seed", "faults", "state", "protocol")
@@ -71,6 +71,12 @@ class Serial(SerialBase):
         self.time_scale = self.rig.clock.speed
         self._conn = self.rig.connect()
         self.is_open = True
+
+    def adopt_config(self, config) -> None:
+        """The driver's hook: the rig's mechanics follow the configuration
+        the driver runs with, unless the rig already has them."""
+        if self.rig.mechanics is None:
+            self.rig.mechanics = Mechanics.from_config(config)
 
     def close(self) -> None:
         self.is_open = False

@@ -17,7 +17,7 @@ from solver import (
     random_scramble,
 )
 
-from ..errors import UserError
+from ...rig.errors import UserError
 from ..netprint import render_net
 
 

@@ -1,0 +1,1 @@
+"""The ``cuberobot`` command: argument parsing and printing only."""

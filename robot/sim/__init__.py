@@ -1,0 +1,64 @@
+"""The simulated rig: the virtual rig in this process (``sim://`` ports), the
+same rig behind a pseudo-terminal, and the real firmware in simavr.
+
+Importing this package registers the ``sim://`` URL handler with pyserial, so
+the rig's driver opens a simulated rig exactly as it opens a serial device;
+the driver itself never imports anything from here. :func:`attach` is how the
+application finds the simulation behind a port or a firmware file, to see its
+cube (what simulated cameras render) and press its button.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import serial
+
+if __name__ not in serial.protocol_handler_packages:
+    serial.protocol_handler_packages.append(__name__)
+
+
+@dataclass
+class SimulatedRig:
+    """What the application may do with a simulated rig that it cannot do
+    with a real one."""
+
+    port: str
+    state: Callable[[], str]
+    """The cube as the simulation holds it (facelets)."""
+    press: Callable[[], None]
+    """Press the rig's start button."""
+    close: Callable[[], None] = lambda: None
+
+
+def attach(config: Any, *, port: str | None, firmware: str | None, scramble: str) -> SimulatedRig | None:
+    """The simulated rig behind ``port`` (a ``sim://`` URL) or ``firmware`` (an
+    ELF run in simavr), with ``scramble`` put in as if by a person; None when
+    the port is not simulated. ``config`` is the rig's configuration."""
+    from ..rig.errors import UserError
+
+    if firmware:
+        from .pty_rig import SimRigProcess
+
+        args = ["--state", scramble]
+        if config.path is not None:
+            args += ["--config", str(config.path)]
+        proc = SimRigProcess(*args, firmware=firmware)
+        return SimulatedRig(proc.port, proc.state, proc.press, proc.close)
+    url = port or config.rig.port
+    if not url.startswith("sim://"):
+        return None
+    from solver import Cube
+
+    from .protocol_sim import parse_sim_url, rig_for_url
+
+    try:
+        _, opts = parse_sim_url(url)
+        rig = rig_for_url(url)
+    except ValueError as e:
+        raise UserError(f"--port {url}: {e}") from None
+    if "state" not in opts:
+        rig.cube = Cube.from_facelets(scramble)
+    return SimulatedRig(url, lambda: rig.cube.to_facelets(), rig.press)
