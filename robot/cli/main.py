@@ -1,7 +1,12 @@
 """The `cuberobot` command: argument parsing and turning errors into exit codes.
 
 Exit codes: 0 success; 1 the rig, a camera or the run failed; 2 a user
-mistake (bad argument, cube, file or config); 130 interrupted with Ctrl-C.
+mistake (bad argument, cube, file or config); 3 a scan that could not be
+trusted (no motor moved); 130 interrupted with Ctrl-C.
+
+Start-up is kept short: command modules import only the standard library,
+numpy and the cube model at their top; the solver's search (numba), OpenCV
+and the rig's driver load inside the handlers that use them.
 """
 
 from __future__ import annotations
@@ -13,8 +18,8 @@ import pkgutil
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-from solver import CubeError
-from vision import VisionError
+from solver.errors import CubeError
+from vision.errors import VisionError
 
 from ..rig.errors import RigError, UserError
 from . import commands
@@ -29,14 +34,40 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
+def common_options(suppress: bool) -> argparse.ArgumentParser:
+    """-v and -q, accepted before the command and after it. After it, the
+    defaults are suppressed so that a subcommand does not overwrite what was
+    given before it."""
+    parent = argparse.ArgumentParser(add_help=False)
+    default = argparse.SUPPRESS if suppress else False
+    group = parent.add_mutually_exclusive_group()
+    group.add_argument("-v", "--verbose", action="store_true", default=default,
+                       help="log what happens to stderr")
+    group.add_argument("-q", "--quiet", action="store_true", default=default,
+                       help="print only results, warnings and errors (no progress lines)")
+    return parent
+
+
+class _Commands:
+    """The subcommands' registry: each command gets the shared options."""
+
+    def __init__(self, action, common: argparse.ArgumentParser):
+        self._action = action
+        self.common = common
+
+    def add_parser(self, name: str, **kw) -> argparse.ArgumentParser:
+        kw["parents"] = [*kw.get("parents", []), self.common]
+        return self._action.add_parser(name, **kw)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cuberobot",
         description="Scan, solve and turn a Rubik's cube with a six-motor robot.",
+        parents=[common_options(suppress=False)],
     )
     parser.add_argument("--version", action="version", version=f"cuberobot {_version()}")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log what happens to stderr")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = _Commands(parser.add_subparsers(dest="command", metavar="COMMAND"), common_options(suppress=True))
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         module.register(sub)
@@ -45,15 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    argv = list(sys.argv[1:] if argv is None else argv)
-    verbose = "--verbose" in argv  # also accepted after the command: `cuberobot start --verbose`
-    argv = [a for a in argv if a != "--verbose"]
-    args = parser.parse_args(argv)
-    args.verbose = args.verbose or verbose
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.WARNING,
-        format="%(asctime)s %(name)s %(levelname)s: %(message)s",
-    )
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    level = logging.DEBUG if args.verbose else logging.ERROR if args.quiet else logging.WARNING
+    logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s: %(message)s")
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE

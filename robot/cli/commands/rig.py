@@ -229,7 +229,7 @@ def _estop(args) -> int:
 def register(sub) -> None:
     p = sub.add_parser("config", help="configuration files")
     csub = p.add_subparsers(dest="config_command", metavar="ACTION")
-    c = csub.add_parser("check", help="check a configuration file and summarise it")
+    c = csub.add_parser("check", help="check a configuration file and summarise it", parents=[sub.common])
     c.add_argument("file", nargs="?", default=None, help="TOML file (default: config/rig.toml)")
     c.set_defaults(func=_config_check)
     p.set_defaults(func=lambda a: (p.print_help(), 2)[1])

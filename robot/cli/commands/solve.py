@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from solver import CubeError, solve
+from solver import CubeError
 
 from ...rig.errors import UserError
 from .cube import read_cube_arg
@@ -20,6 +20,8 @@ def _options(args) -> dict:
 
 
 def _batch(args, options: dict) -> int:
+    from solver import solve
+
     try:
         f = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8")
     except OSError as e:
@@ -47,6 +49,8 @@ def _solve(args) -> int:
         return _batch(args, options)
     if args.facelets is None:
         raise UserError("give a cube (54 symbols, 'solved', or - for stdin) or --batch FILE")
+    from solver import solve
+
     sol = solve(read_cube_arg(args.facelets), **options)
     if args.json:
         print(json.dumps(sol.to_dict()))
