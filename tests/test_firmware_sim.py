@@ -257,6 +257,47 @@ def test_cli_sim_rig_firmware_errors_are_clear(tmp_path):
     assert r.returncode == 2 and "firmware file not found" in r.stderr and "Traceback" not in r.stderr
 
 
+@pytest.mark.parametrize("what", ["missing", "not-elf", "hex", "directory"])
+def test_start_with_a_wrong_firmware_file_is_a_user_mistake(what, tmp_path):
+    import subprocess
+    import sys
+
+    path = {"missing": tmp_path / "nope.elf", "not-elf": tmp_path / "README.md",
+            "hex": tmp_path / "cuberobot.hex", "directory": tmp_path}[what]
+    if what == "not-elf":
+        path.write_text("# not firmware\n")
+    if what == "hex":
+        path.write_text(":100000000C9434000C9451000C9451000C94510049\n")
+    r = subprocess.run([sys.executable, "-m", "robot", "start", "--headless", "--firmware", str(path),
+                        "--state-dir", str(tmp_path / "state")], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0] and "make -C firmware" in lines[0], r.stderr
+    assert "resume" not in r.stderr and "''" not in r.stderr
+    assert not (tmp_path / "state" / "journal.jsonl").exists() or \
+        (tmp_path / "state" / "journal.jsonl").read_text() == ""
+
+
+def test_a_paced_harness_that_fell_behind_does_not_sprint(elf, fast_cfg, tmp_path):
+    """A harness stopped for a while (a busy host) carries on at real time:
+    the turns that follow take at least as long on the wall clock as on the
+    rig's own clock, as on a real board."""
+    import os
+    import signal
+
+    with SimavrRig(elf, Mechanics.from_config(fast_cfg), speed=1.0) as rig, \
+            Link(fast_cfg, rig.port) as link:
+        link.connect()
+        os.kill(rig.proc.pid, signal.SIGSTOP)
+        time.sleep(1.5)
+        os.kill(rig.proc.pid, signal.SIGCONT)
+        moves = "R U F D L B R' U' F' D' L' B'"
+        with Journal(tmp_path / "j") as journal:
+            report = job.run(link, journal, SOLVED_CUBE, moves)
+        assert report.executed_s is not None and report.executed_s > 0.5
+        assert report.wall_s >= 0.97 * report.executed_s, (report.wall_s, report.executed_s)
+
+
 def test_corner_cutting_solves_follow_the_host_schedule(elf, tmp_path):
     """overlap_deg > 0: perpendicular turns start early; the firmware's DONE
     ticks are the host's schedule, and the cube still ends solved."""

@@ -19,7 +19,7 @@ from solver import Cube
 from . import protocol as P
 from .errors import RigError
 from .journal import JobState, Journal
-from .link import EstopLatched, Link, RigReset
+from .link import EstopLatched, Link, LinkLost, RigReset
 from .motion import MotorStep, plan
 from .timing import move_ticks, sequence_ticks, ticks_to_s
 
@@ -49,10 +49,6 @@ class JobReport:
     host_s: float = 0.0  # the driver's own CPU time
 
 
-def steps_from_texts(texts: list[str], config) -> list[MotorStep]:
-    return plan([t for t in texts], config)
-
-
 def _possibly_under_way(js: JobState) -> list[int]:
     return sorted(i for i in js.sent if i >= js.done)
 
@@ -67,116 +63,164 @@ def _unknown(journal: Journal, js: JobState, why: str) -> StateUnknown:
     return StateUnknown(msg)
 
 
+class _Execution:
+    """One pass over a job's remaining steps, as named steps: keep the rig's
+    queue full (:meth:`send_next`), take in completions (:meth:`complete`,
+    from DONE frames or a STATUS), and settle a turn that is late
+    (:meth:`check_head`)."""
+
+    def __init__(self, link: Link, journal: Journal, js: JobState, steps: list[MotorStep],
+                 on_turn: Callable[[TurnDone], None] | None):
+        self.link, self.journal, self.js, self.steps, self.on_turn = link, journal, js, steps, on_turn
+        self.profiles = link.config.profiles()
+        self.cube = Cube.from_facelets(js.state)
+        self.report = JobReport(js.job, steps, js.state,
+                                ticks_to_s(sequence_ticks([s.planned() for s in steps[js.done:]],
+                                                          self.profiles)),
+                                None, 0.0)
+        self.capacity = link.hello.queue_capacity if link.hello else 1
+        self.inflight: deque[int] = deque()
+        self.next_i = js.done
+        self.measured = 0
+        self.all_measured = True
+        self.head: int | None = None
+        self.head_deadline = 0.0
+        self.extra_waits = 0
+
+    # -- completions -------------------------------------------------------
+    def complete(self, i: int, ticks: int | None) -> None:
+        """Turn ``i`` is done: journal it (forced to disk), then tell the caller."""
+        self.cube = self.cube.apply(self.steps[i].moves)
+        state = self.cube.to_facelets()
+        self.journal.turn(self.js, i, state, ticks)
+        if ticks is None:
+            self.all_measured = False
+        else:
+            self.measured += ticks
+        td = TurnDone(i, self.steps[i], state, ticks)
+        self.report.turns.append(td)
+        if self.on_turn is not None:
+            self.on_turn(td)
+
+    def on_done(self, d: P.Done) -> None:
+        """A DONE frame: it completes its move and every move queued before it."""
+        ids = [self.js.move_id(i) for i in self.inflight]
+        if d.move_id not in ids:
+            return  # a repeat or a move of an earlier session
+        for _ in range(ids.index(d.move_id) + 1):
+            i = self.inflight.popleft()
+            self.complete(i, d.ticks if self.js.move_id(i) == d.move_id else None)
+
+    def sync(self, st: P.Status) -> None:
+        """Believe the rig's STATUS: what it last finished, how full its queue is."""
+        ids = [self.js.move_id(i) for i in self.inflight]
+        if st.last_done_id in ids:
+            for _ in range(ids.index(st.last_done_id) + 1):
+                self.complete(self.inflight.popleft(), None)
+        self.link.queue_free = self.capacity - st.queue_len
+
+    # -- the loop's steps --------------------------------------------------
+    def check_alarms(self) -> bool:
+        """Raise on a reset or an emergency stop; resync after lost events.
+        True when the loop should look again before doing anything else."""
+        link = self.link
+        if link.reset_seen:
+            raise RigReset(f"the rig on {link.port} was reset ({link.reset_seen})")
+        if link.estop_latched:
+            if self.inflight:
+                link.estop()
+                raise _unknown(self.journal, self.js, "The rig went into emergency stop during the job")
+            raise RigError("the rig is in emergency stop; clear it with `cuberobot estop --clear`, "
+                           "then `cuberobot resume`")
+        if link.events_lost:
+            self.sync(link.status())
+            return True
+        return False
+
+    def can_send(self) -> bool:
+        return (self.next_i < len(self.steps) and self.link.queue_free > 0
+                and len(self.inflight) < self.capacity)
+
+    def send_next(self) -> None:
+        """Journal the next step as sent, then queue it on the rig."""
+        link, js = self.link, self.js
+        link.poll(0)  # take in what has arrived (a DONE, a BOOT) before sending more
+        if link.reset_seen or link.events_lost or link.estop_latched:
+            return
+        i = self.next_i
+        s = self.steps[i]
+        self.journal.sent(js, i)
+        self.inflight.append(i)
+        parts = list(s.parts)
+        ma, sa = parts[0]
+        mb, sb = parts[1] if len(parts) > 1 else (P.NO_MOTOR, 0)
+        try:
+            reply = link.move(P.MoveCommand(js.move_id(i), ma, sa, mb, sb, s.overlap))
+        except RigReset as e:
+            if e.refused:  # provably not executed: the restarted firmware refused it
+                self.inflight.remove(i)
+                self.journal.refused(js, i)
+            raise
+        if isinstance(reply, P.Err):  # QUEUE_FULL: not queued; learn the truth
+            self.inflight.remove(i)
+            self.journal.refused(js, i)
+            self.sync(link.status())
+        else:
+            self.next_i += 1
+
+    def head_budget(self, i: int) -> float:
+        """How long turn ``i`` may take once it heads the queue."""
+        motion, settle = move_ticks(self.steps[i].parts, self.profiles)
+        return ticks_to_s(motion + settle) * 1.5 / self.link.time_scale + self.link.completion_margin_s
+
+    def check_head(self) -> None:
+        """Wait for the turn at the head of the queue; when it is late, ask the
+        rig, give it two more budgets while it is still moving, then stop it."""
+        link = self.link
+        now = time.monotonic()
+        if self.inflight[0] != self.head:
+            self.head, self.head_deadline, self.extra_waits = (self.inflight[0],
+                                                               now + self.head_budget(self.inflight[0]), 0)
+        if now < self.head_deadline:
+            link.poll(self.head_deadline - now)
+            return
+        st = link.status()
+        self.sync(st)
+        head = self.head
+        if self.inflight and self.inflight[0] == head and head is not None:
+            if st.moving and self.extra_waits < 2:
+                self.extra_waits += 1
+                self.head_deadline = time.monotonic() + self.head_budget(head)
+                return
+            link.estop()
+            why = (f"Turn {head + 1} ({self.steps[head].text}) did not finish (a stalled motor or a "
+                   "lost move); the rig was stopped")
+            raise _unknown(self.journal, self.js, why)
+
+    def loop(self) -> None:
+        while self.js.done < len(self.steps):
+            if self.check_alarms():
+                continue
+            if self.can_send():
+                self.send_next()
+            elif not self.inflight:
+                # Only a stale queue_free (a repeated command's stored ACK) gets here.
+                self.sync(self.link.status())
+                if self.link.queue_free <= 0:
+                    raise RigError("the rig reports a full queue with nothing queued")
+            else:
+                self.check_head()
+
+
 def execute(link: Link, journal: Journal, js: JobState, steps: list[MotorStep], *,
             on_turn: Callable[[TurnDone], None] | None = None) -> JobReport:
     """Run ``steps[js.done:]``. The link must be connected (handshake done)."""
     t0 = time.monotonic()
     cpu0 = time.process_time()
-    profiles = link.config.profiles()
-    cube = Cube.from_facelets(js.state)
-    report = JobReport(js.job, steps, js.state,
-                       ticks_to_s(sequence_ticks([s.planned() for s in steps[js.done:]], profiles)),
-                       None, 0.0)
-    capacity = link.hello.queue_capacity if link.hello else 1
-    inflight: deque[int] = deque()
-    next_i = js.done
-    measured = 0
-    all_measured = True
-
-    def complete(i: int, ticks: int | None) -> None:
-        nonlocal cube, measured, all_measured
-        cube = cube.apply(steps[i].moves)
-        state = cube.to_facelets()
-        journal.turn(js, i, state, ticks)
-        if ticks is None:
-            all_measured = False
-        else:
-            measured += ticks
-        td = TurnDone(i, steps[i], state, ticks)
-        report.turns.append(td)
-        if on_turn is not None:
-            on_turn(td)
-
-    def on_done(d: P.Done) -> None:
-        ids = [js.move_id(i) for i in inflight]
-        if d.move_id not in ids:
-            return  # a repeat or a move of an earlier session
-        for _ in range(ids.index(d.move_id) + 1):
-            i = inflight.popleft()
-            complete(i, d.ticks if js.move_id(i) == d.move_id else None)
-
-    def sync(st: P.Status) -> None:
-        ids = [js.move_id(i) for i in inflight]
-        if st.last_done_id in ids:
-            for _ in range(ids.index(st.last_done_id) + 1):
-                complete(inflight.popleft(), None)
-        link.queue_free = capacity - st.queue_len
-
-    def head_budget(i: int) -> float:
-        motion, settle = move_ticks(steps[i].parts, profiles)
-        return ticks_to_s(motion + settle) * 1.5 / link.time_scale + link.completion_margin_s
-
-    link.on_done = on_done
-    head, head_deadline, extra_waits = None, 0.0, 0
+    ex = _Execution(link, journal, js, steps, on_turn)
+    link.on_done = ex.on_done
     try:
-        while js.done < len(steps):
-            if link.reset_seen:
-                raise RigReset(f"the rig on {link.port} was reset ({link.reset_seen})")
-            if link.estop_latched:
-                if inflight:
-                    link.estop()
-                    raise _unknown(journal, js, "The rig went into emergency stop during the job")
-                raise RigError("the rig is in emergency stop; clear it with `cuberobot estop --clear`, "
-                               "then `cuberobot resume`")
-            if link.events_lost:
-                sync(link.status())
-                continue
-            if next_i < len(steps) and link.queue_free > 0 and len(inflight) < capacity:
-                link.poll(0)  # take in what has arrived (a DONE, a BOOT) before sending more
-                if link.reset_seen or link.events_lost or link.estop_latched:
-                    continue
-                s = steps[next_i]
-                journal.sent(js, next_i)
-                inflight.append(next_i)
-                parts = list(s.parts)
-                ma, sa = parts[0]
-                mb, sb = parts[1] if len(parts) > 1 else (P.NO_MOTOR, 0)
-                try:
-                    reply = link.move(P.MoveCommand(js.move_id(next_i), ma, sa, mb, sb, s.overlap))
-                except RigReset as e:
-                    if e.refused:  # provably not executed: the restarted firmware refused it
-                        inflight.remove(next_i)
-                        journal.refused(js, next_i)
-                    raise
-                if isinstance(reply, P.Err):  # QUEUE_FULL: not queued; learn the truth
-                    inflight.remove(next_i)
-                    journal.refused(js, next_i)
-                    sync(link.status())
-                else:
-                    next_i += 1
-                continue
-            if not inflight:
-                # Only a stale queue_free (a repeated command's stored ACK) gets here.
-                sync(link.status())
-                if link.queue_free <= 0:
-                    raise RigError("the rig reports a full queue with nothing queued")
-                continue
-            now = time.monotonic()
-            if inflight[0] != head:
-                head, head_deadline, extra_waits = inflight[0], now + head_budget(inflight[0]), 0
-            if now < head_deadline:
-                link.poll(head_deadline - now)
-                continue
-            st = link.status()
-            sync(st)
-            if inflight and inflight[0] == head:
-                if st.moving and extra_waits < 2:
-                    extra_waits += 1
-                    head_deadline = time.monotonic() + head_budget(head)
-                    continue
-                link.estop()
-                raise _unknown(journal, js, f"Turn {head + 1} ({steps[head].text}) did not finish "
-                                            "(a stalled motor or a lost move); the rig was stopped")
+        ex.loop()
     except EstopLatched as e:
         if _possibly_under_way(js):
             raise _unknown(journal, js, "The rig went into emergency stop during the job") from None
@@ -188,14 +232,18 @@ def execute(link: Link, journal: Journal, js: JobState, steps: list[MotorStep], 
         hello = link.handshake()
         journal.session(js, hello.boot_id)
         return execute(link, journal, js, steps, on_turn=on_turn)
+    except LinkLost as e:
+        raise LinkLost(f"{e}; the journal has every finished turn: reconnect and run "
+                       "`cuberobot resume`") from None
     except KeyboardInterrupt:
         link.estop()
         raise
     finally:
         link.on_done = None
-    journal.end(js, "done", state=cube.to_facelets())
-    report.state = cube.to_facelets()
-    report.executed_s = ticks_to_s(measured) if all_measured else None
+    report = ex.report
+    journal.end(js, "done", state=ex.cube.to_facelets())
+    report.state = ex.cube.to_facelets()
+    report.executed_s = ticks_to_s(ex.measured) if ex.all_measured else None
     report.wall_s = time.monotonic() - t0
     report.retransmissions = link.retransmissions
     report.host_s = time.process_time() - cpu0

@@ -79,8 +79,10 @@ class Link:
             raise RigError(f"cannot open the rig's port {self.port!r}: {_reason(e)}") from None
         try:
             self.ser.reset_input_buffer()  # stale bytes from before we opened
-        except (serial.SerialException, OSError):
-            pass
+        except Exception as e:  # noqa: BLE001 - termios.error and the like: the port is unusable
+            self.close()
+            raise RigError(f"cannot use the rig's port {self.port!r}: {_reason(e)} (did the device "
+                           "or the program behind it go away?)") from None
         self.time_scale = getattr(self.ser, "time_scale", 1.0)
         if self.time_scale > 1:
             # A virtual rig running faster than real time: its margins shrink
@@ -168,8 +170,7 @@ class Link:
         try:
             self.ser.write(data)
         except (serial.SerialException, OSError) as e:
-            raise LinkLost(f"lost the connection to the rig on {self.port}: {_reason(e)}; the journal "
-                           "has every finished turn: reconnect and run `cuberobot resume`") from None
+            raise LinkLost(f"lost the connection to the rig on {self.port}: {_reason(e)}") from None
 
     def _read(self, timeout: float) -> bytes:
         try:
@@ -177,8 +178,7 @@ class Link:
             n = self.ser.in_waiting
             return self.ser.read(n if n else 1)
         except (serial.SerialException, OSError) as e:
-            raise LinkLost(f"lost the connection to the rig on {self.port}: {_reason(e)}; the journal "
-                           "has every finished turn: reconnect and run `cuberobot resume`") from None
+            raise LinkLost(f"lost the connection to the rig on {self.port}: {_reason(e)}") from None
 
     def poll(self, timeout: float) -> bool:
         """Read and handle frames for up to ``timeout`` s; True if any came."""

@@ -41,7 +41,9 @@ def attach(config: Any, *, port: str | None, firmware: str | None, scramble: str
 
     if firmware:
         from .pty_rig import SimRigProcess
+        from .simavr import check_firmware
 
+        check_firmware(firmware)
         args = ["--state", scramble]
         if config.path is not None:
             args += ["--config", str(config.path)]

@@ -154,7 +154,8 @@ class SimRigProcess(SimRigLines):
         if not line.startswith("/"):
             err = self.proc.stderr.read() if self.proc.poll() is not None else ""
             self.close()
-            raise RigError(f"sim-rig did not start: {line!r} {err.strip()}")
+            said = (err.strip().splitlines() or [line or "no output"])[-1]
+            raise RigError(f"the simulated rig did not start: {said}")
         self.port = line
 
     def _line(self) -> str:

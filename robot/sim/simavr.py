@@ -54,6 +54,33 @@ def facelet_permutations() -> tuple[tuple[int, ...], ...]:
     return tuple(perms)
 
 
+EM_AVR = 83
+"""The ELF header's machine number of Atmel AVR."""
+
+
+def check_firmware(elf: str | os.PathLike) -> Path:
+    """``elf`` as a Path, after checking that it is an AVR ELF file; a clear
+    UserError otherwise (before any process is started)."""
+    path = Path(elf)
+    hint = "build it with `make -C firmware` (firmware/build/uno/cuberobot.elf)"
+    try:
+        with path.open("rb") as f:
+            header = f.read(20)
+    except IsADirectoryError:
+        raise UserError(f"--firmware {elf}: a directory, not a firmware file; {hint}") from None
+    except FileNotFoundError:
+        raise UserError(f"--firmware {elf}: firmware file not found; {hint}") from None
+    except OSError as e:
+        raise UserError(f"--firmware {elf}: cannot read it ({e.strerror}); {hint}") from None
+    if header[:4] != b"\x7fELF":
+        raise UserError(f"--firmware {elf}: not an ELF file (the .hex is for flashing a board; the "
+                        f"emulator needs the .elf); {hint}")
+    byteorder = "little" if header[5:6] == b"\x01" else "big"
+    if len(header) < 20 or int.from_bytes(header[18:20], byteorder) != EM_AVR:
+        raise UserError(f"--firmware {elf}: an ELF file, but not for an AVR board; {hint}")
+    return path
+
+
 def build_harness() -> Path:
     """Builds the harness (make -C firmware sim) if needed; returns its path."""
     try:
@@ -113,8 +140,7 @@ class SimavrRig(SimRigLines):
         edge_log: str | os.PathLike | None = None,
         speed: float = 0.0,
     ) -> None:
-        if not Path(elf).is_file():
-            raise UserError(f"firmware file not found: {elf} (build it with `make -C firmware`)")
+        check_firmware(elf)
         if not HARNESS.is_file():
             build_harness()
         self.proc = subprocess.Popen(
@@ -168,8 +194,7 @@ class SimavrRig(SimRigLines):
 def serve(elf: str | os.PathLike, config: object, *, state: str | None = None, speed: str = "1",
           faults: str = "") -> int:
     """`cuberobot sim-rig --firmware ELF`: the harness with the config's mechanics, in the foreground."""
-    if not Path(elf).is_file():
-        raise UserError(f"firmware file not found: {elf} (build it with `make -C firmware`)")
+    check_firmware(elf)
     if faults:
         raise UserError("--faults belongs to the Python virtual rig; with --firmware put a faulty "
                         "line between the driver and the pty instead")

@@ -14,6 +14,7 @@ at a given time (mid-turn if a move is running), a stalled motor.
 from __future__ import annotations
 
 import bisect
+import math
 import random
 import threading
 import time
@@ -78,15 +79,21 @@ class EventClock:
             self._t += dt
 
 
+MIN_SPEED, MAX_SPEED = 0.01, 10000.0
+"""A virtual rig's pace, in times real time: slower than a hundredth would
+turn a short job into hours, faster than ten thousand is what 'max' is for."""
+
+
 def make_clock(speed: str | float) -> RealClock | EventClock:
     if isinstance(speed, str) and speed.strip().lower() in ("max", "inf", "event"):
         return EventClock()
     try:
         s = float(speed)
     except ValueError:
-        raise ValueError(f"speed must be a number > 0 or 'max', got {speed!r}") from None
-    if not 0 < s < 1e9:
-        raise ValueError(f"speed must be a number > 0 or 'max', got {speed!r}")
+        s = math.nan
+    if not MIN_SPEED <= s <= MAX_SPEED:
+        raise ValueError(f"speed must be 'max' or a number from {MIN_SPEED:g} to {MAX_SPEED:g} "
+                         f"(times real time), not {speed!r}")
     return RealClock(s)
 
 

@@ -106,6 +106,12 @@ def _dry_run(args) -> int:
     _check_port_arg(args)
     port = args.port
     if port is None:
+        from ...sim.virtual_rig import make_clock
+
+        try:
+            make_clock(args.speed)
+        except ValueError as e:
+            raise UserError(f"--speed: {e}") from None
         q = urllib.parse.urlencode({"speed": args.speed, "state": start.to_facelets()})
         port = f"sim://dry-run-{time.monotonic_ns()}?{q}"
     tmp = None
