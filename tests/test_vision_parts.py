@@ -7,6 +7,7 @@ import pytest
 
 from solver import SOLVED, random_cube
 from solver.facelets import FACES
+from vision.color import srgb_to_linear
 from vision.errors import VisionError
 from vision.geometry import geometry_toml, order_corners
 from vision.preview import annotate, cycle_letter, sticker_at
@@ -73,7 +74,7 @@ def test_gains_flatten_vignetting():
             k = FACES.index(f.face)
             raw = samples[9 * k:9 * k + 9]
             fixed = apply_gains(raw, prof.cameras[v.camera].gains[f.face])
-            lum = lambda x: (np.clip(x, 0, 255) / 255) ** 2.2 @ [0.2126, 0.7152, 0.0722]  # noqa: E731
+            lum = lambda x: srgb_to_linear(np.clip(x, 0, 255)) @ [0.2126, 0.7152, 0.0722]  # noqa: E731
             assert np.std(lum(fixed)) < 0.5 * np.std(lum(raw)) + 1e-3
     truth = random_cube(3).to_facelets()
     r = scan(CAMS, VIEWS, sim_state=truth, sim_seed=2, sim_lighting=light, profile=prof)
@@ -169,3 +170,18 @@ def test_calibration_refuses_a_cube_that_is_not_solved(tmp_path):
     assert (tmp_path / "view-A.png").exists()
     frames = capture_frames(CAMS, VIEWS, sim_state=SOLVED, sim_seed=1, sim_lighting=Lighting())
     check_solved(frames, VIEWS)
+
+
+def test_srgb_curve_known_values_and_round_trip():
+    from vision.color import lab_to_rgb, linear_to_srgb, rgb_to_lab
+
+    # IEC 61966-2-1 reference points: black, the knee, mid grey, white
+    expected = [0.0, 0.0030353, 0.2158605, 1.0]
+    assert srgb_to_linear([0.0, 10.0, 128.0, 255.0]) == pytest.approx(expected, abs=1e-6)
+    levels = np.arange(256.0)
+    assert np.abs(linear_to_srgb(srgb_to_linear(levels)) - levels).max() < 1e-9
+    assert np.isnan(srgb_to_linear([np.nan, 3.0])[0])
+    # Lab goes through the same curve: white is L 100, and Lab -> RGB undoes it
+    assert rgb_to_lab(np.array([255.0, 255.0, 255.0]))[0] == pytest.approx(100.0, abs=1e-3)
+    rgb = np.random.default_rng(1).uniform(0, 255, (50, 3))
+    assert np.abs(lab_to_rgb(rgb_to_lab(rgb)) - rgb).max() < 1e-6

@@ -26,7 +26,7 @@ from solver import CubeError
 from solver.facelets import FACES, OPPOSITE, position_name
 from solver.validate import parse_facelets
 
-from .color import delta_e, lab_to_rgb, rgb_to_lab
+from .color import delta_e, lab_to_rgb, rgb_to_lab, srgb_to_linear
 from .pieces import best_cube
 
 L_WEIGHT = 0.5
@@ -88,7 +88,7 @@ def exposure(rgb: np.ndarray) -> float:
     """The scan's brightness in linear light (90th percentile of each
     sticker's brightest channel): the log floor is set relative to it, so a
     dim scan keeps its colour differences instead of sinking into the floor."""
-    lin = to_linear(rgb[~np.isnan(rgb).any(axis=1)])
+    lin = srgb_to_linear(np.clip(rgb[~np.isnan(rgb).any(axis=1)], 0, 255))
     return float(max(np.percentile(lin.max(axis=1), 90), 0.01)) if len(lin) else 1.0
 
 
@@ -106,8 +106,7 @@ def features(rgb: np.ndarray, scale: float = 1.0) -> np.ndarray:
         out = rgb_to_lab(rgb)
         out[..., 0] *= L_WEIGHT
         return out
-    c = np.clip(rgb, 0, 255) / 255.0
-    lin = np.where(c <= 0.04045, c / 12.92, ((np.maximum(c, 0.04045) + 0.055) / 1.055) ** 2.4)
+    lin = srgb_to_linear(np.clip(rgb, 0, 255))
     lg = np.log(lin / scale + LOG_EPS)
     out = np.empty_like(lg)
     out[..., 0] = lg[..., 0] - lg[..., 1]
@@ -268,15 +267,10 @@ def _doubtful(sol, cost) -> bool:
     return bool((gap < 2 * SUSPECT_GAP).any() or (forced > OVERRULED_NATS).any())
 
 
-def to_linear(rgb: np.ndarray) -> np.ndarray:
-    c = np.clip(np.nan_to_num(rgb), 0, 255) / 255.0
-    return np.where(c <= 0.04045, c / 12.92, ((np.maximum(c, 0.04045) + 0.055) / 1.055) ** 2.4)
-
-
 def _glare_like(rgb: np.ndarray, seen: np.ndarray, assign: np.ndarray) -> np.ndarray:
     """Stickers that look like their colour plus added light (brighter in
     every channel): a reflection, which the pieces may overrule without doubt."""
-    lin = to_linear(rgb)
+    lin = srgb_to_linear(np.clip(np.nan_to_num(rgb), 0, 255))
     out = np.zeros(54, bool)
     for c in range(6):
         sel = seen & (assign == c)

@@ -17,7 +17,7 @@ import numpy as np
 
 from solver.facelets import FACES
 
-from .color import delta_e, rgb_to_lab
+from .color import delta_e, linear_to_srgb, rgb_to_lab, srgb_to_linear
 from .errors import VisionError
 
 GAIN_LIMITS = (0.4, 2.5)
@@ -141,8 +141,8 @@ def build_profile(name: str, seen: dict[str, dict[str, np.ndarray]], settings: d
                 continue
             ref = np.median(rgb[ok], axis=0)
             # brightness gain per position in linear light: vignetting multiplies
-            lin = (np.clip(rgb, 1, 255) / 255.0) ** 2.2
-            lin_ref = (np.clip(ref, 1, 255) / 255.0) ** 2.2
+            lin = srgb_to_linear(np.clip(rgb, 1, 255))
+            lin_ref = srgb_to_linear(np.clip(ref, 1, 255))
             y = lin @ [0.2126, 0.7152, 0.0722]
             g = np.where(ok, (lin_ref @ [0.2126, 0.7152, 0.0722]) / np.maximum(y, 1e-4), 1.0)
             cp.gains[f] = [float(v) for v in np.clip(g, *GAIN_LIMITS)]
@@ -158,6 +158,6 @@ def build_profile(name: str, seen: dict[str, dict[str, np.ndarray]], settings: d
 
 def apply_gains(rgb: np.ndarray, gains: list[float]) -> np.ndarray:
     """Correct 9 samples of one face by the profile's per-position gains."""
-    lin = (np.clip(np.asarray(rgb, float), 0, 255) / 255.0) ** 2.2
-    out = np.clip(lin * np.asarray(gains, float)[:, None], 0, 1) ** (1 / 2.2) * 255.0
+    lin = srgb_to_linear(np.clip(np.asarray(rgb, float), 0, 255))
+    out = linear_to_srgb(np.clip(lin * np.asarray(gains, float)[:, None], 0, 1))
     return np.where(np.isnan(rgb), np.nan, out)

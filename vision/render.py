@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from .color import linear_to_srgb, srgb_to_linear
 from .setup import FaceSpec, ViewSpec
 
 # Sticker shades (sRGB) seen on real cubes of different brands, per colour.
@@ -120,30 +121,15 @@ def _sticker_outline(row: int, col: int) -> np.ndarray:
     return np.c_[col + 0.5 + x, row + 0.5 + y]
 
 
-def _srgb_to_linear(c):
-    c = np.asarray(c)
-    if c.dtype == np.uint8:
-        return _SRGB8_TO_LINEAR[c]
-    c = c.astype(np.float32) / 255.0
-    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
-
-
-def _linear_to_srgb8_exact(lin):
-    lin = np.clip(lin, 0.0, 1.0)
-    c = np.where(lin <= 0.0031308, lin * 12.92, 1.055 * np.power(lin, 1 / 2.4) - 0.055)
-    return (c * 255.0 + 0.5).astype(np.uint8)
-
-
 # Lookup tables: the renderer converts whole frames, and a table is many
 # times faster than the power law per pixel. 65536 linear steps are finer
 # than the 8-bit output anywhere on the curve.
-_SRGB8_TO_LINEAR = np.where(np.arange(256) / 255.0 <= 0.04045, np.arange(256) / 255.0 / 12.92,
-                            ((np.arange(256) / 255.0 + 0.055) / 1.055) ** 2.4).astype(np.float32)
+_SRGB8_TO_LINEAR = srgb_to_linear(np.arange(256)).astype(np.float32)
 _LUT_SIZE = 65536
-_LINEAR_TO_SRGB8 = _linear_to_srgb8_exact(np.linspace(0.0, 1.0, _LUT_SIZE, dtype=np.float64))
+_LINEAR_TO_SRGB8 = (linear_to_srgb(np.linspace(0.0, 1.0, _LUT_SIZE)) + 0.5).astype(np.uint8)
 
 
-def _linear_to_srgb8(lin):
+def _linear_to_srgb8(lin: np.ndarray) -> np.ndarray:
     idx = np.clip(np.asarray(lin, np.float32) * (_LUT_SIZE - 1) + 0.5, 0, _LUT_SIZE - 1).astype(np.int32)
     return _LINEAR_TO_SRGB8[idx]
 
@@ -184,7 +170,7 @@ def render_view(facelets: str, view: ViewSpec, size: tuple[int, int], *, lightin
             radius = float(np.linalg.norm(_map(hom, np.array([[col + 1.0, row + 0.5]]))[0] - [cx, cy]))
             centres[idx] = (cx, cy, radius)
 
-    lin = _srgb_to_linear(canvas[..., ::-1])
+    lin = _SRGB8_TO_LINEAR[canvas[..., ::-1]]
     # light field at low resolution, then scaled up (it is smooth)
     sw, sh = 64, 36
     yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)

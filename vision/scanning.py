@@ -12,7 +12,8 @@ import numpy as np
 from solver.facelets import FACES, position_name
 
 from .capture import open_camera
-from .classifier import Classification, classify
+from .classifier import Classification, classify, exposure
+from .color import srgb_to_linear
 from .errors import VisionError
 from .profile import Profile, apply_gains
 from .sample import sample_faces
@@ -76,11 +77,10 @@ def classify_measured(samples, spread, glare, *, centers=None, profile=None,
     Glare the picture shows over a sticker makes it doubtful; with
     ``read_through_glare`` only when its piece does not settle it beyond
     doubt (fewer second looks, same safety: the piece logic is exact)."""
-    from .classifier import exposure, to_linear
-
     result = classify(samples, centers=centers, profile=profile)
     seen = ~np.isnan(samples).any(axis=1)
-    dark = to_linear(samples).max(axis=1) < DARK_DOUBT * exposure(samples)
+    brightest = srgb_to_linear(np.clip(np.nan_to_num(samples), 0, 255)).max(axis=1)
+    dark = brightest < DARK_DOUBT * exposure(samples)
     centre = np.zeros(54, bool)
     centre[[9 * c + 4 for c in range(6)]] = True
     # a colour that looks washed out is doubtful unless its piece reads it
