@@ -63,13 +63,21 @@ def test_gif_lzw_round_trips(data):
     assert _lzw_decode(_lzw(data, 4), 4) == data
 
 
-def test_dry_run_render_writes_mp4_gif_and_timeline(tmp_path):
-    for name in ("run.mp4", "run.gif"):
+def _dry_run(*args, timeout=120):
+    return subprocess.run([sys.executable, "-m", "robot", "dry-run", *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_dry_run_render_writes_webm_gif_and_timeline_into_new_folders(tmp_path):
+    for name in ("a/run.webm", "b/c/run.gif"):
         out = tmp_path / name
-        r = subprocess.run([sys.executable, "-m", "robot", "dry-run", "R U' F2 B", "--render", str(out)],
-                           capture_output=True, text=True, timeout=120)
+        r = _dry_run("R U' F2 B", "--render", str(out))
         assert r.returncode == 0, r.stderr
+        assert "FFMPEG" not in r.stderr  # OpenCV's codec chatter is kept quiet
         cap = cv2.VideoCapture(str(out))
+        if name.endswith(".webm"):
+            fourcc = int(cap.get(cv2.CAP_PROP_FOURCC)).to_bytes(4, "little").decode(errors="replace")
+            assert fourcc.lower() in ("vp90", "vp80", "vp09", "vp08"), fourcc
         frames = []
         while True:
             ok, img = cap.read()
@@ -78,8 +86,40 @@ def test_dry_run_render_writes_mp4_gif_and_timeline(tmp_path):
             frames.append(img)
         assert len(frames) > 10
         assert not np.array_equal(frames[0], frames[-1])
-        tl = cv2.imread(str(tmp_path / "run-timeline.png"))
+        tl = cv2.imread(str(out.with_name("run-timeline.png")))
         assert tl is not None and tl.shape[1] == 1000
-    r = subprocess.run([sys.executable, "-m", "robot", "dry-run", "R", "--render", str(tmp_path / "x.avi")],
-                       capture_output=True, text=True, timeout=60)
-    assert r.returncode == 2 and ".mp4 or .gif" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_mp4_is_h264_or_refused_before_the_run(tmp_path):
+    out = tmp_path / "run.mp4"
+    r = _dry_run("R U", "--render", str(out))
+    if r.returncode == 0:
+        cap = cv2.VideoCapture(str(out))
+        fourcc = int(cap.get(cv2.CAP_PROP_FOURCC)).to_bytes(4, "little").decode(errors="replace")
+        assert fourcc.lower() in ("avc1", "h264"), fourcc
+    else:
+        assert r.returncode == 2 and ".webm" in r.stderr and "Traceback" not in r.stderr
+        assert "step" not in r.stdout  # refused before any turn
+        assert not out.exists()
+
+
+def test_render_names_that_cannot_work_are_refused_before_the_run(tmp_path):
+    r = _dry_run("R", "--render", str(tmp_path / "x.avi"), timeout=60)
+    assert r.returncode == 2 and ".gif, .webm or .mp4" in r.stderr and "Traceback" not in r.stderr
+    r = _dry_run("R", "--render", "/proc/x.gif", timeout=60)
+    assert r.returncode == 2 and "cannot write" in r.stderr and r.stdout == ""
+
+
+def test_timeline_draws_u_in_white_and_settle_apart_from_every_face(tmp_path):
+    from robot.app.render import SETTLE_BGR, timeline
+    from robot.rig.config import load_config
+    from robot.rig.motion import plan
+
+    cfg = load_config(None)
+    img = timeline(plan("U", cfg), cfg)
+    u_row = cfg.motors["U"].motor
+    row = img[30 + u_row * 40 + 10:30 + u_row * 40 + 30]
+    colours = {tuple(int(v) for v in px) for px in row.reshape(-1, 3)}
+    assert FACE_BGR["U"] in colours and (160, 160, 160) not in colours
+    assert SETTLE_BGR in colours
+    assert all(sum(abs(a - b) for a, b in zip(SETTLE_BGR, c)) > 60 for c in FACE_BGR.values())

@@ -2,16 +2,20 @@
 
 The animation follows the rig's own timing: at each frame a turning layer
 stands at the angle its motor has reached according to the firmware's step
-profile (:mod:`robot.timing`), so what you see accelerates and settles like
+profile (:mod:`robot.rig.timing`), so what you see accelerates and settles like
 the robot will. Drawn with OpenCV (filled polygons, painter's algorithm);
-written as MP4 with OpenCV, or as GIF by a small encoder here (the project
-has no imaging library that writes GIF).
+written as video with OpenCV (WebM, or MP4 where OpenCV's build can encode
+H.264: browsers play no other MP4), or as GIF by a small encoder here (the
+project has no imaging library that writes GIF).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import struct
+import sys
 from pathlib import Path
 
 import cv2
@@ -30,6 +34,7 @@ FACE_BGR = {
     "D": (30, 220, 240), "L": (0, 130, 255), "B": (200, 90, 20),
 }
 BODY = (25, 25, 25)
+SETTLE_BGR = (70, 70, 70)
 BACKGROUND = (70, 60, 55)
 NORMALS = {"U": (0, 1, 0), "R": (1, 0, 0), "F": (0, 0, 1), "D": (0, -1, 0), "L": (-1, 0, 0), "B": (0, 0, -1)}
 
@@ -212,10 +217,11 @@ def timeline(steps: list[MotorStep], config, width: int = 1000) -> np.ndarray:
             p = profiles[motor]
             t_end = s + step_ticks(abs(n), p.vmax_q, p.accel_q, p.vmin_q)[-1]
             y = top + motor * row_h
-            cv2.rectangle(img, (x(s), y + 6), (max(x(s) + 1, x(t_end)), y + row_h - 8),
-                          FACE_BGR[face] if face != "U" else (160, 160, 160), -1)
-            cv2.rectangle(img, (x(t_end), y + 16), (max(x(t_end) + 1, x(d)), y + row_h - 18),
-                          (200, 200, 200), -1)
+            bar = ((x(s), y + 6), (max(x(s) + 1, x(t_end)), y + row_h - 8))
+            cv2.rectangle(img, *bar, FACE_BGR[face], -1)
+            cv2.rectangle(img, *bar, (0, 0, 0), 1)  # outlined, so that U's white shows on white
+            cv2.rectangle(img, (x(t_end), y + 18), (max(x(t_end) + 1, x(d)), y + row_h - 20),
+                          SETTLE_BGR, -1)
             cv2.putText(img, f"{n:+d}", (x(s) + 2, y + 22), cv2.FONT_HERSHEY_SIMPLEX, 0.33, (0, 0, 0), 1,
                         cv2.LINE_AA)
     seconds = total / TICK_HZ
@@ -227,7 +233,8 @@ def timeline(steps: list[MotorStep], config, width: int = 1000) -> np.ndarray:
         cv2.putText(img, f"{t:.1f}s", (xx - 12, top + 6 * row_h + 20), cv2.FONT_HERSHEY_SIMPLEX, 0.4,
                     (0, 0, 0), 1, cv2.LINE_AA)
         t += ticks_every
-    cv2.putText(img, f"{len(steps)} steps, {seconds:.3f} s (bars: motion; grey: settle)", (left, 18),
+    cv2.putText(img, f"{len(steps)} steps, {seconds:.3f} s (bars: motion, in the face's colour;"
+                     " thin dark line: settle)", (left, 18),
                 cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 1, cv2.LINE_AA)
     return img
 
@@ -309,21 +316,74 @@ def write_gif(path: Path, images: list[np.ndarray], fps: int) -> None:
     path.write_bytes(bytes(data))
 
 
+VIDEO_CODECS = {".mp4": ("avc1",), ".webm": ("vp09", "vp08")}
+"""Codecs a browser plays, by file name suffix, best first: H.264 in MP4 (when
+OpenCV's build has an encoder for it), VP9 or VP8 in WebM."""
+SUFFIXES = (".gif", *VIDEO_CODECS)
+
+
+@contextlib.contextmanager
+def _quiet_opencv():
+    """OpenCV's FFmpeg back end writes every codec it tries and falls back
+    from straight to file descriptor 2; while a writer is opened, that goes
+    to /dev/null (the outcome is reported by the caller)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _video_writer(path: Path, fps: int, size: int) -> cv2.VideoWriter | None:
+    """A writer for ``path`` with the first codec of its suffix that this
+    OpenCV build can encode, or None."""
+    with _quiet_opencv():
+        for codec in VIDEO_CODECS[path.suffix.lower()]:
+            writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*codec), fps, (size, size))
+            if writer.isOpened():
+                return writer
+            writer.release()
+    return None
+
+
 def check_path(path: str | Path) -> Path:
-    """Refuse an unusable --render name before anything runs."""
+    """Refuse an unusable --render name before anything runs. Missing folders
+    are created (as for every output folder of cuberobot's); the file itself
+    must be creatable, and a video format must have an encoder here."""
     path = Path(path)
     suffix = path.suffix.lower()
-    if suffix not in (".mp4", ".gif"):
-        raise UserError(f"--render {path}: the animation is written as .mp4 or .gif; "
+    if suffix not in SUFFIXES:
+        raise UserError(f"--render {path}: the animation is written as .gif, .webm or .mp4; "
                         f"got {suffix or 'no suffix'}")
-    if not path.parent.is_dir():
-        raise UserError(f"--render {path}: the directory {path.parent} does not exist")
+    existed = path.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("ab"):
+            pass
+    except OSError as e:
+        raise UserError(f"--render {path}: cannot write there ({e.strerror or e})") from None
+    if suffix in VIDEO_CODECS:
+        writer = _video_writer(path, 25, 64)
+        if writer is not None:
+            writer.release()
+        if not existed:
+            path.unlink(missing_ok=True)
+        if writer is None:
+            other = "a .webm (VP9, plays in browsers)" if suffix == ".mp4" else "a .gif"
+            raise UserError(f"--render {path}: this OpenCV build has no encoder for {suffix} files that "
+                            f"browsers play; use {other} or a .gif name")
+    elif not existed:
+        path.unlink(missing_ok=True)
     return path
 
 
 def render(path: str | Path, start: Cube, steps: list[MotorStep], config, fps: int = 25,
            size: int = 360) -> list[Path]:
-    """Write the animation to ``path`` (.mp4 or .gif) and the timeline next to
+    """Write the animation to ``path`` (.gif, .webm or .mp4) and the timeline next to
     it (``NAME-timeline.png``); returns the files written."""
     path = check_path(path)
     suffix = path.suffix.lower()
@@ -331,9 +391,9 @@ def render(path: str | Path, start: Cube, steps: list[MotorStep], config, fps: i
         gif_fps = min(fps, 20)
         write_gif(path, list(frames(start, steps, config, fps=gif_fps, size=min(size, 300))), gif_fps)
     else:
-        writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), fps, (size, size))
-        if not writer.isOpened():
-            raise UserError(f"--render {path}: OpenCV cannot write MP4 here; try a .gif name")
+        writer = _video_writer(path, fps, size)
+        if writer is None:
+            raise UserError(f"--render {path}: OpenCV cannot write {suffix} here; try a .gif name")
         try:
             for img in frames(start, steps, config, fps=fps, size=size):
                 writer.write(img)

@@ -20,16 +20,19 @@ from solver import (
 from ...rig.errors import UserError
 from ..netprint import render_net
 
+STDIN_LIMIT = 1 << 20
+"""Bytes of standard input a cube argument reads at most."""
+
 
 def read_cube_arg(text: str) -> str:
-    """A cube argument: 54 symbols, ``solved``, or ``-`` for the first
-    54-character word on standard input (so commands can be piped)."""
+    """A cube argument: 54 symbols, ``solved``, or ``-`` for the first word
+    on standard input that is one of those (so commands can be piped)."""
     if text == "-":
-        words = sys.stdin.read().split()
-        cubes = [w for w in words if len(w) == 54]
+        words = sys.stdin.read(STDIN_LIMIT).split()
+        cubes = [w for w in words if len(w) == 54 or w.lower() == "solved"]
         if not cubes:
-            raise UserError("no 54-character cube string on standard input")
-        return cubes[0]
+            raise UserError("no cube on standard input: expected a word of 54 symbols or 'solved'")
+        text = cubes[0]
     if text.lower() == "solved":
         return SOLVED
     return text

@@ -216,6 +216,14 @@ def _jog(args) -> int:
 
 def _estop(args) -> int:
     cfg = load_config(args.config)
+    _check_port_arg(args)
+    if (args.port or cfg.rig.port).startswith("sim://"):
+        # An in-process virtual rig lives only as long as this command: a
+        # latch set here would be gone before the next command, so saying
+        # "latched" would report a state no rig is in.
+        raise UserError("the rig is simulated inside each command (sim://), so there is no running rig "
+                        "to stop; for an emergency stop that lasts, run `cuberobot sim-rig` and pass the "
+                        "pty it prints with --port")
     with _link_for(args, cfg) as link:
         if args.clear:
             link.connect()
@@ -258,7 +266,9 @@ def register(sub) -> None:
     p.add_argument("--from", dest="start", metavar="FACELETS", help="starting state (default solved)")
     _add_rig_options(p)
     p.add_argument("--speed", default="max", help="virtual rig speed: times real time or 'max'")
-    p.add_argument("--render", metavar="FILE", help="write an animation (.mp4 or .gif) and a timeline PNG")
+    p.add_argument("--render", metavar="FILE",
+                   help="write an animation (.gif, .webm, or .mp4 where OpenCV can encode H.264) "
+                        "and a timeline PNG")
     p.set_defaults(func=_dry_run)
 
     p = sub.add_parser("resume", help="finish the job a crash or a pulled cable interrupted")

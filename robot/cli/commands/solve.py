@@ -56,6 +56,9 @@ def _solve(args) -> int:
         print(json.dumps(sol.to_dict()))
     else:
         print(sol.moves)
+        if sol.length == 0:
+            print("the cube is already solved: no moves", file=sys.stderr)
+            return 0
         print(f"({sol.length} moves, {args.metric} cost {sol.cost:g}, "
               f"{len(sol.steps)} steps, {sol.elapsed_ms:.1f} ms)", file=sys.stderr)
     return 0

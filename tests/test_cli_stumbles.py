@@ -1,0 +1,70 @@
+"""What a new user tripped over on the command line, each checked the way they
+met it: through the real `cuberobot` command in a subprocess."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from solver import SOLVED
+
+
+def run(*args: str, stdin: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "robot", *args], input=stdin, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_dry_run_with_a_bad_speed_is_a_user_mistake_that_names_the_option(tmp_path):
+    for speed in ("abc", "0", "1e-9", "nan"):
+        r = run("dry-run", "R", "--speed", speed, "--state-dir", str(tmp_path))
+        assert r.returncode == 2, (speed, r.stderr)
+        assert r.stderr.count("\n") == 1 and "--speed" in r.stderr and "sim://" not in r.stderr
+    r = run("sim-rig", "--speed", "abc")
+    assert r.returncode == 2 and "speed" in r.stderr
+
+
+def test_check_reads_solved_from_stdin_as_it_does_from_the_argument():
+    r = run("check", "-", stdin="solved\n")
+    assert (r.returncode, r.stdout) == (0, "valid\n"), r.stderr
+    r = run("check", "-", stdin="  \n")
+    assert r.returncode == 2 and "standard input" in r.stderr
+
+
+def test_solving_a_solved_cube_says_so():
+    r = run("solve", "solved")
+    assert r.returncode == 0 and r.stdout.strip() == ""
+    assert "already solved" in r.stderr
+
+
+def test_estop_on_a_per_command_simulated_rig_does_not_claim_a_latch():
+    r = run("estop")
+    assert r.returncode == 2 and "latched" not in r.stdout
+    assert "sim-rig" in r.stderr and "--port" in r.stderr
+
+
+def test_save_debug_creates_missing_folders_as_render_does(tmp_path):
+    out = tmp_path / "not" / "yet"
+    r = run("scan", "--headless", "--seed", "3", "--save-debug", str(out))
+    assert r.returncode in (0, 1), r.stderr
+    assert any(out.glob("*.png"))
+    r = run("dry-run", "R", "--render", str(tmp_path / "new" / "dir" / "r.gif"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "new" / "dir" / "r.gif").is_file()
+
+
+def test_verbose_and_quiet_work_for_every_command_before_or_after_it():
+    for argv in (["-v", "check", "solved"], ["check", "solved", "-v"], ["check", "-q", "solved"],
+                 ["-q", "apply", "solved", "R"], ["config", "check", "-v"]):
+        r = run(*argv)
+        assert r.returncode == 0, (argv, r.stderr)
+    r = run("-v", "-q", "check", "solved")
+    assert r.returncode == 2 and "not allowed with" in r.stderr
+
+
+def test_python_dash_m_cuberobot_is_the_command():
+    r = subprocess.run([sys.executable, "-m", "cuberobot", "check", "solved"], capture_output=True, text=True,
+                       timeout=60)
+    assert (r.returncode, r.stdout) == (0, "valid\n"), r.stderr
+    r = subprocess.run([sys.executable, "-m", "cuberobot", "apply", "solved", "R", "R'"], capture_output=True,
+                       text=True, timeout=60)
+    assert r.stdout.strip() == SOLVED
