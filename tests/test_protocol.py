@@ -9,14 +9,30 @@ from hypothesis import strategies as st
 from robot.rig import protocol as P
 
 
+def _bitwise_crc16(data: bytes) -> int:
+    """CRC-16/CCITT-FALSE bit by bit, as the firmware computes it."""
+    crc = 0xFFFF
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
+        crc &= 0xFFFF
+    return crc
+
+
 def test_crc_check_value():
     assert P.crc16(b"123456789") == 0x29B1
-    assert P.crc16_fast(b"123456789") == 0x29B1
 
 
 @given(st.binary(max_size=64))
-def test_table_crc_equals_bitwise_crc(data):
-    assert P.crc16_fast(data) == P.crc16(data)
+def test_crc_equals_the_bitwise_definition(data):
+    assert P.crc16(data) == _bitwise_crc16(data)
+
+
+def test_codes_are_enums_with_their_protocol_values():
+    assert P.ErrorCode.QUEUE_FULL == 7 and P.ERR_ESTOP is P.ErrorCode.ESTOP
+    assert P.Err(P.ERR_BUSY, 0).name == "BUSY" and P.Err(99, 0).name == "error 99"
+    assert P.StatusFlag.SESSION | P.StatusFlag.MOVING == 5 and P.EventCode.BUTTON == 2
 
 
 def test_documented_example_bytes():

@@ -16,14 +16,18 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import platformdirs
+
 from .errors import UserError
 
 FILENAME = "journal.jsonl"
 
 
 def default_state_dir() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "cuberobot"
+    """The user's state folder for cuberobot (journal and run records):
+    ``~/.local/state/cuberobot`` on Linux (``$XDG_STATE_HOME`` honoured), the
+    platform's own place elsewhere."""
+    return platformdirs.user_state_path("cuberobot")
 
 
 @dataclass

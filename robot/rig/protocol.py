@@ -7,6 +7,8 @@ firmware is checked against this module in its simavr tests.
 
 from __future__ import annotations
 
+import binascii
+import enum
 import struct
 from dataclasses import dataclass, fields
 from typing import ClassVar
@@ -30,35 +32,64 @@ MAX_STEPS = 30000
 TICK_HZ = 25000
 Q = 1 << 24
 
-# Error codes
-ERR_UNKNOWN_TYPE = 2
-ERR_BAD_LENGTH = 3
-ERR_BAD_ARG = 4
-ERR_NO_SESSION = 5
-ERR_NOT_CONFIGURED = 6
-ERR_QUEUE_FULL = 7
-ERR_ESTOP = 8
-ERR_VERSION = 9
-ERR_BUSY = 10
-ERROR_NAMES = {
-    ERR_UNKNOWN_TYPE: "UNKNOWN_TYPE", ERR_BAD_LENGTH: "BAD_LENGTH", ERR_BAD_ARG: "BAD_ARG",
-    ERR_NO_SESSION: "NO_SESSION", ERR_NOT_CONFIGURED: "NOT_CONFIGURED", ERR_QUEUE_FULL: "QUEUE_FULL",
-    ERR_ESTOP: "ESTOP", ERR_VERSION: "VERSION", ERR_BUSY: "BUSY",
-}
+class ErrorCode(enum.IntEnum):
+    """ERR frames' codes (docs/protocol.md 2.3)."""
 
-# Events
-EV_BOOT = 1
-EV_BUTTON = 2
-EV_ESTOP_LATCHED = 3
-EV_ESTOP_CLEARED = 4
+    UNKNOWN_TYPE = 2
+    BAD_LENGTH = 3
+    BAD_ARG = 4
+    NO_SESSION = 5
+    NOT_CONFIGURED = 6
+    QUEUE_FULL = 7
+    ESTOP = 8
+    VERSION = 9
+    BUSY = 10
 
-# STATUS flags
-F_SESSION = 1
-F_ESTOP = 2
-F_MOVING = 4
-F_DRIVERS = 8
-F_BUTTON = 16
-F_CONFIGURED = 32
+
+# The names the rest of the code uses.
+ERR_UNKNOWN_TYPE = ErrorCode.UNKNOWN_TYPE
+ERR_BAD_LENGTH = ErrorCode.BAD_LENGTH
+ERR_BAD_ARG = ErrorCode.BAD_ARG
+ERR_NO_SESSION = ErrorCode.NO_SESSION
+ERR_NOT_CONFIGURED = ErrorCode.NOT_CONFIGURED
+ERR_QUEUE_FULL = ErrorCode.QUEUE_FULL
+ERR_ESTOP = ErrorCode.ESTOP
+ERR_VERSION = ErrorCode.VERSION
+ERR_BUSY = ErrorCode.BUSY
+
+
+class EventCode(enum.IntEnum):
+    """EVENT frames' kinds."""
+
+    BOOT = 1
+    BUTTON = 2
+    ESTOP_LATCHED = 3
+    ESTOP_CLEARED = 4
+
+
+EV_BOOT = EventCode.BOOT
+EV_BUTTON = EventCode.BUTTON
+EV_ESTOP_LATCHED = EventCode.ESTOP_LATCHED
+EV_ESTOP_CLEARED = EventCode.ESTOP_CLEARED
+
+
+class StatusFlag(enum.IntFlag):
+    """STATUS frames' flag bits."""
+
+    SESSION = 1
+    ESTOP = 2
+    MOVING = 4
+    DRIVERS = 8
+    BUTTON = 16
+    CONFIGURED = 32
+
+
+F_SESSION = StatusFlag.SESSION
+F_ESTOP = StatusFlag.ESTOP
+F_MOVING = StatusFlag.MOVING
+F_DRIVERS = StatusFlag.DRIVERS
+F_BUTTON = StatusFlag.BUTTON
+F_CONFIGURED = StatusFlag.CONFIGURED
 
 BOARD_UNO = 1
 BOARD_MEGA = 2
@@ -73,33 +104,10 @@ class ProtocolError(ValueError):
         self.code = code
 
 
-def crc16(data: bytes | bytearray, crc: int = 0xFFFF) -> int:
-    """CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final XOR."""
-    for byte in data:
-        crc ^= byte << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
-        crc &= 0xFFFF
-    return crc
-
-
-def _crc_table() -> list[int]:
-    table = []
-    for i in range(256):
-        table.append(crc16(bytes([i]), 0) if i else 0)
-    return table
-
-
-_TABLE = _crc_table()
-
-
-def crc16_fast(data: bytes | bytearray) -> int:
-    """Table-driven version of :func:`crc16` (same result, used on the hot path)."""
-    crc = 0xFFFF
-    table = _TABLE
-    for byte in data:
-        crc = ((crc << 8) & 0xFFFF) ^ table[(crc >> 8) ^ byte]
-    return crc
+def crc16(data: bytes | bytearray) -> int:
+    """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no final
+    XOR), the firmware's frame check; the standard library computes it."""
+    return binascii.crc_hqx(data, 0xFFFF)
 
 
 def escape(content: bytes) -> bytes:
@@ -115,7 +123,7 @@ def escape(content: bytes) -> bytes:
 
 def frame(content_without_crc: bytes) -> bytes:
     """Delimit, checksum and escape ``TYPE SEQ PAYLOAD``."""
-    crc = crc16_fast(content_without_crc)
+    crc = crc16(content_without_crc)
     body = content_without_crc + bytes((crc & 0xFF, crc >> 8))
     return bytes((FLAG,)) + escape(body) + bytes((FLAG,))
 
@@ -181,7 +189,7 @@ class FrameDecoder:
             if buf:
                 self.errors += 1
             return None
-        if crc16_fast(buf[:-2]) != buf[-2] | (buf[-1] << 8) or self._escaped:
+        if crc16(buf[:-2]) != buf[-2] | (buf[-1] << 8) or self._escaped:
             self.errors += 1
             return None
         return bytes(buf[:-2])
@@ -294,7 +302,10 @@ class Err(Message):
 
     @property
     def name(self) -> str:
-        return ERROR_NAMES.get(self.code, f"error {self.code}")
+        try:
+            return ErrorCode(self.code).name
+        except ValueError:
+            return f"error {self.code}"
 
 
 @_msg(0x85, "HBHHBIB")
