@@ -29,9 +29,6 @@ from solver.validate import parse_facelets
 from .color import delta_e, lab_to_rgb, rgb_to_lab, srgb_to_linear
 from .pieces import best_cube
 
-L_WEIGHT = 0.5
-"""Lightness counts half: vignetting, dim light and glare move lightness far
-more than hue, while every pair of cube colours differs in a or b."""
 NU = 4.0  # Student-t degrees of freedom: one glare-struck sticker costs a bounded amount
 PRIOR_SIGMA = 6.0  # per-axis spread (feature units) assumed before the scan says otherwise
 PRIOR_WEIGHT = 4.0  # how many pseudo-samples the prior spread is worth
@@ -77,11 +74,11 @@ class Classification:
         }
 
 
-FEATURE_SPACE = "logrgb"
-LOG_EPS = 0.01  # linear-light floor: keeps the log of a near-black channel from exploding
-LOG_SCALE = 20.0  # log units -> roughly ΔE-sized units, so one set of spreads fits both spaces
+LOG_EPS = 0.01  # linear-light floor (relative to the scan's exposure): keeps near-black channels' logs finite
+LOG_SCALE = 20.0  # log units -> roughly ΔE-sized units, the units the spreads and priors here are in
 INTENSITY_WEIGHT = 0.3
-RELATIVE_FLOOR = True
+"""Brightness counts less than chromaticity: vignetting, dim light and glare
+move a sticker's brightness far more than its hue."""
 
 
 def exposure(rgb: np.ndarray) -> float:
@@ -93,19 +90,15 @@ def exposure(rgb: np.ndarray) -> float:
 
 
 def features(rgb: np.ndarray, scale: float = 1.0) -> np.ndarray:
-    """Sticker colour -> the space colours are compared in.
+    """Sticker colour -> the space colours are compared in: the log of
+    linear-light RGB (``scale`` is the scan's :func:`exposure`), as two
+    chromaticities (log R/G, log B/G) and a down-weighted log intensity.
 
-    ``logrgb`` (default): log of linear-light RGB, as two chromaticities
-    (log R/G, log B/G) and a down-weighted log intensity. A change in the
-    light's brightness or colour multiplies linear RGB, so here it is a
-    *shift* - the same for every colour - which a per-face offset absorbs
-    exactly, and red against orange differs by a fixed amount whether the
-    scan is dim or bright. ``lab``: CIELAB with lightness at half weight."""
+    A change in the light's brightness or colour multiplies linear RGB, so
+    here it is a *shift* - the same for every colour - which a per-face
+    offset absorbs exactly, and red against orange differs by a fixed
+    amount whether the scan is dim or bright."""
     rgb = np.asarray(rgb, dtype=np.float64)
-    if FEATURE_SPACE == "lab":
-        out = rgb_to_lab(rgb)
-        out[..., 0] *= L_WEIGHT
-        return out
     lin = srgb_to_linear(np.clip(rgb, 0, 255))
     lg = np.log(lin / scale + LOG_EPS)
     out = np.empty_like(lg)
@@ -297,7 +290,7 @@ def classify(samples, *, centers: Mapping[str, object] | None = None, profile=No
                               CubeError("length", f"only {int(seen.sum())} stickers seen"),
                               ["too few stickers seen to read the cube"])
     rgb = np.where(seen[:, None], np.clip(rgb, 0, 255), np.nan)
-    scale = exposure(rgb) if RELATIVE_FLOOR else 1.0
+    scale = exposure(rgb)
     x = features(np.nan_to_num(rgb), scale)
     x[~seen] = np.nan
     means_rgb = _initial_means(rgb, centers, profile)

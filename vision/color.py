@@ -66,11 +66,6 @@ def lab_to_rgb(lab: np.ndarray) -> np.ndarray:
     return linear_to_srgb(np.clip(xyz @ _M_XYZ_RGB.T, 0.0, 1.0))
 
 
-def bgr_to_lab_image(img: np.ndarray) -> np.ndarray:
-    """A BGR uint8 image (or pixel list) -> Lab float array of the same shape."""
-    return rgb_to_lab(np.asarray(img)[..., ::-1])
-
-
 def delta_e(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """CIE76 colour difference between Lab colours."""
     return np.linalg.norm(np.asarray(a, float) - np.asarray(b, float), axis=-1)

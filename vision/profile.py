@@ -123,10 +123,6 @@ def load_profile(name_or_path: str | Path, directories: list[Path] | None = None
     return Profile.from_dict(data)
 
 
-def _luminance(rgb: np.ndarray) -> np.ndarray:
-    return rgb_to_lab(rgb)[..., 0]
-
-
 def build_profile(name: str, seen: dict[str, dict[str, np.ndarray]], settings: dict | None = None) -> Profile:
     """A profile from a solved cube: ``seen[camera][face]`` is that face's
     9 RGB samples as the camera saw them."""
