@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -90,14 +91,20 @@ class Solution:
 _ready = False
 
 
-def prepare() -> None:
+def prepare(progress: Callable[[str], None] | None = None) -> None:
     """Load (on first use: build) the tables and compile the search, so the
     first real solve is fast. Safe to call any number of times; ``solve``
-    calls it too, before its clock starts."""
+    calls it too, before its clock starts.
+
+    Building the tables takes half a minute or more and happens once per
+    cache directory (see :func:`solver.cache.cache_dir`). Meanwhile
+    ``progress``, if given, receives one-line messages: which step of how
+    many is under way, how far the big ones are, and at the end how long the
+    build took. It hears nothing when the tables load from the cache."""
     global _ready
     if _ready:
         return
-    tables = tb.load()
+    tables = tb.load(progress)
     s = Searcher(co.to_array(Cube().apply("R U F")), tables)
     while not s.done:
         s.step(3, 1 << 20, 1)

@@ -20,7 +20,7 @@ import os
 import struct
 import tempfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -141,7 +141,9 @@ def read_tables(path: Path, version: int) -> dict[str, np.ndarray] | None:
 
 
 @contextlib.contextmanager
-def _lock(path: Path):
+def _lock(path: Path, waiting: Callable[[], None]) -> Iterator[None]:
+    """Hold the lock file of ``path``; ``waiting`` is called first if another
+    process holds it."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows: rely on the atomic rename
@@ -149,23 +151,34 @@ def _lock(path: Path):
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_name(path.name + ".lock"), "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            waiting()
+            fcntl.flock(f, fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def load_or_build(name: str, version: int, build: Callable[[], dict[str, np.ndarray]]
-                  ) -> dict[str, np.ndarray]:
+def load_or_build(name: str, version: int, build: Callable[[], dict[str, np.ndarray]],
+                  progress: Callable[[str], None] | None = None) -> dict[str, np.ndarray]:
     """Load ``name`` from the cache directory, building and storing it first
-    if it is missing or damaged."""
+    if it is missing or damaged. ``progress`` hears, as one line each, about
+    waiting for another process's build and about a cache directory that
+    cannot be used (``build`` reports on its own work)."""
     path = cache_dir() / name
     tables = read_tables(path, version)
     if tables is not None:
         return tables
+
+    def say(line: str) -> None:
+        if progress is not None:
+            progress(line)
+
     try:
-        with _lock(path):
+        with _lock(path, lambda: say(f"waiting for another process to finish building {path}")):
             tables = read_tables(path, version)  # another process may have built it meanwhile
             if tables is not None:
                 return tables
@@ -175,9 +188,11 @@ def load_or_build(name: str, version: int, build: Callable[[], dict[str, np.ndar
                 write_tables(path, version, arrays)
             except OSError as e:
                 log.warning("cannot store %s (%s); keeping tables in memory", path, e)
+                say(f"cannot store {path} ({e}): the tables are kept in memory and built again next time")
                 return arrays
     except OSError as e:  # unwritable cache directory: build in memory
         log.warning("cache directory unusable (%s); building tables in memory", e)
+        say(f"cache directory unusable ({e}): building the tables in memory, again next time")
         return build()
     tables = read_tables(path, version)
     return tables if tables is not None else arrays

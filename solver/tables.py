@@ -27,18 +27,79 @@ the goal of a phase; the search uses them as lower bounds.
 
 from __future__ import annotations
 
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+
 import numpy as np
 from numba import njit
 
 from . import coords as co
 from . import symmetry as sy
-from .cache import load_or_build
+from .cache import cache_dir, load_or_build, read_tables
+
+log = logging.getLogger(__name__)
 
 VERSION = 11
 
 # Phase-2 moves, as indices into the 18 moves: U U2 U' R2 F2 D D2 D' L2 B2.
 PHASE2_MOVES = np.array([0, 1, 2, 4, 7, 9, 10, 11, 13, 16], dtype=np.int64)
 EMPTY = 3
+
+
+class BuildProgress:
+    """Numbers the steps of a table build and reports them as one-line
+    messages: to ``report`` if given, else to the log (a step's start at
+    INFO, how far it has got at DEBUG)."""
+
+    def __init__(self, report: Callable[[str], None] | None, total: int, where: Path):
+        self.report = report
+        self.total = total
+        self.where = where
+        self.step = 0
+        self.built = False
+        self.what = ""
+        self.percent = 0
+        self.t0 = time.perf_counter()
+
+    def _say(self, text: str, level: int) -> None:
+        line = (f"building the solver's tables (once; cached in {self.where}): "
+                f"step {self.step} of {self.total}, {text}")
+        if self.report is not None:
+            self.report(line)
+        else:
+            log.log(level, "%s", line)
+
+    def start(self, what: str) -> None:
+        """The next step begins."""
+        self.step += 1
+        self.built = True
+        self.what = what
+        self.percent = 0
+        self._say(what, logging.INFO)
+
+    def part(self, share: float) -> None:
+        """The current step is this far (0..1) through its work: reported
+        when the whole percentage changes."""
+        percent = int(share * 100)
+        if percent > self.percent:
+            self.percent = percent
+            self._say(f"{self.what}: {percent} %", logging.DEBUG)
+
+    def skip_to(self, step: int) -> None:
+        """Steps up to ``step`` are done without this process doing them."""
+        self.step = max(self.step, step)
+
+    def finish(self) -> None:
+        """Report the end of a build (nothing if there was none)."""
+        if not self.built:
+            return
+        line = f"solver tables built in {time.perf_counter() - self.t0:.0f} s"
+        if self.report is not None:
+            self.report(line)
+        else:
+            log.info("%s", line)
 
 
 # -- move tables -----------------------------------------------------------
@@ -81,8 +142,10 @@ def _move_tables(moves):
     return twist, flip, sl, corners, ud
 
 
-def build_moves() -> dict[str, np.ndarray]:
+def build_moves(steps: BuildProgress) -> dict[str, np.ndarray]:
+    steps.start("move tables")
     twist, flip, sl, corners, ud = _move_tables(co.MOVES)
+    steps.start("symmetries of the coordinates")
     fs_classidx, fs_sym, fs_rep, fs_stab = sy.build_flipslice_classes(sy.SYMS, sy.SYM_INV)
     c_classidx, c_sym, c_rep, c_stab = sy.build_corner_classes(sy.SYMS, sy.SYM_INV)
     return {
@@ -147,91 +210,126 @@ def _fill_stab(table, c, t, v, stab, conj, nt, bits):
 
 
 @njit(cache=True)
-def _phase1_prune(twist_move, flip_move, slice_sorted_move, twist_conj,
-                  fs_classidx, fs_sym, fs_rep, fs_stab):
+def _phase1_pass(table, depth, done, slice_move, twist_move, flip_move, twist_conj, fs_classidx, fs_sym,
+                 fs_rep, fs_stab):
+    """One breadth-first pass over the phase-1 table: mark the entries at
+    distance ``depth + 1`` (stored modulo 3), given that ``done`` entries are
+    known. While few are known it goes forward, from each entry at ``depth``
+    to its unknown neighbours; once most are known, backward, from each
+    unknown entry to any neighbour at ``depth``, which finds the rest sooner.
+    Returns how many entries are known after the pass."""
     nt = co.N_TWIST
     n = fs_rep.shape[0] * nt
-    table = np.full((n + 3) // 4, 0xFF, dtype=np.uint8)
-    slice_move = np.empty((co.N_SLICE, 18), dtype=np.int64)
-    for s in range(co.N_SLICE):
+    d3 = depth % 3
+    nxt = (depth + 1) % 3
+    backward = done > n // 10
+    for i in range(n):
+        v = get2(table, i)
+        if backward:
+            if v != 3:
+                continue
+        elif v != d3:
+            continue
+        c = i // nt
+        t = i % nt
+        fs = fs_rep[c]
+        fl = fs % co.N_FLIP
+        sl = fs // co.N_FLIP
         for m in range(18):
-            slice_move[s, m] = slice_sorted_move[24 * s, m] // 24
+            fs1 = slice_move[sl, m] * co.N_FLIP + flip_move[fl, m]
+            c1 = np.int64(fs_classidx[fs1])
+            t1 = np.int64(twist_conj[twist_move[t, m], fs_sym[fs1]])
+            j = c1 * nt + t1
+            if backward:
+                if get2(table, j) == d3:
+                    set2(table, i, nxt)
+                    done += 1 + _fill_stab(table, c, t, nxt, fs_stab, twist_conj, nt, 2)
+                    break
+            elif get2(table, j) == 3:
+                set2(table, j, nxt)
+                done += 1 + _fill_stab(table, c1, t1, nxt, fs_stab, twist_conj, nt, 2)
+    return done
+
+
+def _phase1_prune(moves: dict[str, np.ndarray], steps: BuildProgress) -> np.ndarray:
+    """Phase-1 distances modulo 3 over (flip-slice class, twist), one pass a
+    distance; the share of entries known tells how far it is."""
+    n = moves["fs_rep"].shape[0] * co.N_TWIST
+    table = np.full((n + 3) // 4, 0xFF, dtype=np.uint8)
+    slice_move = moves["slice_move"].astype(np.int64)
     set2(table, 0, 0)
     done = 1
     depth = 0
     while done < n:
-        d3 = depth % 3
-        nxt = (depth + 1) % 3
-        backward = done > n // 10
-        for i in range(n):
-            v = get2(table, i)
-            if backward:
-                if v != 3:
-                    continue
-            elif v != d3:
-                continue
-            c = i // nt
-            t = i % nt
-            fs = fs_rep[c]
-            fl = fs % co.N_FLIP
-            sl = fs // co.N_FLIP
-            for m in range(18):
-                fs1 = slice_move[sl, m] * co.N_FLIP + flip_move[fl, m]
-                c1 = np.int64(fs_classidx[fs1])
-                t1 = np.int64(twist_conj[twist_move[t, m], fs_sym[fs1]])
-                j = c1 * nt + t1
-                if backward:
-                    if get2(table, j) == d3:
-                        set2(table, i, nxt)
-                        done += 1 + _fill_stab(table, c, t, nxt, fs_stab, twist_conj, nt, 2)
-                        break
-                elif get2(table, j) == 3:
-                    set2(table, j, nxt)
-                    done += 1 + _fill_stab(table, c1, t1, nxt, fs_stab, twist_conj, nt, 2)
+        done = _phase1_pass(table, depth, done, slice_move, moves["twist_move"], moves["flip_move"],
+                            moves["twist_conj"], moves["fs_classidx"], moves["fs_sym"], moves["fs_rep"],
+                            moves["fs_stab"])
         depth += 1
+        steps.part(done / n)
     return table
 
 
 @njit(cache=True)
-def _phase2_prune(corners_move, ud_edges_move, ud_edges_conj, c_classidx, c_sym, c_rep, c_stab, moves):
-    """Exact distances over (corner class, U/D edge order), phase-2 moves,
-    up to FAR (which stands for FAR or more)."""
+def _phase2_pass(table, depth, done, corners_move, ud_edges_move, ud_edges_conj, c_classidx, c_sym, c_rep,
+                 c_stab, moves):
+    """One breadth-first pass over the phase-2 table, phase-2 moves only:
+    mark the entries at distance ``depth + 1``, forward while few entries
+    are known and backward once a quarter are (as in :func:`_phase1_pass`).
+    Returns how many entries are known after the pass."""
     ne = co.N_PERM8
     n = c_rep.shape[0] * ne
+    nxt = depth + 1
+    backward = done > n // 4
+    for i in range(n):
+        v = get4(table, i)
+        if backward:
+            if v != EMPTY4:
+                continue
+        elif v != depth:
+            continue
+        cl = i // ne
+        e = i % ne
+        c = c_rep[cl]
+        for m in moves:
+            c1 = corners_move[c, m]
+            cl1 = np.int64(c_classidx[c1])
+            e1 = np.int64(ud_edges_conj[ud_edges_move[e, m], c_sym[c1]])
+            j = cl1 * ne + e1
+            if backward:
+                if get4(table, j) == depth:
+                    set4(table, i, nxt)
+                    done += 1 + _fill_stab(table, cl, e, nxt, c_stab, ud_edges_conj, ne, 4)
+                    break
+            elif get4(table, j) == EMPTY4:
+                set4(table, j, nxt)
+                done += 1 + _fill_stab(table, cl1, e1, nxt, c_stab, ud_edges_conj, ne, 4)
+    return done
+
+
+@njit(cache=True)
+def _cap_far(table, n):
+    """Entries still unknown are FAR or more moves away."""
+    for i in range(n):
+        if get4(table, i) == EMPTY4:
+            set4(table, i, FAR)
+
+
+def _phase2_prune(moves: dict[str, np.ndarray], steps: BuildProgress) -> np.ndarray:
+    """Exact distances over (corner class, U/D edge order), phase-2 moves,
+    up to FAR (which stands for FAR or more); one pass a distance."""
+    n = moves["c_rep"].shape[0] * co.N_PERM8
     table = np.full((n + 1) // 2, 0xFF, dtype=np.uint8)
     set4(table, 0, 0)
     done = 1
     depth = 0
     while done < n and depth < FAR - 1:
-        nxt = depth + 1
-        backward = done > n // 4
-        for i in range(n):
-            v = get4(table, i)
-            if backward:
-                if v != EMPTY4:
-                    continue
-            elif v != depth:
-                continue
-            cl = i // ne
-            e = i % ne
-            c = c_rep[cl]
-            for m in moves:
-                c1 = corners_move[c, m]
-                cl1 = np.int64(c_classidx[c1])
-                e1 = np.int64(ud_edges_conj[ud_edges_move[e, m], c_sym[c1]])
-                j = cl1 * ne + e1
-                if backward:
-                    if get4(table, j) == depth:
-                        set4(table, i, nxt)
-                        done += 1 + _fill_stab(table, cl, e, nxt, c_stab, ud_edges_conj, ne, 4)
-                        break
-                elif get4(table, j) == EMPTY4:
-                    set4(table, j, nxt)
-                    done += 1 + _fill_stab(table, cl1, e1, nxt, c_stab, ud_edges_conj, ne, 4)
+        done = _phase2_pass(table, depth, done, moves["corners_move"], moves["ud_edges_move"],
+                            moves["ud_edges_conj"], moves["c_classidx"], moves["c_sym"], moves["c_rep"],
+                            moves["c_stab"], PHASE2_MOVES)
         depth += 1
-    for i in range(n):
-        if get4(table, i) == EMPTY4:
-            set4(table, i, FAR)
+        steps.part(done / n)
+    _cap_far(table, n)
+    steps.part(1.0)
     return table
 
 
@@ -258,10 +356,10 @@ def _pair_prune(move_a, move_b, na, nb, moves):
     return table
 
 
-def build_phase1(moves: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    p1 = _phase1_prune(moves["twist_move"], moves["flip_move"], moves["slice_sorted_move"],
-                       moves["twist_conj"], moves["fs_classidx"], moves["fs_sym"],
-                       moves["fs_rep"], moves["fs_stab"])
+def build_phase1(moves: dict[str, np.ndarray], steps: BuildProgress) -> dict[str, np.ndarray]:
+    steps.start("phase-1 pruning table")
+    p1 = _phase1_prune(moves, steps)
+    steps.start("small phase-1 tables")
     every = np.arange(18, dtype=np.int64)
     return {"phase1": p1,
             "twist_slice": _pair_prune(moves["twist_move"], moves["slice_move"], co.N_TWIST, co.N_SLICE,
@@ -270,25 +368,51 @@ def build_phase1(moves: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
                                       every)}
 
 
-def build_phase2(moves: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def build_phase2(moves: dict[str, np.ndarray], steps: BuildProgress) -> dict[str, np.ndarray]:
+    steps.start("small phase-2 tables")
     sl24 = np.ascontiguousarray(moves["slice_sorted_move"][:24])
     cornslice = _pair_prune(moves["corners_move"], sl24, co.N_PERM8, 24, PHASE2_MOVES)
-    p2 = _phase2_prune(moves["corners_move"], moves["ud_edges_move"], moves["ud_edges_conj"],
-                       moves["c_classidx"], moves["c_sym"], moves["c_rep"], moves["c_stab"], PHASE2_MOVES)
     edgeslice = _pair_prune(moves["ud_edges_move"], sl24, co.N_PERM8, 24, PHASE2_MOVES)
-    return {"phase2": p2, "cornslice": cornslice, "edgeslice": edgeslice}
+    steps.start("phase-2 pruning table")
+    return {"phase2": _phase2_prune(moves, steps), "cornslice": cornslice, "edgeslice": edgeslice}
+
+
+# the files, in the order they are built, and the steps of each one's build
+_FILES = (("moves.tbl", 2), ("phase1.tbl", 2), ("phase2.tbl", 2))
+
+
+def read_or_build(progress: Callable[[str], None] | None = None) -> dict[str, np.ndarray]:
+    """All tables from the cache directory, building the files that are
+    missing or damaged first, with messages to ``progress`` (see
+    :class:`BuildProgress`); nothing is reported when they all load."""
+    where = cache_dir()
+    found = {name: read_tables(where / name, VERSION) for name, _ in _FILES}
+    steps = BuildProgress(progress, sum(n for name, n in _FILES if found[name] is None), where)
+    builders: dict[str, Callable[[], dict[str, np.ndarray]]] = {
+        "moves.tbl": lambda: build_moves(steps),
+        "phase1.tbl": lambda: build_phase1(out, steps),
+        "phase2.tbl": lambda: build_phase2(out, steps),
+    }
+    out: dict[str, np.ndarray] = {}
+    # one file per big table, so a build holds only one of them in memory
+    for name, n in _FILES:
+        tables = found[name]
+        if tables is None:
+            planned = steps.step + n
+            tables = load_or_build(name, VERSION, builders[name], progress)
+            steps.skip_to(planned)  # another process may have built it meanwhile
+        out.update(tables)
+    steps.finish()
+    return out
 
 
 _TABLES: dict[str, np.ndarray] | None = None
 
 
-def load() -> dict[str, np.ndarray]:
-    """All tables, from the cache directory (building them on first use)."""
+def load(progress: Callable[[str], None] | None = None) -> dict[str, np.ndarray]:
+    """All tables, from the cache directory (building them on first use,
+    with messages to ``progress``); read once per process."""
     global _TABLES
     if _TABLES is None:
-        # one file per big table, so a build holds only one of them in memory
-        moves = load_or_build("moves.tbl", VERSION, build_moves)
-        p1 = load_or_build("phase1.tbl", VERSION, lambda: build_phase1(moves))
-        p2 = load_or_build("phase2.tbl", VERSION, lambda: build_phase2(moves))
-        _TABLES = {**moves, **p1, **p2}
+        _TABLES = read_or_build(progress)
     return _TABLES

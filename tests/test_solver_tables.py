@@ -2,14 +2,19 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
+import threading
+import zlib
 
 import numpy as np
 import pytest
 
-from solver import random_cube
+import solver
+from solver import api, random_cube
+from solver import tables as tb
 from solver.cache import cache_dir, load_or_build, read_tables, write_tables
 
 
@@ -148,3 +153,71 @@ def test_unusable_cache_directory_builds_in_memory(tmp_path, monkeypatch):
     got = load_or_build("t.tbl", 1, sample)
     assert np.array_equal(got["a"], sample()["a"])
     assert blocker.read_text().startswith("a file")
+
+
+def test_waiting_for_another_build_is_reported(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUBEROBOT_CACHE", str(tmp_path))
+    started, release = threading.Event(), threading.Event()
+
+    def slow_build():
+        started.set()
+        release.wait(10)
+        return sample()
+
+    other = threading.Thread(target=load_or_build, args=("t.tbl", 1, slow_build))
+    other.start()
+    assert started.wait(10)
+    heard = []
+
+    def progress(line):
+        heard.append(line)
+        release.set()  # the other build finishes once this one is known to wait
+
+    got = load_or_build("t.tbl", 1, lambda: heard.append("built again") or sample(), progress)
+    other.join()
+    assert heard == [f"waiting for another process to finish building {tmp_path / 't.tbl'}"]
+    assert np.array_equal(got["b"], sample()["b"])
+
+
+# CRC-32 of the pruning tables as built: a change to how they are built must
+# leave them bit for bit the same (or come with a new tables.VERSION)
+PRUNING_CRC = {"phase1": 0x6E50BDCB, "twist_slice": 0xCA20E26A, "flip_slice": 0xAA0A9801,
+               "phase2": 0x7366E423, "cornslice": 0x0FCCDF29, "edgeslice": 0x21721C5F}
+
+
+def test_prepare_reports_progress_of_a_build_and_nothing_after(tmp_path, monkeypatch):
+    """The real tables, built into an empty cache through the public API."""
+    monkeypatch.setenv("CUBEROBOT_CACHE", str(tmp_path))
+    monkeypatch.setattr(tb, "_TABLES", None)
+    monkeypatch.setattr(api, "_ready", False)
+    heard = []
+    solver.prepare(heard.append)
+    assert heard, "a build said nothing"
+    *steps, last = heard
+    assert re.fullmatch(r"solver tables built in \d+ s", last)
+    head = f"building the solver's tables (once; cached in {tmp_path}): step "
+    numbers = []
+    for line in steps:
+        assert line.startswith(head), line
+        m = re.match(r"(\d+) of (\d+), \S", line[len(head):])
+        assert m, line
+        numbers.append((int(m[1]), int(m[2])))
+    total = numbers[0][1]
+    assert total >= 4 and all(t == total for _, t in numbers)
+    ks = [k for k, _ in numbers]
+    assert ks == sorted(ks) and sorted(set(ks)) == list(range(1, total + 1))
+    assert len(steps) > total  # the big tables report how far they are
+    assert any(line.endswith("phase-1 pruning table: 100 %") for line in steps)
+    assert any(line.endswith("phase-2 pruning table: 100 %") for line in steps)
+    built = tb.load()
+    for name, crc in PRUNING_CRC.items():
+        assert zlib.crc32(np.ascontiguousarray(built[name])) == crc, name
+
+    # a second process (here: a fresh start of this one) loads them silently
+    monkeypatch.setattr(tb, "_TABLES", None)
+    monkeypatch.setattr(api, "_ready", False)
+    again = []
+    solver.prepare(again.append)
+    assert again == []
+    cube = random_cube(5)
+    assert cube.apply(solver.solve(cube, max_length=20).moves).is_solved()
