@@ -27,9 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from robot.app.start import ScanDoubtful, run_start, sim_url  # noqa: E402
+from robot.app.start import ScanDoubtful, run_start  # noqa: E402
 from robot.rig.config import load_config  # noqa: E402
-from robot.sim.protocol_sim import forget, rig_for_url  # noqa: E402
+from robot.sim.protocol_sim import forget, rig_for_url, sim_url  # noqa: E402
 
 
 def one_run(cfg, i: int, seed: int, state_dir: str, firmware: str | None) -> dict:

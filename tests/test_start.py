@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from robot.app.start import ScanDoubtful, run_start, sim_url
+from robot.app.start import ScanDoubtful, run_start
 from robot.rig.config import load_config
 from robot.rig.journal import Journal
-from robot.sim.protocol_sim import forget, rig_for_url
+from robot.sim.protocol_sim import forget, rig_for_url, sim_url
 from solver import SOLVED, Cube
 from vision.render import Lighting
 

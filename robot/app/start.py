@@ -18,7 +18,6 @@ import random
 import select
 import sys
 import time
-import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,7 +109,6 @@ class Run:
     sim_lighting: Callable[[int], object] | None = None
     """For simulated cameras: capture number -> lighting (None: random)."""
     captures: int = 0
-    times: dict[str, float] = field(default_factory=dict)
     record: dict = field(default_factory=dict)
     images: dict[str, np.ndarray] = field(default_factory=dict)
 
@@ -396,11 +394,10 @@ def run_start(cfg: Config, *, port: str | None = None, headless: bool = False, f
         solution = solve(run, facelets)
         t_solved = time.monotonic()
         log.info("solution (%s metric, cost %.2f): %s", solution.metric, solution.cost, solution.moves)
-        from ..rig.motion import plan
-        from ..rig.timing import sequence_ticks, ticks_to_s
+        from ..rig.motion import estimate_s, plan
 
         steps = plan(solution.steps, cfg)
-        estimate = ticks_to_s(sequence_ticks([s.planned() for s in steps], cfg.profiles()))
+        estimate = estimate_s(steps, cfg)
         record.update(compute_s=t_solved - t_scanned, moves=solution.moves, length=solution.length,
                       cost=solution.cost, metric=solution.metric, turns=len(steps),
                       estimated_turning_s=estimate, start_to_first_move_s=t_solved - t_start)
@@ -493,9 +490,3 @@ def summary(record: dict) -> str:
         f"run record and scan images: {record['run_dir']}",
     ]
     return "\n".join(lines)
-
-
-def sim_url(name: str, speed: str = "max", **opts: str) -> str:
-    """A fresh in-process virtual rig's URL (tests and benchmarks)."""
-    q = urllib.parse.urlencode({"speed": speed, **opts})
-    return f"sim://{name}?{q}"

@@ -20,8 +20,8 @@ from . import protocol as P
 from .errors import RigError
 from .journal import JobState, Journal
 from .link import EstopLatched, Link, LinkLost, RigReset
-from .motion import MotorStep, plan
-from .timing import move_ticks, sequence_ticks, ticks_to_s
+from .motion import MotorStep, estimate_s, plan
+from .timing import move_ticks, ticks_to_s
 
 
 class StateUnknown(RigError):
@@ -74,10 +74,7 @@ class _Execution:
         self.link, self.journal, self.js, self.steps, self.on_turn = link, journal, js, steps, on_turn
         self.profiles = link.config.profiles()
         self.cube = Cube.from_facelets(js.state)
-        self.report = JobReport(js.job, steps, js.state,
-                                ticks_to_s(sequence_ticks([s.planned() for s in steps[js.done:]],
-                                                          self.profiles)),
-                                None, 0.0)
+        self.report = JobReport(js.job, steps, js.state, estimate_s(steps[js.done:], link.config), None, 0.0)
         self.capacity = link.hello.queue_capacity if link.hello else 1
         self.inflight: deque[int] = deque()
         self.next_i = js.done

@@ -35,6 +35,12 @@ def parse_sim_url(url: str) -> tuple[str, dict[str, str]]:
     return url, opts
 
 
+def sim_url(name: str, speed: str = "max", **opts: str) -> str:
+    """A fresh in-process virtual rig's URL (tests, benchmarks, dry-runs)."""
+    q = urllib.parse.urlencode({"speed": speed, **opts})
+    return f"sim://{name}?{q}"
+
+
 def rig_for_url(url: str) -> VirtualRig:
     """The rig behind ``url``, created on first use."""
     key, opts = parse_sim_url(url)

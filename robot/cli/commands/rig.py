@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-import urllib.parse
 
 from solver import FACES, SOLVED_CUBE, Cube, Move, random_cube
 
@@ -106,14 +105,14 @@ def _dry_run(args) -> int:
     _check_port_arg(args)
     port = args.port
     if port is None:
+        from ...sim.protocol_sim import sim_url
         from ...sim.virtual_rig import make_clock
 
         try:
             make_clock(args.speed)
         except ValueError as e:
             raise UserError(f"--speed: {e}") from None
-        q = urllib.parse.urlencode({"speed": args.speed, "state": start.to_facelets()})
-        port = f"sim://dry-run-{time.monotonic_ns()}?{q}"
+        port = sim_url(f"dry-run-{time.monotonic_ns()}", speed=args.speed, state=start.to_facelets())
     tmp = None
     state_dir = args.state_dir
     if state_dir is None and port.startswith("sim://"):
