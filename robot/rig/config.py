@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import math
 import os
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,11 +22,6 @@ from vision.setup import CameraSpec, FaceSpec, ViewSpec
 from .errors import UserError
 from .protocol import MAX_STEPS, TICK_HZ
 from .timing import Profile, quantize
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    tomllib = None  # type: ignore[assignment]
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 _DEFAULT_CANDIDATES = (PACKAGE_DIR.parents[1] / "config" / "rig.toml", PACKAGE_DIR / "default_rig.toml")
@@ -228,8 +224,6 @@ def load_config(path: str | os.PathLike | None = None) -> Config:
 
 def parse_config(text: str, path: Path | None = None) -> Config:
     name = str(path) if path is not None else "<config>"
-    if tomllib is None:
-        raise UserError("reading TOML needs Python 3.11 or newer")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
