@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
+import platformdirs
 
 log = logging.getLogger(__name__)
 
@@ -32,17 +33,14 @@ _ALIGN = 64
 
 
 def cache_dir() -> Path:
-    """``$CUBEROBOT_CACHE``, else ``$XDG_CACHE_HOME/cuberobot``, else
-    ``~/.cache/cuberobot`` (``%LOCALAPPDATA%\\cuberobot`` on Windows)."""
+    """``$CUBEROBOT_CACHE`` if set, else the user's cache directory for
+    cuberobot as :mod:`platformdirs` finds it: ``$XDG_CACHE_HOME/cuberobot``
+    or ``~/.cache/cuberobot`` on Linux, ``~/Library/Caches/cuberobot`` on
+    macOS, ``%LOCALAPPDATA%\\cuberobot\\Cache`` on Windows."""
     env = os.environ.get("CUBEROBOT_CACHE")
     if env:
         return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg:
-        return Path(xdg).expanduser() / "cuberobot"
-    if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
-        return Path(os.environ["LOCALAPPDATA"]) / "cuberobot"
-    return Path.home() / ".cache" / "cuberobot"
+    return platformdirs.user_cache_path("cuberobot", appauthor=False)
 
 
 def _crc_file(path: Path, start: int, size: int) -> int:

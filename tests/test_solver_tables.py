@@ -8,6 +8,7 @@ import sys
 import textwrap
 import threading
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -82,7 +83,15 @@ def test_load_or_build_rebuilds_damaged_file(tmp_path, monkeypatch):
 def test_cache_dir_defaults(monkeypatch, tmp_path):
     monkeypatch.delenv("CUBEROBOT_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert cache_dir() == tmp_path / "cuberobot"
+    if sys.platform.startswith("linux"):
+        assert cache_dir() == tmp_path / "cuberobot"
+        monkeypatch.delenv("XDG_CACHE_HOME")
+        monkeypatch.setenv("HOME", str(tmp_path / "home"))
+        assert cache_dir() == tmp_path / "home" / ".cache" / "cuberobot"
+    assert cache_dir().name in ("cuberobot", "Cache")
+    monkeypatch.setenv("CUBEROBOT_CACHE", "~/elsewhere")  # the override wins over XDG_CACHE_HOME too
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cache_dir() == Path("~/elsewhere").expanduser()
 
 
 def test_two_processes_building_at_once_build_once(tmp_path):
