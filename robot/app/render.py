@@ -96,7 +96,7 @@ def _quads(cube: StickerCube, turning: dict[str, float]):
     """(points 4x3, colour) of every cubie body face and sticker, with the
     turning layers rotated by their current angles."""
     polys = []
-    cubies = {}
+    cubies: dict[tuple[int, ...], list] = {}
     for idx in range(54):
         key = tuple(int(v) for v in np.rint(cube.pos[idx]))
         cubies.setdefault(key, [])
@@ -343,7 +343,7 @@ def _video_writer(path: Path, fps: int, size: int) -> cv2.VideoWriter | None:
     OpenCV build can encode, or None."""
     with _quiet_opencv():
         for codec in VIDEO_CODECS[path.suffix.lower()]:
-            writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*codec), fps, (size, size))
+            writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*codec), fps, (size, size))
             if writer.isOpened():
                 return writer
             writer.release()

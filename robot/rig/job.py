@@ -253,9 +253,8 @@ def run(link: Link, journal: Journal, start: Cube, moves, *,
     steps = plan(moves, link.config)
     js = journal.start_job(start.to_facelets(), [s.text for s in steps], port=link.port,
                            config=str(link.config.path) if link.config.path else None)
-    if link.hello is None:
-        link.connect()
-    journal.session(js, link.hello.boot_id)
+    hello = link.connect() if link.hello is None else link.hello
+    journal.session(js, hello.boot_id)
     try:
         return execute(link, journal, js, steps, on_turn=on_turn)
     except KeyboardInterrupt:

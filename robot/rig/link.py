@@ -52,7 +52,7 @@ class Link:
     def __init__(self, config, port: str | None = None):
         self.config = config
         self.port = port or config.rig.port
-        self.ser = None
+        self.ser: serial.SerialBase | None = None
         self.seq = 0
         self.hello: P.HelloOk | None = None
         self.queue_free = 0
@@ -73,12 +73,13 @@ class Link:
     # -- opening ---------------------------------------------------------
     def open(self) -> None:
         try:
-            self.ser = serial.serial_for_url(self.port, baudrate=self.config.rig.baud, timeout=0,
-                                             write_timeout=2.0, exclusive=None)
+            ser = serial.serial_for_url(self.port, baudrate=self.config.rig.baud, timeout=0,
+                                        write_timeout=2.0, exclusive=None)
         except (serial.SerialException, OSError, ValueError) as e:
             raise RigError(f"cannot open the rig's port {self.port!r}: {_reason(e)}") from None
+        self.ser = ser
         try:
-            self.ser.reset_input_buffer()  # stale bytes from before we opened
+            ser.reset_input_buffer()  # stale bytes from before we opened
         except Exception as e:  # noqa: BLE001 - termios.error and the like: the port is unusable
             self.close()
             raise RigError(f"cannot use the rig's port {self.port!r}: {_reason(e)} (did the device "
@@ -94,6 +95,11 @@ class Link:
         adopt = getattr(self.ser, "adopt_config", None)
         if adopt is not None:
             adopt(self.config)
+
+    def _open_port(self) -> serial.SerialBase:
+        if self.ser is None:
+            raise RigError("the link is not open")
+        return self.ser
 
     def close(self) -> None:
         if self.ser is not None:
@@ -168,15 +174,16 @@ class Link:
     # -- bytes -----------------------------------------------------------
     def _write(self, data: bytes) -> None:
         try:
-            self.ser.write(data)
+            self._open_port().write(data)
         except (serial.SerialException, OSError) as e:
             raise LinkLost(f"lost the connection to the rig on {self.port}: {_reason(e)}") from None
 
     def _read(self, timeout: float) -> bytes:
         try:
-            self.ser.timeout = max(0.0, timeout)
-            n = self.ser.in_waiting
-            return self.ser.read(n if n else 1)
+            ser = self._open_port()
+            ser.timeout = max(0.0, timeout)
+            n = ser.in_waiting
+            return bytes(ser.read(n if n else 1))
         except (serial.SerialException, OSError) as e:
             raise LinkLost(f"lost the connection to the rig on {self.port}: {_reason(e)}") from None
 
@@ -187,6 +194,8 @@ class Link:
             return False
         got = False
         for content in self._decoder.feed(data):
+            if isinstance(content, int):
+                continue  # a real-time byte: the host's decoder is not asked for them
             try:
                 seq, msg = P.decode(content)
             except P.ProtocolError as e:

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from solver import FACES, Move, group_steps, parse_moves
 
 from .timing import PlannedMove, sequence_ticks, ticks_to_s
+
+if TYPE_CHECKING:
+    from .config import Config
 
 AXIS = (0, 1, 2, 0, 1, 2)  # U R F D L B -> U/D, R/L, F/B
 
@@ -35,7 +39,7 @@ class MotorStep:
         return PlannedMove(self.parts, self.overlap)
 
 
-def motor_steps(move: Move, config) -> tuple[int, int]:
+def motor_steps(move: Move, config: Config) -> tuple[int, int]:
     """``(motor, signed steps)``: clockwise is positive unless the motor is inverted."""
     mc = config.motors[FACES[move.face]]
     quarters = {1: 1, 2: 2, 3: -1}[move.power]
@@ -43,15 +47,15 @@ def motor_steps(move: Move, config) -> tuple[int, int]:
     return mc.motor, -steps if mc.invert else steps
 
 
-def plan(moves: str | Iterable[Move] | Iterable[Iterable[Move]], config) -> list[MotorStep]:
+def plan(moves: str | Iterable[Move] | Iterable[str | Iterable[Move]], config: Config) -> list[MotorStep]:
     """Motor commands for a move sequence (or already grouped steps)."""
     if isinstance(moves, str):
         groups = group_steps(moves)
     else:
-        items = list(moves)
+        items: list[Any] = list(moves)
         if items and not isinstance(items[0], Move):
             # grouped steps, as Move objects or as text ("U", "D'")
-            groups = [parse_moves(g if isinstance(g, str) else " ".join(map(str, g))) for g in items]
+            groups = [parse_moves(g if isinstance(g, str) else " ".join(str(m) for m in g)) for g in items]
         else:
             groups = group_steps(items)
     overlap_deg = config.rig.overlap_deg
@@ -68,6 +72,6 @@ def plan(moves: str | Iterable[Move] | Iterable[Iterable[Move]], config) -> list
     return out
 
 
-def estimate_s(steps: list[MotorStep], config) -> float:
+def estimate_s(steps: list[MotorStep], config: Config) -> float:
     """Seconds the rig needs for these steps with its queue kept full."""
     return ticks_to_s(sequence_ticks([s.planned() for s in steps], config.profiles()))

@@ -47,7 +47,7 @@ def step_ticks(n: int, vmax_q: int, accel_q: int, vmin_q: int) -> tuple[int, ...
         return ()
     v, acc, done, ramp, phase = vmin_q, 0, 0, 0, 0  # phase 0 ACCEL, 1 CRUISE, 2 DECEL
     tick = 0
-    out = []
+    out: list[int] = []
     append = out.append
     while True:
         tick += 1

@@ -67,6 +67,9 @@ def forget(url: str | None = None) -> None:
 class Serial(SerialBase):
     """A pyserial port whose other end is a :class:`VirtualRig`."""
 
+    is_open: bool
+    rig: VirtualRig
+
     def open(self) -> None:
         if self.is_open:
             raise SerialException("Port is already open.")

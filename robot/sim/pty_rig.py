@@ -149,37 +149,39 @@ class SimRigProcess(SimRigLines):
             cmd += ["--firmware", firmware]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, bufsize=1)
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr  # all three are pipes
+        self._in, self._out, self._err = self.proc.stdin, self.proc.stdout, self.proc.stderr
         self.timeout = timeout
         line = self._line()
         if not line.startswith("/"):
-            err = self.proc.stderr.read() if self.proc.poll() is not None else ""
+            err = self._err.read() if self.proc.poll() is not None else ""
             self.close()
             said = (err.strip().splitlines() or [line or "no output"])[-1]
             raise RigError(f"the simulated rig did not start: {said}")
         self.port = line
 
     def _line(self) -> str:
-        r, _, _ = select.select([self.proc.stdout], [], [], self.timeout)
+        r, _, _ = select.select([self._out], [], [], self.timeout)
         if not r:
             self.close()
             raise RigError(f"sim-rig did not answer within {self.timeout:g} s")
-        return self.proc.stdout.readline().strip()
+        return self._out.readline().strip()
 
     def ask(self, line: str) -> str:
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
+        self._in.write(line + "\n")
+        self._in.flush()
         return self._line()
 
     def close(self) -> None:
         if self.proc.poll() is None:
             try:
-                self.proc.stdin.write("quit\n")
-                self.proc.stdin.flush()
+                self._in.write("quit\n")
+                self._in.flush()
                 self.proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired, ValueError):
                 self.proc.kill()
                 self.proc.wait()
-        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+        for f in (self._in, self._out, self._err):
             try:
                 f.close()
             except OSError:

@@ -75,8 +75,8 @@ def check_firmware(elf: str | os.PathLike) -> Path:
     if header[:4] != b"\x7fELF":
         raise UserError(f"--firmware {elf}: not an ELF file (the .hex is for flashing a board; the "
                         f"emulator needs the .elf); {hint}")
-    byteorder = "little" if header[5:6] == b"\x01" else "big"
-    if len(header) < 20 or int.from_bytes(header[18:20], byteorder) != EM_AVR:
+    machine = int.from_bytes(header[18:20], "little" if header[5:6] == b"\x01" else "big")
+    if len(header) < 20 or machine != EM_AVR:
         raise UserError(f"--firmware {elf}: an ELF file, but not for an AVR board; {hint}")
     return path
 

@@ -305,7 +305,7 @@ class VirtualRig:
                     self._resets.popleft()
                     self._interrupt_all()
                     self._boot(cause=2)
-                else:
+                elif done is not None:
                     self.tick = max(self.tick, t_done)
                     self._finish(done)
             self.tick = max(self.tick, target)
@@ -349,6 +349,7 @@ class VirtualRig:
         stalled = False
         for m, s in cmd.motors():
             p = self.profiles[m]
+            assert p is not None, "MOVE on an unconfigured motor is refused before it is activated"
             steps[m] = step_ticks(abs(s), p.vmax_q, p.accel_q, p.vmin_q)
             motion = max(motion, steps[m][-1])
             settle = max(settle, p.settle_ms * 25)

@@ -170,6 +170,9 @@ def _resume(args) -> int:
         with _link_for(args, cfg, default_port=port) as link:
             report = job.resume(link, journal, on_turn=lambda td: print(
                 f"  turn {td.index + 1}/{len(js.steps)} {td.step.text}", flush=True))
+        if report is None:  # finished by someone else since we looked
+            print(f"nothing to resume (journal: {journal.path})")
+            return 0
         print(f"done: {len(report.turns)} turns, final state {report.state}")
     return 0
 

@@ -195,9 +195,9 @@ def _calibrate(args) -> int:
     check_solved(frames, flat, args.save_debug)
     profile = build_profile(args.profile, seen, settings)
     path = save_profile(profile, Path(args.dir) if args.dir else None)
-    for f in FACES:
-        r, g, b = profile.face_colors[f]
-        print(f"{f}: rgb({r:.0f}, {g:.0f}, {b:.0f})")
+    for face in FACES:
+        red, green, blue = profile.face_colors[face]
+        print(f"{face}: rgb({red:.0f}, {green:.0f}, {blue:.0f})")
     d, a, b = profile.separation()
     print(f"smallest colour difference: {a}-{b} ΔE {d:.1f}")
     if d < TOO_CLOSE_DE:
