@@ -4,6 +4,7 @@ interactive window where a click on a sticker cycles its colour."""
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -12,16 +13,26 @@ from solver.facelets import FACES, position_name
 
 from .errors import VisionError
 from .render import net_to_image
+from .setup import FaceSpec, ViewSpec
+
+if TYPE_CHECKING:  # scanning pulls in the classifier; drawing does not need it
+    from .scanning import ScanResult
 
 DOUBT = (255, 0, 255)  # magenta: easy to see on every sticker colour
 KEYS = "click sticker: change colour | Enter: accept | r: rescan | q/Esc: quit"
+"""The interactive window's keys: drawn only there, never on saved pictures."""
+BAR = 30  # height of the black status bar at the top (BAR_WITH_KEYS when the keys are shown)
+BAR_WITH_KEYS = 56
+LABEL_FONT = cv2.FONT_HERSHEY_SIMPLEX
+LABEL_SCALE = 0.9  # face letters beside each face
+LABEL_THICKNESS = 2
 
 
 def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) or os.name == "nt"
 
 
-def _sticker_geometry(face):
+def _sticker_geometry(face: FaceSpec) -> tuple[np.ndarray, np.ndarray, float]:
     """Centres and radii of the 9 stickers of a face in image pixels."""
     h = net_to_image(face)
     pts = np.array([[c + 0.5, r + 0.5, 1.0] for r in range(3) for c in range(3)])
@@ -33,21 +44,47 @@ def _sticker_geometry(face):
     return centres, quad, size
 
 
-def annotate(image: np.ndarray, view, result) -> np.ndarray:
-    """The camera image with face outlines, each sticker's measured colour
-    and letter, doubtful stickers ringed in magenta, and the keys."""
+def label_position(quads: list[np.ndarray], k: int, text_size: tuple[int, int],
+                   image_size: tuple[int, int], top: int = 0) -> tuple[float, float]:
+    """Where face ``k``'s letter goes (the centre of its text box): just
+    outside the face, on the line from the middle of the view through the
+    middle of the face, so it stands beside the face it names and on no
+    face; kept inside the ``image_size`` (width, height) picture and below
+    its first ``top`` rows (the status bar). A view of one face gets its
+    letter above the face."""
+    centres = [q.mean(axis=0) for q in quads]
+    c = centres[k]
+    d = c - np.mean(centres, axis=0)
+    n = float(np.linalg.norm(d))
+    d = d / n if n > 1.0 else np.array([0.0, -1.0])
+    hw, hh = text_size[0] / 2 + 4, text_size[1] / 2 + 4
+    box = np.array([[x, y] for x in (-hw, 0, hw) for y in (-hh, 0, hh)])
+    polys = [q.astype(np.float32) for q in quads]
+    w, h = image_size
+    p = c
+    for step in range(0, 2 * max(w, h), 2):
+        p = c + step * d
+        if all(cv2.pointPolygonTest(q, (float(x), float(y)), True) < -2 for q in polys for x, y in p + box):
+            break
+    return (float(np.clip(p[0], hw, max(hw, w - hw))), float(np.clip(p[1], top + hh, max(top + hh, h - hh))))
+
+
+def annotate(image: np.ndarray, view: ViewSpec, result: ScanResult, *, keys: bool = False) -> np.ndarray:
+    """The camera image with face outlines, each face's letter beside it,
+    each sticker's measured colour and letter, doubtful stickers ringed in
+    magenta, and a status line; ``keys`` adds the interactive window's keys
+    (for that window only: a saved picture cannot be clicked)."""
     out = image.copy()
-    facelets = result.facelets if hasattr(result, "facelets") else result.classification.facelets
-    cls = getattr(result, "classification", result)
+    facelets = result.facelets  # the shown letters: the window's may differ from the classification's
+    cls = result.classification
     suspects = set(cls.suspects)
-    samples = getattr(result, "samples", None)
+    samples = result.samples
+    quads = []
     for face in view.faces:
         k = FACES.index(face.face)
         centres, quad, size = _sticker_geometry(face)
+        quads.append(quad)
         cv2.polylines(out, [np.round(quad).astype(np.int32)], True, (255, 255, 255), 2, cv2.LINE_AA)
-        tl = quad[0]
-        cv2.putText(out, face.face, (int(tl[0]) - 18, int(tl[1]) - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.8,
-                    (255, 255, 255), 2, cv2.LINE_AA)
         r = max(4, int(size * 0.22))
         for n in range(9):
             idx = 9 * k + n
@@ -64,12 +101,22 @@ def annotate(image: np.ndarray, view, result) -> np.ndarray:
             cv2.putText(out, letter, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), 1, cv2.LINE_AA)
             if idx in suspects:
                 cv2.circle(out, (cx, cy), int(size * 0.45), DOUBT, 3, cv2.LINE_AA)
+    bar = BAR_WITH_KEYS if keys else BAR
     status = "OK" if cls.ok else (f"{len(cls.suspects)} in doubt: "
                                   + " ".join(position_name(i) for i in sorted(suspects)[:10]))
-    cv2.rectangle(out, (0, 0), (out.shape[1], 56), (0, 0, 0), -1)
+    cv2.rectangle(out, (0, 0), (out.shape[1], bar), (0, 0, 0), -1)
     cv2.putText(out, f"{view.name}: {status}", (8, 22), cv2.FONT_HERSHEY_SIMPLEX, 0.6,
                 (0, 255, 0) if cls.ok else DOUBT, 1, cv2.LINE_AA)
-    cv2.putText(out, KEYS, (8, 46), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
+    if keys:
+        cv2.putText(out, KEYS, (8, 46), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
+    # the face letters last, so no sticker, outline or bar covers one
+    for k, face in enumerate(view.faces):
+        (tw, th), _ = cv2.getTextSize(face.face, LABEL_FONT, LABEL_SCALE, LABEL_THICKNESS)
+        x, y = label_position(quads, k, (tw, th), (out.shape[1], out.shape[0]), bar)
+        org = (int(round(x - tw / 2)), int(round(y + th / 2)))
+        cv2.putText(out, face.face, org, LABEL_FONT, LABEL_SCALE, (0, 0, 0), LABEL_THICKNESS + 3, cv2.LINE_AA)
+        cv2.putText(out, face.face, org, LABEL_FONT, LABEL_SCALE, (255, 255, 255), LABEL_THICKNESS,
+                    cv2.LINE_AA)
     return out
 
 
@@ -117,7 +164,7 @@ def interactive(result, *, window: str = "cuberobot scan") -> tuple[str, str]:
     try:
         while True:
             shown = type(result)(**{**result.__dict__, "facelets": state["facelets"]})
-            tiles = [annotate(frames[v.name], v, shown) for v in views]
+            tiles = [annotate(frames[v.name], v, shown, keys=True) for v in views]
             hmax = max(t.shape[0] for t in tiles)
             tiles = [np.pad(t, ((0, hmax - t.shape[0]), (0, 0), (0, 0))) for t in tiles]
             cv2.imshow(window, np.hstack(tiles))
