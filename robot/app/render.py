@@ -16,6 +16,7 @@ import math
 import os
 import struct
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -23,6 +24,7 @@ import numpy as np
 
 from solver import FACES, Cube
 
+from ..rig.config import Config
 from ..rig.errors import UserError
 from ..rig.motion import MotorStep
 from ..rig.protocol import TICK_HZ
@@ -92,7 +94,11 @@ class StickerCube:
         return "".join(out)
 
 
-def _quads(cube: StickerCube, turning: dict[str, float]):
+Polygon = tuple[np.ndarray, tuple[int, int, int], np.ndarray]
+"""Corner points (4x3), BGR colour and normal of one face of a cubie or sticker."""
+
+
+def _quads(cube: StickerCube, turning: dict[str, float]) -> list[Polygon]:
     """(points 4x3, colour) of every cubie body face and sticker, with the
     turning layers rotated by their current angles."""
     polys = []
@@ -154,7 +160,7 @@ def draw(cube: StickerCube, turning: dict[str, float], size: int = 360) -> np.nd
     return img
 
 
-def _quarters(step: MotorStep, config) -> list[tuple[str, int, int, int]]:
+def _quarters(step: MotorStep, config: Config) -> list[tuple[str, int, int, int]]:
     """(face, signed quarter turns, motor, steps) for each motor of a step."""
     out = []
     for mv, (motor, steps) in zip(step.moves, step.parts):
@@ -162,7 +168,8 @@ def _quarters(step: MotorStep, config) -> list[tuple[str, int, int, int]]:
     return out
 
 
-def frames(start: Cube, steps: list[MotorStep], config, fps: int = 25, size: int = 360):
+def frames(start: Cube, steps: list[MotorStep], config: Config, fps: int = 25,
+           size: int = 360) -> Iterator[np.ndarray]:
     """Yield images of the run, one per 1/fps s of rig time (plus a still at each end)."""
     profiles = config.profiles()
     sched = schedule([s.planned() for s in steps], profiles)
@@ -192,7 +199,7 @@ def frames(start: Cube, steps: list[MotorStep], config, fps: int = 25, size: int
         yield draw(cube, {}, size)
 
 
-def timeline(steps: list[MotorStep], config, width: int = 1000) -> np.ndarray:
+def timeline(steps: list[MotorStep], config: Config, width: int = 1000) -> np.ndarray:
     """Six rows, one per motor; a bar for each move it makes, over rig time."""
     profiles = config.profiles()
     sched = schedule([s.planned() for s in steps], profiles)
@@ -323,7 +330,7 @@ SUFFIXES = (".gif", *VIDEO_CODECS)
 
 
 @contextlib.contextmanager
-def _quiet_opencv():
+def _quiet_opencv() -> Iterator[None]:
     """OpenCV's FFmpeg back end writes every codec it tries and falls back
     from straight to file descriptor 2; while a writer is opened, that goes
     to /dev/null (the outcome is reported by the caller)."""
@@ -381,7 +388,7 @@ def check_path(path: str | Path) -> Path:
     return path
 
 
-def render(path: str | Path, start: Cube, steps: list[MotorStep], config, fps: int = 25,
+def render(path: str | Path, start: Cube, steps: list[MotorStep], config: Config, fps: int = 25,
            size: int = 360) -> list[Path]:
     """Write the animation to ``path`` (.gif, .webm or .mp4) and the timeline next to
     it (``NAME-timeline.png``); returns the files written."""

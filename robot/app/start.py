@@ -18,9 +18,10 @@ import random
 import select
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,6 +37,13 @@ from ..rig.timing import rig_turn_costs
 from ..sim import SimulatedRig
 from ..sim import attach as attach_simulation
 
+if TYPE_CHECKING:
+    from solver.api import Solution
+    from vision.profile import Profile
+    from vision.render import Lighting
+    from vision.scanning import ScanResult
+    from vision.setup import ViewSpec
+
 log = logging.getLogger(__name__)
 
 EXIT_SCAN_DOUBTFUL = 3
@@ -46,7 +54,7 @@ class ScanDoubtful(RigError):
 
     exit_code = EXIT_SCAN_DOUBTFUL
 
-    def __init__(self, message: str, result=None):
+    def __init__(self, message: str, result: ScanResult | None = None):
         super().__init__(message)
         self.result = result
 
@@ -106,7 +114,7 @@ class Run:
     headless: bool
     out: Callable[[str], None]
     seed: int | None = None
-    sim_lighting: Callable[[int], object] | None = None
+    sim_lighting: Callable[[int], Lighting] | None = None
     """For simulated cameras: capture number -> lighting (None: random)."""
     captures: int = 0
     record: dict = field(default_factory=dict)
@@ -169,13 +177,13 @@ def wait_for_start(run: Run, *, no_wait: bool = False) -> str:
                 return "space"
 
 
-def _doubtful(result, min_confidence: float) -> list[int]:
+def _doubtful(result: ScanResult, min_confidence: float) -> list[int]:
     c = result.classification
     doubt = set(c.suspects) | {i for i in range(54) if c.confidence[i] < min_confidence}
     return sorted(doubt)
 
 
-def _why(result) -> str:
+def _why(result: ScanResult) -> str:
     c = result.classification
     reasons = []
     if c.error is not None:
@@ -184,11 +192,11 @@ def _why(result) -> str:
     return "; ".join(reasons) or "low confidence"
 
 
-def _lighting(run: Run):
+def _lighting(run: Run) -> Lighting | None:
     return run.sim_lighting(run.captures) if run.sim_lighting is not None else None
 
 
-def scan(run: Run, *, purpose: str = "scan"):
+def scan(run: Run, *, purpose: str = "scan") -> tuple[ScanResult, str]:
     """Capture every view and classify; capture the doubtful views again up
     to ``recaptures`` times; then ask the user, or give up (headless)."""
     from vision.preview import annotate
@@ -200,13 +208,13 @@ def scan(run: Run, *, purpose: str = "scan"):
     state = run.rig.sim_state() if run.rig.sim_state else None
     flat = expand_views(views)
 
-    def capture(which):
+    def capture(which: list[ViewSpec]) -> dict[str, np.ndarray]:
         frames = capture_frames(cameras, which, sim_state=state, sim_lighting=_lighting(run),
                                 sim_seed=None if run.seed is None else run.seed * 7919 + run.captures)
         run.captures += 1
         return frames
 
-    def evaluate(frames):
+    def evaluate(frames: dict[str, np.ndarray]) -> ScanResult:
         samples, spread, glare = measure(frames, flat, profile)
         cls = classify_measured(samples, spread, glare, profile=profile)
         res = ScanResult(cls.facelets, cls, samples, spread, glare, frames=frames, views=flat)
@@ -236,7 +244,7 @@ def scan(run: Run, *, purpose: str = "scan"):
     return result, _ask_user(result, doubt)
 
 
-def _ask_user(result, doubt) -> str:
+def _ask_user(result: ScanResult, doubt: list[int]) -> str:
     from solver import CubeError
     from vision.preview import has_display, interactive
 
@@ -257,17 +265,17 @@ def _ask_user(result, doubt) -> str:
         return facelets
 
 
-def _views_concerned(views, doubt: list[int]):
+def _views_concerned(views: list[ViewSpec], doubt: list[int]) -> list[ViewSpec]:
     faces = {FACES[i // 9] for i in doubt}
     concerned = [v for v in views if any(f.face in faces for f in v.faces)]
     return concerned or list(views)
 
 
-def _names(indices) -> str:
+def _names(indices: Iterable[int]) -> str:
     return ", ".join(position_name(i) for i in indices)
 
 
-def _profile(cfg: Config):
+def _profile(cfg: Config) -> Profile | None:
     if not cfg.profile:
         return None
     from vision.profile import load_profile
@@ -275,7 +283,7 @@ def _profile(cfg: Config):
     return load_profile(cfg.profile)
 
 
-def solve(run: Run, facelets: str):
+def solve(run: Run, facelets: str) -> Solution:
     import solver
 
     q, h = rig_turn_costs(run.cfg)
@@ -303,7 +311,7 @@ def plan_picture(scan_image: np.ndarray, steps: list[str], done: int) -> np.ndar
     return np.vstack([scan_image, band])
 
 
-def turn(run: Run, start: Cube, solution, journal: Journal) -> job.JobReport:
+def turn(run: Run, start: Cube, solution: Solution, journal: Journal) -> job.JobReport:
     """Execute the solution's steps with a live progress line (and the plan
     in the preview window when there is one)."""
     n = len(solution.steps)
@@ -331,7 +339,7 @@ def turn(run: Run, start: Cube, solution, journal: Journal) -> job.JobReport:
 
             show(0)
 
-    def on_turn(td) -> None:
+    def on_turn(td: job.TurnDone) -> None:
         if show is not None:
             show(td.index + 1)
         if tty:
@@ -350,7 +358,7 @@ def turn(run: Run, start: Cube, solution, journal: Journal) -> job.JobReport:
 
 def run_start(cfg: Config, *, port: str | None = None, headless: bool = False, firmware: str | None = None,
               state_dir: str | Path | None = None, seed: int | None = None, no_wait: bool = False,
-              sim_lighting: Callable[[int], object] | None = None,
+              sim_lighting: Callable[[int], Lighting] | None = None,
               out: Callable[[str], None] = print) -> dict:
     """The whole loop. Returns the run record (also written to the state dir)."""
     import solver
@@ -446,7 +454,7 @@ def _warm_up_vision() -> None:
     vision.classify(samples)
 
 
-def _run_dir(state_dir) -> Path:
+def _run_dir(state_dir: str | Path | None) -> Path:
     base = Path(state_dir) if state_dir is not None else default_state_dir()
     stamp = time.strftime("%Y%m%d-%H%M%S")
     for n in range(1000):
@@ -461,7 +469,7 @@ def _run_dir(state_dir) -> Path:
     raise UserError(f"too many runs in {base / 'runs'} this second")
 
 
-def _save_images(run_dir: Path, prefix: str, result) -> None:
+def _save_images(run_dir: Path, prefix: str, result: ScanResult | None) -> None:
     if result is None:
         return
     import cv2

@@ -23,6 +23,7 @@ from vision.errors import VisionError
 
 from ..rig.errors import RigError, UserError
 from . import commands
+from .commands import Registry
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -48,18 +49,6 @@ def common_options(suppress: bool) -> argparse.ArgumentParser:
     return parent
 
 
-class _Commands:
-    """The subcommands' registry: each command gets the shared options."""
-
-    def __init__(self, action, common: argparse.ArgumentParser):
-        self._action = action
-        self.common = common
-
-    def add_parser(self, name: str, **kw) -> argparse.ArgumentParser:
-        kw["parents"] = [*kw.get("parents", []), self.common]
-        return self._action.add_parser(name, **kw)
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cuberobot",
@@ -67,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common_options(suppress=False)],
     )
     parser.add_argument("--version", action="version", version=f"cuberobot {_version()}")
-    sub = _Commands(parser.add_subparsers(dest="command", metavar="COMMAND"), common_options(suppress=True))
+    sub = Registry(parser.add_subparsers(dest="command", metavar="COMMAND"), common_options(suppress=True))
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         module.register(sub)

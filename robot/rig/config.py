@@ -12,9 +12,10 @@ import difflib
 import math
 import os
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from solver import FACES
 from vision.setup import CameraSpec, FaceSpec, ViewSpec
@@ -141,11 +142,11 @@ class _Table:
     def key(self, k: str) -> str:
         return f"{self.path}.{k}" if self.path else k
 
-    def fail(self, key: str, what: str):
+    def fail(self, key: str, what: str) -> NoReturn:
         raise UserError(f"{self.file}: {key or '(top level)'}: {what}")
 
-    def get(self, k: str, kind: type | tuple, default: Any = None, *, lo=None, hi=None,
-            choices=None, required: bool = False) -> Any:
+    def get(self, k: str, kind: type | tuple, default: Any = None, *, lo: float | None = None,
+            hi: float | None = None, choices: Iterable[Any] | None = None, required: bool = False) -> Any:
         self.used.add(k)
         if k not in self.data:
             if required:

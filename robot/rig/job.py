@@ -20,7 +20,7 @@ from . import protocol as P
 from .errors import RigError
 from .journal import JobState, Journal
 from .link import EstopLatched, Link, LinkLost, RigReset
-from .motion import MotorStep, estimate_s, plan
+from .motion import MotorStep, Moves, estimate_s, plan
 from .timing import move_ticks, ticks_to_s
 
 
@@ -247,7 +247,7 @@ def execute(link: Link, journal: Journal, js: JobState, steps: list[MotorStep], 
     return report
 
 
-def run(link: Link, journal: Journal, start: Cube, moves, *,
+def run(link: Link, journal: Journal, start: Cube, moves: Moves, *,
         on_turn: Callable[[TurnDone], None] | None = None) -> JobReport:
     """Plan ``moves`` (a sequence or grouped steps), record the job, run it."""
     steps = plan(moves, link.config)
@@ -275,7 +275,8 @@ def resume(link: Link, journal: Journal, *, on_turn: Callable[[TurnDone], None] 
         return _resume(link, journal, js, on_turn=on_turn, wait_s=wait_s)
 
 
-def _resume(link: Link, journal: Journal, js: JobState, *, on_turn, wait_s) -> JobReport:
+def _resume(link: Link, journal: Journal, js: JobState, *, on_turn: Callable[[TurnDone], None] | None,
+            wait_s: float | None) -> JobReport:
     steps = plan(js.steps, link.config)
     hello = link.connect() if link.hello is None else link.hello
     maybe = _possibly_under_way(js)

@@ -14,12 +14,16 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import serial
 
 from . import protocol as P
 from .errors import RigError
+
+if TYPE_CHECKING:
+    from .config import Config
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +53,7 @@ class EstopLatched(RigError):
 class Link:
     """A session with the rig over any pyserial URL or device path."""
 
-    def __init__(self, config, port: str | None = None):
+    def __init__(self, config: Config, port: str | None = None):
         self.config = config
         self.port = port or config.rig.port
         self.ser: serial.SerialBase | None = None
@@ -112,7 +116,7 @@ class Link:
     def __enter__(self) -> Link:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def connect(self) -> P.HelloOk:
@@ -306,7 +310,7 @@ class Link:
         self.estop_latched = False
 
     @contextlib.contextmanager
-    def estop_on_interrupt(self):
+    def estop_on_interrupt(self) -> Iterator[Link]:
         """Ctrl-C inside: the emergency stop goes out before anything else."""
         try:
             yield self

@@ -47,7 +47,12 @@ def motor_steps(move: Move, config: Config) -> tuple[int, int]:
     return mc.motor, -steps if mc.invert else steps
 
 
-def plan(moves: str | Iterable[Move] | Iterable[str | Iterable[Move]], config: Config) -> list[MotorStep]:
+Moves = str | Iterable[Move] | Iterable[str | Iterable[Move | str]]
+"""A move sequence (text or Move objects), or steps already grouped (each a
+string or a sequence of Moves or move strings)."""
+
+
+def plan(moves: Moves, config: Config) -> list[MotorStep]:
     """Motor commands for a move sequence (or already grouped steps)."""
     if isinstance(moves, str):
         groups = group_steps(moves)

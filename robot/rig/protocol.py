@@ -10,8 +10,9 @@ from __future__ import annotations
 import binascii
 import enum
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 PROTOCOL_VERSION = 1
 
@@ -207,8 +208,11 @@ class Message:
         return struct.pack("<" + self.FORMAT, *(getattr(self, f.name) for f in fields(self)))
 
 
-def _msg(type_: int, fmt: str):
-    def wrap(cls):
+M = TypeVar("M", bound="Message")
+
+
+def _msg(type_: int, fmt: str) -> Callable[[type[M]], type[M]]:
+    def wrap(cls: type[M]) -> type[M]:
         cls.TYPE = type_
         cls.FORMAT = fmt
         return cls

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import time
 import urllib.parse
+from typing import TYPE_CHECKING
 
 from serial.serialutil import PortNotOpenError, SerialBase, SerialException
 
 from solver import Cube, CubeError
 
 from .virtual_rig import Disconnected, Faults, Mechanics, VirtualRig, make_clock
+
+if TYPE_CHECKING:
+    from ..rig.config import Config
 
 _RIGS: dict[str, VirtualRig] = {}
 _OPTIONS = ("speed", "seed", "faults", "state", "protocol")
@@ -81,7 +85,7 @@ class Serial(SerialBase):
         self._conn = self.rig.connect()
         self.is_open = True
 
-    def adopt_config(self, config) -> None:
+    def adopt_config(self, config: Config) -> None:
         """The driver's hook: the rig's mechanics follow the configuration
         the driver runs with, unless the rig already has them."""
         if self.rig.mechanics is None:
@@ -91,7 +95,7 @@ class Serial(SerialBase):
         self.is_open = False
         super().close()
 
-    def _reconfigure_port(self, *args) -> None:
+    def _reconfigure_port(self, *args: object) -> None:
         pass
 
     def _check(self) -> None:
@@ -124,7 +128,7 @@ class Serial(SerialBase):
                 return b""
             self.rig.clock.wait(self.rig.next_event_time(), min(remaining, 0.05))
 
-    def write(self, data) -> int:
+    def write(self, data: bytes | bytearray | memoryview) -> int:
         self._check()
         try:
             self._conn.write(bytes(data))

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 import tty
+from typing import TextIO
 
 from solver import Cube, CubeError
 
@@ -27,7 +28,7 @@ DEAD_LINE_S = 2.0
 """After a simulated disconnect the pty carries nothing for this long."""
 
 
-def serve(rig: VirtualRig, out=sys.stdout, inp=sys.stdin) -> int:
+def serve(rig: VirtualRig, out: TextIO = sys.stdout, inp: TextIO = sys.stdin) -> int:
     """Serve ``rig`` on a new pty until ``quit``, or until the pipe on stdin
     closes (the driving process is gone); with stdin from /dev/null or a file,
     until killed."""
@@ -37,7 +38,7 @@ def serve(rig: VirtualRig, out=sys.stdout, inp=sys.stdin) -> int:
     print(path, file=out, flush=True)
     conn: Connection = rig.connect()
     dead_until = 0.0
-    stdin_fd = inp.fileno()
+    stdin_fd: int | None = inp.fileno()
     pending = b""
     os.set_blocking(master, False)
     try:
@@ -190,5 +191,5 @@ class SimRigProcess(SimRigLines):
     def __enter__(self) -> SimRigProcess:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import solver
 
+from ..rig.config import Config
 from ..rig.errors import RigError, UserError
 from .pty_rig import SimRigLines
 from .virtual_rig import Mechanics
@@ -191,7 +192,7 @@ class SimavrRig(SimRigLines):
         self.close()
 
 
-def serve(elf: str | os.PathLike, config: object, *, state: str | None = None, speed: str = "1",
+def serve(elf: str | os.PathLike, config: Config, *, state: str | None = None, speed: str = "1",
           faults: str = "") -> int:
     """`cuberobot sim-rig --firmware ELF`: the harness with the config's mechanics, in the foreground."""
     check_firmware(elf)

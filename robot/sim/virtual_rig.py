@@ -20,11 +20,15 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from solver import SOLVED_CUBE, Cube, Move
 
 from ..rig import protocol as P
 from ..rig.timing import Profile, step_ticks
+
+if TYPE_CHECKING:
+    from ..rig.config import Config
 
 QUEUE_CAPACITY = 4
 FW_VERSION = (0, 1, 0)
@@ -62,7 +66,7 @@ class EventClock:
 
     speed = float("inf")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._t = 0.0
 
     def now(self) -> float:
@@ -176,7 +180,7 @@ class Mechanics:
     steps_per_quarter: tuple[int, ...] = (400,) * 6
 
     @classmethod
-    def from_config(cls, config) -> Mechanics:
+    def from_config(cls, config: Config) -> Mechanics:
         face, sign, spq = [0] * 6, [1] * 6, [400] * 6
         for i, letter in enumerate("URFDLB"):
             m = config.motors[letter]
@@ -223,7 +227,8 @@ class TurnRecord:
 class VirtualRig:
     """Firmware behaviour; feed it host bytes, collect its bytes, ask it the truth."""
 
-    def __init__(self, *, clock=None, faults: Faults | None = None, seed: int | None = 0,
+    def __init__(self, *, clock: RealClock | EventClock | None = None, faults: Faults | None = None,
+                 seed: int | None = 0,
                  cube: Cube = SOLVED_CUBE, mechanics: Mechanics | None = None,
                  protocol_version: int = P.PROTOCOL_VERSION):
         self.protocol_version = protocol_version

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
@@ -19,6 +20,7 @@ from solver import (
 
 from ...rig.errors import UserError
 from ..netprint import render_net
+from . import Registry
 
 STDIN_LIMIT = 1 << 20
 """Bytes of standard input a cube argument reads at most."""
@@ -38,7 +40,7 @@ def read_cube_arg(text: str) -> str:
     return text
 
 
-def _check(args) -> int:
+def _check(args: argparse.Namespace) -> int:
     text = read_cube_arg(args.facelets)
     try:
         parse_facelets(text)
@@ -52,7 +54,7 @@ def _check(args) -> int:
     return 0
 
 
-def _show(args) -> int:
+def _show(args: argparse.Namespace) -> int:
     text = read_cube_arg(args.facelets)
     facelets = normalize_facelets(text)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
@@ -61,13 +63,13 @@ def _show(args) -> int:
     return 0
 
 
-def _apply(args) -> int:
+def _apply(args: argparse.Namespace) -> int:
     cube = Cube.from_facelets(read_cube_arg(args.facelets))
     print(cube.apply(" ".join(args.moves)).to_facelets())
     return 0
 
 
-def _scramble(args) -> int:
+def _scramble(args: argparse.Namespace) -> int:
     if args.moves is not None:
         if args.moves < 0 or args.moves > 10000:
             raise UserError("--moves must be between 0 and 10000")
@@ -79,7 +81,7 @@ def _scramble(args) -> int:
     return 0
 
 
-def register(sub) -> None:
+def register(sub: Registry) -> None:
     p = sub.add_parser("check", help="check that a cube string describes a solvable cube")
     p.add_argument("facelets", help="54 symbols in U R F D L B face order, 'solved', or - for stdin")
     p.add_argument("--json", action="store_true", help="machine-readable answer")

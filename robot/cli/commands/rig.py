@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 import time
+from typing import TYPE_CHECKING
 
 from solver import FACES, SOLVED_CUBE, Cube, Move, random_cube
 
-from ...rig.config import load_config
+from ...rig.config import Config, load_config
 from ...rig.errors import RigError, UserError
 from ...rig.journal import Journal
 from ...rig.timing import move_ticks, rig_turn_costs, ticks_to_s
+from . import Registry
 from .cube import read_cube_arg
 
+if TYPE_CHECKING:
+    from ...rig import job
+    from ...rig.link import Link
 
-def _add_rig_options(p, state_dir: bool = True) -> None:
+
+def _add_rig_options(p: argparse.ArgumentParser, state_dir: bool = True) -> None:
     p.add_argument("--config", metavar="FILE", help="set-up file (default: config/rig.toml)")
     p.add_argument("--port", metavar="PORT",
                    help="serial port, pty path or pyserial URL (sim://...); overrides the config")
@@ -27,7 +34,7 @@ def _add_rig_options(p, state_dir: bool = True) -> None:
 # ---------------------------------------------------------------- config check
 
 
-def _config_check(args) -> int:
+def _config_check(args: argparse.Namespace) -> int:
     cfg = load_config(args.file)
     q, h = rig_turn_costs(cfg)
     motors = ", ".join(f"{f}:{m.motor}{'(inv)' if m.invert else ''}" for f, m in cfg.motors.items())
@@ -43,7 +50,7 @@ def _config_check(args) -> int:
 # ---------------------------------------------------------------- sim-rig
 
 
-def _start_cube(args) -> Cube:
+def _start_cube(args: argparse.Namespace) -> Cube:
     if getattr(args, "state", None) and getattr(args, "scramble", None) is not None:
         raise UserError("give either --state or --scramble, not both")
     if getattr(args, "state", None):
@@ -53,7 +60,7 @@ def _start_cube(args) -> Cube:
     return SOLVED_CUBE
 
 
-def _sim_rig(args) -> int:
+def _sim_rig(args: argparse.Namespace) -> int:
     from ...sim.virtual_rig import Faults, Mechanics, VirtualRig, make_clock
 
     cfg = load_config(args.config)
@@ -78,7 +85,7 @@ def _sim_rig(args) -> int:
 # ---------------------------------------------------------------- dry-run
 
 
-def _link_for(args, cfg, *, default_port: str | None = None):
+def _link_for(args: argparse.Namespace, cfg: Config, *, default_port: str | None = None) -> Link:
     from ... import sim  # noqa: F401  (sim:// ports, the default rig's)
     from ...rig.link import Link
 
@@ -86,12 +93,12 @@ def _link_for(args, cfg, *, default_port: str | None = None):
     return Link(cfg, args.port or default_port or cfg.rig.port)
 
 
-def _check_port_arg(args) -> None:
+def _check_port_arg(args: argparse.Namespace) -> None:
     if getattr(args, "port", None) is not None and not args.port.strip():
         raise UserError("--port is empty: give a device (/dev/ttyACM0, COM3), a pty path or a URL (sim://)")
 
 
-def _dry_run(args) -> int:
+def _dry_run(args: argparse.Namespace) -> int:
     from ...rig import job
     from ...rig.motion import plan
 
@@ -120,7 +127,7 @@ def _dry_run(args) -> int:
         state_dir = tmp.name
     header = [f"{'step':>4}  {'turn':<7} {'motors':<22} {'estimate':>9} {'rig':>9}"]
 
-    def on_turn(td) -> None:
+    def on_turn(td: job.TurnDone) -> None:
         if header:
             print(header.pop())
         est = ticks_to_s(sum(move_ticks(td.step.parts, profiles)))
@@ -150,7 +157,7 @@ def _dry_run(args) -> int:
 # ---------------------------------------------------------------- resume
 
 
-def _resume(args) -> int:
+def _resume(args: argparse.Namespace) -> int:
     from ...rig import job
 
     cfg = load_config(args.config)
@@ -180,7 +187,7 @@ def _resume(args) -> int:
 # ---------------------------------------------------------------- jog / estop
 
 
-def _jog(args) -> int:
+def _jog(args: argparse.Namespace) -> int:
     from ...rig import protocol as P
     from ...rig.motion import motor_steps
 
@@ -216,7 +223,7 @@ def _jog(args) -> int:
     return 0
 
 
-def _estop(args) -> int:
+def _estop(args: argparse.Namespace) -> int:
     cfg = load_config(args.config)
     _check_port_arg(args)
     if (args.port or cfg.rig.port).startswith("sim://"):
@@ -242,13 +249,18 @@ def _estop(args) -> int:
 # ---------------------------------------------------------------- registration
 
 
-def register(sub) -> None:
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
+
+
+def register(sub: Registry) -> None:
     p = sub.add_parser("config", help="configuration files")
     csub = p.add_subparsers(dest="config_command", metavar="ACTION")
     c = csub.add_parser("check", help="check a configuration file and summarise it", parents=[sub.common])
     c.add_argument("file", nargs="?", default=None, help="TOML file (default: config/rig.toml)")
     c.set_defaults(func=_config_check)
-    p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
+    p.set_defaults(func=lambda a: _usage(p))
 
     p = sub.add_parser("sim-rig", help="run a virtual rig on a pseudo-terminal (prints its path)")
     p.add_argument("--speed", default="1", help="times real time, or 'max' (default 1)")

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
 from solver import CubeError
 
 from ...rig.errors import UserError
+from . import Registry
 from .cube import read_cube_arg
 
 
-def _options(args) -> dict:
+def _options(args: argparse.Namespace) -> dict:
     if args.max_length is not None and args.max_length < 0:
         raise UserError("--max-length must not be negative")
     if args.budget_ms < 0:
@@ -19,7 +21,7 @@ def _options(args) -> dict:
     return {"max_length": args.max_length, "budget_ms": args.budget_ms, "metric": args.metric}
 
 
-def _batch(args, options: dict) -> int:
+def _batch(args: argparse.Namespace, options: dict) -> int:
     from solver import solve
 
     try:
@@ -41,7 +43,7 @@ def _batch(args, options: dict) -> int:
     return 2 if failed else 0
 
 
-def _solve(args) -> int:
+def _solve(args: argparse.Namespace) -> int:
     options = _options(args)
     if args.batch is not None:
         if args.facelets is not None:
@@ -64,7 +66,7 @@ def _solve(args) -> int:
     return 0
 
 
-def register(sub) -> None:
+def register(sub: Registry) -> None:
     p = sub.add_parser("solve", help="find a short solution with the two-phase algorithm")
     p.add_argument("facelets", nargs="?",
                    help="54 symbols in U R F D L B face order, 'solved', or - for stdin")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from ...rig.config import load_config
+from . import Registry
 
 
-def _start(args) -> int:
+def _start(args: argparse.Namespace) -> int:
     from ...app.start import run_start, summary
 
     cfg = load_config(args.config)
@@ -24,7 +26,7 @@ def _start(args) -> int:
     return 0
 
 
-def register(sub) -> None:
+def register(sub: Registry) -> None:
     p = sub.add_parser("start", help="scan the cube, solve it and turn the motors (the whole job)")
     p.add_argument("--config", metavar="FILE", help="set-up file (default: config/rig.toml, a simulated rig)")
     p.add_argument("--port", metavar="PORT",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -12,9 +14,15 @@ from solver import SOLVED, random_cube
 from solver.facelets import FACES, position_name
 
 from ...rig.errors import UserError
+from . import Registry
+
+if TYPE_CHECKING:
+    from vision.classifier import Classification
+    from vision.profile import Profile
+    from vision.setup import CameraSpec, ViewSpec
 
 
-def load_setup(args):
+def load_setup(args: argparse.Namespace) -> tuple[list[CameraSpec], list[ViewSpec], Profile | None]:
     """(cameras, views, profile) for the scan and calibrate commands, from
     the set-up file (``--config``, else the default one: the simulated rig);
     ``--profile`` overrides the configured colour profile."""
@@ -54,8 +62,7 @@ def _read_rgb_file(path: str) -> np.ndarray:
     return out
 
 
-def _line(result, prefix: str = "") -> str:
-    cls = getattr(result, "classification", result)
+def _line(cls: Classification, prefix: str = "") -> str:
     if cls.ok:
         state = "ok"
     elif not cls.valid:
@@ -65,7 +72,7 @@ def _line(result, prefix: str = "") -> str:
     return f"{prefix}{cls.facelets} {state}"
 
 
-def _classify(args) -> int:
+def _classify(args: argparse.Namespace) -> int:
     from vision import classify
 
     inputs = [(p, _read_rgb_file(p)) for p in args.rgb_json]  # all checked before any output
@@ -82,7 +89,7 @@ def _classify(args) -> int:
     return 0 if all_ok else 1
 
 
-def _sim_state(args) -> str | None:
+def _sim_state(args: argparse.Namespace) -> str | None:
     if getattr(args, "sim_state", None):
         from solver import normalize_facelets, parse_facelets
 
@@ -94,7 +101,7 @@ def _sim_state(args) -> str | None:
     return random_cube(args.seed).to_facelets()
 
 
-def _scan(args) -> int:
+def _scan(args: argparse.Namespace) -> int:
     from vision import scan
     from vision.preview import has_display, interactive
 
@@ -126,7 +133,7 @@ def _scan(args) -> int:
     if args.json:
         print(json.dumps({**cls.to_dict(), "debug_dir": args.save_debug}))
     else:
-        print(_line(result))
+        print(_line(result.classification))
     for w in cls.warnings:
         print(f"warning: {w}", file=sys.stderr)
     if args.save_debug:
@@ -134,7 +141,7 @@ def _scan(args) -> int:
     return 0 if cls.ok else 1
 
 
-def check_solved(frames, views, debug_dir=None) -> None:
+def check_solved(frames: dict[str, np.ndarray], views: list[ViewSpec], debug_dir: str | None = None) -> None:
     """Calibration learns each face's colour from a solved cube: make sure
     it is one (and the geometry fits) before storing anything."""
     from vision.preview import annotate
@@ -154,7 +161,7 @@ def check_solved(frames, views, debug_dir=None) -> None:
                         + (f"; see {debug_dir}" if debug_dir else "; --save-debug DIR shows what was seen"))
 
 
-def _calibrate(args) -> int:
+def _calibrate(args: argparse.Namespace) -> int:
     from vision.profile import TOO_CLOSE_DE, build_profile, save_profile
     from vision.scanning import capture_frames, expand_views, measure
 
@@ -208,14 +215,14 @@ def _calibrate(args) -> int:
     return 0
 
 
-def register(sub) -> None:
+def register(sub: Registry) -> None:
     p = sub.add_parser("classify", help="read stickers' RGB colours from JSON and name the cube")
     p.add_argument("--rgb-json", nargs="+", required=True, metavar="FILE",
                    help='files of {"rgb": [[r, g, b] x 54]} in facelet order, null for unseen; - for stdin')
     p.add_argument("--json", action="store_true", help="one JSON object per file")
     p.set_defaults(func=_classify)
 
-    def common(p):
+    def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--config", metavar="FILE", help="rig configuration (default: the simulated rig)")
         p.add_argument("--seed", type=int, default=None, help="simulated cameras: cube and light")
         p.add_argument("--save-debug", metavar="DIR", default=None, help="write annotated PNGs here")
