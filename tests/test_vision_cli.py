@@ -93,8 +93,46 @@ def test_scan_and_calibrate_on_the_simulated_rig(tmp_path):
 def test_scan_bad_arguments():
     r = run("scan", "--sim-state", "UUU")
     assert r.returncode == 2 and "Traceback" not in r.stderr
-    r = run("scan", "--profile", "no-such-profile")
-    assert r.returncode == 1 and "no colour profile" in r.stderr
+
+
+def test_a_missing_or_misnamed_profile_is_a_user_mistake(tmp_path):
+    env = {"XDG_DATA_HOME": str(tmp_path)}
+    r = run("scan", "--profile", "nosuchprofile", env=env)
+    assert r.returncode == 2 and r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1, r.stderr
+    assert "no colour profile 'nosuchprofile'" in lines[0]
+    assert f"looked in {tmp_path / 'cuberobot' / 'profiles'}" in lines[0]
+    assert "cuberobot calibrate --profile nosuchprofile" in lines[0]
+    r = run("scan", "--profile", str(tmp_path / "gone.json"), env=env)
+    assert r.returncode == 2 and "no colour profile file" in r.stderr and str(tmp_path) in r.stderr
+    for bad in (".hidden", "a b"):
+        r = run("scan", "--profile", bad, env=env)
+        assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
+        assert f"colour profile name {bad!r} is not a plain name" in r.stderr
+        assert "cuberobot calibrate --profile" in r.stderr and str(tmp_path) in r.stderr
+    r = run("calibrate", "--profile", "../escape", "--save-debug", str(tmp_path / "dbg"), env=env)
+    assert r.returncode == 2 and "'../escape' is not a plain name" in r.stderr, r.stderr
+    assert not any(tmp_path.rglob("*.json")) and not (tmp_path / "dbg").exists()  # refused before capturing
+
+
+def test_calibrate_saves_into_the_user_data_dir_and_scan_finds_it_by_name(tmp_path):
+    from pathlib import Path
+
+    env = {"XDG_DATA_HOME": str(tmp_path / "data")}
+    shipped = Path(__file__).resolve().parents[1] / "config" / "profiles" / "cli-data-dir.json"
+    r = run("calibrate", "--profile", "cli-data-dir", "--seed", "1", env=env)
+    assert r.returncode == 0, r.stderr
+    path = tmp_path / "data" / "cuberobot" / "profiles" / "cli-data-dir.json"
+    assert path.is_file() and not shipped.exists()
+    assert f"saved to {path}" in r.stdout
+    assert json.loads(path.read_text())["name"] == "cli-data-dir"
+    r = run("scan", "--profile", "cli-data-dir", "--seed", "4", env=env)
+    assert r.returncode in (0, 1) and "no colour profile" not in r.stderr, r.stderr
+    assert r.stdout.split()[0] == random_cube(4).to_facelets()
+    # found there and nowhere else: another user's data directory does not have it
+    r = run("scan", "--profile", "cli-data-dir", "--seed", "4", env={"XDG_DATA_HOME": str(tmp_path)})
+    assert r.returncode == 2 and "no colour profile 'cli-data-dir'" in r.stderr
 
 
 def test_geometry_without_display_says_so():

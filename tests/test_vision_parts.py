@@ -40,29 +40,46 @@ def test_profile_save_load_round_trip(tmp_path):
 
 
 def test_profile_errors(tmp_path):
-    with pytest.raises(VisionError, match="no colour profile 'nope'"):
+    from vision.profile import ProfileError
+
+    with pytest.raises(ProfileError, match=f"no colour profile 'nope' \\(looked in {tmp_path}\\).*"
+                                           "cuberobot calibrate --profile nope") as e:
         load_profile("nope", [tmp_path])
+    assert e.value.exit_code == 2
+    with pytest.raises(ProfileError, match="no colour profile file"):
+        load_profile(tmp_path / "missing.json")
     (tmp_path / "bad.json").write_text("{not json")
     with pytest.raises(VisionError, match="cannot read"):
         load_profile("bad", [tmp_path])
     (tmp_path / "short.json").write_text(json.dumps({"name": "short", "face_colors": {"U": [1, 2, 3]}}))
     with pytest.raises(VisionError, match="malformed"):
         load_profile("short", [tmp_path])
-    with pytest.raises(VisionError, match="plain name"):
-        save_profile(Profile("../evil", {f: (0.0, 0.0, 0.0) for f in FACES}), tmp_path)
+    for bad in ("../evil", ".hidden", "", "home.json", "a b"):
+        with pytest.raises(ProfileError, match="not a plain name"):
+            save_profile(Profile(bad, {f: (0.0, 0.0, 0.0) for f in FACES}), tmp_path)
+    with pytest.raises(ProfileError, match=f"not a plain name.*found by name in {tmp_path}"):
+        load_profile(".hidden", [tmp_path])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json", "short.json"]
 
 
-def test_profile_saves_to_user_dir_when_repo_dir_is_not_writable(tmp_path, monkeypatch):
+def test_profiles_live_in_the_user_data_dir_before_the_repository(tmp_path, monkeypatch):
     import vision.profile as vp
 
-    blocker = tmp_path / "not-a-dir"
-    blocker.write_text("a file where the repository's config directory would be")
-    monkeypatch.setattr(vp, "repo_profile_dir", lambda: blocker / "profiles")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    prof = Profile("p", {f: (1.0, 2.0, 3.0) for f in FACES})
-    path = save_profile(prof)
-    assert path == tmp_path / "xdg" / "cuberobot" / "profiles" / "p.json"
-    assert load_profile("p").face_colors == prof.face_colors
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    repo = tmp_path / "checkout" / "config" / "profiles"
+    monkeypatch.setattr(vp, "repo_profile_dir", lambda: repo)
+    assert vp.profile_dirs() == [tmp_path / "data" / "cuberobot" / "profiles"]  # no examples folder
+    mine = Profile("p", {f: (1.0, 2.0, 3.0) for f in FACES})
+    path = save_profile(mine)
+    assert path == tmp_path / "data" / "cuberobot" / "profiles" / "p.json"
+    example = Profile("p", {f: (9.0, 9.0, 9.0) for f in FACES})
+    save_profile(example, repo)
+    save_profile(Profile("shipped", example.face_colors), repo)
+    assert vp.profile_dirs() == [path.parent, repo]
+    assert load_profile("p").face_colors == mine.face_colors  # the user's own wins
+    assert load_profile("shipped").face_colors == example.face_colors
+    assert load_profile(repo / "p.json").face_colors == example.face_colors
+    assert load_profile(str(repo / "p.json")).face_colors == example.face_colors
 
 
 def test_gains_flatten_vignetting():

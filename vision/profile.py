@@ -3,17 +3,21 @@ the light of the day, so later scans can be corrected and checked for drift.
 
 A profile stores, per camera, each face's colour, a per-sticker-position
 brightness gain (flattening vignetting or a lamp on one side), and the
-camera settings in force. It is JSON, one file per profile name.
+camera settings in force. It is JSON, one file per profile name, saved in
+the user's data directory; the repository's ``config/profiles`` may hold
+examples.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
+import platformdirs
 
 from solver.facelets import FACES
 
@@ -71,54 +75,88 @@ class Profile:
             raise VisionError(f"colour profile is malformed: {e}") from None
 
 
-def repo_profile_dir() -> Path:
-    return Path(__file__).resolve().parents[1] / "config" / "profiles"
+class ProfileError(VisionError):
+    """A colour profile that is not there, or a name that cannot be one:
+    the user's mistake, told with what to do about it."""
+
+    exit_code = 2
 
 
 def user_profile_dir() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "cuberobot" / "profiles"
+    """Where ``cuberobot calibrate`` saves profiles: the user's data
+    directory (``~/.local/share/cuberobot/profiles`` on Linux)."""
+    return platformdirs.user_data_path("cuberobot") / "profiles"
 
 
-def _safe(name: str) -> str:
-    if not name or any(ch in name for ch in "/\\") or name.startswith("."):
-        raise VisionError(f"profile name {name!r} is not a plain name")
+def repo_profile_dir() -> Path:
+    """The repository's ``config/profiles``: examples shipped with a
+    checkout (an installed package has none)."""
+    return Path(__file__).resolve().parents[1] / "config" / "profiles"
+
+
+def profile_dirs() -> list[Path]:
+    """Where a profile is looked up by name, in order."""
+    repo = repo_profile_dir()
+    return [user_profile_dir()] + ([repo] if repo.is_dir() else [])
+
+
+_NAME = re.compile(r"\w[\w.-]*")
+
+
+def _is_path(name_or_path: str | Path) -> bool:
+    text = str(name_or_path)
+    return isinstance(name_or_path, Path) or text.endswith(".json") or "/" in text or os.sep in text
+
+
+def check_name(name: str) -> str:
+    """``name`` if it can be a profile's name (and file name), else a ProfileError."""
+    if not _NAME.fullmatch(name) or name.endswith(".json"):
+        raise ProfileError(f"colour profile name {name!r} is not a plain name: use letters, digits, '-', '_'"
+                           " and '.' (not first), without .json, e.g. `cuberobot calibrate --profile home`")
     return name
 
 
 def save_profile(profile: Profile, directory: Path | None = None) -> Path:
-    """Write the profile; by default into the repository's config/profiles,
-    or the user's config directory when that is not writable."""
-    candidates = [Path(directory)] if directory else [repo_profile_dir(), user_profile_dir()]
-    last = None
-    for d in candidates:
-        try:
-            d.mkdir(parents=True, exist_ok=True)
-            path = d / f"{_safe(profile.name)}.json"
-            tmp = path.with_suffix(".json.tmp")
-            tmp.write_text(json.dumps(profile.to_dict(), indent=1) + "\n")
-            tmp.replace(path)
-            return path
-        except OSError as e:
-            last = e
-    raise VisionError(f"cannot save profile {profile.name!r}: {last}")
+    """Write the profile as ``NAME.json`` into ``directory``, by default
+    :func:`user_profile_dir`."""
+    d = Path(directory) if directory is not None else user_profile_dir()
+    path = d / f"{check_name(profile.name)}.json"
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(profile.to_dict(), indent=1) + "\n")
+        tmp.replace(path)
+    except OSError as e:
+        raise VisionError(f"cannot save colour profile {profile.name!r} to {d}: {e.strerror or e}") from None
+    return path
 
 
 def load_profile(name_or_path: str | Path, directories: list[Path] | None = None) -> Profile:
-    """Load a profile by file path or by name (user directory first, then the repository's)."""
-    p = Path(name_or_path)
-    if p.suffix == ".json" and p.exists():
-        path = p
+    """Load a profile by file path (anything ending in .json or with a
+    directory in it) or by name from ``directories``, by default
+    :func:`profile_dirs` (the user's first, then the repository's)."""
+    if _is_path(name_or_path):
+        path = Path(name_or_path).expanduser()
+        if not path.is_file():
+            raise ProfileError(f"no colour profile file {str(path)!r}: check the path, or make a profile"
+                               " with `cuberobot calibrate --profile NAME`")
     else:
-        dirs = directories or [user_profile_dir(), repo_profile_dir()]
-        found = [d / f"{_safe(str(name_or_path))}.json" for d in dirs]
-        path = next((f for f in found if f.exists()), None)
-        if path is None:
-            raise VisionError(f"no colour profile {str(name_or_path)!r} (looked in "
-                              + ", ".join(str(d) for d in dirs) + "): run `cuberobot calibrate`")
+        name = str(name_or_path)
+        dirs = profile_dirs() if directories is None else list(directories)
+        try:
+            check_name(name)
+        except ProfileError as e:
+            raise ProfileError(f"{e}; profiles are found by name in {', '.join(map(str, dirs))}"
+                               " or by the path of their .json file") from None
+        found = next((d / f"{name}.json" for d in dirs if (d / f"{name}.json").is_file()), None)
+        if found is None:
+            raise ProfileError(f"no colour profile {name!r} (looked in {', '.join(map(str, dirs))}):"
+                               f" make it with `cuberobot calibrate --profile {name}` (a solved cube in"
+                               " place), or give the path of a profile's .json file")
+        path = found
     try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as e:
+        data = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise VisionError(f"cannot read colour profile {path}: {e}") from None
     return Profile.from_dict(data)
 

@@ -162,7 +162,7 @@ def check_solved(frames: dict[str, np.ndarray], views: list[ViewSpec], debug_dir
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from vision.profile import TOO_CLOSE_DE, build_profile, save_profile
+    from vision.profile import TOO_CLOSE_DE, build_profile, check_name, save_profile
     from vision.scanning import capture_frames, expand_views, measure
 
     cameras, views, _ = load_setup(args)
@@ -190,6 +190,7 @@ def _calibrate(args: argparse.Namespace) -> int:
             print(f"geometry written to {args.output}", file=sys.stderr)
         print(text)
         return 0
+    check_name(args.profile)  # a name that cannot be saved is refused before anything is captured
     settings: dict = {}
     frames = capture_frames(cameras, views, sim_state=SOLVED, sim_seed=args.seed, settings=settings)
     flat = expand_views(views)
@@ -241,7 +242,8 @@ def register(sub: Registry) -> None:
                                          " or set the geometry by clicking face corners")
     common(p)
     p.add_argument("--profile", default="default", metavar="NAME", help="name of the profile to write")
-    p.add_argument("--dir", metavar="DIR", help="directory for the profile (default config/profiles)")
+    p.add_argument("--dir", metavar="DIR", help="directory for the profile (default: the user's data"
+                                                " directory, ~/.local/share/cuberobot/profiles on Linux)")
     p.add_argument("--geometry", action="store_true", help="click each face's corners in the live image")
     p.add_argument("--output", metavar="FILE", help="with --geometry: also write the TOML here")
     p.set_defaults(func=_calibrate)
