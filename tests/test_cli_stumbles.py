@@ -68,3 +68,38 @@ def test_python_dash_m_cuberobot_is_the_command():
     r = subprocess.run([sys.executable, "-m", "cuberobot", "apply", "solved", "R", "R'"], capture_output=True,
                        text=True, timeout=60)
     assert r.stdout.strip() == SOLVED
+
+
+def _cache_missing_the_move_tables(tmp_path):
+    """A cache holding the built pruning tables but not the move tables, so
+    that a command rebuilds a small part and reports it (a whole build takes
+    half a minute)."""
+    import os
+
+    import solver
+    from solver.cache import cache_dir
+
+    solver.prepare()
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for name in ("phase1.tbl", "phase2.tbl"):
+        os.symlink(cache_dir() / name, cache / name)
+    return cache
+
+
+def test_a_table_build_shows_progress_off_a_terminal_and_q_silences_it(tmp_path):
+    import os
+
+    env = {**os.environ, "CUBEROBOT_CACHE": str(_cache_missing_the_move_tables(tmp_path))}
+    r = subprocess.run([sys.executable, "-m", "robot", "start", "--headless", "--seed", "5", "--state-dir",
+                        str(tmp_path / "state")], capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    lines = [line for line in r.stderr.splitlines() if "solver's tables" in line]
+    assert lines and all("(once; cached in " in line for line in lines), r.stderr
+    assert "step 1 of 2" in lines[0] and "step 2 of 2" in lines[-1]
+    assert "solver tables built in" in r.stderr
+    assert "\r" not in r.stderr  # off a terminal, one line per message
+    (tmp_path / "cache" / "moves.tbl").unlink()
+    r = subprocess.run([sys.executable, "-m", "robot", "solve", "solved", "-q"], capture_output=True,
+                       text=True, timeout=300, env=env)
+    assert r.returncode == 0 and "tables" not in r.stderr, r.stderr

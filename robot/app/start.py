@@ -359,14 +359,15 @@ def turn(run: Run, start: Cube, solution: Solution, journal: Journal) -> job.Job
 def run_start(cfg: Config, *, port: str | None = None, headless: bool = False, firmware: str | None = None,
               state_dir: str | Path | None = None, seed: int | None = None, no_wait: bool = False,
               sim_lighting: Callable[[int], Lighting] | None = None,
-              out: Callable[[str], None] = print) -> dict:
-    """The whole loop. Returns the run record (also written to the state dir)."""
+              out: Callable[[str], None] = print, progress: Callable[[str], None] | None = None) -> dict:
+    """The whole loop. Returns the run record (also written to the state dir).
+    ``progress`` hears about the solver's one-time table build, if it happens."""
     import solver
 
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     t_prepare = time.monotonic()
-    solver.prepare()  # tables loaded before the button, so pressing start is answered at once
+    solver.prepare(progress)  # tables loaded before the button, so pressing start is answered at once
     _warm_up_vision()
     rig = open_rig(cfg, port=port, firmware=firmware, seed=seed)
     log.info("connected to the rig on %s (firmware %s)", rig.port, rig.link.hello)

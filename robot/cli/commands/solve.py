@@ -6,9 +6,10 @@ import argparse
 import json
 import sys
 
-from solver import CubeError
+from solver import CubeError, parse_facelets
 
 from ...rig.errors import UserError
+from ..progress import ProgressLine
 from . import Registry
 from .cube import read_cube_arg
 
@@ -19,6 +20,17 @@ def _options(args: argparse.Namespace) -> dict:
     if args.budget_ms < 0:
         raise UserError("--budget-ms must not be negative")
     return {"max_length": args.max_length, "budget_ms": args.budget_ms, "metric": args.metric}
+
+
+def _prepare(args: argparse.Namespace) -> None:
+    """Load the solver's tables, showing the one-time build when it happens."""
+    from solver import prepare
+
+    progress = ProgressLine(quiet=args.quiet)
+    try:
+        prepare(progress)
+    finally:
+        progress.end()
 
 
 def _batch(args: argparse.Namespace, options: dict) -> int:
@@ -48,12 +60,16 @@ def _solve(args: argparse.Namespace) -> int:
     if args.batch is not None:
         if args.facelets is not None:
             raise UserError("give either a cube or --batch FILE, not both")
+        _prepare(args)
         return _batch(args, options)
     if args.facelets is None:
         raise UserError("give a cube (54 symbols, 'solved', or - for stdin) or --batch FILE")
     from solver import solve
 
-    sol = solve(read_cube_arg(args.facelets), **options)
+    facelets = read_cube_arg(args.facelets)
+    parse_facelets(facelets)  # a bad cube is refused before any table is built
+    _prepare(args)
+    sol = solve(facelets, **options)
     if args.json:
         print(json.dumps(sol.to_dict()))
     else:

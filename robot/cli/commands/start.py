@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ...rig.config import load_config
+from ..progress import ProgressLine
 from . import Registry
 
 
@@ -17,9 +18,13 @@ def _start(args: argparse.Namespace) -> int:
         from ...rig.errors import UserError
 
         raise UserError("--firmware runs its own emulated rig: give --firmware or --port, not both")
-    record = run_start(cfg, port=args.port, headless=args.headless, firmware=args.firmware,
-                       state_dir=args.state_dir, seed=args.seed, no_wait=args.no_wait,
-                       out=lambda line: print(line, flush=True))
+    progress = ProgressLine(quiet=args.quiet)
+    try:
+        record = run_start(cfg, port=args.port, headless=args.headless, firmware=args.firmware,
+                           state_dir=args.state_dir, seed=args.seed, no_wait=args.no_wait,
+                           out=lambda line: print(line, flush=True), progress=progress)
+    finally:
+        progress.end()
     print(summary(record))
     if record.get("scan_correct") is False:
         print("note: the simulated rig's cube differed from the scan", file=sys.stderr)
