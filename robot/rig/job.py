@@ -1,8 +1,9 @@
 """Running a sequence of turns on the rig without ever losing or repeating one.
 
-The rig's queue is kept full (so the rig never waits for the host), every
-DONE is journaled and forced to disk before the next MOVE goes out, and
-every doubt is settled by asking the firmware (STATUS) rather than by
+The rig's queue is kept full (so the rig never waits for the host: up to
+its ``queue_capacity`` moves are sent ahead), every MOVE is journaled as sent
+before it goes out, every DONE is journaled and forced to disk as it
+arrives, and every doubt is settled by asking the firmware (STATUS) rather than by
 guessing: a firmware reset with a turn possibly under way ends the job with
 "state unknown, rescan", never with a made-up state.
 """

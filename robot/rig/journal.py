@@ -1,10 +1,11 @@
 """The append-only record that lets a job survive a crash.
 
-Each completed turn is written with the cube state after it and forced to
-disk (fsync) before the next turn is sent, so after a killed process, a
-pulled cable or a power cut the journal knows every turn that finished. A
-"sent" line (flushed, not forced) precedes every MOVE, so after a firmware
-reset the journal knows whether a turn could have been under way.
+A "sent" line (flushed, not forced to disk) precedes every MOVE, and each
+completed turn is written with the cube state after it and forced to disk
+(fsync) as soon as the rig reports it. Up to a queue's worth of moves (four
+on an Uno, eight on a Mega) may be on their way at once, so the turns "sent" and not yet
+"done" are the ones that may be under way: after a crash or a firmware reset
+the rig is asked which of them it finished.
 One JSON object per line; a torn last line (crash while writing) is ignored.
 """
 
