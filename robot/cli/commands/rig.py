@@ -28,7 +28,7 @@ def _add_rig_options(p: argparse.ArgumentParser, state_dir: bool = True) -> None
                    help="serial port, pty path or pyserial URL (sim://...); overrides the config")
     if state_dir:
         p.add_argument("--state-dir", metavar="DIR",
-                       help="where the journal lives (default: $XDG_STATE_HOME/cuberobot)")
+                       help="where the journal lives (default: ~/.local/state/cuberobot)")
 
 
 # ---------------------------------------------------------------- config check

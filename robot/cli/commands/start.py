@@ -41,7 +41,7 @@ def register(sub: Registry) -> None:
     p.add_argument("--firmware", metavar="ELF",
                    help="run against the real firmware in the simavr emulator instead of the configured rig")
     p.add_argument("--state-dir", metavar="DIR",
-                   help="journal and run records (default: $XDG_STATE_HOME/cuberobot)")
+                   help="journal and run records (default: ~/.local/state/cuberobot)")
     p.add_argument("--seed", type=int, help="simulated rig: which random scramble and lighting")
     p.add_argument("--no-wait", action="store_true", help="do not wait for the start button or Enter")
     p.set_defaults(func=_start)
