@@ -23,13 +23,16 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))  # test tooling (simavr_rig)
+
+from simavr_rig import SimavrRig  # noqa: E402  (test tooling, from tests/)
 
 from robot.rig import job, timing  # noqa: E402
 from robot.rig import protocol as P  # noqa: E402
 from robot.rig.config import load_config  # noqa: E402
 from robot.rig.journal import Journal  # noqa: E402
 from robot.rig.link import Link  # noqa: E402
-from robot.sim.simavr import FIRMWARE_DIR, SimavrRig  # noqa: E402
+from robot.sim.simavr import FIRMWARE_DIR  # noqa: E402
 from robot.sim.virtual_rig import Mechanics  # noqa: E402
 from solver import SOLVED_CUBE, invert, random_scramble  # noqa: E402
 

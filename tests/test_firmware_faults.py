@@ -14,13 +14,13 @@ import time
 
 from fwtools import UNO_ELF, make, write_config
 from ptyproxy import ManglingProxy
+from simavr_rig import SimavrRig
 
 from robot.rig import job
 from robot.rig.config import load_config
 from robot.rig.errors import RigError
 from robot.rig.journal import Journal
 from robot.rig.link import Link, LinkLost
-from robot.sim.simavr import SimavrRig
 from robot.sim.virtual_rig import Mechanics
 from solver import SOLVED, SOLVED_CUBE, Cube, invert, parse_moves, random_scramble, simplify
 

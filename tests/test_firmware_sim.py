@@ -11,6 +11,7 @@ import time
 
 import pytest
 from fwtools import UNO_ELF, SerialClient, expected_counts, make, read_edges, write_config
+from simavr_rig import SimavrRig
 
 from robot.rig import job, timing
 from robot.rig import protocol as P
@@ -18,7 +19,6 @@ from robot.rig.config import load_config
 from robot.rig.journal import Journal
 from robot.rig.link import Link
 from robot.rig.motion import plan
-from robot.sim.simavr import SimavrRig
 from robot.sim.virtual_rig import Mechanics
 from solver import SOLVED, SOLVED_CUBE, invert, random_scramble
 
