@@ -29,11 +29,10 @@ from solver import Cube, random_cube
 from solver.facelets import FACES, position_name
 
 from ..rig import job
-from ..rig.config import Config
+from ..rig.config import Config, rig_turn_costs
 from ..rig.errors import RigError, UserError
 from ..rig.journal import Journal, default_state_dir
 from ..rig.link import Link
-from ..rig.timing import rig_turn_costs
 from ..sim import SimulatedRig
 from ..sim import attach as attach_simulation
 

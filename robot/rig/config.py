@@ -22,7 +22,7 @@ from vision.setup import CameraSpec, FaceSpec, ViewSpec
 
 from .errors import UserError
 from .protocol import MAX_STEPS, TICK_HZ
-from .timing import Profile, quantize
+from .timing import Profile, quantize, turn_costs
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 _DEFAULT_CANDIDATES = (PACKAGE_DIR.parents[1] / "config" / "rig.toml", PACKAGE_DIR / "default_rig.toml")
@@ -373,3 +373,10 @@ def _read_view(t: _Table, cameras: list[str]) -> ViewSpec:
         f.done()
     t.done()
     return ViewSpec(name=name, camera=camera, faces=tuple(faces), hand_held=hand_held)
+
+
+def rig_turn_costs(config: Config) -> tuple[float, float]:
+    """``(quarter_s, half_s)`` for a rig configuration."""
+    profiles = config.profiles()
+    spq = [config.motor_for_index(i).steps_per_quarter for i in range(6)]
+    return turn_costs(profiles, spq)

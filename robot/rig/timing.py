@@ -12,12 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from .protocol import TICK_HZ, Q
-
-if TYPE_CHECKING:
-    from .config import Config
 
 SETTLE_TICKS_PER_MS = TICK_HZ // 1000
 
@@ -169,10 +165,3 @@ def turn_costs(profiles: Sequence[Profile], steps_per_quarter: Sequence[int]) ->
     quarter = [sum(move_ticks([(m, q)], profiles)) for m, q in enumerate(steps_per_quarter)]
     half = [sum(move_ticks([(m, 2 * q)], profiles)) for m, q in enumerate(steps_per_quarter)]
     return ticks_to_s(sum(quarter)) / len(quarter), ticks_to_s(sum(half)) / len(half)
-
-
-def rig_turn_costs(config: Config) -> tuple[float, float]:
-    """``(quarter_s, half_s)`` for a rig configuration."""
-    profiles = config.profiles()
-    spq = [config.motor_for_index(i).steps_per_quarter for i in range(6)]
-    return turn_costs(profiles, spq)

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 
 from solver import FACES, SOLVED_CUBE, Cube, Move, random_cube
 
-from ...rig.config import Config, load_config
+from ...rig.config import Config, load_config, rig_turn_costs
 from ...rig.errors import RigError, UserError
 from ...rig.journal import Journal
-from ...rig.timing import move_ticks, rig_turn_costs, ticks_to_s
+from ...rig.timing import move_ticks, ticks_to_s
 from . import Registry
 from .cube import read_cube_arg
 
