@@ -86,6 +86,8 @@ def test_capture_through_an_image_sequence(tmp_path):
     finally:
         cam.close()
     assert img.shape == (720, 1280, 3) and img.dtype == np.uint8 and img2.shape == img.shape
+    with pytest.raises(VisionError, match="camera 'A'.*closed"):
+        cam.grab()
 
 
 def test_capture_through_a_video_file(tmp_path):

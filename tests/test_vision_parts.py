@@ -54,12 +54,17 @@ def test_profile_errors(tmp_path):
     (tmp_path / "short.json").write_text(json.dumps({"name": "short", "face_colors": {"U": [1, 2, 3]}}))
     with pytest.raises(VisionError, match="malformed"):
         load_profile("short", [tmp_path])
+    two = {"name": "two", "face_colors": {f: [1, 2, 3] for f in FACES}}
+    two["face_colors"]["R"] = [200, 30]
+    (tmp_path / "two.json").write_text(json.dumps(two))
+    with pytest.raises(VisionError, match="malformed"):
+        load_profile("two", [tmp_path])
     for bad in ("../evil", ".hidden", "", "home.json", "a b"):
         with pytest.raises(ProfileError, match="not a plain name"):
             save_profile(Profile(bad, {f: (0.0, 0.0, 0.0) for f in FACES}), tmp_path)
     with pytest.raises(ProfileError, match=f"not a plain name.*found by name in {tmp_path}"):
         load_profile(".hidden", [tmp_path])
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json", "short.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json", "short.json", "two.json"]
 
 
 def test_profiles_live_in_the_user_data_dir_before_the_repository(tmp_path, monkeypatch):

@@ -1,11 +1,17 @@
 """Colour vision: webcam frames to a facelet string. Knows nothing about robots."""
 
+from typing import TYPE_CHECKING
+
 from .errors import VisionError
+
+if TYPE_CHECKING:  # what the lazy imports below give, for type checkers
+    from .classifier import Classification, classify
+    from .scanning import ScanResult, scan
 
 __all__ = ["Classification", "ScanResult", "VisionError", "classify", "scan"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     # OpenCV and numba load only when vision is used, not for every CLI command
     if name in ("classify", "Classification"):
         from . import classifier

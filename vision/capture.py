@@ -13,7 +13,10 @@ import os
 import shutil
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, TypeVar
 
 import cv2
 import numpy as np
@@ -21,31 +24,37 @@ import numpy as np
 from .errors import VisionError
 from .setup import CameraSpec, ViewSpec
 
+if TYPE_CHECKING:
+    from .render import Lighting
+
+T = TypeVar("T")
+
 log = logging.getLogger(__name__)
 
 BLACK_MEAN = 4.0  # a frame this dark on average shows nothing (lens cap, exposure at zero)
 
 
-def _with_timeout(fn, timeout: float, what: str):
-    box: dict = {}
+def _with_timeout(fn: Callable[[], T], timeout: float, what: str) -> T:
+    box: dict[str, T] = {}
+    failed: list[Exception] = []
 
-    def run():
+    def run() -> None:
         try:
             box["value"] = fn()
         except Exception as e:  # handed to the caller's thread
-            box["error"] = e
+            failed.append(e)
 
     t = threading.Thread(target=run, daemon=True)
     t.start()
     t.join(timeout)
     if t.is_alive():
         raise VisionError(f"{what}: no answer within {timeout:g} s (busy, unplugged or hung driver?)")
-    if "error" in box:
-        raise VisionError(f"{what}: {box['error']}")
+    if failed:
+        raise VisionError(f"{what}: {failed[0]}")
     return box["value"]
 
 
-def _quietly(fn, *args):
+def _quietly(fn: Callable[..., T], *args: object) -> T:
     """OpenCV's back-ends print their own errors while probing for a device
     that is not there; our VisionError says it better. With --verbose they
     are let through."""
@@ -69,11 +78,10 @@ class Camera:
         self.name = spec.name
         self._source = spec.source if source is None else source
         self._cleanup = cleanup
-        self.settings: dict = {"source": str(spec.source), "width": spec.width, "height": spec.height,
-                               "auto_exposure": spec.auto_exposure,
-                               "auto_white_balance": spec.auto_white_balance}
-        self._cap = None
-        self._open()
+        self.settings: dict[str, object] = {"source": str(spec.source), "width": spec.width,
+                                            "height": spec.height, "auto_exposure": spec.auto_exposure,
+                                            "auto_white_balance": spec.auto_white_balance}
+        self._cap: cv2.VideoCapture | None = self._open()
         for _ in range(max(0, spec.warmup_frames)):
             self._read()
 
@@ -81,7 +89,7 @@ class Camera:
     def _is_file(self) -> bool:
         return not isinstance(self._source, int) and not str(self._source).isdigit()
 
-    def _open(self) -> None:
+    def _open(self) -> cv2.VideoCapture:
         src = self._source
         label = f"camera {self.name!r} ({src})"
         if self._is_file:
@@ -105,15 +113,18 @@ class Camera:
                      "auto_wb": cv2.CAP_PROP_AUTO_WB, "wb_temperature": cv2.CAP_PROP_WB_TEMPERATURE}
             self.settings.update({f"reported_{k}": cap.get(v) for k, v in props.items()})
             log.info("camera %s settings: %s", self.name, self.settings)
-        self._cap = cap
+        return cap
 
     def _read(self) -> np.ndarray:
         label = f"camera {self.name!r} ({self._source})"
-        ok, frame = _with_timeout(self._cap.read, self.spec.timeout_s, label)
+        cap = self._cap
+        if cap is None:
+            raise VisionError(f"{label}: read after it was closed")
+        ok, frame = _with_timeout(cap.read, self.spec.timeout_s, label)
         if not ok and self._is_file:  # a file or sequence ran out: start again from the top
-            self._cap.release()
-            self._open()
-            ok, frame = _with_timeout(self._cap.read, self.spec.timeout_s, label)
+            cap.release()
+            cap = self._cap = self._open()
+            ok, frame = _with_timeout(cap.read, self.spec.timeout_s, label)
         if not ok or frame is None:
             raise VisionError(f"{label}: returned no frame")
         return frame
@@ -138,15 +149,17 @@ class Camera:
             shutil.rmtree(self._cleanup, ignore_errors=True)
             self._cleanup = None
 
-    def __enter__(self):
+    def __enter__(self) -> Camera:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 tb: TracebackType | None) -> None:
         self.close()
 
 
 def write_sim_sequence(directory: Path, facelets: str, view: ViewSpec, spec: CameraSpec, *,
-                       lighting=None, seed: int | None = None, frames: int | None = None) -> str:
+                       lighting: Lighting | None = None, seed: int | None = None,
+                       frames: int | None = None) -> str:
     """Render the frames a simulated camera will deliver into ``directory``
     as an image sequence and return its VideoCapture pattern.
 
@@ -176,7 +189,7 @@ def write_sim_sequence(directory: Path, facelets: str, view: ViewSpec, spec: Cam
 
 
 def open_camera(spec: CameraSpec, *, sim_state: str | None = None, sim_seed: int | None = None,
-                sim_view: ViewSpec | None = None, sim_lighting=None) -> Camera:
+                sim_view: ViewSpec | None = None, sim_lighting: Lighting | None = None) -> Camera:
     """Open a camera. ``source == 'sim'`` renders ``sim_state`` as seen
     through ``sim_view`` (random light from ``sim_seed``, or ``sim_lighting``)
     into a temporary image sequence read back through VideoCapture."""

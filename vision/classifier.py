@@ -17,17 +17,22 @@ the best solvable cube and the best one with that sticker a different colour.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from solver import CubeError
 from solver.facelets import FACES, OPPOSITE, position_name
 from solver.validate import parse_facelets
 
-from .color import delta_e, lab_to_rgb, rgb_to_lab, srgb_to_linear
-from .pieces import best_cube
+from .color import RGB, delta_e, lab_to_rgb, rgb_to_lab, rgb_tuple, srgb_to_linear
+from .pieces import Solution, best_cube
+from .profile import Profile
+
+Colours = Mapping[str, Sequence[float]]
+"""Face letter -> an RGB colour (0..255)."""
 
 NU = 4.0  # Student-t degrees of freedom: one glare-struck sticker costs a bounded amount
 PRIOR_SIGMA = 6.0  # per-axis spread (feature units) assumed before the scan says otherwise
@@ -48,7 +53,7 @@ class Classification:
     valid: bool
     error: CubeError | None = None
     warnings: list[str] = field(default_factory=list)
-    colors: dict[str, tuple[float, float, float]] = field(default_factory=dict)
+    colors: dict[str, RGB] = field(default_factory=dict)
     """The fitted RGB colour of each face, as the scan saw it."""
     reflections: list[int] = field(default_factory=list)
     """Stickers that looked like their colour washed out by added light and
@@ -108,14 +113,14 @@ def features(rgb: np.ndarray, scale: float = 1.0) -> np.ndarray:
     return out * LOG_SCALE
 
 
-def _face_colours_from(profile) -> dict[str, np.ndarray]:
+def _face_colours_from(profile: Profile | Colours | None) -> dict[str, np.ndarray]:
     if profile is None:
         return {}
-    colours = getattr(profile, "face_colors", profile)
+    colours = profile.face_colors if isinstance(profile, Profile) else profile
     return {f: np.asarray(colours[f], float) for f in FACES if f in colours}
 
 
-def _initial_means(rgb: np.ndarray, centers, profile) -> np.ndarray:
+def _initial_means(rgb: np.ndarray, centers: Colours | None, profile: Profile | Colours | None) -> np.ndarray:
     """RGB means per face: seen centre, else given centre colour, else profile,
     else NaN (to be found by clustering)."""
     means = np.full((6, 3), np.nan)
@@ -138,12 +143,12 @@ def _cluster_missing(x: np.ndarray, means: np.ndarray, seen: np.ndarray) -> np.n
     the piece matcher (it tries the assignments of clusters to faces)."""
     known = ~np.isnan(means).any(axis=1)
     pts = x[seen]
-    centres = [m for m in means[known]]
-    while len(centres) < 6:
-        d = np.min([np.linalg.norm(pts - c, axis=1) for c in centres], axis=0) if centres else \
+    seeds = [m for m in means[known]]
+    while len(seeds) < 6:
+        d = np.min([np.linalg.norm(pts - c, axis=1) for c in seeds], axis=0) if seeds else \
             np.linalg.norm(pts - pts.mean(0), axis=1)
-        centres.append(pts[int(np.argmax(d))])
-    centres = np.array(centres)
+        seeds.append(pts[int(np.argmax(d))])
+    centres = np.array(seeds)
     fixed = len(means[known])
     for _ in range(10):
         lab_ = np.argmin(np.linalg.norm(pts[:, None] - centres[None], axis=2), axis=1)
@@ -168,7 +173,8 @@ def _costs(x: np.ndarray, seen: np.ndarray, mu: np.ndarray, cov: np.ndarray) -> 
     return cost, d2
 
 
-def _fit(x: np.ndarray, seen: np.ndarray, assign: np.ndarray, prior_mu: np.ndarray):
+def _fit(x: np.ndarray, seen: np.ndarray, assign: np.ndarray, prior_mu: np.ndarray
+         ) -> tuple[np.ndarray, np.ndarray]:
     mu = prior_mu.copy()
     cov = np.empty((6, 3, 3))
     prior = np.eye(3) * PRIOR_SIGMA**2
@@ -205,7 +211,8 @@ def _kmeans_from(x0: np.ndarray, seen: np.ndarray, mu: np.ndarray) -> np.ndarray
     return m
 
 
-def _em(x0, seen, mu, unknown):
+def _em(x0: np.ndarray, seen: np.ndarray, mu: np.ndarray, unknown: np.ndarray
+        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, Solution]:
     """Alternate fitting the colour models (and each face's light offset)
     and finding the best solvable cube; returns the fit and its solution."""
     cov = np.repeat((np.eye(3) * PRIOR_SIGMA**2 * 4)[None], 6, axis=0)
@@ -224,12 +231,13 @@ def _em(x0, seen, mu, unknown):
             mu, cov = _fit(x0 - beta[FACE_OF], seen, assign, mu)
             beta = _face_offsets(x0, seen, assign, mu, cov)
     cost, d2 = _costs(x0 - beta[FACE_OF], seen, mu, cov)
-    cost = cost + _beta_penalty(beta, cov) / 54.0
+    cost = cost + _beta_penalty(beta) / 54.0
     sol = best_cube(cost, marginals=False)
     return mu, cov, beta, cost, d2, sol
 
 
-def _face_offsets(x0, seen, assign, mu, cov) -> np.ndarray:
+def _face_offsets(x0: np.ndarray, seen: np.ndarray, assign: np.ndarray, mu: np.ndarray, cov: np.ndarray
+                  ) -> np.ndarray:
     """Each face's shift in colour space (it faces the lamp differently),
     shrunk towards zero, with the mean shift fixed at zero."""
     r = x0 - mu[assign]
@@ -244,15 +252,15 @@ def _face_offsets(x0, seen, assign, mu, cov) -> np.ndarray:
     return beta - beta.mean(axis=0)
 
 
-def _beta_penalty(beta, cov) -> float:
+def _beta_penalty(beta: np.ndarray) -> float:
     return float(0.5 * (beta**2).sum() / BETA_SIGMA**2)
 
 
-def _doubtful(sol, cost) -> bool:
+def _doubtful(sol: Solution, cost: np.ndarray) -> bool:
     """Any sticker close to changing, or any overruled by its piece."""
     f = sol.facelets()
     assign = np.array([FACES.index(ch) for ch in f])
-    marg = sol.sticker_marginal.copy()
+    marg = sol.marginals.copy()
     marg[np.arange(54), assign] = np.inf
     gap = marg.min(axis=1) - sol.total
     gap[[9 * c + 4 for c in range(6)]] = np.inf
@@ -275,7 +283,8 @@ def _glare_like(rgb: np.ndarray, seen: np.ndarray, assign: np.ndarray) -> np.nda
     return out
 
 
-def classify(samples, *, centers: Mapping[str, object] | None = None, profile=None) -> Classification:
+def classify(samples: npt.ArrayLike, *, centers: Colours | None = None,
+             profile: Profile | Colours | None = None) -> Classification:
     """The most likely valid cube for 54 RGB sticker colours (facelet order,
     NaN rows for stickers not seen). ``centers`` gives face -> RGB for
     hidden centres; ``profile`` (a :class:`vision.profile.Profile` or a
@@ -283,7 +292,7 @@ def classify(samples, *, centers: Mapping[str, object] | None = None, profile=No
     rgb = np.asarray(samples, dtype=np.float64)
     if rgb.shape != (54, 3):
         raise ValueError(f"samples must have shape (54, 3), not {rgb.shape}")
-    seen = ~np.isnan(rgb).any(axis=1)
+    seen = np.asarray(~np.isnan(rgb).any(axis=1))
     warnings: list[str] = []
     if seen.sum() < 9:
         return Classification("?" * 54, np.zeros(54), list(range(54)), False,
@@ -311,7 +320,7 @@ def classify(samples, *, centers: Mapping[str, object] | None = None, profile=No
     facelets = sol.facelets()
     assign = np.array([FACES.index(ch) for ch in facelets])
 
-    marg = sol.sticker_marginal.copy()
+    marg = sol.marginals.copy()
     marg[np.arange(54), assign] = np.inf
     gap = np.maximum(marg.min(axis=1) - sol.total, 0.0)
     confidence = 1.0 - np.exp(-gap / 3.0)
@@ -346,7 +355,7 @@ def classify(samples, *, centers: Mapping[str, object] | None = None, profile=No
         sel = seen & (assign == c)
         fitted_lab[c] = np.median(rgb_to_lab(rgb[sel]), axis=0) if sel.any() else rgb_to_lab(
             np.nan_to_num(means_rgb[c], nan=128.0))
-    colors = {f: tuple(float(v) for v in lab_to_rgb(fitted_lab[c])) for c, f in enumerate(FACES)}
+    colors = {f: rgb_tuple(lab_to_rgb(fitted_lab[c])) for c, f in enumerate(FACES)}
     prof = _face_colours_from(profile)
     if prof:
         drift = {f: float(delta_e(fitted_lab[c], rgb_to_lab(prof[f])))
@@ -376,11 +385,11 @@ def _resolve_unknown_faces(cost: np.ndarray, unknown: np.ndarray) -> np.ndarray:
     from itertools import permutations
 
     idx = np.flatnonzero(unknown)
-    best, best_cost = None, None
-    for perm in permutations(idx):
+
+    def given(perm: tuple[np.integer, ...]) -> np.ndarray:
         c = cost.copy()
         c[:, idx] = cost[:, list(perm)]
-        total = best_cube(c, marginals=False).total
-        if best_cost is None or total < best_cost:
-            best, best_cost = c, total
-    return best
+        return c
+
+    # min keeps the first of equally cheap ones, the identity when nothing is better
+    return min((given(perm) for perm in permutations(idx)), key=lambda c: best_cube(c, marginals=False).total)

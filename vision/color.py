@@ -10,8 +10,12 @@ transfer curve is written down.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import numpy.typing as npt
+
+RGB = tuple[float, float, float]
 
 _M_RGB_XYZ = np.array(
     [[0.4124564, 0.3575761, 0.1804375],
@@ -20,6 +24,12 @@ _M_RGB_XYZ = np.array(
 )
 _M_XYZ_RGB = np.linalg.inv(_M_RGB_XYZ)
 _WHITE = np.array([0.95047, 1.0, 1.08883])
+
+
+def rgb_tuple(values: Iterable[float]) -> RGB:
+    """Three numbers as an (r, g, b) tuple of floats; ValueError for any other count."""
+    r, g, b = (float(v) for v in values)
+    return (r, g, b)
 
 
 def srgb_to_linear(srgb: npt.ArrayLike) -> np.ndarray:

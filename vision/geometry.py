@@ -7,12 +7,13 @@ import math
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from .errors import VisionError
 from .setup import CameraSpec, FaceSpec, ViewSpec
 
 
-def order_corners(points) -> tuple[tuple[float, float], ...]:
+def order_corners(points: npt.ArrayLike) -> tuple[tuple[float, float], ...]:
     """Four clicked points, the first being the face's net top-left corner,
     -> the four in clockwise order on screen starting with that one.
     Rejects points that do not make a proper quadrilateral."""
@@ -33,7 +34,7 @@ def order_corners(points) -> tuple[tuple[float, float], ...]:
     return tuple((round(float(x), 1), round(float(y), 1)) for x, y in q)
 
 
-def _toml_value(v) -> str:
+def _toml_value(v: object) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (int, float)):
@@ -84,7 +85,7 @@ def click_geometry(camera: CameraSpec, view_name: str, faces: str, *,
     clicks: list[tuple[float, float]] = []
     done: list[FaceSpec] = []
     cv2.namedWindow(window, cv2.WINDOW_NORMAL)
-    def on_mouse(event, x, y, *_):
+    def on_mouse(event: int, x: int, y: int, *_: object) -> None:
         if event == cv2.EVENT_LBUTTONDOWN:
             clicks.append((float(x), float(y)))
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from .capture import open_camera
 from .errors import VisionError
+from .render import Lighting
 from .setup import CameraSpec, FaceSpec, ViewSpec
 
 # Which face must be at the top of the picture when showing each face,
@@ -56,8 +57,9 @@ def draw_guide(image: np.ndarray, face: FaceSpec) -> np.ndarray:
     return out
 
 
-def capture_hand_held(spec: CameraSpec, view: ViewSpec, *, sim_state=None, sim_seed=None,
-                      sim_lighting=None) -> dict[str, np.ndarray]:
+def capture_hand_held(spec: CameraSpec, view: ViewSpec, *, sim_state: str | None = None,
+                      sim_seed: int | None = None, sim_lighting: Lighting | None = None
+                      ) -> dict[str, np.ndarray]:
     """One frame per face, named '<view>:<face>'. A simulated camera shows
     each face in the guide by itself; a real one waits for the user."""
     frames = {}

@@ -16,6 +16,8 @@ follows, which is what confidence is made of.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numba import njit
 
@@ -29,7 +31,7 @@ _CF = np.array(CORNER_FACELETS, dtype=np.int64)  # (8, 3)
 _EF = np.array(EDGE_FACELETS, dtype=np.int64)  # (12, 2)
 
 
-def _colour_table(colours, k: int) -> np.ndarray:
+def _colour_table(colours: Sequence[Sequence[str]], k: int) -> np.ndarray:
     """table[p, o, j] = face index on the slot's j-th sticker."""
     n = len(colours)
     t = np.zeros((n, k, k), dtype=np.int64)
@@ -53,7 +55,7 @@ def choice_costs(cost: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(cache=True)
-def _popcount(x):
+def _popcount(x: int) -> int:
     c = 0
     while x:
         x &= x - 1
@@ -65,7 +67,7 @@ _POP = np.array([bin(m).count("1") for m in range(1 << 12)], dtype=np.int64)
 
 
 @njit(cache=True)
-def _forward(cost, k, pop):
+def _forward(cost: np.ndarray, k: int, pop: np.ndarray) -> np.ndarray:
     n = cost.shape[0]
     full = 1 << n
     f = np.full((full, k, 2), INF)
@@ -94,7 +96,7 @@ def _forward(cost, k, pop):
 
 
 @njit(cache=True)
-def _backward(cost, k, term, pop):
+def _backward(cost: np.ndarray, k: int, term: np.ndarray, pop: np.ndarray) -> np.ndarray:
     n = cost.shape[0]
     full = 1 << n
     b = np.full((full, k, 2), INF)
@@ -124,7 +126,7 @@ def _backward(cost, k, term, pop):
 
 
 @njit(cache=True)
-def _marginals(cost, k, f, b, pop):
+def _marginals(cost: np.ndarray, k: int, f: np.ndarray, b: np.ndarray, pop: np.ndarray) -> np.ndarray:
     n = cost.shape[0]
     full = 1 << n
     m = np.full((n, n, k), INF)
@@ -155,7 +157,7 @@ def _marginals(cost, k, f, b, pop):
 
 
 @njit(cache=True)
-def _best_path(cost, k, b):
+def _best_path(cost: np.ndarray, k: int, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = cost.shape[0]
     mask, t, q = 0, 0, 0
     pieces = np.zeros(n, dtype=np.int64)
@@ -180,7 +182,7 @@ def _best_path(cost, k, b):
     return pieces, oris
 
 
-def _parity(perm) -> int:
+def _parity(perm: np.ndarray) -> int:
     n = len(perm)
     return sum(1 for i in range(n) for j in range(i + 1, n) if perm[i] > perm[j]) & 1
 
@@ -188,11 +190,20 @@ def _parity(perm) -> int:
 class Solution:
     """The best solvable cube and the min-marginal colour costs."""
 
-    def __init__(self, cp, co, ep, eo, total: float, sticker_marginal: np.ndarray):
+    def __init__(self, cp: np.ndarray, co: np.ndarray, ep: np.ndarray, eo: np.ndarray, total: float,
+                 sticker_marginal: np.ndarray | None):
         self.cp, self.co, self.ep, self.eo = cp, co, ep, eo
         self.total = total
         self.sticker_marginal = sticker_marginal
-        """(54, 6): the cost of the best solvable cube with that sticker that colour."""
+        """(54, 6): the cost of the best solvable cube with that sticker that
+        colour; None when :func:`best_cube` was asked for no marginals."""
+
+    @property
+    def marginals(self) -> np.ndarray:
+        """:attr:`sticker_marginal`, which must have been computed."""
+        if self.sticker_marginal is None:
+            raise ValueError("best_cube(..., marginals=False) computed no marginals")
+        return self.sticker_marginal
 
     def facelets(self) -> str:
         f = ["?"] * 54

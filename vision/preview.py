@@ -4,6 +4,7 @@ interactive window where a click on a sticker cycles its colour."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import cv2
@@ -120,7 +121,7 @@ def annotate(image: np.ndarray, view: ViewSpec, result: ScanResult, *, keys: boo
     return out
 
 
-def sticker_at(view, x: float, y: float) -> int | None:
+def sticker_at(view: ViewSpec, x: float, y: float) -> int | None:
     """The facelet index under image point (x, y), if any."""
     for face in view.faces:
         h = np.linalg.inv(net_to_image(face))
@@ -139,7 +140,7 @@ def cycle_letter(facelets: str, index: int) -> str:
     return facelets[:index] + nxt + facelets[index + 1:]
 
 
-def interactive(result, *, window: str = "cuberobot scan") -> tuple[str, str]:
+def interactive(result: ScanResult, *, window: str = "cuberobot scan") -> tuple[str, str]:
     """Show the scan; returns (action, facelets) with action 'accept',
     'rescan' or 'quit'. Needs a display."""
     if not has_display():
@@ -150,7 +151,7 @@ def interactive(result, *, window: str = "cuberobot scan") -> tuple[str, str]:
     widths = [frames[v.name].shape[1] for v in views]
     offsets = np.cumsum([0] + widths[:-1])
 
-    def on_mouse(event, x, y, flags, param):
+    def on_mouse(event: int, x: int, y: int, flags: int, param: object) -> None:
         if event != cv2.EVENT_LBUTTONDOWN:
             return
         for v, off in zip(views, offsets):
@@ -163,7 +164,7 @@ def interactive(result, *, window: str = "cuberobot scan") -> tuple[str, str]:
     cv2.setMouseCallback(window, on_mouse)
     try:
         while True:
-            shown = type(result)(**{**result.__dict__, "facelets": state["facelets"]})
+            shown = replace(result, facelets=state["facelets"])
             tiles = [annotate(frames[v.name], v, shown, keys=True) for v in views]
             hmax = max(t.shape[0] for t in tiles)
             tiles = [np.pad(t, ((0, hmax - t.shape[0]), (0, 0), (0, 0))) for t in tiles]

@@ -21,7 +21,7 @@ import platformdirs
 
 from solver.facelets import FACES
 
-from .color import delta_e, linear_to_srgb, rgb_to_lab, srgb_to_linear
+from .color import RGB, delta_e, linear_to_srgb, rgb_to_lab, rgb_tuple, srgb_to_linear
 from .errors import VisionError
 
 GAIN_LIMITS = (0.4, 2.5)
@@ -30,7 +30,7 @@ TOO_CLOSE_DE = 12.0  # below this, two faces' colours are not reliably told apar
 
 @dataclass
 class CameraProfile:
-    face_colors: dict[str, tuple[float, float, float]] = field(default_factory=dict)
+    face_colors: dict[str, RGB] = field(default_factory=dict)
     gains: dict[str, list[float]] = field(default_factory=dict)
     """face -> 9 brightness multipliers, sticker order."""
     settings: dict = field(default_factory=dict)
@@ -39,7 +39,7 @@ class CameraProfile:
 @dataclass
 class Profile:
     name: str
-    face_colors: dict[str, tuple[float, float, float]]
+    face_colors: dict[str, RGB]
     cameras: dict[str, CameraProfile] = field(default_factory=dict)
 
     def separation(self) -> tuple[float, str, str]:
@@ -61,13 +61,13 @@ class Profile:
     @classmethod
     def from_dict(cls, d: dict) -> Profile:
         try:
-            faces = {f: tuple(float(v) for v in d["face_colors"][f]) for f in FACES}
+            faces = {f: rgb_tuple(d["face_colors"][f]) for f in FACES}
             cams = {}
             for name, c in d.get("cameras", {}).items():
                 gains = {f: [float(g) for g in v] for f, v in c.get("gains", {}).items()}
                 if any(len(v) != 9 for v in gains.values()):
                     raise ValueError("each face needs 9 gains")
-                cams[name] = CameraProfile({f: tuple(float(v) for v in col)
+                cams[name] = CameraProfile({f: rgb_tuple(col)
                                             for f, col in c.get("face_colors", {}).items()},
                                            gains, dict(c.get("settings", {})))
             return cls(str(d["name"]), faces, cams)
@@ -180,13 +180,13 @@ def build_profile(name: str, seen: dict[str, dict[str, np.ndarray]], settings: d
             y = lin @ [0.2126, 0.7152, 0.0722]
             g = np.where(ok, (lin_ref @ [0.2126, 0.7152, 0.0722]) / np.maximum(y, 1e-4), 1.0)
             cp.gains[f] = [float(v) for v in np.clip(g, *GAIN_LIMITS)]
-            cp.face_colors[f] = tuple(float(v) for v in ref)
+            cp.face_colors[f] = rgb_tuple(ref)
             all_cols.setdefault(f, []).append(ref)
         cams[cam] = cp
     missing = [f for f in FACES if f not in all_cols]
     if missing:
         raise VisionError(f"calibration saw no stickers of face(s) {', '.join(missing)}: check the views")
-    face_colors = {f: tuple(float(v) for v in np.median(all_cols[f], axis=0)) for f in FACES}
+    face_colors = {f: rgb_tuple(np.median(all_cols[f], axis=0)) for f in FACES}
     return Profile(name, face_colors, cams)
 
 

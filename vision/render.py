@@ -36,7 +36,7 @@ def kelvin_to_gains(kelvin: float) -> np.ndarray:
     """RGB multipliers of a light of this colour temperature for a camera
     white-balanced at 6500 K (Tanner Helland's fit of the Planckian locus)."""
 
-    def rgb(k):
+    def rgb(k: float) -> np.ndarray:
         t = k / 100.0
         r = 255.0 if t <= 66 else 329.698727446 * (t - 60) ** -0.1332047592
         if t <= 66:
@@ -48,6 +48,11 @@ def kelvin_to_gains(kelvin: float) -> np.ndarray:
 
     g = rgb(kelvin) / rgb(6500)
     return g / g[1]
+
+
+def _three_ints(values: np.ndarray) -> tuple[int, int, int]:
+    a, b, c = (int(v) for v in values)
+    return (a, b, c)
 
 
 @dataclass
@@ -90,7 +95,7 @@ class Lighting:
             jpeg_quality=int(rng.integers(30, 95)) if rng.random() < 0.6 else None,
             shades=shades,
             sticker_jitter=float(rng.uniform(0.0, 0.06)),
-            background=tuple(int(v) for v in rng.integers(20, 200, 3)),
+            background=_three_ints(rng.integers(20, 200, 3)),
         )
 
 
@@ -215,9 +220,14 @@ def add_sensor_effects(image: np.ndarray, lighting: Lighting, rng: np.random.Gen
     if lighting.noise > 0:
         cv2.setRNGSeed(int(rng.integers(2**31)))  # OpenCV's generator: fast, and still repeatable
         noise = np.empty(out.shape, np.int16)
-        cv2.randn(noise, 0.0, float(lighting.noise))
+        # OpenCV takes scalars for the mean and spread; its type stubs list only arrays (which OpenCV
+        # also takes, but as arrays they draw different numbers: the seeded scenes would change)
+        cv2.randn(noise, 0.0, float(lighting.noise))  # type: ignore[call-overload]
         out = cv2.add(out, noise, dtype=cv2.CV_8U)
     if lighting.jpeg_quality:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(lighting.jpeg_quality)])
-        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+        if decoded is None:
+            raise RuntimeError("OpenCV could not JPEG-compress a rendered frame")
+        out = decoded
     return out

@@ -9,6 +9,8 @@ dropped before taking the median in CIELAB.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 
@@ -78,7 +80,8 @@ def robust_colours(pixels_bgr: np.ndarray, ring_bgr: np.ndarray | None = None
     return lab_to_rgb(med), spread, glare_frac
 
 
-def sample_faces(image: np.ndarray, faces) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def sample_faces(image: np.ndarray, faces: Sequence[FaceSpec]
+                 ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """face letter -> (RGB (9, 3), spread (9,), glare fraction (9,)) for each FaceSpec."""
     if not faces:
         return {}

@@ -12,10 +12,11 @@ import numpy as np
 from solver.facelets import FACES, position_name
 
 from .capture import open_camera
-from .classifier import Classification, classify, exposure
+from .classifier import Classification, Colours, classify, exposure
 from .color import srgb_to_linear
 from .errors import VisionError
 from .profile import Profile, apply_gains
+from .render import Lighting
 from .sample import sample_faces
 from .setup import CameraSpec, ViewSpec
 
@@ -40,7 +41,8 @@ class ScanResult:
         return self.classification.ok
 
 
-def measure(frames: dict[str, np.ndarray], views: list[ViewSpec], profile: Profile | None = None):
+def measure(frames: dict[str, np.ndarray], views: list[ViewSpec], profile: Profile | None = None
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Frames per view name -> (samples (54, 3), spread (54,), glare (54,)),
     with the profile's per-position gains applied."""
     samples = np.full((54, 3), np.nan)
@@ -70,7 +72,8 @@ def measure(frames: dict[str, np.ndarray], views: list[ViewSpec], profile: Profi
     return samples, spread, glare
 
 
-def classify_measured(samples, spread, glare, *, centers=None, profile=None,
+def classify_measured(samples: np.ndarray, spread: np.ndarray, glare: np.ndarray, *,
+                      centers: Colours | None = None, profile: Profile | None = None,
                       read_through_glare: bool = False) -> Classification:
     """Classify, then add the stickers the camera could not really see.
 
@@ -102,8 +105,9 @@ def classify_measured(samples, spread, glare, *, centers=None, profile=None,
     return result
 
 
-def capture_frames(cameras: list[CameraSpec], views: list[ViewSpec], *, sim_state=None, sim_seed=None,
-                   sim_lighting=None, settings: dict | None = None) -> dict[str, np.ndarray]:
+def capture_frames(cameras: list[CameraSpec], views: list[ViewSpec], *, sim_state: str | None = None,
+                   sim_seed: int | None = None, sim_lighting: Lighting | None = None,
+                   settings: dict[str, dict[str, object]] | None = None) -> dict[str, np.ndarray]:
     """One averaged frame per view (hand-held views: one per face). The
     settings each camera ran with are put into ``settings`` if given.
 
@@ -154,7 +158,7 @@ def capture_frames(cameras: list[CameraSpec], views: list[ViewSpec], *, sim_stat
 
 def expand_views(views: list[ViewSpec]) -> list[ViewSpec]:
     """Hand-held views become one single-face view per face (one frame each)."""
-    out = []
+    out: list[ViewSpec] = []
     for v in views:
         if v.hand_held:
             out.extend(replace(v, name=f"{v.name}:{f.face}", faces=(f,), hand_held=False) for f in v.faces)
@@ -164,8 +168,8 @@ def expand_views(views: list[ViewSpec]) -> list[ViewSpec]:
 
 
 def scan(cameras: list[CameraSpec], views: list[ViewSpec], *, profile: Profile | None = None,
-         sim_state: str | None = None, sim_seed: int | None = None, sim_lighting=None,
-         centers: dict | None = None, debug_dir: str | Path | None = None,
+         sim_state: str | None = None, sim_seed: int | None = None, sim_lighting: Lighting | None = None,
+         centers: Colours | None = None, debug_dir: str | Path | None = None,
          read_through_glare: bool = False) -> ScanResult:
     """Capture, sample and classify every view. ``sim_state`` is the cube
     simulated cameras show; ``debug_dir`` gets annotated PNGs and the samples."""

@@ -13,6 +13,7 @@ camera sees the face.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 
@@ -64,7 +65,8 @@ NET_FRAMES = {
 }
 
 
-def project_face(face: str, position, up, *, focal: float, size: tuple[int, int]) -> FaceSpec:
+def project_face(face: str, position: Sequence[float], up: Sequence[float], *, focal: float,
+                 size: tuple[int, int]) -> FaceSpec:
     """The FaceSpec a pinhole camera at ``position`` looking at the cube's
     centre would see (corners in net order, so ``top_left`` is 0)."""
     import numpy as np
