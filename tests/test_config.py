@@ -103,3 +103,14 @@ def test_config_check_cli(tmp_path):
     assert "Traceback" not in r.stderr
     r = _cli("config", "check", str(tmp_path / "missing.toml"))
     assert r.returncode == 2 and "not found" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_profile_file_is_found_beside_the_setup_file_and_a_name_stays_a_name(tmp_path):
+    base = (ROOT / "config" / "rig.toml").read_text()
+    (tmp_path / "sub").mkdir()
+    for value, expected in (("profiles/home.json", str(tmp_path / "sub" / "profiles" / "home.json")),
+                            ("/abs/home.json", "/abs/home.json"), ("home", "home")):
+        f = tmp_path / "sub" / "rig.toml"
+        f.write_text(base.replace("[vision]", f'[vision]\nprofile = "{value}"', 1) if "[vision]" in base
+                     else base + f'\n[vision]\nprofile = "{value}"\n')
+        assert load_config(f).profile == expected

@@ -114,6 +114,13 @@ def test_a_missing_or_misnamed_profile_is_a_user_mistake(tmp_path):
     r = run("calibrate", "--profile", "../escape", "--save-debug", str(tmp_path / "dbg"), env=env)
     assert r.returncode == 2 and "'../escape' is not a plain name" in r.stderr, r.stderr
     assert not any(tmp_path.rglob("*.json")) and not (tmp_path / "dbg").exists()  # refused before capturing
+    for name, text in (("broken", "{not json"), ("wrong", '{"name": "wrong", "face_colors": {"U": [1]}}'),
+                       ("binary", "\udcff")):
+        path = tmp_path / f"{name}.json"
+        path.write_bytes(text.encode("utf-8", "surrogateescape"))
+        r = run("scan", "--profile", str(path), env=env)
+        assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, (name, r.stderr)
+        assert str(path) in r.stderr and "Traceback" not in r.stderr
 
 
 def test_calibrate_saves_into_the_user_data_dir_and_scan_finds_it_by_name(tmp_path):

@@ -72,12 +72,13 @@ class Profile:
                                            gains, dict(c.get("settings", {})))
             return cls(str(d["name"]), faces, cams)
         except (KeyError, TypeError, ValueError) as e:
-            raise VisionError(f"colour profile is malformed: {e}") from None
+            raise ProfileError(f"colour profile is malformed: {e}; make it again with "
+                               "`cuberobot calibrate`") from None
 
 
 class ProfileError(VisionError):
-    """A colour profile that is not there, or a name that cannot be one:
-    the user's mistake, told with what to do about it."""
+    """A colour profile that is not there, cannot be read, is malformed, or a
+    name that cannot be one: the user's mistake, told with what to do about it."""
 
     exit_code = 2
 
@@ -156,9 +157,11 @@ def load_profile(name_or_path: str | Path, directories: list[Path] | None = None
         path = found
     try:
         data = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise VisionError(f"cannot read colour profile {path}: {e}") from None
-    return Profile.from_dict(data)
+        return Profile.from_dict(data)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise ProfileError(f"cannot read colour profile {path}: {e}") from None
+    except ProfileError as e:
+        raise ProfileError(f"{path}: {e}") from None
 
 
 def build_profile(name: str, seen: dict[str, dict[str, np.ndarray]], settings: dict | None = None) -> Profile:

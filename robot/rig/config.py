@@ -271,6 +271,8 @@ def parse_config(text: str, path: Path | None = None) -> Config:
     if (t := top.sub("vision")) is not None:
         profile = t.get("profile", str, None) or None
         t.done()
+    if profile is not None and path is not None and _looks_like_a_path(profile):
+        profile = str(path.parent / Path(profile).expanduser())  # relative to the set-up file, not the cwd
 
     cameras = [_read_camera(t) for t in top.array("camera")]
     names = [c.name for c in cameras]
@@ -281,6 +283,11 @@ def parse_config(text: str, path: Path | None = None) -> Config:
     top.done()
     return Config(path=path, rig=rig, motors=motors, cameras=cameras, views=views, profile=profile,
                   solver=solver, start=start)
+
+
+def _looks_like_a_path(profile: str) -> bool:
+    """A profile given by file rather than by name."""
+    return profile.endswith(".json") or "/" in profile or "\\" in profile
 
 
 def _read_motors(t: _Table | None, name: str) -> dict[str, MotorConfig]:
