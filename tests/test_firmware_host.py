@@ -77,7 +77,7 @@ def test_profile_duration_matches_host_model(shim, n, prof):
 def test_boot_event_and_handshake(shim):
     shim.cmd("reset")
     boot = [m for _, m in shim.replies() if isinstance(m, P.Event)]
-    assert boot and boot[0].event == P.EV_BOOT
+    assert boot and boot[0].event == P.EventCode.BOOT
     ok = shim.request(P.Hello())
     assert isinstance(ok, P.HelloOk)
     assert (ok.version, ok.board, ok.queue_capacity, ok.tick_hz) == (1, P.BOARD_UNO, 4, 25000)
@@ -90,14 +90,14 @@ def test_boot_event_and_handshake(shim):
 def test_commands_before_hello_get_no_session(shim):
     fresh(shim)
     err = shim.request(P.MoveCommand(1, 0, 10))
-    assert isinstance(err, P.Err) and err.code == P.ERR_NO_SESSION
+    assert isinstance(err, P.Err) and err.code == P.ErrorCode.NO_SESSION
     assert isinstance(shim.request(P.StatusQuery()), P.Status)
 
 
 def test_wrong_version_is_refused_with_own_version(shim):
     fresh(shim)
     err = shim.request(P.Hello(version=7))
-    assert isinstance(err, P.Err) and (err.code, err.detail) == (P.ERR_VERSION, 1)
+    assert isinstance(err, P.Err) and (err.code, err.detail) == (P.ErrorCode.VERSION, 1)
 
 
 def test_duplicate_move_is_not_executed_twice(shim):
@@ -122,15 +122,15 @@ def test_status_does_not_disturb_duplicate_detection(shim):
 @pytest.mark.parametrize(
     "msg, code",
     [
-        (P.MoveCommand(1, 6, 10), P.ERR_BAD_ARG),
-        (P.MoveCommand(1, 0, 0), P.ERR_BAD_ARG),
-        (P.MoveCommand(1, 0, 30001), P.ERR_BAD_ARG),
-        (P.MoveCommand(1, 0, 10, 0, 10), P.ERR_BAD_ARG),
-        (P.MoveCommand(1, 0, 10, 3, 0), P.ERR_BAD_ARG),
-        (P.ConfigMotor(6, 100, 1, 1, 0), P.ERR_BAD_ARG),
-        (P.ConfigMotor(0, P.Q, 1, 1, 0), P.ERR_BAD_ARG),
-        (P.ConfigMotor(0, 100, 0, 1, 0), P.ERR_BAD_ARG),
-        (P.ConfigMotor(0, 100, 1, 101, 0), P.ERR_BAD_ARG),
+        (P.MoveCommand(1, 6, 10), P.ErrorCode.BAD_ARG),
+        (P.MoveCommand(1, 0, 0), P.ErrorCode.BAD_ARG),
+        (P.MoveCommand(1, 0, 30001), P.ErrorCode.BAD_ARG),
+        (P.MoveCommand(1, 0, 10, 0, 10), P.ErrorCode.BAD_ARG),
+        (P.MoveCommand(1, 0, 10, 3, 0), P.ErrorCode.BAD_ARG),
+        (P.ConfigMotor(6, 100, 1, 1, 0), P.ErrorCode.BAD_ARG),
+        (P.ConfigMotor(0, P.Q, 1, 1, 0), P.ErrorCode.BAD_ARG),
+        (P.ConfigMotor(0, 100, 0, 1, 0), P.ErrorCode.BAD_ARG),
+        (P.ConfigMotor(0, 100, 1, 101, 0), P.ErrorCode.BAD_ARG),
     ],
 )
 def test_bad_arguments_are_refused(shim, msg, code):
@@ -144,13 +144,13 @@ def test_unconfigured_motor_and_unknown_type_and_bad_length(shim):
     fresh(shim)
     shim.request(P.Hello())
     err = shim.request(P.MoveCommand(1, 4, 10))
-    assert isinstance(err, P.Err) and (err.code, err.detail) == (P.ERR_NOT_CONFIGURED, 4)
+    assert isinstance(err, P.Err) and (err.code, err.detail) == (P.ErrorCode.NOT_CONFIGURED, 4)
     shim.rx(P.frame(bytes([0x33, 99, 1, 2])))
     (seq, err), = shim.replies()
-    assert seq == 99 and err == P.Err(P.ERR_UNKNOWN_TYPE, 0x33)
+    assert seq == 99 and err == P.Err(P.ErrorCode.UNKNOWN_TYPE, 0x33)
     shim.rx(P.frame(bytes([P.MoveCommand.TYPE, 100, 1, 2, 3])))
     (seq, err), = shim.replies()
-    assert seq == 100 and err == P.Err(P.ERR_BAD_LENGTH, P.MoveCommand.TYPE)
+    assert seq == 100 and err == P.Err(P.ErrorCode.BAD_LENGTH, P.MoveCommand.TYPE)
 
 
 def test_corrupted_frames_are_dropped_and_counted(shim):
@@ -193,7 +193,7 @@ def test_queued_moves_step_exactly_and_take_the_modelled_time(shim, moves):
             reply = shim.request(cmd)
             if isinstance(reply, P.Ack):
                 break
-            assert reply.code == P.ERR_QUEUE_FULL
+            assert reply.code == P.ErrorCode.QUEUE_FULL
             shim.ticks(500)
         sent += 1
         expected[a] += sa
@@ -262,9 +262,9 @@ def test_estop_mid_move_stops_at_once_and_latches(shim):
     shim.ticks(5000)
     assert shim.steps()[0][0] == before
     events = [m for _, m in shim.replies() if isinstance(m, P.Event)]
-    assert events == [P.Event(P.EV_ESTOP_LATCHED, 1)]
+    assert events == [P.Event(P.EventCode.ESTOP_LATCHED, 1)]
     err = shim.request(P.MoveCommand(2, 0, 10))
-    assert isinstance(err, P.Err) and err.code == P.ERR_ESTOP
+    assert isinstance(err, P.Err) and err.code == P.ErrorCode.ESTOP
     st_ = shim.request(P.StatusQuery())
     assert st_.estop and not st_.moving and st_.last_done_id == P.NO_ID
     assert shim.request(P.ClearEstop()) == P.Ack(4)
@@ -277,9 +277,9 @@ def test_estop_input_latches_and_blocks_clear(shim):
     session(shim)
     shim.cmd("estop 1")
     shim.ticks(1)
-    assert [m for _, m in shim.replies() if isinstance(m, P.Event)] == [P.Event(P.EV_ESTOP_LATCHED, 2)]
+    assert [m for _, m in shim.replies() if isinstance(m, P.Event)] == [P.Event(P.EventCode.ESTOP_LATCHED, 2)]
     err = shim.request(P.ClearEstop())
-    assert isinstance(err, P.Err) and err.code == P.ERR_ESTOP
+    assert isinstance(err, P.Err) and err.code == P.ErrorCode.ESTOP
     shim.cmd("estop 0")
     assert shim.request(P.ClearEstop()) == P.Ack(4)
 
@@ -309,7 +309,7 @@ def test_release_refused_while_moving(shim):
     session(shim)
     shim.request(P.MoveCommand(1, 0, 2000))
     err = shim.request(P.Release())
-    assert isinstance(err, P.Err) and err.code == P.ERR_BUSY
+    assert isinstance(err, P.Err) and err.code == P.ErrorCode.BUSY
     run_until_idle(shim)
     assert shim.request(P.Release()) == P.Ack(4)
     assert shim.state()["drivers"] == 0
@@ -325,4 +325,4 @@ def test_button_is_debounced(shim):
     assert not [m for _, m in shim.replies() if isinstance(m, P.Event)]
     shim.cmd("button 1")
     shim.ticks(25 * 30)
-    assert [m for _, m in shim.replies() if isinstance(m, P.Event)] == [P.Event(P.EV_BUTTON, 0)]
+    assert [m for _, m in shim.replies() if isinstance(m, P.Event)] == [P.Event(P.EventCode.BUTTON, 0)]

@@ -152,7 +152,7 @@ def test_emergency_stop_stops_within_2_ms_latched_until_cleared(elf, tmp_path):
                 assert time.monotonic() < deadline
                 time.sleep(0.005)
             client.ser.write(bytes([P.RT_ESTOP]))
-            ev = client.wait_for(lambda m: isinstance(m, P.Event) and m.event == P.EV_ESTOP_LATCHED)
+            ev = client.wait_for(lambda m: isinstance(m, P.Event) and m.event == P.EventCode.ESTOP_LATCHED)
             assert ev.arg == 1
             stopped_at = rig.counts()["steps"][1]
             time.sleep(0.2)
@@ -160,7 +160,7 @@ def test_emergency_stop_stops_within_2_ms_latched_until_cleared(elf, tmp_path):
             st = client.request(P.StatusQuery())
             assert st.estop and not st.moving
             err = client.request(P.MoveCommand(2, 1, 100))
-            assert isinstance(err, P.Err) and err.code == P.ERR_ESTOP
+            assert isinstance(err, P.Err) and err.code == P.ErrorCode.ESTOP
             assert isinstance(client.request(P.ClearEstop()), P.Ack)
             assert isinstance(client.request(P.MoveCommand(3, 1, 100)), P.Ack)
             client.wait_for(lambda m: isinstance(m, P.Done) and m.move_id == 3)
@@ -189,10 +189,10 @@ def test_reset_is_seen_with_its_cause_and_a_new_boot_id(elf):
             client.pump(0.05)
             client.inbox.clear()
             rig.reset()
-            boot = client.wait_for(lambda m: isinstance(m, P.Event) and m.event == P.EV_BOOT)
+            boot = client.wait_for(lambda m: isinstance(m, P.Event) and m.event == P.EventCode.BOOT)
             assert boot.arg == 2  # external reset
             err = client.request(P.MoveCommand(1, 0, 10))
-            assert isinstance(err, P.Err) and err.code == P.ERR_NO_SESSION
+            assert isinstance(err, P.Err) and err.code == P.ErrorCode.NO_SESSION
             second = client.request(P.Hello())
             assert second.boot_id != first.boot_id
             st = client.request(P.StatusQuery())
@@ -208,7 +208,7 @@ def test_the_button_reaches_the_host_as_an_event(elf):
         try:
             client.request(P.Hello())
             rig.press()
-            ev = client.wait_for(lambda m: isinstance(m, P.Event) and m.event == P.EV_BUTTON)
+            ev = client.wait_for(lambda m: isinstance(m, P.Event) and m.event == P.EventCode.BUTTON)
             assert ev.arg == 0
         finally:
             client.close()
@@ -339,7 +339,7 @@ def test_a_hung_main_loop_is_reset_by_the_watchdog(tmp_path):
             client.pump(0.05)
             client.inbox.clear()
             client.ser.write(P.frame(bytes([0x7F, 1])))
-            boot = client.wait_for(lambda m: isinstance(m, P.Event) and m.event == P.EV_BOOT)
+            boot = client.wait_for(lambda m: isinstance(m, P.Event) and m.event == P.EventCode.BOOT)
             assert boot.arg == 4
             assert client.request(P.Hello()).boot_id != first.boot_id
             assert not client.request(P.StatusQuery()).estop

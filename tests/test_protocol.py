@@ -30,8 +30,8 @@ def test_crc_equals_the_bitwise_definition(data):
 
 
 def test_codes_are_enums_with_their_protocol_values():
-    assert P.ErrorCode.QUEUE_FULL == 7 and P.ERR_ESTOP is P.ErrorCode.ESTOP
-    assert P.Err(P.ERR_BUSY, 0).name == "BUSY" and P.Err(99, 0).name == "error 99"
+    assert P.ErrorCode.QUEUE_FULL == 7 and P.ErrorCode.ESTOP is P.ErrorCode.ESTOP
+    assert P.Err(P.ErrorCode.BUSY, 0).name == "BUSY" and P.Err(99, 0).name == "error 99"
     assert P.StatusFlag.SESSION | P.StatusFlag.MOVING == 5 and P.EventCode.BUTTON == 2
 
 
@@ -108,10 +108,10 @@ def test_oversized_and_short_frames_are_dropped_and_counted():
 def test_decode_rejects_unknown_types_and_bad_lengths():
     with pytest.raises(P.ProtocolError) as e:
         P.decode(bytes((0x42, 1)))
-    assert e.value.code == P.ERR_UNKNOWN_TYPE
+    assert e.value.code == P.ErrorCode.UNKNOWN_TYPE
     with pytest.raises(P.ProtocolError) as e:
         P.decode(bytes((0x04, 1)) + struct.pack("<H", 3))
-    assert e.value.code == P.ERR_BAD_LENGTH
+    assert e.value.code == P.ErrorCode.BAD_LENGTH
 
 
 def test_sequence_numbers_skip_zero():

@@ -46,11 +46,11 @@ def make(**kw):
 
 def test_commands_need_a_session_and_a_matching_version():
     rig, w = make()
-    assert w.send(P.MoveCommand(1, 0, 400)) == [(1, P.Err(P.ERR_NO_SESSION))]
-    assert w.send(P.Hello(2)) == [(2, P.Err(P.ERR_VERSION, 1))]
+    assert w.send(P.MoveCommand(1, 0, 400)) == [(1, P.Err(P.ErrorCode.NO_SESSION))]
+    assert w.send(P.Hello(2)) == [(2, P.Err(P.ErrorCode.VERSION, 1))]
     (seq, ok), = w.send(P.Hello())
     assert seq == 3 and isinstance(ok, P.HelloOk) and ok.queue_capacity == 4 and ok.tick_hz == 25000
-    assert w.send(P.MoveCommand(1, 0, 400)) == [(4, P.Err(P.ERR_NOT_CONFIGURED, 0))]
+    assert w.send(P.MoveCommand(1, 0, 400)) == [(4, P.Err(P.ErrorCode.NOT_CONFIGURED, 0))]
 
 
 def test_positive_steps_turn_the_face_clockwise_and_done_reports_exact_ticks():
@@ -81,7 +81,7 @@ def test_queue_capacity_and_back_to_back_timing():
     moves = [P.MoveCommand(i, i % 6, 400 * (1 + i % 2)) for i in range(5)]
     replies = [w.send(m)[0][1] for m in moves]
     assert replies[:4] == [P.Ack(3), P.Ack(2), P.Ack(1), P.Ack(0)]
-    assert replies[4] == P.Err(P.ERR_QUEUE_FULL)
+    assert replies[4] == P.Err(P.ErrorCode.QUEUE_FULL)
     rig.advance(10**7)
     w.send(moves[4])
     rig.advance(2 * 10**7)
@@ -114,13 +114,13 @@ def test_realtime_estop_interrupts_latches_and_clears():
     rig.advance(rig.tick + 2000)
     w.conn.write(bytes((P.RT_ESTOP,)))
     frames = w.frames()
-    assert any(m == P.Event(P.EV_ESTOP_LATCHED, 1) for _, m in frames)
+    assert any(m == P.Event(P.EventCode.ESTOP_LATCHED, 1) for _, m in frames)
     assert [(r.move_id, r.complete) for r in rig.record] == [(1, False)]
-    assert w.send(P.MoveCommand(3, 2, 400))[0][1] == P.Err(P.ERR_ESTOP)
+    assert w.send(P.MoveCommand(3, 2, 400))[0][1] == P.Err(P.ErrorCode.ESTOP)
     st = w.send(P.StatusQuery())[0][1]
     assert st.estop and not st.moving and st.queue_len == 0 and st.last_done_id == P.NO_ID
     out = w.send(P.ClearEstop())
-    assert P.Event(P.EV_ESTOP_CLEARED, 0) in [m for _, m in out]
+    assert P.Event(P.EventCode.ESTOP_CLEARED, 0) in [m for _, m in out]
     assert w.send(P.MoveCommand(4, 2, 400))[0][1] == P.Ack(3)
 
 
@@ -138,10 +138,10 @@ def test_reset_fault_loses_the_queue_and_the_session():
     boot = rig.boot_id
     w.send(P.MoveCommand(1, 0, 800))
     rig.advance(int(0.06 * 25000))
-    assert any(m == P.Event(P.EV_BOOT, 2) for _, m in w.frames())
+    assert any(m == P.Event(P.EventCode.BOOT, 2) for _, m in w.frames())
     assert rig.boot_id != boot and rig.boots == 2
     assert [r.complete for r in rig.record] == [False]
-    assert w.send(P.MoveCommand(2, 0, 400))[0][1] == P.Err(P.ERR_NO_SESSION)
+    assert w.send(P.MoveCommand(2, 0, 400))[0][1] == P.Err(P.ErrorCode.NO_SESSION)
 
 
 def test_stalled_motor_never_finishes():
@@ -156,7 +156,7 @@ def test_stalled_motor_never_finishes():
 def test_button_press_is_an_event():
     rig, w = make()
     rig.press()
-    assert [m for _, m in w.frames()] == [P.Event(P.EV_BUTTON, 0)]
+    assert [m for _, m in w.frames()] == [P.Event(P.EventCode.BUTTON, 0)]
 
 
 def test_bad_frames_are_counted_and_answered_by_nothing():

@@ -136,7 +136,7 @@ class Link:
             self.seq = P.next_seq(self.seq)
             self._write(P.encode(P.Hello(), self.seq))
             reply = self._wait_reply(self.seq, min(deadline, time.monotonic() + self.hello_interval_s))
-            if isinstance(reply, P.Err) and reply.code == P.ERR_VERSION:
+            if isinstance(reply, P.Err) and reply.code == P.ErrorCode.VERSION:
                 raise RigError(f"the rig on {self.port} speaks protocol version {reply.detail}, this "
                                f"cuberobot speaks version {P.PROTOCOL_VERSION}: update the firmware "
                                "or cuberobot so that they match")
@@ -219,13 +219,13 @@ class Link:
                 if self.on_done is not None:
                     self.on_done(msg)
             elif isinstance(msg, P.Event):
-                if msg.event == P.EV_BOOT:
+                if msg.event == P.EventCode.BOOT:
                     self.reset_seen = "the rig announced a restart (EVENT BOOT)"
-                elif msg.event == P.EV_BUTTON:
+                elif msg.event == P.EventCode.BUTTON:
                     self.buttons += 1
-                elif msg.event == P.EV_ESTOP_LATCHED:
+                elif msg.event == P.EventCode.ESTOP_LATCHED:
                     self.estop_latched = True
-                elif msg.event == P.EV_ESTOP_CLEARED:
+                elif msg.event == P.EventCode.ESTOP_CLEARED:
                     self.estop_latched = False
             else:
                 self._check_status(msg)
@@ -269,7 +269,7 @@ class Link:
                 self.retransmissions += 1
             self._write(frame)
             reply = self._wait_reply(seq, time.monotonic() + per_try)
-            if isinstance(reply, P.Err) and reply.code == P.ERR_NO_SESSION:
+            if isinstance(reply, P.Err) and reply.code == P.ErrorCode.NO_SESSION:
                 self.reset_seen = self.reset_seen or "the rig answered NO_SESSION"
                 raise RigReset(f"the rig on {self.port} was reset ({self.reset_seen})", refused=attempt == 0)
             if self.reset_seen:
@@ -277,10 +277,10 @@ class Link:
             if reply is None:
                 continue
             if isinstance(reply, P.Err):
-                if reply.code == P.ERR_QUEUE_FULL:
+                if reply.code == P.ErrorCode.QUEUE_FULL:
                     self.queue_free = 0
                     return reply
-                if reply.code == P.ERR_ESTOP:
+                if reply.code == P.ErrorCode.ESTOP:
                     self.estop_latched = True
                     raise EstopLatched("the rig is in emergency stop; check it is safe, then run "
                                        "`cuberobot estop --clear`")

@@ -33,6 +33,7 @@ MAX_STEPS = 30000
 TICK_HZ = 25000
 Q = 1 << 24
 
+
 class ErrorCode(enum.IntEnum):
     """ERR frames' codes (docs/protocol.md 2.3)."""
 
@@ -47,18 +48,6 @@ class ErrorCode(enum.IntEnum):
     BUSY = 10
 
 
-# The names the rest of the code uses.
-ERR_UNKNOWN_TYPE = ErrorCode.UNKNOWN_TYPE
-ERR_BAD_LENGTH = ErrorCode.BAD_LENGTH
-ERR_BAD_ARG = ErrorCode.BAD_ARG
-ERR_NO_SESSION = ErrorCode.NO_SESSION
-ERR_NOT_CONFIGURED = ErrorCode.NOT_CONFIGURED
-ERR_QUEUE_FULL = ErrorCode.QUEUE_FULL
-ERR_ESTOP = ErrorCode.ESTOP
-ERR_VERSION = ErrorCode.VERSION
-ERR_BUSY = ErrorCode.BUSY
-
-
 class EventCode(enum.IntEnum):
     """EVENT frames' kinds."""
 
@@ -66,12 +55,6 @@ class EventCode(enum.IntEnum):
     BUTTON = 2
     ESTOP_LATCHED = 3
     ESTOP_CLEARED = 4
-
-
-EV_BOOT = EventCode.BOOT
-EV_BUTTON = EventCode.BUTTON
-EV_ESTOP_LATCHED = EventCode.ESTOP_LATCHED
-EV_ESTOP_CLEARED = EventCode.ESTOP_CLEARED
 
 
 class StatusFlag(enum.IntFlag):
@@ -84,13 +67,6 @@ class StatusFlag(enum.IntFlag):
     BUTTON = 16
     CONFIGURED = 32
 
-
-F_SESSION = StatusFlag.SESSION
-F_ESTOP = StatusFlag.ESTOP
-F_MOVING = StatusFlag.MOVING
-F_DRIVERS = StatusFlag.DRIVERS
-F_BUTTON = StatusFlag.BUTTON
-F_CONFIGURED = StatusFlag.CONFIGURED
 
 BOARD_UNO = 1
 BOARD_MEGA = 2
@@ -325,15 +301,15 @@ class Status(Message):
 
     @property
     def session(self) -> bool:
-        return bool(self.flags & F_SESSION)
+        return bool(self.flags & StatusFlag.SESSION)
 
     @property
     def estop(self) -> bool:
-        return bool(self.flags & F_ESTOP)
+        return bool(self.flags & StatusFlag.ESTOP)
 
     @property
     def moving(self) -> bool:
-        return bool(self.flags & F_MOVING)
+        return bool(self.flags & StatusFlag.MOVING)
 
 
 @_msg(0x86, "HBHHBIB")
@@ -377,9 +353,9 @@ def decode(content: bytes) -> tuple[int, Message]:
     type_, seq = content[0], content[1]
     cls = MESSAGES.get(type_)
     if cls is None:
-        raise ProtocolError(ERR_UNKNOWN_TYPE, f"unknown message type 0x{type_:02X}")
+        raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type 0x{type_:02X}")
     if len(content) - 2 != _SIZES[type_]:
-        raise ProtocolError(ERR_BAD_LENGTH, f"{cls.__name__} with {len(content) - 2} payload bytes, "
+        raise ProtocolError(ErrorCode.BAD_LENGTH, f"{cls.__name__} with {len(content) - 2} payload bytes, "
                                             f"expected {_SIZES[type_]}")
     return seq, cls(*struct.unpack("<" + cls.FORMAT, content[2:]))
 

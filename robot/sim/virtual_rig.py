@@ -268,7 +268,7 @@ class VirtualRig:
         self.drivers = False
         self.last_motion_tick = self.tick
         self.button_held = False
-        self._emit(P.Event(P.EV_BOOT, cause))
+        self._emit(P.Event(P.EventCode.BOOT, cause))
 
     def connect(self) -> Connection:
         """A new cable to the rig (the old one, if any, stops carrying bytes)."""
@@ -435,23 +435,23 @@ class VirtualRig:
         already = self.estop
         self.estop = True
         if not already:
-            self._emit(P.Event(P.EV_ESTOP_LATCHED, arg))
+            self._emit(P.Event(P.EventCode.ESTOP_LATCHED, arg))
 
     def press(self) -> None:
         """The start button, pressed and released."""
         with self.lock:
             self.advance()
-            self._emit(P.Event(P.EV_BUTTON, 0))
+            self._emit(P.Event(P.EventCode.BUTTON, 0))
 
     def _status_fields(self) -> tuple:
         moving = bool(self.active)
         idle = self.idle_ms and self.tick - self.last_motion_tick > self.idle_ms * 25
         if not moving and idle:
             self.drivers = False
-        flags = ((P.F_SESSION if self.session else 0) | (P.F_ESTOP if self.estop else 0)
-                 | (P.F_MOVING if moving else 0) | (P.F_DRIVERS if self.drivers else 0)
-                 | (P.F_BUTTON if self.button_held else 0)
-                 | (P.F_CONFIGURED if all(self.profiles) else 0))
+        flags = ((P.StatusFlag.SESSION if self.session else 0) | (P.StatusFlag.ESTOP if self.estop else 0)
+                 | (P.StatusFlag.MOVING if moving else 0) | (P.StatusFlag.DRIVERS if self.drivers else 0)
+                 | (P.StatusFlag.BUTTON if self.button_held else 0)
+                 | (P.StatusFlag.CONFIGURED if all(self.profiles) else 0))
         active = min(self.active, key=lambda a: a.start).cmd.move_id if self.active else P.NO_ID
         uptime = (self.tick - self.boot_tick) * 1000 // P.TICK_HZ
         return (self.boot_id, flags, self.last_done_id, active, len(self.queue) + len(self.active),
@@ -469,7 +469,7 @@ class VirtualRig:
             return
         if isinstance(msg, P.Hello):
             if msg.version != self.protocol_version:
-                self._emit(P.Err(P.ERR_VERSION, self.protocol_version), seq)
+                self._emit(P.Err(P.ErrorCode.VERSION, self.protocol_version), seq)
                 return
             self.session = True
             self.last_seq = seq
@@ -481,7 +481,7 @@ class VirtualRig:
                 self._conn.from_rig(self.last_reply)
             return
         if not self.session:
-            self._emit(P.Err(P.ERR_NO_SESSION), seq)  # not stored: nothing was executed
+            self._emit(P.Err(P.ErrorCode.NO_SESSION), seq)  # not stored: nothing was executed
             return
         reply = self._execute(msg)
         self.last_seq = seq
@@ -489,12 +489,12 @@ class VirtualRig:
 
     def _execute(self, msg: P.Message) -> P.Message:
         if not self.session:
-            return P.Err(P.ERR_NO_SESSION)
+            return P.Err(P.ErrorCode.NO_SESSION)
         if isinstance(msg, P.ConfigMotor):
             if msg.motor > 5 or not (1 <= msg.vmin_q <= msg.vmax_q < P.Q) or msg.accel_q < 1:
-                return P.Err(P.ERR_BAD_ARG, msg.motor)
+                return P.Err(P.ErrorCode.BAD_ARG, msg.motor)
             if self.active:
-                return P.Err(P.ERR_BUSY)
+                return P.Err(P.ErrorCode.BUSY)
             self.profiles[msg.motor] = Profile(msg.vmax_q, msg.accel_q, msg.vmin_q, msg.settle_ms)
             return P.Ack(self._queue_free())
         if isinstance(msg, P.ConfigGlobal):
@@ -502,16 +502,16 @@ class VirtualRig:
             return P.Ack(self._queue_free())
         if isinstance(msg, P.MoveCommand):
             if self.estop:
-                return P.Err(P.ERR_ESTOP)
+                return P.Err(P.ErrorCode.ESTOP)
             parts = msg.motors()
             motors = [m for m, _ in parts]
             if (any(m > 5 for m in motors) or len(set(motors)) != len(motors)
                     or any(s == 0 or abs(s) > P.MAX_STEPS for _, s in parts)):
-                return P.Err(P.ERR_BAD_ARG)
+                return P.Err(P.ErrorCode.BAD_ARG)
             if any(self.profiles[m] is None for m in motors):
-                return P.Err(P.ERR_NOT_CONFIGURED, next(m for m in motors if self.profiles[m] is None))
+                return P.Err(P.ErrorCode.NOT_CONFIGURED, next(m for m in motors if self.profiles[m] is None))
             if self._queue_free() <= 0:
-                return P.Err(P.ERR_QUEUE_FULL)
+                return P.Err(P.ErrorCode.QUEUE_FULL)
             self.queue.append(msg)
             if self._reset_base is None:
                 self._reset_base = self.tick
@@ -520,14 +520,14 @@ class VirtualRig:
         if isinstance(msg, P.ClearEstop):
             if self.estop:
                 self.estop = False
-                self._emit(P.Event(P.EV_ESTOP_CLEARED, 0))
+                self._emit(P.Event(P.EventCode.ESTOP_CLEARED, 0))
             return P.Ack(self._queue_free())
         if isinstance(msg, P.Release):
             if self.active:
-                return P.Err(P.ERR_BUSY)
+                return P.Err(P.ErrorCode.BUSY)
             self.drivers = False
             return P.Ack(self._queue_free())
-        return P.Err(P.ERR_UNKNOWN_TYPE)  # a reply type sent to the firmware
+        return P.Err(P.ErrorCode.UNKNOWN_TYPE)  # a reply type sent to the firmware
 
 
 class Connection:
