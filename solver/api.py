@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import coords as co
-from . import residency
+from . import residency, search
 from . import tables as tb
 from .cubie import Cube
 from .metrics import METRICS, cost, group_steps
@@ -152,6 +152,161 @@ def _to_cube(cube) -> Cube:
     return parse_facelets(cube)
 
 
+def _check_options(max_length: int | None, metric: str, quarter_cost: float, half_cost: float) -> None:
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}: choose one of {', '.join(METRICS)}")
+    if max_length is not None and max_length < 0:
+        raise ValueError("max_length must not be negative")
+    if not (math.isfinite(quarter_cost) and math.isfinite(half_cost)) or quarter_cost < 0 or half_cost < 0:
+        raise ValueError("quarter_cost and half_cost must be non-negative numbers")
+
+
+_MODES = {"htm": search.LENGTH, "axial": search.AXIAL, "qtm": search.TURNS}
+
+
+@dataclass(frozen=True)
+class _Price:
+    """The metric a solve minimises, as :func:`solver.metrics.cost` and the
+    search each take it."""
+
+    metric: str
+    quarter_cost: float
+    half_cost: float
+
+    @property
+    def mode(self) -> int:
+        return _MODES[self.metric]
+
+    @property
+    def search_costs(self) -> tuple[float, float]:
+        """Quarter- and half-turn costs for the search (quarter turns count one
+        each in ``qtm``)."""
+        return (1.0, 2.0) if self.metric == "qtm" else (self.quarter_cost, self.half_cost)
+
+    def of(self, moves: list[int]) -> float:
+        return cost([Move.from_index(m) for m in moves], self.metric, self.quarter_cost, self.half_cost)
+
+
+class _Best:
+    """The best solution so far: the cheapest, and of equally cheap ones the
+    shortest; and the length of the shortest found, cheap or not."""
+
+    def __init__(self, price: _Price):
+        self.price = price
+        self.moves: list[int] | None = None
+        self.cost = math.inf
+        self.shortest = ANY_BOUND + 1
+
+    def offer(self, moves: list[int]) -> None:
+        k = self.price.of(moves)
+        if self.moves is None or k < self.cost or (k == self.cost and len(moves) < len(self.moves)):
+            self.moves, self.cost = moves, k
+        self.shortest = min(self.shortest, len(moves))
+
+
+class _Race:
+    """The views' searches, run side by side a slice of :data:`QUANTUM`
+    nodes at a time."""
+
+    def __init__(self, views: list[tuple[np.ndarray, Callable[[list[int]], list[int]]]],
+                 tables: dict[str, np.ndarray], premoves: int):
+        self.searchers = [(Searcher(arr, tables, premoves), back) for arr, back in views]
+        self.active = True
+
+    def due(self) -> list[tuple[Searcher, Callable[[list[int]], list[int]]]]:
+        """The searches to run a slice each in this round: those not done
+        whose phase-1 sequences are at most LEAD moves longer than the
+        shallowest's. Sets ``active``: whether any search is not done."""
+        live = [s.depth for s, _ in self.searchers if not s.done]
+        self.active = bool(live)
+        shallow = min(live) if live else 0
+        return [(s, back) for s, back in self.searchers if not s.done and s.depth <= shallow + LEAD]
+
+    def restart(self) -> None:
+        """Let searches that ran out under a lower bound go on under a higher one."""
+        for s, _ in self.searchers:
+            s.done = False
+
+
+def _original_moves(found: list[int], back: Callable[[list[int]], list[int]]) -> list[int]:
+    """A view's solution as moves of the cube being solved; a premove may
+    merge with the last move of phase 2."""
+    return [m.index for m in simplify([Move.from_index(m) for m in back(found)])]
+
+
+def _optimal_if_near(cube: Cube, tables: dict[str, np.ndarray]) -> list[int] | None:
+    """An optimal solution if ``cube`` is at most SHORT moves from solved."""
+    s = Searcher(co.to_array(cube), tables)
+    best = None
+    bound = SHORT
+    while not s.done:
+        found = s.step(bound, 1 << 40)
+        if found is not None:
+            best, bound = found, len(found) - 1
+    return best
+
+
+def _shorter_and_shorter(race: _Race, best: _Best, target: int | None, stage_end: float,
+                         deadline: float) -> list[int] | None:
+    """Stage 1, in every metric: any solution shorter than the shortest so
+    far counts and lowers the bound for all views. Returns a solution of at
+    most ``target`` moves as soon as one turns up. In ``htm`` this is the
+    whole search, until the deadline or until no view can find anything
+    shorter; in the rig metrics it ends after ``stage_end`` once there is a
+    solution. If there is none at the deadline, the bound goes up to one
+    that always gives one."""
+    price = best.price
+    qc, hc = price.search_costs
+    bound = min(ANY_BOUND, best.shortest - 1, target if target is not None else ANY_BOUND)
+    while True:
+        for s, back in race.due():
+            found = s.step(bound, QUANTUM, price.mode, qc, hc, best.cost, best.shortest, 0)
+            if found is None:
+                continue
+            moves = _original_moves(found, back)
+            best.offer(moves)
+            if target is not None and len(moves) <= target:
+                return moves
+            bound = min(bound, len(moves) - 1)
+        now = time.perf_counter()
+        if price.mode != search.LENGTH and best.moves is not None and (not race.active or now >= stage_end):
+            return None
+        if not race.active:
+            return None
+        if now >= deadline:
+            if best.moves is not None:
+                return None
+            if bound < ANY_BOUND:  # the target was too ambitious for the budget: take anything
+                bound = ANY_BOUND
+                race.restart()
+
+
+def _cheaper(race: _Race, best: _Best, deadline: float) -> None:
+    """Stage 2, in the rig metrics: a fresh search among solutions up to
+    SLACK moves longer than the shortest found, and at most RIG_BOUND, for
+    any that is cheaper. That is affordable only with a tight length bound,
+    and pays because pairs of opposite turns make some longer solutions
+    faster on the rig."""
+    price = best.price
+    qc, hc = price.search_costs
+    bound = min(ANY_BOUND, best.shortest + SLACK, RIG_BOUND)
+    while True:
+        for s, back in race.due():
+            found = s.step(bound, QUANTUM, price.mode, qc, hc, best.cost, 0, P2_EXTRA)
+            if found is not None:
+                best.offer(_original_moves(found, back))
+        if not race.active or time.perf_counter() >= deadline:
+            return
+
+
+def _solution(moves: list[int], price: _Price, t0: float) -> Solution:
+    ms = [Move.from_index(m) for m in moves]
+    return Solution(moves=format_moves(ms), length=len(ms),
+                    cost=cost(ms, price.metric, price.quarter_cost, price.half_cost),
+                    elapsed_ms=(time.perf_counter() - t0) * 1000.0,
+                    steps=[[str(m) for m in step] for step in group_steps(ms)], metric=price.metric)
+
+
 def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float = 100,
           metric: str = "htm", quarter_cost: float = 1.0, half_cost: float = 1.5) -> Solution:
     """A short solution of ``cube`` (a facelet string in any six symbols, or a Cube).
@@ -165,98 +320,34 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
     solution, which comes within milliseconds.
     """
     t0 = time.perf_counter()
-    if metric not in METRICS:
-        raise ValueError(f"unknown metric {metric!r}: choose one of {', '.join(METRICS)}")
-    if max_length is not None and max_length < 0:
-        raise ValueError("max_length must not be negative")
-    if not (math.isfinite(quarter_cost) and math.isfinite(half_cost)) or quarter_cost < 0 or half_cost < 0:
-        raise ValueError("quarter_cost and half_cost must be non-negative numbers")
+    _check_options(max_length, metric, quarter_cost, half_cost)
     c = _to_cube(cube)
-
-    def finish(moves: list[int]) -> Solution:
-        ms = [Move.from_index(m) for m in moves]
-        return Solution(moves=format_moves(ms), length=len(ms),
-                        cost=cost(ms, metric, quarter_cost, half_cost),
-                        elapsed_ms=(time.perf_counter() - t0) * 1000.0,
-                        steps=[[str(m) for m in step] for step in group_steps(ms)], metric=metric)
-
+    price = _Price(metric, quarter_cost, half_cost)
     if c.is_solved():
-        return finish([])
+        return _solution([], price, t0)
+
     prepare()
     tables = tb.load()
     t_search = time.perf_counter()
     deadline = t_search + max(0.0, budget_ms) / 1000.0
-    best: list[int] | None = None
+    best = _Best(price)
 
-    # short cubes: optimal
-    short = Searcher(co.to_array(c), tables)
-    bound = SHORT
-    while not short.done:
-        found = short.step(bound, 1 << 40)
-        if found is not None:
-            best, bound = found, len(found) - 1
-    if best is not None and metric == "htm":
-        return finish(best)
+    near = _optimal_if_near(c, tables)
+    if near is not None:
+        if metric == "htm":
+            return _solution(near, price, t0)
+        best.offer(near)
 
-    mode = {"htm": 0, "axial": 1, "qtm": 2}[metric]
-    qc, hc = (1.0, 2.0) if metric == "qtm" else (quarter_cost, half_cost)
-    target = max_length if (max_length is not None and metric == "htm") else None
-    best_cost = math.inf
-    if best is not None:
-        best_cost = cost([Move.from_index(m) for m in best], metric, quarter_cost, half_cost)
-    # Stage 1 (every metric): shorter and shorter solutions, as any solution
-    # shorter than the shortest so far counts. In the rig metrics it gets the
-    # share STAGE1 of the budget (none: it ends with its first solution);
-    # stage 2 then searches afresh among solutions up to SLACK moves longer
-    # than that, and at most RIG_BOUND, for any that is cheaper. That is
-    # affordable only with a tight length bound, and pays because pairs of
-    # opposite turns make some longer solutions faster on the rig.
     views = _views(c)
-    quick = target is not None or mode != 0
-    searchers = [(Searcher(arr, tables, PREMOVES_QUICK if quick else PREMOVES), back)
-                 for arr, back in views]
-    shortest = len(best) if best is not None else ANY_BOUND + 1
-    bound = min(ANY_BOUND, shortest - 1, target if target is not None else ANY_BOUND)
-    stage1_end = deadline if mode == 0 else t_search + (deadline - t_search) * STAGE1
-    stage = 1
-    while True:
-        active = False
-        live = [s.depth for s, _ in searchers if not s.done]
-        shallow = min(live) if live else 0
-        for s, back in searchers:
-            if s.done:
-                continue
-            active = True
-            if s.depth > shallow + LEAD:
-                continue
-            found = s.step(bound, QUANTUM, mode, qc, hc, best_cost, shortest if stage == 1 else 0,
-                           P2_EXTRA if stage == 2 else 0)
-            if found is None:
-                continue
-            # a premove may merge with the last move of phase 2
-            moves = [m.index for m in simplify([Move.from_index(m) for m in back(found)])]
-            k = cost([Move.from_index(m) for m in moves], metric, quarter_cost, half_cost)
-            if k < best_cost or (k == best_cost and len(moves) < len(best)):
-                best, best_cost = moves, k
-            shortest = min(shortest, len(moves))
-            if target is not None and len(moves) <= target:
-                return finish(moves)
-            if stage == 1:
-                bound = min(bound, len(moves) - 1)
-        now = time.perf_counter()
-        if stage == 1 and mode != 0 and best is not None and (not active or now >= stage1_end):
-            stage = 2
-            bound = min(ANY_BOUND, shortest + SLACK, RIG_BOUND)
-            searchers = [(Searcher(arr, tables, PREMOVES), back) for arr, back in views]
-            continue
-        if not active:
-            break
-        if now >= deadline:
-            if best is not None:
-                break
-            if bound < ANY_BOUND:  # the target was too ambitious for the budget: take anything
-                bound = ANY_BOUND
-                for s, _ in searchers:
-                    s.done = False
-    assert best is not None
-    return finish(best)
+    target = max_length if metric == "htm" else None
+    quick = target is not None or metric != "htm"
+    race = _Race(views, tables, PREMOVES_QUICK if quick else PREMOVES)
+    stage_end = t_search + (deadline - t_search) * STAGE1
+    met = _shorter_and_shorter(race, best, target, stage_end, deadline)
+    if met is not None:
+        return _solution(met, price, t0)
+
+    if metric != "htm":
+        _cheaper(_Race(views, tables, PREMOVES), best, deadline)
+    assert best.moves is not None
+    return _solution(best.moves, price, t0)

@@ -15,6 +15,8 @@ inverse) side by side. All state lives in the arrays of a :class:`Searcher`.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -38,12 +40,58 @@ R_TW, R_FL, R_SS, R_H, R_LB = 0, 1, 2, 3, 4
 TW, FL, SS, H, MV = 0, 1, 2, 3, 4
 
 PAUSED, FOUND, EXHAUSTED = 0, 1, 2
+
+# What a search looks for. Compiled code sees these as constants.
+LENGTH = 0
+"""Search mode: any solution within the length bound; phase 2 stops at the
+first completion it finds (the ``htm`` metric)."""
+AXIAL = 1
+"""Search mode: cheapest on a six-motor rig, where two consecutive turns of
+opposite faces run at once and cost the dearer of the two (``axial``)."""
+TURNS = 2
+"""Search mode: cheapest as the plain sum of quarter- and half-turn costs
+(``qtm``, or any weights)."""
 P2_MAX = 12
 """Longest phase 2 tried: deeper ones are slow to find and rarely needed,
 since a longer phase 1 usually leaves a much shorter phase 2."""
 ENUM_CAP = 100000
 """When minimising a cost: phase-2 nodes spent, after the first completion of
 a phase-1 sequence, on cheaper alternatives of the same length."""
+
+
+class Tables(NamedTuple):
+    """The tables the search reads (see :mod:`solver.tables`), handed to the
+    compiled functions as one argument. Each function reads the fields it
+    needs into local names on entry: reading them out of the tuple inside
+    the per-node loops measured 20 to 30 % slower. From Python the entry
+    points take it as a plain tuple and name it again inside, because numba
+    takes about 2 microseconds longer to dispatch a call with a named tuple,
+    which a solve does hundreds of times."""
+
+    twist_move: np.ndarray
+    flip_move: np.ndarray
+    slice_move: np.ndarray
+    slice_sorted_move: np.ndarray
+    corners_move: np.ndarray
+    ud_edges_move: np.ndarray
+    fs_cs: np.ndarray
+    twist_conj: np.ndarray
+    phase1: np.ndarray
+    twist_slice: np.ndarray
+    flip_slice: np.ndarray
+    cornslice: np.ndarray
+    edgeslice: np.ndarray
+    phase2: np.ndarray
+    c_classidx: np.ndarray
+    c_sym: np.ndarray
+    ud_edges_conj: np.ndarray
+    moves: np.ndarray
+    """The 18 moves as cubie arrays (:data:`coords.MOVES`)."""
+
+    @classmethod
+    def select(cls, tables: dict[str, np.ndarray]) -> Tables:
+        """The search's tables out of all of :func:`solver.tables.load`."""
+        return cls(*(tables[name] for name in cls._fields[:-1]), co.MOVES)
 
 
 @njit(cache=True, inline="always")
@@ -79,27 +127,38 @@ def _blocked(f, lf):
 
 
 @njit(cache=True)
-def seq_cost(seq, n, mode, qc, hc):
-    """Cost of seq[:n]: mode 1 pairs consecutive opposite-face turns into one
-    step costing the larger of the two (the rig metric), mode 2 adds up."""
+def _cost_and_open(seq, n, mode, qc, hc):
+    """Cost of seq[:n] in ``mode`` (AXIAL or TURNS; quarter turns cost ``qc``,
+    half turns ``hc``), and whether its last move is unpaired, so that in
+    AXIAL it may still pair with a move appended to it."""
     total = 0.0
+    open_ = False
     i = 0
     while i < n:
         c = hc if seq[i] % 3 == 1 else qc
-        if mode == 1 and i + 1 < n and seq[i] // 3 % 3 == seq[i + 1] // 3 % 3:
+        if mode == AXIAL and i + 1 < n and seq[i] // 3 % 3 == seq[i + 1] // 3 % 3:
             c2 = hc if seq[i + 1] % 3 == 1 else qc
             total += max(c, c2)
             i += 2
+            open_ = False
         else:
             total += c
             i += 1
-    return total
+            open_ = mode == AXIAL
+    return total, open_
+
+
+@njit(cache=True)
+def seq_cost(seq, n, mode, qc, hc):
+    """Cost of seq[:n]: AXIAL pairs consecutive opposite-face turns into one
+    step costing the larger of the two (the rig metric), TURNS adds up."""
+    return _cost_and_open(seq, n, mode, qc, hc)[0]
 
 
 @njit(cache=True, inline="always")
 def _cost_lb(d, open_, mode, cmin):
     """Least cost of d more moves; an open last move may pair with the next."""
-    if mode == 2:
+    if mode == TURNS:
         return d * cmin
     if open_ and d > 0:
         d -= 1
@@ -115,21 +174,39 @@ def phase2_distance(c, e, c_classidx, c_sym, ud_edges_conj, p2):
 
 
 @njit(cache=True)
-def _phase2(st, lv, cn, sp, e, bound, tail, nt, sol, lp, corners_move, ud_edges_move,
-            slice_sorted_move, cornslice, edgeslice, p2, c_classidx, c_sym, ud_edges_conj, mode, qc, hc,
-            fcost, p2extra):
+def _keep(st, sol, seq, n, mode, qc, hc, fcost):
+    """Make seq[:n] the solution found, unless a cost is being minimised and
+    it is neither cheaper than ``fcost[0]`` nor shorter than ``fcost[1]``.
+    Whether it was kept."""
+    if mode != LENGTH:
+        c = seq_cost(seq, n, mode, qc, hc)
+        if c >= fcost[0] and n >= fcost[1]:
+            return False
+        fcost[0] = c
+    for i in range(n):
+        sol[i] = seq[i]
+    st[SOL_LEN] = n
+    return True
+
+
+@njit(cache=True)
+def _phase2(st, lv, lp, sol, cn, sp, e, bound, tail, nt, t, mode, qc, hc, fcost, p2extra):
     """Shortest phase-2 completion of the current phase-1 sequence, which
     leaves corners ``cn``, slice-edge order ``sp`` and U/D edges ``e``; the
-    solution ends with the root's ``nt`` premoves ``tail``. With ``mode`` 0
+    solution ends with the root's ``nt`` premoves ``tail``. In mode LENGTH
     the first one found; otherwise all of that length are looked at and the
     cheapest in the metric wins if it beats ``fcost[0]`` (or is shorter than
     ``fcost[1]``), and so are completions up to ``p2extra`` moves longer,
     which are often cheaper: a longer phase 2 can pair more turns on
-    opposite faces."""
+    opposite faces. ``t`` is the :class:`Tables`."""
+    corners_move, ud_edges_move, slice_sorted_move = t.corners_move, t.ud_edges_move, t.slice_sorted_move
+    cornslice, edgeslice, p2 = t.cornslice, t.edgeslice, t.phase2
+    c_classidx, c_sym, ud_edges_conj = t.c_classidx, t.c_sym, t.ud_edges_conj
     n1 = st[L1]
     allowed = min(bound - n1 - nt, P2_MAX)
     if allowed < 0:
         return False
+    # the three lower bounds, cheapest first
     hcs = cornslice[cn * 24 + sp]
     if hcs > allowed:
         return False
@@ -147,38 +224,21 @@ def _phase2(st, lv, cn, sp, e, bound, tail, nt, sol, lp, corners_move, ud_edges_
     # the premoves after phase 2 cost at least what all but their first do
     # on their own (the first may pair with the last move of phase 2)
     tail_lb = seq_cost(tail[1:], nt - 1, mode, qc, hc) if nt > 1 else 0.0
-    # cost of the phase-1 part, and whether its last move is unpaired
+    # cost of the sequence after k phase-2 moves, and whether its last move
+    # is unpaired; k = 0 is the phase-1 part
     cmin = min(qc, hc)
     pcost = np.empty(allowed + 2, dtype=np.float64)
     popen = np.zeros(allowed + 2, dtype=np.bool_)
-    pcost[0] = 0.0
-    i = 0
-    while i < n1:
-        c0 = hc if seq[i] % 3 == 1 else qc
-        if mode == 1 and i + 1 < n1 and seq[i] // 3 % 3 == seq[i + 1] // 3 % 3:
-            c1_ = hc if seq[i + 1] % 3 == 1 else qc
-            pcost[0] += max(c0, c1_)
-            i += 2
-            popen[0] = False
-        else:
-            pcost[0] += c0
-            i += 1
-            popen[0] = mode == 1
-    prune_cost = mode != 0
+    pcost[0], popen[0] = _cost_and_open(seq, n1, mode, qc, hc)
+    prune_cost = mode != LENGTH
     first = -1
     for n2 in range(h, allowed + 1):
         if n2 == 0:
             for i in range(nt):
                 seq[n1 + i] = tail[i]
-            if mode != 0:
-                c = seq_cost(seq, n1 + nt, mode, qc, hc)
-                if c >= fcost[0] and n1 + nt >= fcost[1]:
-                    return False
-                fcost[0] = c
-            for i in range(n1 + nt):
-                sol[i] = seq[i]
-            st[SOL_LEN] = n1 + nt
-            return True
+            return _keep(st, sol, seq, n1 + nt, mode, qc, hc, fcost)
+        # depth-first over phase-2 sequences of exactly n2 moves; lp[k] holds
+        # corners, U/D edges, slice edges and the move index at depth k
         found = False
         n0 = st[NODES]
         k = 0
@@ -220,7 +280,7 @@ def _phase2(st, lv, cn, sp, e, bound, tail, nt, sol, lp, corners_move, ud_edges_
                     popen[k + 1] = False
                 else:
                     pcost[k + 1] = pcost[k] + cm
-                    popen[k + 1] = mode == 1
+                    popen[k + 1] = mode == AXIAL
                 seq[n1 + k] = mm
                 if n1 + n2 + nt >= fcost[1] and pcost[k + 1] + _cost_lb(togo, popen[k + 1], mode, cmin) \
                         + tail_lb >= fcost[0] - 1e-9:
@@ -230,15 +290,9 @@ def _phase2(st, lv, cn, sp, e, bound, tail, nt, sol, lp, corners_move, ud_edges_
                     seq[n1 + i] = PHASE2_MOVES[lp[i, 3]]
                 for i in range(nt):
                     seq[n1 + n2 + i] = tail[i]
-                if mode != 0:
-                    c = seq_cost(seq, n1 + n2 + nt, mode, qc, hc)
-                    if c >= fcost[0] and n1 + n2 + nt >= fcost[1]:
-                        continue
-                    fcost[0] = c
-                for i in range(n1 + n2 + nt):
-                    sol[i] = seq[i]
-                st[SOL_LEN] = n1 + n2 + nt
-                if mode == 0:
+                if not _keep(st, sol, seq, n1 + n2 + nt, mode, qc, hc, fcost):
+                    continue
+                if mode == LENGTH:
                     return True
                 if not found:
                     n0 = st[NODES]
@@ -257,8 +311,7 @@ def _phase2(st, lv, cn, sp, e, bound, tail, nt, sol, lp, corners_move, ud_edges_
 
 
 @njit(cache=True, inline="always")
-def _expand(lv, ch, d, last, limit, twist_move, flip_move, slice_move, fs_cs, twist_conj, p1,
-            twist_slice, flip_slice):
+def _expand(lv, ch, d, last, limit, t):
     """Children of the node at depth ``d``: coordinates and phase-1 distance
     for each move (99 for a move that may not follow the previous one).
 
@@ -270,6 +323,9 @@ def _expand(lv, ch, d, last, limit, twist_move, flip_move, slice_move, fs_cs, tw
     than ``limit`` moves from the subgroup, without the big table's cache
     miss. At the ``last`` level only the subgroup itself counts, which needs
     no table at all."""
+    twist_move, flip_move, slice_move, fs_cs, twist_conj = t.twist_move, t.flip_move, t.slice_move, t.fs_cs, \
+        t.twist_conj
+    p1, twist_slice, flip_slice = t.phase1, t.twist_slice, t.flip_slice
     lf = lv[d - 1, MV] // 3 if d > 0 else -9
     tw0 = lv[d, TW]
     fl0 = lv[d, FL]
@@ -306,13 +362,14 @@ def _expand(lv, ch, d, last, limit, twist_move, flip_move, slice_move, fs_cs, tw
 
 
 @njit(cache=True)
-def _next_root(st, lv, cp, ep, rcube, rc, rk, bound, twist_move, flip_move, slice_move, fs_cs,
-               twist_conj, p1, twist_slice, flip_slice):
+def _next_root(st, lv, cp, ep, rcube, rc, rk, bound, t):
     """Make the next root current: the next one in order whose phase-1
     distance allows sequences of the current length less its premoves, or
     else the first such at the next length. False (and nothing changed) if
     that would pass ``bound``. A root's distance is worked out only when it
     may matter: a lower bound rules most roots out before."""
+    twist_move, flip_move, slice_move, fs_cs = t.twist_move, t.flip_move, t.slice_move, t.fs_cs
+    twist_conj, p1, twist_slice, flip_slice = t.twist_conj, t.phase1, t.twist_slice, t.flip_slice
     r = st[ROOT]
     level = st[LEVEL]
     nr = rc.shape[0]
@@ -360,30 +417,31 @@ def _next_root(st, lv, cp, ep, rcube, rc, rk, bound, twist_move, flip_move, slic
 
 
 @njit(cache=True)
-def run(st, lv, lp, ch, cp, ep, sol, rcube, rc, rk, rp, bound, node_limit,
-        twist_move, flip_move, slice_move, slice_sorted_move, corners_move, ud_edges_move,
-        fs_cs, twist_conj, p1, twist_slice, flip_slice, cornslice, edgeslice, p2, c_classidx, c_sym,
-        ud_edges_conj, moves, mode, qc, hc, fcost, p2extra):
+def run(st, lv, lp, ch, cp, ep, sol, rcube, rc, rk, rp, bound, node_limit, tables, mode, qc, hc, fcost,
+        p2extra):
     """Search on until a solution of at most ``bound`` moves is found
     (FOUND; ``sol`` holds it), the space is exhausted (EXHAUSTED: nothing of
     at most ``bound`` moves is left), or ``node_limit`` nodes (PAUSED).
 
     The roots are searched in turn at each length: the cube itself with
     phase-1 sequences of that length, and the cube after each premove
-    sequence with sequences shorter by the premoves' number."""
+    sequence with sequences shorter by the premoves' number. ``tables`` is
+    a :class:`Tables` as a plain tuple; ``mode`` LENGTH, AXIAL or TURNS, with ``qc`` and ``hc``
+    the costs of quarter and half turns and ``fcost`` and ``p2extra`` as in
+    :func:`_phase2`."""
+    t = Tables(*tables)
+    cornslice, moves = t.cornslice, t.moves
     stop = st[NODES] + node_limit
     while True:
         if st[NEXT_ROOT]:
-            if not _next_root(st, lv, cp, ep, rcube, rc, rk, bound, twist_move, flip_move, slice_move,
-                              fs_cs, twist_conj, p1, twist_slice, flip_slice):
+            if not _next_root(st, lv, cp, ep, rcube, rc, rk, bound, t):
                 return EXHAUSTED
             st[NEXT_ROOT] = 0
         r = st[ROOT]
         nt = rk[r]
         if st[ROOT_EXPANDED] == 0:
             # the root's children: limited by nothing, which is exact enough
-            st[NODES] += _expand(lv, ch, 0, False, MAXD, twist_move, flip_move, slice_move, fs_cs,
-                                 twist_conj, p1, twist_slice, flip_slice)
+            st[NODES] += _expand(lv, ch, 0, False, MAXD, t)
             st[ROOT_EXPANDED] = 1
         if st[ROOT_PENDING]:
             # a root in the subgroup: phase 2 straight away, then the next root
@@ -392,9 +450,7 @@ def run(st, lv, lp, ch, cp, ep, sol, rcube, rc, rk, rp, bound, node_limit,
             cn = co.perm_rank(cp[0], 8)
             sp = co.perm_rank(ep[0, 8:12], 4)
             e = co.perm_rank(ep[0, 0:8], 8)
-            if _phase2(st, lv, cn, sp, e, bound, rp[r], nt, sol, lp, corners_move, ud_edges_move,
-                       slice_sorted_move, cornslice, edgeslice, p2, c_classidx,
-                       c_sym, ud_edges_conj, mode, qc, hc, fcost, p2extra):
+            if _phase2(st, lv, lp, sol, cn, sp, e, bound, rp[r], nt, t, mode, qc, hc, fcost, p2extra):
                 return FOUND
             continue
         if st[LEVEL] > bound:
@@ -433,9 +489,7 @@ def run(st, lv, lp, ch, cp, ep, sol, rcube, rc, rk, rp, bound, node_limit,
             if cornslice[cn * 24 + sp] > min(bound - n1 - nt, P2_MAX):
                 continue  # most phase-1 ends: phase 2 would give up at once
             e = co.perm_rank(ep[d + 1, 0:8], 8)
-            if _phase2(st, lv, cn, sp, e, bound, rp[r], nt, sol, lp, corners_move, ud_edges_move,
-                       slice_sorted_move, cornslice, edgeslice, p2, c_classidx,
-                       c_sym, ud_edges_conj, mode, qc, hc, fcost, p2extra):
+            if _phase2(st, lv, lp, sol, cn, sp, e, bound, rp[r], nt, t, mode, qc, hc, fcost, p2extra):
                 return FOUND
             continue
         st[D] = d + 1
@@ -450,8 +504,7 @@ def run(st, lv, lp, ch, cp, ep, sol, rcube, rc, rk, rp, bound, node_limit,
             cp[d + 1, j] = cp[d, moves[m, j]]
         for j in range(12):
             ep[d + 1, j] = ep[d, moves[m, 16 + j]]
-        st[NODES] += _expand(lv, ch, d + 1, togo == 1, togo - 1, twist_move, flip_move, slice_move,
-                             fs_cs, twist_conj, p1, twist_slice, flip_slice)
+        st[NODES] += _expand(lv, ch, d + 1, togo == 1, togo - 1, t)
 
 
 def _premove_sequences(longest: int) -> list[tuple[int, ...]]:
@@ -481,16 +534,21 @@ for _i, _q in enumerate(_PRE_SEQS):
 
 
 @njit(cache=True)
-def _make_roots(cube, pre_cubes, n, rcube, rc):
-    """The roots ``premoves * cube`` for the first ``n`` premove sequences,
-    with their phase-1 coordinates (their distances are left for later)."""
-    for r in range(n):
+def _start(st, lv, cp, ep, cube, pre_cubes, rcube, rc, rk, tables):
+    """Set up the roots ``premoves * cube``, one for each row of ``rcube``,
+    with their phase-1 coordinates (their distances are left for later), and
+    make the first one current at the first length with anything to search,
+    so that the search's depth tells where it stands from the outset.
+    ``tables`` is a :class:`Tables` as a plain tuple."""
+    for r in range(rcube.shape[0]):
         co.multiply(pre_cubes[r], cube, rcube[r])
         rc[r, R_TW] = co.get_twist(rcube[r])
         rc[r, R_FL] = co.get_flip(rcube[r])
         rc[r, R_SS] = co.get_slice_sorted(rcube[r]) // 24
         rc[r, R_H] = -1
         rc[r, R_LB] = -1
+    st[ROOT] = -1
+    _next_root(st, lv, cp, ep, rcube, rc, rk, MAXD, Tables(*tables))
 
 
 def premove_count(longest: int) -> int:
@@ -525,23 +583,13 @@ class Searcher:
         n = premove_count(premoves)
         self.rcube = np.zeros((n, co.CUBE_LEN), dtype=np.int64)
         self.rc = np.zeros((n, 5), dtype=np.int64)
-        _make_roots(np.ascontiguousarray(cube, dtype=np.int64), _PRE_CUBES, n, self.rcube, self.rc)
         self.rk = _PRE_LEN[:n]
         self.rp = _PRE_MOVES[:n]
         self.done = False
         self.fcost = np.zeros(2, dtype=np.float64)
-        t = tables
-        self.args = (t["twist_move"], t["flip_move"], t["slice_move"], t["slice_sorted_move"],
-                     t["corners_move"], t["ud_edges_move"], t["fs_cs"], t["twist_conj"], t["phase1"],
-                     t["twist_slice"], t["flip_slice"], t["cornslice"], t["edgeslice"], t["phase2"],
-                     t["c_classidx"], t["c_sym"], t["ud_edges_conj"],
-                     co.MOVES)
-        # start at the first length with anything to search, so that
-        # ``depth`` tells the caller where this search stands from the outset
-        self.st[ROOT] = -1
-        _next_root(self.st, self.lv, self.cp, self.ep, self.rcube, self.rc, self.rk, MAXD,
-                   t["twist_move"], t["flip_move"], t["slice_move"], t["fs_cs"], t["twist_conj"],
-                   t["phase1"], t["twist_slice"], t["flip_slice"])
+        self.tables = tuple(Tables.select(tables))
+        _start(self.st, self.lv, self.cp, self.ep, np.ascontiguousarray(cube, dtype=np.int64), _PRE_CUBES,
+               self.rcube, self.rc, self.rk, self.tables)
 
     @property
     def depth(self) -> int:
@@ -552,22 +600,23 @@ class Searcher:
     def nodes(self) -> int:
         return int(self.st[NODES])
 
-    def step(self, bound: int, node_limit: int, mode: int = 0, quarter_cost: float = 1.0,
+    def step(self, bound: int, node_limit: int, mode: int = LENGTH, quarter_cost: float = 1.0,
              half_cost: float = 1.5, cost_bound: float = np.inf, shorter_than: int = 0,
              p2extra: int = 0) -> list[int] | None:
         """Run up to ``node_limit`` nodes; a solution of at most ``bound``
         moves (as move indices) if one turned up. ``self.done`` is set when
-        no solution within ``bound`` remains to be found. With ``mode`` 1
-        (axial) or 2 (weighted turns) only solutions cheaper than
-        ``cost_bound`` or shorter than ``shorter_than`` count."""
+        no solution within ``bound`` remains to be found. In ``mode`` AXIAL
+        or TURNS only solutions cheaper than ``cost_bound`` or shorter than
+        ``shorter_than`` count, and phase-2 completions up to ``p2extra``
+        moves longer than the shortest are tried too."""
         if self.done:
             return None
         fcost = self.fcost
         fcost[0] = cost_bound
         fcost[1] = shorter_than
         r = run(self.st, self.lv, self.lp, self.ch, self.cp, self.ep, self.sol, self.rcube, self.rc,
-                self.rk, self.rp, bound, node_limit,
-                *self.args, mode, float(quarter_cost), float(half_cost), fcost, p2extra)
+                self.rk, self.rp, bound, node_limit, self.tables, mode, float(quarter_cost), float(half_cost),
+                fcost, p2extra)
         if r == FOUND:
             return [int(x) for x in self.sol[:self.st[SOL_LEN]]]
         if r == EXHAUSTED:

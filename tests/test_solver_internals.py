@@ -1,13 +1,24 @@
 """The solver's building blocks: coordinates, symmetries, pruning tables."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import SOLVED_CUBE, Move, axial_cost, random_cube, random_scramble
+from solver import SOLVED_CUBE, Move, axial_cost, qtm, random_cube, random_scramble
 from solver import coords as co
 from solver import symmetry as sy
-from solver.search import ROOT, Searcher, _premove_sequences, phase1_distance, phase2_distance, premove_count
+from solver.search import (
+    AXIAL,
+    ROOT,
+    TURNS,
+    Searcher,
+    _premove_sequences,
+    phase1_distance,
+    phase2_distance,
+    premove_count,
+    seq_cost,
+)
 from solver.tables import PHASE2_MOVES, load
 
 seeds = st.integers(0, 2**64)
@@ -108,7 +119,7 @@ def _phase2_only(scramble: str, p2extra: int) -> str:
     s = Searcher(co.to_array(cube), load())
     found = None
     while found is None and not s.done:
-        found = s.step(20, 1 << 30, 1, 1.0, 1.5, np.inf, 0, p2extra)
+        found = s.step(20, 1 << 30, AXIAL, 1.0, 1.5, np.inf, 0, p2extra)
     moves = " ".join(str(Move.from_index(m)) for m in found)
     assert cube.apply(moves).is_solved()
     return moves
@@ -197,3 +208,19 @@ def test_every_kind_of_root_solves_the_cube(seed):
         if kinds == {0, 1, 2}:
             break
     assert kinds == {0, 1, 2}
+
+
+@given(st.lists(st.integers(0, 17), max_size=30), st.sampled_from([(1.0, 1.5), (1.0, 2.0), (0.7, 1.2)]))
+def test_compiled_costs_match_the_metrics(seq, costs):
+    # the search's branch and bound prices moves with seq_cost; the solution
+    # it returns is priced with solver.metrics: the two must agree on every
+    # sequence the search makes (never the same face twice in a row)
+    kept: list[int] = []
+    for m in seq:
+        if not kept or m // 3 != kept[-1] // 3:
+            kept.append(m)
+    seq = kept
+    moves = [Move.from_index(m) for m in seq]
+    arr = np.array(seq, dtype=np.int64)
+    assert seq_cost(arr, len(seq), AXIAL, *costs) == pytest.approx(axial_cost(moves, *costs))
+    assert seq_cost(arr, len(seq), TURNS, 1.0, 2.0) == qtm(moves)
