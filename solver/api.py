@@ -43,10 +43,6 @@ ANY_BOUND = 30
 SLACK = 2
 """In the rig metrics, solutions up to this many moves longer than the
 shortest found still count if they are cheaper."""
-STAGE1 = 0.0
-"""In the rig metrics, the share of the budget spent getting short before
-looking for cheap: none (stage 1 ends with its first solution) measured
-0.13 cost units a solve better than a quarter, on four sets of 200 cubes."""
 RIG_BOUND = 21
 """In the rig metrics, the longest solution stage 2 looks at: every cube has
 one of 20 moves, and the rig-cheapest are rarely longer than the shortest
@@ -54,24 +50,18 @@ by more than one."""
 P2_EXTRA = 2
 """In the rig metrics' second stage, phase-2 completions up to this many
 moves longer than the shortest are searched too: with more turns paired up
-they are often faster on the rig (0.1 cost units a solve on average)."""
+they are often faster on the rig."""
 QUANTUM = 4000
 """Nodes per search slice between clock checks (well under a millisecond)."""
-LEAD = 0
-"""A view searches phase-1 sequences at most this much longer than the
-shallowest view's."""
 PREMOVES = 3
 """Each view also searches the cube after premove sequences of up to this
 many moves (see :class:`search.Searcher`) when it runs for the whole budget:
-more solutions for the same work. On the benchmark's 200 cubes: mean length
-at 100 ms 18.36 rather than 18.68 without, rig cost 2 % lower; two premoves
-measured 0.04 moves and 0.08 cost units a solve worse than three."""
+more solutions for the same work (shorter, and cheaper on the rig, than
+with two; see docs/benchmarks.md)."""
 PREMOVES_QUICK = 1
 """The same for a search that stops at its first good-enough solution (a
 ``max_length``, or the first solution of the rig metrics): one premove
-finds it soonest. Measured on 200 cubes with ``max_length=20``: median 0.80
-ms, slowest 25 ms, against 0.87 and 70 ms without premoves and 1.36 and 28
-ms with two."""
+finds it soonest; more roots only delay it."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +97,7 @@ def prepare(progress: Callable[[str], None] | None = None) -> None:
     tables = tb.load(progress)
     s = Searcher(co.to_array(Cube().apply("R U F")), tables)
     while not s.done:
-        s.step(3, 1 << 20, 1)
+        s.step(3, 1 << 20, search.AXIAL)
     # the search is compiled and loaded: LLVM's code is not needed any more
     residency.release("libllvmlite")
     # map the pruning tables in now, one read per page in file order, rather
@@ -215,12 +205,13 @@ class _Race:
 
     def due(self) -> list[tuple[Searcher, Callable[[list[int]], list[int]]]]:
         """The searches to run a slice each in this round: those not done
-        whose phase-1 sequences are at most LEAD moves longer than the
-        shallowest's. Sets ``active``: whether any search is not done."""
+        at the shallowest phase-1 length, so that no view runs ahead to
+        longer sequences while another can still find a shorter solution.
+        Sets ``active``: whether any search is not done."""
         live = [s.depth for s, _ in self.searchers if not s.done]
         self.active = bool(live)
-        shallow = min(live) if live else 0
-        return [(s, back) for s, back in self.searchers if not s.done and s.depth <= shallow + LEAD]
+        shallow = min(live, default=0)
+        return [(s, back) for s, back in self.searchers if not s.done and s.depth == shallow]
 
     def restart(self) -> None:
         """Let searches that ran out under a lower bound go on under a higher one."""
@@ -246,15 +237,15 @@ def _optimal_if_near(cube: Cube, tables: dict[str, np.ndarray]) -> list[int] | N
     return best
 
 
-def _shorter_and_shorter(race: _Race, best: _Best, target: int | None, stage_end: float,
-                         deadline: float) -> list[int] | None:
+def _shorter_and_shorter(race: _Race, best: _Best, target: int | None, deadline: float) -> list[int] | None:
     """Stage 1, in every metric: any solution shorter than the shortest so
     far counts and lowers the bound for all views. Returns a solution of at
     most ``target`` moves as soon as one turns up. In ``htm`` this is the
     whole search, until the deadline or until no view can find anything
-    shorter; in the rig metrics it ends after ``stage_end`` once there is a
-    solution. If there is none at the deadline, the bound goes up to one
-    that always gives one."""
+    shorter; in the rig metrics it ends with the round that finds the first
+    solution, leaving the budget to stage 2 (which pays better than getting
+    shorter first). If there is none at the deadline, the bound goes up to
+    one that always gives one."""
     price = best.price
     qc, hc = price.search_costs
     bound = min(ANY_BOUND, best.shortest - 1, target if target is not None else ANY_BOUND)
@@ -268,12 +259,9 @@ def _shorter_and_shorter(race: _Race, best: _Best, target: int | None, stage_end
             if target is not None and len(moves) <= target:
                 return moves
             bound = min(bound, len(moves) - 1)
-        now = time.perf_counter()
-        if price.mode != search.LENGTH and best.moves is not None and (not race.active or now >= stage_end):
+        if not race.active or (price.mode != search.LENGTH and best.moves is not None):
             return None
-        if not race.active:
-            return None
-        if now >= deadline:
+        if time.perf_counter() >= deadline:
             if best.moves is not None:
                 return None
             if bound < ANY_BOUND:  # the target was too ambitious for the budget: take anything
@@ -328,8 +316,7 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
 
     prepare()
     tables = tb.load()
-    t_search = time.perf_counter()
-    deadline = t_search + max(0.0, budget_ms) / 1000.0
+    deadline = time.perf_counter() + max(0.0, budget_ms) / 1000.0
     best = _Best(price)
 
     near = _optimal_if_near(c, tables)
@@ -342,8 +329,7 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
     target = max_length if metric == "htm" else None
     quick = target is not None or metric != "htm"
     race = _Race(views, tables, PREMOVES_QUICK if quick else PREMOVES)
-    stage_end = t_search + (deadline - t_search) * STAGE1
-    met = _shorter_and_shorter(race, best, target, stage_end, deadline)
+    met = _shorter_and_shorter(race, best, target, deadline)
     if met is not None:
         return _solution(met, price, t0)
 

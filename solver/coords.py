@@ -27,7 +27,6 @@ N_FLIP = 2048  # 2^11 edge orientations
 N_SLICE = 495  # C(12, 4) places for the four middle-layer edges
 N_SLICE_SORTED = 11880  # 495 places x 24 orders
 N_PERM8 = 40320  # 8! corner permutations, or orders of the 8 U/D edges in phase 2
-N_PERM4 = 24
 
 CUBE_LEN = 40
 
@@ -41,11 +40,6 @@ _FACT = np.array([1, 1, 2, 6, 24, 120, 720, 5040, 40320], dtype=np.int64)
 
 def to_array(cube: Cube) -> np.ndarray:
     return np.array(cube.cp + cube.co + cube.ep + cube.eo, dtype=np.int64)
-
-
-def from_array(a) -> Cube:
-    a = [int(x) for x in a]
-    return Cube(tuple(a[0:8]), tuple(a[8:16]), tuple(a[16:28]), tuple(a[28:40]))
 
 
 MOVES = np.stack([to_array(c) for c in MOVE_CUBES])

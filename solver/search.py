@@ -62,11 +62,11 @@ a phase-1 sequence, on cheaper alternatives of the same length."""
 class Tables(NamedTuple):
     """The tables the search reads (see :mod:`solver.tables`), handed to the
     compiled functions as one argument. Each function reads the fields it
-    needs into local names on entry: reading them out of the tuple inside
-    the per-node loops measured 20 to 30 % slower. From Python the entry
-    points take it as a plain tuple and name it again inside, because numba
-    takes about 2 microseconds longer to dispatch a call with a named tuple,
-    which a solve does hundreds of times."""
+    needs into local names on entry, because reading them out of the tuple
+    inside the per-node loops is much slower. From Python the entry points
+    take it as a plain tuple and name it again inside, because numba is
+    slower to dispatch a call with a named tuple, and a solve makes hundreds
+    (docs/benchmarks.md has the figures)."""
 
     twist_move: np.ndarray
     flip_move: np.ndarray
@@ -526,7 +526,7 @@ def _premove_sequences(longest: int) -> list[tuple[int, ...]]:
 PREMOVES_MAX = 3
 _PRE_SEQS = _premove_sequences(PREMOVES_MAX)
 _PRE_LEN = np.array([len(q) for q in _PRE_SEQS], dtype=np.int64)
-_PRE_MOVES = np.full((len(_PRE_SEQS), max(1, PREMOVES_MAX)), -1, dtype=np.int64)
+_PRE_MOVES = np.full((len(_PRE_SEQS), PREMOVES_MAX), -1, dtype=np.int64)
 _PRE_CUBES = np.zeros((len(_PRE_SEQS), co.CUBE_LEN), dtype=np.int64)
 for _i, _q in enumerate(_PRE_SEQS):
     _PRE_MOVES[_i, :len(_q)] = _q
@@ -595,10 +595,6 @@ class Searcher:
     def depth(self) -> int:
         """Length of the solutions being tried, less their phase 2."""
         return int(self.st[LEVEL])
-
-    @property
-    def nodes(self) -> int:
-        return int(self.st[NODES])
 
     def step(self, bound: int, node_limit: int, mode: int = LENGTH, quarter_cost: float = 1.0,
              half_cost: float = 1.5, cost_bound: float = np.inf, shorter_than: int = 0,

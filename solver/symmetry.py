@@ -70,16 +70,6 @@ def conj(x, s, syms, sym_inv, tmp, out):
     co.multiply(tmp, syms[sym_inv[s]], out)
 
 
-def conj_move_table() -> np.ndarray:
-    """conj_move[m, s]: the move S[s] * M * S[s]^-1 (a mirror turns clockwise into anticlockwise)."""
-    table = np.empty((18, N_SYM), dtype=np.int64)
-    for m in range(18):
-        for s in range(N_SYM):
-            c = _mul(_mul(SYMS[s], co.MOVES[m]), SYMS[SYM_INV[s]])
-            table[m, s] = next(k for k in range(18) if np.array_equal(c, co.MOVES[k]))
-    return table
-
-
 @njit(cache=True)
 def build_twist_conj(syms, sym_inv):
     table = np.empty((co.N_TWIST, N_SYM), dtype=np.uint16)

@@ -46,6 +46,7 @@ VERSION = 11
 # Phase-2 moves, as indices into the 18 moves: U U2 U' R2 F2 D D2 D' L2 B2.
 PHASE2_MOVES = np.array([0, 1, 2, 4, 7, 9, 10, 11, 13, 16], dtype=np.int64)
 EMPTY = 3
+"""An entry of a 2-bit table not filled in yet."""
 
 
 class BuildProgress:
@@ -226,7 +227,7 @@ def _phase1_pass(table, depth, done, slice_move, twist_move, flip_move, twist_co
     for i in range(n):
         v = get2(table, i)
         if backward:
-            if v != 3:
+            if v != EMPTY:
                 continue
         elif v != d3:
             continue
@@ -245,7 +246,7 @@ def _phase1_pass(table, depth, done, slice_move, twist_move, flip_move, twist_co
                     set2(table, i, nxt)
                     done += 1 + _fill_stab(table, c, t, nxt, fs_stab, twist_conj, nt, 2)
                     break
-            elif get2(table, j) == 3:
+            elif get2(table, j) == EMPTY:
                 set2(table, j, nxt)
                 done += 1 + _fill_stab(table, c1, t1, nxt, fs_stab, twist_conj, nt, 2)
     return done
