@@ -1,5 +1,7 @@
 """The cube model and the two-phase solver. Knows nothing about robots."""
 
+from typing import TYPE_CHECKING, Any
+
 from .cubie import MOVE_CUBES, SOLVED_CUBE, Cube
 from .errors import CubeError
 from .facelets import FACES, SOLVED
@@ -15,10 +17,13 @@ __all__ = [
     "Solution", "axial_cost", "group_steps", "prepare", "solve",
 ]
 
+if TYPE_CHECKING:
+    from .api import Solution, prepare, solve
+
 _SEARCH = ("Solution", "prepare", "solve")
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     # The search pulls in numba (half a second to import); code that only
     # needs the cube model should not pay for it.
     if name in _SEARCH:

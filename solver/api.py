@@ -19,6 +19,7 @@ exceeds the bound.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -123,19 +124,32 @@ _CONJ = [_conj_map(r) for r in range(3)]
 _TURN = [Cube(), S_URF3, S_URF3 * S_URF3]
 
 
-def _views(cube: Cube):
+_Back = Callable[[list[int]], list[int]]
+"""Maps a solution of a view's cube to a solution of the cube being solved."""
+
+
+def _from_turned(cmap: list[int], s: list[int]) -> list[int]:
+    """A solution of the turned cube, as moves of the original."""
+    return [cmap[m] for m in s]
+
+
+def _from_turned_inverse(cmap: list[int], s: list[int]) -> list[int]:
+    """A solution of the turned cube's inverse, read backwards with every
+    move inverted, as moves of the original."""
+    return [3 * (cmap[m] // 3) + 2 - cmap[m] % 3 for m in reversed(s)]
+
+
+def _views(cube: Cube) -> list[tuple[np.ndarray, _Back]]:
     """(cubie array, function mapping its solution to one of ``cube``)."""
-    out = []
+    out: list[tuple[np.ndarray, _Back]] = []
     for r in range(3):
         turned = _TURN[r] * cube * _TURN[r].inverse()
-        cmap = _CONJ[r]
-        out.append((co.to_array(turned), lambda s, cmap=cmap: [cmap[m] for m in s]))
-        out.append((co.to_array(turned.inverse()),
-                    lambda s, cmap=cmap: [3 * (cmap[m] // 3) + 2 - cmap[m] % 3 for m in reversed(s)]))
+        out.append((co.to_array(turned), functools.partial(_from_turned, _CONJ[r])))
+        out.append((co.to_array(turned.inverse()), functools.partial(_from_turned_inverse, _CONJ[r])))
     return out
 
 
-def _to_cube(cube) -> Cube:
+def _to_cube(cube: str | Cube) -> Cube:
     if isinstance(cube, Cube):
         # a Cube built by hand is not validated by its constructor
         return parse_facelets(cube.to_facelets())
@@ -198,12 +212,11 @@ class _Race:
     """The views' searches, run side by side a slice of :data:`QUANTUM`
     nodes at a time."""
 
-    def __init__(self, views: list[tuple[np.ndarray, Callable[[list[int]], list[int]]]],
-                 tables: dict[str, np.ndarray], premoves: int):
+    def __init__(self, views: list[tuple[np.ndarray, _Back]], tables: dict[str, np.ndarray], premoves: int):
         self.searchers = [(Searcher(arr, tables, premoves), back) for arr, back in views]
         self.active = True
 
-    def due(self) -> list[tuple[Searcher, Callable[[list[int]], list[int]]]]:
+    def due(self) -> list[tuple[Searcher, _Back]]:
         """The searches to run a slice each in this round: those not done
         at the shallowest phase-1 length, so that no view runs ahead to
         longer sequences while another can still find a shorter solution.
@@ -219,7 +232,7 @@ class _Race:
             s.done = False
 
 
-def _original_moves(found: list[int], back: Callable[[list[int]], list[int]]) -> list[int]:
+def _original_moves(found: list[int], back: _Back) -> list[int]:
     """A view's solution as moves of the cube being solved; a premove may
     merge with the last move of phase 2."""
     return [m.index for m in simplify([Move.from_index(m) for m in back(found)])]

@@ -78,7 +78,7 @@ def write_tables(path: Path, version: int, arrays: dict[str, np.ndarray]) -> Non
             f.seek(header_room)
             for arr in arrays.values():
                 arr = np.ascontiguousarray(arr)
-                view = memoryview(arr.reshape(-1).view(np.uint8))
+                view = arr.reshape(-1).view(np.uint8).data
                 for k in range(0, len(view), 1 << 22):
                     chunk = view[k:k + (1 << 22)]
                     crc = zlib.crc32(chunk, crc)

@@ -11,9 +11,14 @@ way of writing a cube down.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .facelets import CORNER_COLORS, CORNER_FACELETS, EDGE_COLORS, EDGE_FACELETS, FACES, SOLVED
+
+if TYPE_CHECKING:
+    from .moves import Move
 
 
 @dataclass(frozen=True)
@@ -49,7 +54,7 @@ class Cube:
             eo[i] = self.eo[p]
         return Cube(tuple(cp), tuple(co), tuple(ep), tuple(eo))
 
-    def apply(self, moves) -> Cube:
+    def apply(self, moves: str | Iterable[Move]) -> Cube:
         """The state after a move sequence (string or parsed moves)."""
         from .moves import parse_moves
 
@@ -92,7 +97,7 @@ class Cube:
         return permutation_parity(self.ep)
 
 
-def permutation_parity(perm) -> int:
+def permutation_parity(perm: Sequence[int]) -> int:
     """0 for an even permutation, 1 for an odd one."""
     seen = [False] * len(perm)
     parity = 0

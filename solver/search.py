@@ -91,7 +91,7 @@ class Tables(NamedTuple):
     @classmethod
     def select(cls, tables: dict[str, np.ndarray]) -> Tables:
         """The search's tables out of all of :func:`solver.tables.load`."""
-        return cls(*(tables[name] for name in cls._fields[:-1]), co.MOVES)
+        return cls._make([*(tables[name] for name in cls._fields[:-1]), co.MOVES])
 
 
 @njit(cache=True, inline="always")
@@ -515,7 +515,7 @@ def _premove_sequences(longest: int) -> list[tuple[int, ...]]:
     the same rules as in phase 1 keep every sequence of moves once."""
     outside = [m for m in range(18) if m not in PHASE2_MOVES]
     seqs: list[tuple[int, ...]] = [()]
-    level = [(m,) for m in outside]
+    level: list[tuple[int, ...]] = [(m,) for m in outside]
     for _ in range(longest):
         seqs += level
         level = [q + (m,) for q in level for m in range(18)

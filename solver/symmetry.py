@@ -38,7 +38,7 @@ _S_LR2 = co.to_array(Cube((1, 0, 3, 2, 5, 4, 7, 6), (3,) * 8,
                           (2, 1, 0, 3, 6, 5, 4, 7, 9, 8, 11, 10), (0,) * 12))
 
 
-def _mul(a, b):
+def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     out = np.empty(co.CUBE_LEN, dtype=np.int64)
     co.multiply(a, b, out)
     return out

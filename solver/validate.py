@@ -11,6 +11,7 @@ edge flip, permutation parity).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Sequence
 
 from .cubie import Cube
 from .errors import CubeError
@@ -27,7 +28,7 @@ from .facelets import (
 )
 
 
-def _names(positions) -> str:
+def _names(positions: Iterable[int]) -> str:
     return ", ".join(position_name(p) for p in positions)
 
 
@@ -87,7 +88,9 @@ def _corners(f: str) -> tuple[list[int], list[int]]:
         for ori in range(3):
             # colours read clockwise starting at the sticker in the slot's first position
             lookup[tuple(colours[(n - ori) % 3] for n in range(3))] = (piece, ori)
-    cp, co, where = [], [], {}
+    cp: list[int] = []
+    co: list[int] = []
+    where: dict[int, list[int]] = {}
     for slot, stickers in enumerate(CORNER_FACELETS):
         seen = tuple(f[p] for p in stickers)
         if seen not in lookup:
@@ -110,7 +113,9 @@ def _edges(f: str) -> tuple[list[int], list[int]]:
     for piece, colours in enumerate(EDGE_COLORS):
         lookup[colours] = (piece, 0)
         lookup[colours[::-1]] = (piece, 1)
-    ep, eo, where = [], [], {}
+    ep: list[int] = []
+    eo: list[int] = []
+    where: dict[int, list[int]] = {}
     for slot, stickers in enumerate(EDGE_FACELETS):
         seen = tuple(f[p] for p in stickers)
         if seen not in lookup:
@@ -128,7 +133,8 @@ def _edges(f: str) -> tuple[list[int], list[int]]:
     return ep, eo
 
 
-def _check_once(kind, where, names, facelets, n) -> None:
+def _check_once(kind: str, where: dict[int, list[int]], names: Sequence[str],
+                facelets: Sequence[Sequence[int]], n: int) -> None:
     for piece, slots in sorted(where.items()):
         if len(slots) > 1:
             missing = [names[p] for p in range(n) if p not in where]
