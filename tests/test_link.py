@@ -43,8 +43,8 @@ def test_a_solve_on_the_virtual_rig_is_journaled_and_timed_exactly(cfg, tmp_path
     (js,) = journal.read()
     assert [t["id"] for t in js.turns] == [r.move_id for r in rec]
     assert js.end["status"] == "done"
-    # One fsync per turn, one for the job's start and one for its end.
-    assert journal.fsyncs == len(rec) + 2
+    # Two fsyncs per turn (sent, then done), one each for the job's start, its session and its end.
+    assert journal.fsyncs == 2 * len(rec) + 3
 
 
 class WatchedLink(Link):

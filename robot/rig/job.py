@@ -19,7 +19,7 @@ from solver import Cube
 
 from . import protocol as P
 from .errors import RigError
-from .journal import JobState, Journal
+from .journal import ID_SPACE, JobState, Journal
 from .link import EstopLatched, Link, LinkLost, RigReset
 from .motion import MotorStep, Moves, estimate_s, plan
 from .timing import move_ticks, ticks_to_s
@@ -278,39 +278,73 @@ def resume(link: Link, journal: Journal, *, on_turn: Callable[[TurnDone], None] 
 
 def _resume(link: Link, journal: Journal, js: JobState, *, on_turn: Callable[[TurnDone], None] | None,
             wait_s: float | None) -> JobReport:
+    """Reconcile the journal with the rig, then run the rest of the job.
+
+    The rig, not the journal's tail, says how far the job got: moves complete
+    in the order they were queued and each carries its job's move id, so the
+    id of the last move the rig finished since it booted tells how many steps
+    of this job it did, whatever the journal managed to write before a crash.
+    Where neither side can know (the rig restarted with a move possibly under
+    way, an emergency stop in mid-move, the two disagree), the job ends
+    "state unknown" and nothing moves."""
     steps = plan(js.steps, link.config)
     hello = link.connect() if link.hello is None else link.hello
-    maybe = _possibly_under_way(js)
-    if js.boot_id is not None and hello.boot_id == js.boot_id:
-        # Same boot: the firmware's own record is complete. Let queued moves finish.
-        ids = {js.move_id(i): i for i in maybe}
-        budget = wait_s if wait_s is not None else sum(
-            sum(move_ticks(steps[i].parts, link.config.profiles())) for i in maybe) * 1.5 / \
-            P.TICK_HZ / link.time_scale + 2.0
-        deadline = time.monotonic() + budget
-        while True:
-            st = link.status()
-            if st.queue_len == 0:
-                break
-            if time.monotonic() > deadline:
-                link.estop()
-                raise _unknown(journal, js, "The rig's queued turns did not finish in time")
-            link.poll(0.05)
-        cube = Cube.from_facelets(js.state)
-        if st.last_done_id in ids:
-            for i in maybe:
-                cube = cube.apply(steps[i].moves)
-                journal.turn(js, i, cube.to_facelets(), None)
-                if js.move_id(i) == st.last_done_id:
-                    break
+    st = _settled_status(link, journal, js, steps, wait_s)
+    rig_done = _rig_progress(js, st.last_done_id)
+    same_boot = rig_done is not None or hello.boot_id == js.boot_id
+    if not same_boot:
+        if _possibly_under_way(js):
+            raise _unknown(journal, js, "The rig was restarted since the job was interrupted")
+    else:
+        done = rig_done or 0
+        if done < js.done:
+            why = f"The journal says {js.done} turn(s) finished, the rig says {done}: they disagree"
+            raise _unknown(journal, js, why)
+        _record_rig_turns(journal, js, steps, done)
         if st.estop:
-            if _possibly_under_way(js):
-                # The emergency stop emptied the queue: the turn that was running is half done.
+            if any(i >= done for i in js.sent):
+                # The emergency stop emptied the queue: a turn that was running is half done.
                 raise _unknown(journal, js, "The rig was stopped (emergency stop) in the middle of the job")
             link.clear_estop()
-        # Same boot, queue empty: every move the rig accepted is done; the rest never arrived.
-        js.sent = set(range(js.done))
-    elif maybe:
-        raise _unknown(journal, js, "The rig was restarted since the job was interrupted")
+    # The rig is idle and every move it accepted is accounted for: the rest never arrived.
+    js.sent = set(range(js.done))
     journal.session(js, hello.boot_id)
     return execute(link, journal, js, steps, on_turn=on_turn)
+
+
+def _settled_status(link: Link, journal: Journal, js: JobState, steps: list[MotorStep],
+                    wait_s: float | None) -> P.Status:
+    """The rig's STATUS once its queue is empty (moves queued before the
+    crash run to their end first); an emergency stop if they do not."""
+    if wait_s is None:
+        # At most a queue's worth of moves can be waiting, each at most the longest step left.
+        capacity = link.hello.queue_capacity if link.hello else 1
+        longest = max((sum(move_ticks(s.parts, link.config.profiles())) for s in steps[js.done:]), default=0)
+        wait_s = capacity * longest * 1.5 / P.TICK_HZ / link.time_scale + 2.0
+    budget = wait_s
+    deadline = time.monotonic() + budget
+    while True:
+        st = link.status()
+        if st.queue_len == 0:
+            return st
+        if time.monotonic() > deadline:
+            link.estop()
+            raise _unknown(journal, js, "The rig's queued turns did not finish in time")
+        link.poll(0.05)
+
+
+def _rig_progress(js: JobState, last_done_id: int) -> int | None:
+    """How many of the job's steps the rig has finished, from the id of the
+    last move it finished; None when that move is not one of this job's."""
+    if last_done_id == P.NO_ID:
+        return None
+    index = (last_done_id - js.first_id) % ID_SPACE
+    return index + 1 if index < len(js.steps) else None
+
+
+def _record_rig_turns(journal: Journal, js: JobState, steps: list[MotorStep], done: int) -> None:
+    """Journal the turns the rig finished that the journal had not recorded."""
+    cube = Cube.from_facelets(js.state)
+    for i in range(js.done, done):
+        cube = cube.apply(steps[i].moves)
+        journal.turn(js, i, cube.to_facelets(), None)

@@ -1,12 +1,19 @@
 """The append-only record that lets a job survive a crash.
 
-A "sent" line (flushed, not forced to disk) precedes every MOVE, and each
-completed turn is written with the cube state after it and forced to disk
-(fsync) as soon as the rig reports it. Up to a queue's worth of moves (four
-on an Uno, eight on a Mega) may be on their way at once, so the turns "sent" and not yet
-"done" are the ones that may be under way: after a crash or a firmware reset
-the rig is asked which of them it finished.
-One JSON object per line; a torn last line (crash while writing) is ignored.
+Every record that tells what the rig may have done is forced to disk (fsync)
+before the rig is told to do it: the job (its start state and steps), the
+session (the rig's boot id), and each move as "sent" before its MOVE goes out.
+Each completed turn is written with the cube state after it, forced to disk
+as soon as the rig reports it. Up to a queue's worth of moves (four on an
+Uno, eight on a Mega) may be on their way at once, so the turns "sent" and
+not yet "done" are the ones that may be under way; on resume the rig itself
+is asked how far it got (robot/rig/job.py).
+
+One JSON object per line. A torn last line (a crash while writing) is
+ignored; anything else that does not read as a journal (a record of the
+wrong shape, a state that the moves do not make, bytes that are not text) is
+reported with its file and line, never passed over: a damaged journal cannot
+say where the cube is.
 """
 
 from __future__ import annotations
@@ -16,12 +23,34 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import platformdirs
+
+from solver import Cube, CubeError
 
 from .errors import UserError
 
 FILENAME = "journal.jsonl"
+ROTATE_BYTES = 256 * 1024
+"""A journal larger than this is set aside (as journal.1.jsonl) when a new job
+starts with nothing unfinished, so reading it stays quick."""
+ID_SPACE = 0xFFFE
+JOG_ID = 0xFFFE
+"""Jobs' move ids run 0..0xFFFD: 0xFFFE is the id of a hand jog (`cuberobot
+jog`) and 0xFFFF means "none" on the wire, so neither can be taken for a
+step of a job."""
+
+# The fields each kind of record must have, with their types.
+_SHAPES: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "journal": {"next_id": int},
+    "job": {"job": int, "start": str, "steps": list, "first_id": int},
+    "session": {"job": int, "boot_id": int},
+    "sent": {"job": int, "i": int},
+    "refused": {"job": int, "i": int},
+    "turn": {"job": int, "i": int, "state": str},
+    "end": {"job": int, "status": str},
+}
 
 
 def default_state_dir() -> Path:
@@ -55,10 +84,19 @@ class JobState:
         return self.turns[-1]["state"] if self.turns else self.start
 
     def move_id(self, index: int) -> int:
-        return (self.first_id + index) % 0xFFFF
+        return (self.first_id + index) % ID_SPACE
+
+
+class JournalDamaged(UserError):
+    """The journal does not read as one: the cube's state cannot be taken from
+    it. Not the user's mistake: the run cannot go on (exit 1)."""
+
+    exit_code = 1
 
 
 class Journal:
+    """The journal file in ``state_dir`` (default: the user's state folder)."""
+
     def __init__(self, state_dir: str | os.PathLike | None = None):
         self.dir = Path(state_dir) if state_dir is not None else default_state_dir()
         try:
@@ -66,11 +104,38 @@ class Journal:
         except OSError as e:
             raise UserError(f"cannot create the state directory {self.dir}: {e.strerror}") from None
         self.path = self.dir / FILENAME
+        self._cut_torn_tail()
+        self._f = self._open()
+        self.fsyncs = 0
+
+    def _cut_torn_tail(self) -> None:
+        """A record cut short by a crash is dropped before anything is
+        appended, so that the next record starts on a line of its own."""
         try:
-            self._f = open(self.path, "a", encoding="utf-8")
+            with open(self.path, "rb+") as f:
+                size = f.seek(0, os.SEEK_END)
+                if size == 0:
+                    return
+                f.seek(max(0, size - 4096))
+                chunk = f.read()
+                if chunk.endswith(b"\n"):
+                    return
+                cut = chunk.rfind(b"\n") + 1
+                if cut == 0 and size > len(chunk):
+                    return  # a last line longer than any record: left for the reader to report
+                if JournalReader.torn(chunk[cut:]):
+                    f.truncate(size - len(chunk) + cut)
+                    os.fsync(f.fileno())
+        except FileNotFoundError:
+            return
         except OSError as e:
             raise UserError(f"cannot open the journal {self.path}: {e.strerror}") from None
-        self.fsyncs = 0
+
+    def _open(self):  # noqa: ANN202 - a text file
+        try:
+            return open(self.path, "a", encoding="utf-8")
+        except OSError as e:
+            raise UserError(f"cannot open the journal {self.path}: {e.strerror}") from None
 
     def close(self) -> None:
         self._f.close()
@@ -92,23 +157,23 @@ class Journal:
     # -- writing ---------------------------------------------------------
     def start_job(self, start: str, steps: list[str], *, port: str = "",
                   config: str | None = None) -> JobState:
-        jobs = self.read()
+        jobs, next_id = self._read()
+        if jobs and jobs[-1].end is not None and self._size() > ROTATE_BYTES:
+            self._rotate(next_id)
         job = (jobs[-1].job + 1) if jobs else 1
-        first_id = 0
-        if jobs:
-            last = jobs[-1]
-            first_id = (last.first_id + len(last.steps)) % 0xFFFF
-        self._write({"type": "job", "job": job, "start": start, "steps": steps, "first_id": first_id,
+        self._write({"type": "job", "job": job, "start": start, "steps": steps, "first_id": next_id,
                      "port": port, "config": config}, sync=True)
-        return JobState(job, start, list(steps), first_id, port, config)
+        return JobState(job, start, list(steps), next_id, port, config)
 
     def session(self, js: JobState, boot_id: int) -> None:
+        """The rig the job's moves go to (its boot id): on disk before any of them."""
         js.boot_id = boot_id
-        self._write({"type": "session", "job": js.job, "boot_id": boot_id}, sync=False)
+        self._write({"type": "session", "job": js.job, "boot_id": boot_id}, sync=True)
 
     def sent(self, js: JobState, index: int) -> None:
+        """Move ``index`` is about to be sent: on disk before it goes out."""
         js.sent.add(index)
-        self._write({"type": "sent", "job": js.job, "i": index, "id": js.move_id(index)}, sync=False)
+        self._write({"type": "sent", "job": js.job, "i": index, "id": js.move_id(index)}, sync=True)
 
     def refused(self, js: JobState, index: int) -> None:
         """The rig provably did not take a sent move (it answered with an error)."""
@@ -133,41 +198,164 @@ class Journal:
         self._write(rec, sync=True)
         js.end = rec
 
+    def _size(self) -> int:
+        try:
+            return self.path.stat().st_size
+        except OSError:
+            return 0
+
+    def _rotate(self, next_id: int) -> None:
+        """Set the journal aside and start a new one that carries on the move
+        ids (a rig that is still up must never see an id twice for two moves)."""
+        self._f.close()
+        try:
+            self.path.replace(self.dir / "journal.1.jsonl")
+        except OSError as e:
+            raise UserError(f"cannot set the full journal {self.path} aside: {e.strerror}") from None
+        self._f = self._open()
+        self._write({"type": "journal", "next_id": next_id}, sync=True)
+
     # -- reading ---------------------------------------------------------
     def read(self) -> list[JobState]:
-        jobs: dict[int, JobState] = {}
+        """Every job in the journal, checked (see :class:`JournalReader`)."""
+        return self._read()[0]
+
+    def _read(self) -> tuple[list[JobState], int]:
         try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
+            data = self.path.read_bytes()
         except FileNotFoundError:
-            return []
-        for n, line in enumerate(lines):
-            try:
-                r = json.loads(line)
-            except json.JSONDecodeError:
-                if n == len(lines) - 1:
-                    break  # torn by a crash while writing
-                raise UserError(f"{self.path}: line {n + 1} is not a journal record; "
-                                "move the file away to start a fresh journal") from None
-            kind, job = r.get("type"), r.get("job")
-            if kind == "job":
-                jobs[job] = JobState(job, r["start"], r["steps"], r["first_id"], r.get("port", ""),
-                                     r.get("config"))
-            elif job in jobs:
-                js = jobs[job]
-                if kind == "turn":
-                    js.turns.append(r)
-                elif kind == "sent":
-                    js.sent.add(r["i"])
-                elif kind == "refused":
-                    js.sent.discard(r["i"])
-                elif kind == "session":
-                    js.boot_id = r["boot_id"]
-                elif kind == "end":
-                    js.end = r
-        return [jobs[k] for k in sorted(jobs)]
+            return [], 0
+        except OSError as e:
+            raise UserError(f"cannot read the journal {self.path}: {e.strerror}") from None
+        reader = JournalReader(self.path)
+        reader.feed(data)
+        return reader.jobs, reader.next_id
 
     def unfinished(self) -> JobState | None:
         jobs = self.read()
         if jobs and jobs[-1].end is None:
             return jobs[-1]
         return None
+
+
+class JournalReader:
+    """Reads a journal's bytes into jobs, checking every record: its shape,
+    that it belongs to a job, that turns come in order, and that each turn's
+    state is the job's start state after its moves. What fails is a
+    :class:`JournalDamaged` naming the file and line."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.jobs: list[JobState] = []
+        self.next_id = 0
+        self._cube: Cube | None = None  # the last job's cube after its recorded turns
+
+    def feed(self, data: bytes) -> None:
+        lines = data.split(b"\n")
+        complete = lines[:-1]
+        tail = lines[-1]  # empty when the file ends with a newline
+        for n, raw in enumerate(complete, start=1):
+            self._line(n, raw)
+        if tail and not self.torn(tail):
+            self._line(len(complete) + 1, tail)
+
+    @staticmethod
+    def torn(tail: bytes) -> bool:
+        """A last line cut short by a crash: the start of a record, nothing else."""
+        return tail.startswith(b'{"') and b"\x00" not in tail and not tail.rstrip().endswith(b"}")
+
+    def _damaged(self, n: int, what: str) -> JournalDamaged:
+        return JournalDamaged(f"{self.path}, line {n}: {what}; the journal is damaged and cannot say where "
+                              "the cube is: scan the cube again, and move the file away to start a fresh "
+                              "journal")
+
+    def _line(self, n: int, raw: bytes) -> None:
+        try:
+            record = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise self._damaged(n, "bytes that are not text") from None
+        except (json.JSONDecodeError, RecursionError, ValueError):
+            raise self._damaged(n, "not a journal record") from None
+        self._check_shape(n, record)
+        getattr(self, "_" + record["type"])(n, record)
+
+    def _check_shape(self, n: int, record: Any) -> None:
+        if not isinstance(record, dict):
+            raise self._damaged(n, "not a journal record")
+        shape = _SHAPES.get(record.get("type"))  # type: ignore[arg-type]
+        if shape is None:
+            raise self._damaged(n, f"unknown record type {str(record.get('type'))[:20]!r}")
+        for key, kind in shape.items():
+            if key not in record:
+                raise self._damaged(n, f"a {record['type']} record without {key!r}")
+            value = record[key]
+            if not isinstance(value, kind) or isinstance(value, bool):
+                raise self._damaged(n, f"{key!r} of a {record['type']} record has the wrong type")
+
+    def _job_of(self, n: int, record: dict) -> JobState:
+        if not self.jobs or record["job"] != self.jobs[-1].job:
+            raise self._damaged(n, f"a record of job {record['job']}, which is not the current job")
+        return self.jobs[-1]
+
+    def _index(self, n: int, js: JobState, i: int) -> int:
+        if not 0 <= i < len(js.steps):
+            raise self._damaged(n, f"step {i} of a job of {len(js.steps)} steps")
+        return i
+
+    # One method per record type.
+    def _journal(self, n: int, r: dict) -> None:
+        if self.jobs or not 0 <= r["next_id"] < ID_SPACE:
+            raise self._damaged(n, "a journal header in the wrong place")
+        self.next_id = r["next_id"]
+
+    def _job(self, n: int, r: dict) -> None:
+        if self.jobs and r["job"] != self.jobs[-1].job + 1:
+            raise self._damaged(n, f"job {r['job']} after job {self.jobs[-1].job}")
+        if r["first_id"] != self.next_id:
+            raise self._damaged(n, f"job {r['job']}'s move ids start at {r['first_id']}, not {self.next_id}")
+        steps = r["steps"]
+        if not all(isinstance(s, str) for s in steps):
+            raise self._damaged(n, "a job whose steps are not all move strings")
+        try:
+            self._cube = Cube.from_facelets(r["start"])
+            for s in steps:
+                Cube().apply(s)
+        except CubeError as e:
+            raise self._damaged(n, f"a job whose cube or moves are not valid ({e})") from None
+        port = r.get("port", "")
+        config = r.get("config")
+        self.jobs.append(JobState(r["job"], r["start"], list(steps), r["first_id"],
+                                  port if isinstance(port, str) else "",
+                                  config if isinstance(config, str) else None))
+        self.next_id = (r["first_id"] + len(steps)) % ID_SPACE
+
+    def _session(self, n: int, r: dict) -> None:
+        self._job_of(n, r).boot_id = r["boot_id"]
+
+    def _sent(self, n: int, r: dict) -> None:
+        js = self._job_of(n, r)
+        js.sent.add(self._index(n, js, r["i"]))
+
+    def _refused(self, n: int, r: dict) -> None:
+        js = self._job_of(n, r)
+        js.sent.discard(self._index(n, js, r["i"]))
+
+    def _turn(self, n: int, r: dict) -> None:
+        js = self._job_of(n, r)
+        if js.end is not None:
+            raise self._damaged(n, f"a turn of job {js.job} after its end")
+        if r["i"] != js.done or r["i"] >= len(js.steps):
+            raise self._damaged(n, f"turn {r['i']} where turn {js.done} was due")
+        assert self._cube is not None
+        self._cube = self._cube.apply(js.steps[r["i"]])
+        if r["state"] != self._cube.to_facelets():
+            raise self._damaged(n, f"turn {r['i']}'s recorded state is not what the job's moves make")
+        js.turns.append(r)
+
+    def _end(self, n: int, r: dict) -> None:
+        js = self._job_of(n, r)
+        if js.end is not None:
+            raise self._damaged(n, f"job {js.job} ended twice")
+        if r["status"] == "done" and (js.done != len(js.steps) or r.get("state", js.state) != js.state):
+            raise self._damaged(n, f"job {js.job} recorded as done, but its turns do not say so")
+        js.end = r

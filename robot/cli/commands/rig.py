@@ -12,7 +12,7 @@ from solver import FACES, SOLVED_CUBE, Cube, Move, random_cube
 
 from ...rig.config import Config, load_config, rig_turn_costs
 from ...rig.errors import RigError, UserError
-from ...rig.journal import Journal
+from ...rig.journal import JOG_ID, Journal
 from ...rig.timing import move_ticks, ticks_to_s
 from . import Registry
 from .cube import read_cube_arg
@@ -207,7 +207,7 @@ def _jog(args: argparse.Namespace) -> int:
         link.connect()
         done: list[P.Done] = []
         link.on_done = done.append
-        move_id = 0xFFFE
+        move_id = JOG_ID
         link.move(P.MoveCommand(move_id, motor, steps))
         motion, settle = move_ticks([(motor, steps)], cfg.profiles())
         deadline = time.monotonic() + ticks_to_s(motion + settle) * 1.5 / link.time_scale + 1.0
