@@ -22,7 +22,7 @@ from robot.rig.errors import RigError
 from robot.rig.journal import Journal
 from robot.rig.link import Link, LinkLost
 from robot.sim.protocol_sim import forget, rig_for_url
-from solver import SOLVED_CUBE, invert, parse_moves, random_scramble, simplify
+from solver import SOLVED_CUBE, format_moves, invert, parse_moves, random_scramble, simplify
 
 
 @dataclass
@@ -133,3 +133,98 @@ def soak(n: int, config, state_root, *, faults_for=None, **kw) -> SoakResult:
             a, b = getattr(total, f.name), getattr(r, f.name)
             setattr(total, f.name, a + b)
     return total
+
+
+# ---------------------------------------------------------------- power cuts
+
+TAIL_LOSSES = ("unsynced", "torn", "three")
+"""What a power cut (or an OS crash) may take from the journal's end, and
+more: every line after the last turn record (what an unforced tail could
+lose), the last line cut in the middle, or the last three lines whole."""
+
+
+def lose_tail(path, mode: str, rng) -> None:
+    """Mutilate the journal at ``path`` the way ``mode`` says."""
+    lines = path.read_bytes().split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    if mode == "unsynced":
+        turns = [n for n, line in enumerate(lines) if b'"type":"turn"' in line]
+        keep = lines[:turns[-1] + 1] if turns else lines[:1]
+        path.write_bytes(b"".join(line + b"\n" for line in keep))
+    elif mode == "torn":
+        last = lines[-1] if lines else b""
+        cut = rng.randrange(2, max(3, len(last)))
+        path.write_bytes(b"".join(line + b"\n" for line in lines[:-1]) + last[:cut])
+    elif mode == "three":
+        path.write_bytes(b"".join(line + b"\n" for line in lines[:-3]))
+    else:
+        raise ValueError(mode)
+
+
+@dataclass
+class PowerCutResult:
+    outcome: str  # "finished", "unknown", "nothing"
+    failures: list[str] = field(default_factory=list)
+
+
+def power_cut_run(k: int, sim, state_dir, mode: str, *, kill_after_s: float,
+                  settle_s: float = 1.0) -> PowerCutResult:
+    """One run: ``cuberobot dry-run`` through ``sim`` (a SimRigProcess: the
+    virtual rig or the firmware behind a pty) killed with SIGKILL after
+    ``kill_after_s``, the journal's tail lost as ``mode`` says, then
+    ``cuberobot resume``. Checked against the rig's own count and cube: no
+    turn twice, no state reported that the rig is not in, nothing moved
+    when resume says it cannot know."""
+    import random
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from robot.rig.config import load_config
+    from robot.rig.motion import plan
+
+    rng = random.Random(k)
+    scramble = random_scramble(18, seed=10_000 + k)
+    start = SOLVED_CUBE.apply(scramble)
+    moves = simplify(invert(scramble))
+    planned = len(plan(moves, load_config()))
+    sim.set_state(start.to_facelets())
+    before = sim.counts()["moves"]
+    res = PowerCutResult("finished")
+    p = subprocess.Popen([sys.executable, "-m", "robot", "dry-run", format_moves(moves), "--from",
+                          start.to_facelets(), "--port", sim.port, "--state-dir", str(state_dir)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(kill_after_s)
+    p.send_signal(signal.SIGKILL)
+    p.wait(10)
+    journal = Path(state_dir) / "journal.jsonl"
+    if journal.exists() and journal.stat().st_size:
+        lose_tail(journal, mode, rng)
+    time.sleep(settle_s)
+    at_resume = sim.counts()["moves"]
+    r = subprocess.run([sys.executable, "-m", "robot", "resume", "--port", sim.port, "--state-dir",
+                        str(state_dir)], capture_output=True, text=True, timeout=120)
+    done = sim.counts()["moves"] - before
+    truth = sim.state()
+    tag = f"run {k} ({mode}, kill after {kill_after_s:.2f} s)"
+    if "Traceback" in r.stderr:
+        res.failures.append(f"{tag}: traceback: {r.stderr.strip().splitlines()[-1]}")
+    if done > planned:
+        res.failures.append(f"{tag}: the rig made {done} moves for a job of {planned}: a turn twice")
+    if r.returncode == 0 and "nothing to resume" in r.stdout:
+        res.outcome = "nothing"
+    elif r.returncode == 0:
+        reported = r.stdout.strip().rsplit("final state ", 1)[-1].split()[0]
+        if reported != truth:
+            res.failures.append(f"{tag}: resume reported {reported}, the rig holds {truth}")
+        if truth != SOLVED_CUBE.to_facelets():
+            res.failures.append(f"{tag}: resume finished but the cube is not solved")
+    else:
+        res.outcome = "unknown"
+        if sim.counts()["moves"] != at_resume:
+            res.failures.append(f"{tag}: resume failed ({r.stderr.strip()}) after moving the rig")
+        if "scan" not in r.stderr.lower() and "rescan" not in r.stderr.lower():
+            res.failures.append(f"{tag}: resume failed without asking for a scan: {r.stderr.strip()}")
+    return res

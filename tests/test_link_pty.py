@@ -232,3 +232,20 @@ def test_sim_rig_line_interface():
         assert sim.counts() == {"turns": [0] * 6, "steps": [0] * 6, "moves": 0, "boots": 1}
         assert sim.proc.poll() is None
     assert sim.proc.returncode == 0
+
+
+@pytest.mark.parametrize("mode", ["unsynced", "torn", "three"])
+def test_a_power_cut_that_takes_the_journals_tail_never_turns_a_face_twice(mode, tmp_path):
+    """The issue's repro and its cousins: the driver killed mid-job, the
+    journal's end lost, the rig carrying on with its queue; resume must take
+    the rig's word, never turn a face twice, never report a state the rig is
+    not in, and move nothing when it cannot know."""
+    import soak
+
+    outcomes = []
+    with SimRigProcess("--speed", "4") as sim:
+        for k, kill_after in enumerate((0.9, 1.3, 1.8)):
+            r = soak.power_cut_run(100 * len(mode) + k, sim, tmp_path / f"{k}", mode, kill_after_s=kill_after)
+            assert not r.failures, r.failures
+            outcomes.append(r.outcome)
+    assert "finished" in outcomes, outcomes  # the rig's word made at least one run finishable
