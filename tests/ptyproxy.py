@@ -8,6 +8,7 @@ import os
 import random
 import select
 import threading
+import time
 import tty
 
 
@@ -21,6 +22,7 @@ class ManglingProxy:
         self.rng = random.Random(seed)
         self.drop, self.corrupt = drop, corrupt
         self.mangled = 0
+        self.quiet_until = 0.0
         self.running = True
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
@@ -46,9 +48,15 @@ class ManglingProxy:
                     data = os.read(fd, 4096)
                 except OSError:
                     continue
+                if time.monotonic() < self.quiet_until:
+                    continue  # a stalled line: what is sent meanwhile is lost
                 data = self._mangle(data)
                 if data:
                     os.write(self.target if fd == self.master else self.master, data)
+
+    def stall(self, seconds: float) -> None:
+        """The line goes dead both ways for ``seconds`` from now."""
+        self.quiet_until = time.monotonic() + seconds
 
     def close(self) -> None:
         self.running = False

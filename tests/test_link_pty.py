@@ -16,6 +16,7 @@ import pytest
 from ptyproxy import ManglingProxy
 
 from robot.rig import job
+from robot.rig import link as link_module
 from robot.rig.config import load_config
 from robot.rig.journal import Journal
 from robot.rig.link import Link
@@ -249,3 +250,54 @@ def test_a_power_cut_that_takes_the_journals_tail_never_turns_a_face_twice(mode,
             assert not r.failures, r.failures
             outcomes.append(r.outcome)
     assert "finished" in outcomes, outcomes  # the rig's word made at least one run finishable
+
+
+def test_a_stalled_line_is_waited_for_and_said_so(cfg, tmp_path):
+    scramble = random_scramble(14, seed=21)
+    start = SOLVED_CUBE.apply(scramble)
+    said = []
+    with SimRigProcess("--speed", "4", "--state", start.to_facelets()) as sim:
+        proxy = ManglingProxy(sim.port, drop=0, corrupt=0)
+        try:
+            with Link(cfg, proxy.path) as link, Journal(tmp_path) as journal:
+                link.connect()
+                link.on_stall = said.append
+
+                def on_turn(td):
+                    if td.index == 2:
+                        proxy.stall(2.5)
+
+                report = job.run(link, journal, start, invert(scramble), on_turn=on_turn)
+        finally:
+            proxy.close()
+        assert sim.state() == SOLVED and report.state == SOLVED
+        assert sim.counts()["moves"] == len(report.steps)  # every move once
+    assert any("silent" in s and "waiting up to 10 s" in s for s in said), said
+    assert "answers again" in said[-1]
+
+
+def test_a_stall_past_the_limit_names_resume_which_then_finishes(cfg, tmp_path):
+    short = dataclasses.replace(cfg, rig=dataclasses.replace(cfg.rig, stall_timeout_s=1.0))
+    scramble = random_scramble(14, seed=22)
+    start = SOLVED_CUBE.apply(scramble)
+    with SimRigProcess("--speed", "4", "--state", start.to_facelets()) as sim:
+        proxy = ManglingProxy(sim.port, drop=0, corrupt=0)
+        try:
+            with Link(short, proxy.path) as link, Journal(tmp_path) as journal:
+                link.connect()
+                link.on_stall = lambda s: None
+
+                def on_turn(td):
+                    if td.index == 2:
+                        proxy.stall(3.0)
+
+                with pytest.raises(link_module.LinkStalled, match="cuberobot resume"):
+                    job.run(link, journal, start, invert(scramble), on_turn=on_turn)
+            time.sleep(2.5)
+            with Link(short, proxy.path) as link, Journal(tmp_path) as journal:
+                report = job.resume(link, journal)
+        finally:
+            proxy.close()
+        assert sim.state() == SOLVED and report.state == SOLVED
+        (js,) = Journal(tmp_path).read()
+        assert sim.counts()["moves"] == len(js.turns)  # every move once

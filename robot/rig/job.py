@@ -20,7 +20,7 @@ from solver import Cube
 from . import protocol as P
 from .errors import RigError
 from .journal import ID_SPACE, JobState, Journal
-from .link import EstopLatched, Link, LinkLost, RigReset
+from .link import EstopLatched, Link, LinkLost, LinkStalled, RigReset
 from .motion import MotorStep, Moves, estimate_s, plan
 from .timing import move_ticks, ticks_to_s
 
@@ -230,9 +230,9 @@ def execute(link: Link, journal: Journal, js: JobState, steps: list[MotorStep], 
         hello = link.handshake()
         journal.session(js, hello.boot_id)
         return execute(link, journal, js, steps, on_turn=on_turn)
-    except LinkLost as e:
-        raise LinkLost(f"{e}; the journal has every finished turn: reconnect and run "
-                       "`cuberobot resume`") from None
+    except (LinkLost, LinkStalled) as e:
+        raise type(e)(f"{e}. The journal has every finished turn: when the rig is back, "
+                      "`cuberobot resume` finishes the job") from None
     except KeyboardInterrupt:
         link.estop()
         raise

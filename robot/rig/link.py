@@ -27,12 +27,21 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MAX_TRIES = 25
 HELLO_INTERVAL_S = 0.2
+FAST_TRIES = 5
+"""Transmissions of a command at the reply timeout's pace; after them the
+line is probably stalled, and a try every ``STALLED_RETRY_S`` is enough."""
+STALLED_RETRY_S = 0.25
+STALL_NOTICE_S = 1.0
+"""Silence after which the person is told that the rig is being waited for."""
 
 
 class LinkLost(RigError):
     """The port went away (cable pulled, device gone)."""
+
+
+class LinkStalled(RigError):
+    """The line stayed silent for longer than ``[rig] stall_timeout_s``."""
 
 
 class RigReset(RigError):
@@ -67,6 +76,10 @@ class Link:
         self.estop_latched = False
         self.reset_seen: str | None = None
         self.on_done: Callable[[P.Done], None] | None = None
+        self.on_stall: Callable[[str], None] = log.warning
+        """Told, in words, when the line goes quiet and when it is back."""
+        self.stall_timeout_s = config.rig.stall_timeout_s
+        self.last_heard = 0.0
         self.retransmissions = 0
         self.completion_margin_s = 0.2
         self.hello_interval_s = HELLO_INTERVAL_S
@@ -187,7 +200,10 @@ class Link:
             ser = self._open_port()
             ser.timeout = max(0.0, timeout)
             n = ser.in_waiting
-            return bytes(ser.read(n if n else 1))
+            data = bytes(ser.read(n if n else 1))
+            if data:
+                self.last_heard = time.monotonic()
+            return data
         except (serial.SerialException, OSError) as e:
             raise LinkLost(f"lost the connection to the rig on {self.port}: {_reason(e)}") from None
 
@@ -257,43 +273,65 @@ class Link:
     # -- commands --------------------------------------------------------
     def request(self, msg: P.Message) -> P.Message:
         """Send one command until its reply arrives; ERR replies raise
-        RigError, except ERR_QUEUE_FULL which is returned."""
+        RigError, except ERR_QUEUE_FULL which is returned.
+
+        A line that goes quiet is waited for (the rig goes on with its queue
+        meanwhile) up to ``stall_timeout_s`` of silence, with a word to the
+        person after a second; past that, :class:`LinkStalled`."""
         if self.ser is None:
             raise RigError("the link is not open")
         self.seq = P.next_seq(self.seq)
         seq = self.seq
         frame = P.encode(msg, seq)
         per_try = self.config.rig.reply_timeout_s + len(frame) * 10 / self.config.rig.baud
-        for attempt in range(MAX_TRIES):
+        started = time.monotonic()
+        noticed = False
+        attempt = 0
+        while True:
             if attempt:
                 self.retransmissions += 1
             self._write(frame)
-            reply = self._wait_reply(seq, time.monotonic() + per_try)
+            wait = per_try if attempt < FAST_TRIES else max(per_try, STALLED_RETRY_S)
+            reply = self._wait_reply(seq, time.monotonic() + wait)
             if isinstance(reply, P.Err) and reply.code == P.ErrorCode.NO_SESSION:
                 self.reset_seen = self.reset_seen or "the rig answered NO_SESSION"
                 raise RigReset(f"the rig on {self.port} was reset ({self.reset_seen})", refused=attempt == 0)
             if self.reset_seen:
                 raise RigReset(f"the rig on {self.port} was reset ({self.reset_seen})")
             if reply is None:
+                attempt += 1
+                silent = time.monotonic() - max(self.last_heard, started)
+                if silent >= self.stall_timeout_s:
+                    raise LinkStalled(f"the rig on {self.port} has not answered for {silent:.0f} s (no reply "
+                                      f"to {type(msg).__name__} after {attempt} tries): check the cable and "
+                                      "the rig's power")
+                if silent >= STALL_NOTICE_S and not noticed:
+                    noticed = True
+                    self.on_stall(f"the rig on {self.port} has been silent for {silent:.1f} s; waiting up to "
+                                  f"{self.stall_timeout_s:g} s for it (it carries on with its queued turns)")
                 continue
-            if isinstance(reply, P.Err):
-                if reply.code == P.ErrorCode.QUEUE_FULL:
-                    self.queue_free = 0
-                    return reply
-                if reply.code == P.ErrorCode.ESTOP:
-                    self.estop_latched = True
-                    raise EstopLatched("the rig is in emergency stop; check it is safe, then run "
-                                       "`cuberobot estop --clear`")
-                raise RigError(f"the rig refused {type(msg).__name__}: {reply.name} (detail {reply.detail})")
-            if isinstance(reply, P.Ack):
-                self.queue_free = reply.queue_free
-            elif isinstance(reply, P.Status):
-                self._check_status(reply)
-                if self.reset_seen:
-                    raise RigReset(f"the rig on {self.port} was reset ({self.reset_seen})")
-            return reply
-        raise RigError(f"the rig on {self.port} is not answering: no reply to {type(msg).__name__} "
-                       f"after {MAX_TRIES} tries")
+            if noticed:
+                self.on_stall(f"the rig on {self.port} answers again")
+            return self._accept(msg, reply)
+
+    def _accept(self, msg: P.Message, reply: P.Message) -> P.Message:
+        """A command's reply: errors raised, what it tells about the rig kept."""
+        if isinstance(reply, P.Err):
+            if reply.code == P.ErrorCode.QUEUE_FULL:
+                self.queue_free = 0
+                return reply
+            if reply.code == P.ErrorCode.ESTOP:
+                self.estop_latched = True
+                raise EstopLatched("the rig is in emergency stop; check it is safe, then run "
+                                   "`cuberobot estop --clear`")
+            raise RigError(f"the rig refused {type(msg).__name__}: {reply.name} (detail {reply.detail})")
+        if isinstance(reply, P.Ack):
+            self.queue_free = reply.queue_free
+        elif isinstance(reply, P.Status):
+            self._check_status(reply)
+            if self.reset_seen:
+                raise RigReset(f"the rig on {self.port} was reset ({self.reset_seen})")
+        return reply
 
     def status(self) -> P.Status:
         reply = self.request(P.StatusQuery())
