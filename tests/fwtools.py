@@ -38,6 +38,83 @@ def make(*targets: str) -> str:
     return _built[key]
 
 
+def host_estop_bytes() -> bytes:
+    """Exactly what the host driver writes for an emergency stop
+    (``robot.rig.link.Link.estop``), captured from the driver itself, so
+    that the tests stop the rig the way the host does."""
+    from robot.rig.config import load_config
+    from robot.rig.link import Link
+
+    class Capture:
+        def __init__(self) -> None:
+            self.data = bytearray()
+
+        def write(self, data: bytes) -> int:
+            self.data += data
+            return len(data)
+
+        def flush(self) -> None:
+            pass
+
+    link = Link(load_config(), "capture://")
+    link.ser = Capture()  # type: ignore[assignment]
+    link.estop()
+    assert link.ser.data, "Link.estop() wrote nothing"
+    return bytes(link.ser.data)
+
+
+def noise_burst(rng, n: int = 64) -> bytes:
+    """``n`` random bytes with RT_ESTOP put in on purpose: lone ones and runs
+    one byte shorter than the emergency stop, the worst noise that must still
+    stop nothing. (Random bytes alone could, once in 2^24 places, make a full
+    run: that would be a real stop, so such a run is cut short; and a burst
+    neither starts nor ends with RT_ESTOP, so two bursts back to back make no
+    longer run either.)"""
+    burst = bytearray(rng.randrange(256) for _ in range(n))
+    short = bytes((P.RT_ESTOP,)) * (P.ESTOP_RUN - 1)
+    for _ in range(3):
+        i = rng.randrange(n - len(short))
+        burst[i : i + len(short)] = short
+    for _ in range(3):
+        burst[rng.randrange(n)] = P.RT_ESTOP
+    for i in (0, n - 1):
+        if burst[i] == P.RT_ESTOP:
+            burst[i] = 0x00
+    run = 0
+    for i, b in enumerate(burst):
+        run = run + 1 if b == P.RT_ESTOP else 0
+        if run == P.ESTOP_RUN:
+            burst[i] = rng.choice((P.FLAG, P.RT_STATUS, 0x00))
+            run = 0
+    return bytes(burst)
+
+
+def longest_estop_run(data: bytes) -> int:
+    best = run = 0
+    for b in data:
+        run = run + 1 if b == P.RT_ESTOP else 0
+        best = max(best, run)
+    return best
+
+
+def noisy_writes(link, noise) -> None:
+    """Every frame the link writes goes out as ``noise(k, frame)`` (k counts
+    the frames from 0): line noise the host never sent, between its frames
+    or in them. Other writes (the emergency stop) go out as they are."""
+    real = link.ser.write
+    count = 0
+
+    def write(data):
+        nonlocal count
+        data = bytes(data)
+        if data[:1] == bytes((P.FLAG,)):
+            data = noise(count, data)
+            count += 1
+        return real(data)
+
+    link.ser.write = write
+
+
 class HostShim:
     """The firmware's logic compiled for the host (firmware/test_host), one line per command."""
 

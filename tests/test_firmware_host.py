@@ -7,12 +7,13 @@ model): the same integer algorithm on both sides, tick for tick.
 from __future__ import annotations
 
 import pytest
-from fwtools import HostShim, make
+from fwtools import HostShim, host_estop_bytes, make, noise_burst
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from robot.rig import protocol as P
 from robot.rig import timing
+from robot.sim.virtual_rig import EventClock, VirtualRig
 
 FAST = timing.quantize(12000, 400000, 1000, settle_ms=2)
 
@@ -257,8 +258,11 @@ def test_estop_mid_move_stops_at_once_and_latches(shim):
     shim.ticks(2000)
     before = shim.steps()[0][0]
     assert 0 < before < 3000
-    shim.rx(bytes([P.RT_ESTOP]))
-    assert shim.state()["drivers"] == 0
+    stop = host_estop_bytes()
+    # The host's stop, byte by byte: the run's last byte is the one that stops.
+    for i, b in enumerate(stop):
+        shim.rx(bytes((b,)))
+        assert shim.state()["drivers"] == (1 if i < P.ESTOP_RUN - 1 else 0), i
     shim.ticks(5000)
     assert shim.steps()[0][0] == before
     events = [m for _, m in shim.replies() if isinstance(m, P.Event)]
@@ -271,6 +275,76 @@ def test_estop_mid_move_stops_at_once_and_latches(shim):
     assert isinstance(shim.request(P.MoveCommand(3, 0, 10)), P.Ack)
     run_until_idle(shim)
     assert shim.steps()[0][0] == before + 10
+
+
+NOISE = [
+    bytes((P.RT_ESTOP,)),
+    bytes((P.RT_ESTOP,)) * (P.ESTOP_RUN - 1),
+    bytes((P.RT_ESTOP, P.RT_ESTOP, P.RT_STATUS, P.RT_ESTOP, P.RT_ESTOP)),
+    bytes((P.RT_ESTOP, P.RT_ESTOP, P.FLAG, P.RT_ESTOP, 0x00, P.RT_ESTOP, P.RT_ESTOP)),
+]
+
+
+def test_runs_shorter_than_the_stop_are_noise_and_stop_nothing(shim):
+    import random
+
+    session(shim)
+    assert isinstance(shim.request(P.MoveCommand(1, 0, 3000)), P.Ack)
+    rng = random.Random(3)
+    for k, noise in enumerate(NOISE + [noise_burst(rng) for _ in range(20)]):
+        shim.rx(noise)  # between frames, as noise on an idle line
+        shim.ticks(50)
+        assert shim.state()["drivers"] == 1, k
+        assert shim.request(P.StatusQuery()).moving
+    # A frame byte turned into RT_ESTOP: the frame is lost (bad CRC), nothing
+    # stops. An RT_ESTOP slipped in between a frame's bytes never reaches the
+    # decoder: that frame arrives intact.
+    frame_ = P.encode(P.StatusQuery(), 60)
+    shim.rx(frame_[:3] + bytes((P.RT_ESTOP,)) + frame_[4:])
+    assert not [m for s, m in shim.replies() if s == 60]
+    frame_ = P.encode(P.StatusQuery(), 61)
+    shim.rx(frame_[:3] + bytes((P.RT_ESTOP,)) + frame_[3:])
+    assert [type(m) for s, m in shim.replies() if s == 61] == [P.Status]
+    done = run_until_idle(shim)
+    assert [d.move_id for d in done] == [1] and shim.steps()[0][0] == 3000
+    st_ = shim.request(P.StatusQuery())
+    assert not st_.estop and st_.rx_errors >= 1
+    assert not [m for m in shim.other if isinstance(m, P.Event) and m.event == P.EventCode.ESTOP_LATCHED]
+    shim.rx(host_estop_bytes())
+    assert [m for _, m in shim.replies() if isinstance(m, P.Event)] == [P.Event(P.EventCode.ESTOP_LATCHED, 1)]
+
+
+rt_chunks = st.one_of(
+    st.integers(1, P.ESTOP_RUN + 1).map(lambda n: bytes((P.RT_ESTOP,)) * n),
+    st.sampled_from([bytes((P.RT_STATUS,)), bytes((P.FLAG,)), bytes((P.ESC,)), P.encode(P.StatusQuery(), 9)]),
+    st.binary(min_size=1, max_size=6),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(chunks=st.lists(rt_chunks, min_size=1, max_size=10))
+def test_the_virtual_rig_stops_on_the_same_byte_as_the_firmware(shim, chunks):
+    """Byte streams of RT_ESTOP runs, other real-time bytes, flags and
+    garbage, cut anywhere: the virtual rig latches exactly when the firmware does."""
+    session(shim)
+    rig = VirtualRig(clock=EventClock())
+    conn = rig.connect()
+    seq = 0
+    for msg in [P.Hello()] + [P.ConfigMotor(m, FAST.vmax_q, FAST.accel_q, FAST.vmin_q, FAST.settle_ms)
+                               for m in range(6)] + [P.MoveCommand(1, 0, 30000)]:
+        seq += 1
+        conn.write(P.encode(msg, seq))
+    assert isinstance(shim.request(P.MoveCommand(1, 0, 30000)), P.Ack)
+    assert not rig.estop and rig.drivers and shim.state()["drivers"] == 1
+    for c in chunks:
+        shim.rx(c)
+        conn.write(c)
+        assert (shim.state()["drivers"] == 0) == rig.estop, c.hex()
+    latched = [m for _, m in shim.replies() if m == P.Event(P.EventCode.ESTOP_LATCHED, 1)]
+    dec = P.FrameDecoder()
+    latched_rig = [c for c in dec.feed(bytes(conn.to_host))
+                   if P.decode(c)[1] == P.Event(P.EventCode.ESTOP_LATCHED, 1)]
+    assert len(latched) == len(latched_rig) == int(rig.estop)
 
 
 def test_estop_input_latches_and_blocks_clear(shim):

@@ -7,10 +7,22 @@ firmware by its effect on the emulated machine, not by what it says.
 
 from __future__ import annotations
 
+import random
 import time
 
 import pytest
-from fwtools import UNO_ELF, SerialClient, expected_counts, make, read_edges, write_config
+from fwtools import (
+    UNO_ELF,
+    SerialClient,
+    expected_counts,
+    host_estop_bytes,
+    longest_estop_run,
+    make,
+    noise_burst,
+    noisy_writes,
+    read_edges,
+    write_config,
+)
 from simavr_rig import SimavrRig
 
 from robot.rig import job, timing
@@ -151,7 +163,7 @@ def test_emergency_stop_stops_within_2_ms_latched_until_cleared(elf, tmp_path):
             while rig.counts()["steps"][1] < 2000:
                 assert time.monotonic() < deadline
                 time.sleep(0.005)
-            client.ser.write(bytes([P.RT_ESTOP]))
+            client.ser.write(host_estop_bytes())
             ev = client.wait_for(lambda m: isinstance(m, P.Event) and m.event == P.EventCode.ESTOP_LATCHED)
             assert ev.arg == 1
             stopped_at = rig.counts()["steps"][1]
@@ -168,17 +180,126 @@ def test_emergency_stop_stops_within_2_ms_latched_until_cleared(elf, tmp_path):
         finally:
             client.close()
     edges = read_edges(log)
-    (arrival,) = [c for c, name, v in edges if name == "rx" and v == P.RT_ESTOP]
-    off = min(c for c, name, v in edges if name == "en" and v == 0 and c >= arrival)
-    back_on = min(c for c, name, v in edges if name == "en" and v == 1 and c >= arrival)
-    rises = _rising_steps(edges, 1)
-    before = [c for c in rises if c < arrival]
-    stopping = [c for c in rises if arrival <= c < back_on]
-    assert len(before) >= 2000
-    last = stopping[-1] if stopping else before[-1]
+    arrival, latching, last, stopping, off = _stop_timing(edges, 1, host_estop_bytes())
+    assert len([c for c in _rising_steps(edges, 1) if c < arrival]) >= 2000
     assert last - arrival < 2e-3 * F_CPU and off - arrival < 2e-3 * F_CPU
-    print(f"\nestop: last step pulse {(last - arrival) / F_CPU * 1e6:+.0f} us after the byte's arrival "
-          f"({len(stopping)} pulses after it), drivers off after {(off - arrival) / F_CPU * 1e6:.0f} us")
+    assert off >= latching  # the run's last byte stops, not the ones before it
+    print(f"\nestop: last step pulse {(last - arrival) / F_CPU * 1e6:+.0f} us after the arrival of the "
+          f"stop's first byte ({len(stopping)} pulses after it), drivers off after "
+          f"{(off - arrival) / F_CPU * 1e6:.0f} us, {(off - latching) / F_CPU * 1e6:.0f} us after its "
+          f"byte {P.ESTOP_RUN}")
+
+
+def _stop_timing(edges, motor: int, stop: bytes):
+    """Cycle stamps of the host's last emergency stop in an edge log: the
+    arrival of its first byte, of the byte that completes the run, the last
+    step pulse of ``motor`` before the drivers come back on, the pulses after
+    the first byte, and the drivers going off."""
+    rx = [(c, v) for c, name, v in edges if name == "rx"]
+    values = bytes(v for _, v in rx)
+    at = values.rindex(stop)
+    arrival, latching = rx[at][0], rx[at + P.ESTOP_RUN - 1][0]
+    off = min(c for c, name, v in edges if name == "en" and v == 0 and c >= arrival)
+    back_on = min((c for c, name, v in edges if name == "en" and v == 1 and c >= arrival), default=1 << 62)
+    rises = _rising_steps(edges, motor)
+    stopping = [c for c in rises if arrival <= c < back_on]
+    last = stopping[-1] if stopping else max(c for c in rises if c < arrival)
+    return arrival, latching, last, stopping, off
+
+
+NOISE = [
+    bytes((P.RT_ESTOP,)),
+    bytes((P.RT_ESTOP,)) * (P.ESTOP_RUN - 1),
+    bytes((P.RT_ESTOP, P.RT_ESTOP, P.RT_STATUS, P.RT_ESTOP, P.RT_ESTOP)),
+    bytes((P.RT_ESTOP, P.RT_ESTOP, P.FLAG, P.RT_ESTOP, 0x00, P.RT_ESTOP, P.RT_ESTOP)),
+]
+
+
+def _solve_with_noise(rig, link, cfg, tmp_path, k: int) -> list[int]:
+    """One solve on the emulated rig, which must end solved with no stop
+    latched; returns the steps (+, -) per motor that the solve planned."""
+    scramble = random_scramble(8, seed=500 + k)
+    start = SOLVED_CUBE.apply(scramble)
+    rig.set_state(start.to_facelets())
+    with Journal(tmp_path / f"j{k}") as journal:
+        report = job.run(link, journal, start, invert(scramble))
+    assert report.state == SOLVED and rig.state() == SOLVED, f"solve {k}"
+    assert not link.estop_latched
+    return expected_counts(plan(invert(scramble), cfg))
+
+
+def test_lone_estop_bytes_mid_solve_stop_nothing_and_the_hosts_stop_still_does(elf, fast_cfg, tmp_path):
+    """Short runs of RT_ESTOP between frames, and frame bytes turned into
+    RT_ESTOP, during solves: no stop, every step made; then the host's stop,
+    mid-turn, still stops within 2 ms."""
+    log = tmp_path / "edges.log"
+    injected = {"between": 0, "in_frame": 0}
+
+    def noise(k, frame):
+        if k % 7 == 3:  # a frame byte hit by noise: that frame is lost, the host sends it again
+            injected["in_frame"] += 1
+            i = 1 + k % (len(frame) - 2)
+            return frame[:i] + bytes((P.RT_ESTOP,)) + frame[i + 1:]
+        injected["between"] += 1
+        return NOISE[k % len(NOISE)] + frame
+
+    with SimavrRig(elf, Mechanics.from_config(fast_cfg), edge_log=log) as rig, \
+            Link(fast_cfg, rig.port) as link:
+        link.connect()
+        noisy_writes(link, noise)
+        plus, minus = [0] * 6, [0] * 6
+        for k in range(10):
+            p, m = _solve_with_noise(rig, link, fast_cfg, tmp_path, k)
+            plus = [a + b for a, b in zip(plus, p)]
+            minus = [a + b for a, b in zip(minus, m)]
+        counts = rig.counts()
+        assert (counts["plus"], counts["minus"]) == (plus, minus)
+        st = link.status()
+        assert not st.estop and st.rx_errors > 0 and link.retransmissions > 0
+        assert injected["between"] > 50 and injected["in_frame"] > 8
+        # The host's own stop, mid-turn.
+        link.move(P.MoveCommand(0xFFF0, 1, 20000))
+        deadline = time.monotonic() + 10
+        while rig.counts()["steps"][1] < 1000:
+            assert time.monotonic() < deadline
+            time.sleep(0.005)
+        link.estop()
+        while not link.estop_latched:
+            assert time.monotonic() < deadline
+            link.poll(0.02)
+        assert link.status().estop
+        rig.counts()  # the harness flushes its edge log
+    edges = read_edges(log)
+    arrival, latching, last, stopping, off = _stop_timing(edges, 1, host_estop_bytes())
+    assert last - arrival < 2e-3 * F_CPU and off - arrival < 2e-3 * F_CPU and off >= latching
+    print(f"\n{injected} noise injections, {link.retransmissions} retransmissions; the host's stop: last "
+          f"pulse {(last - arrival) / F_CPU * 1e6:+.0f} us after its first byte")
+
+
+def test_garbage_bursts_between_frames_stop_no_solve(elf, fast_cfg, tmp_path):
+    rng = random.Random(12)
+    bursts = []
+
+    def noise(k, frame):
+        bursts.append(noise_burst(rng))
+        return bursts[-1] + frame
+
+    with SimavrRig(elf, Mechanics.from_config(fast_cfg)) as rig, Link(fast_cfg, rig.port) as link:
+        link.connect()
+        noisy_writes(link, noise)
+        plus, minus = [0] * 6, [0] * 6
+        for k in range(20):
+            p, m = _solve_with_noise(rig, link, fast_cfg, tmp_path, k)
+            plus = [a + b for a, b in zip(plus, p)]
+            minus = [a + b for a, b in zip(minus, m)]
+        counts = rig.counts()
+        assert (counts["plus"], counts["minus"]) == (plus, minus)
+        assert not link.status().estop
+    ones = sum(b.count(bytes((P.RT_ESTOP,))) for b in bursts)
+    assert len(bursts) > 100 and ones > 5 * len(bursts)
+    assert max(longest_estop_run(b) for b in bursts) == P.ESTOP_RUN - 1
+    print(f"\n{len(bursts)} bursts of 64 bytes, {ones} RT_ESTOP bytes in them, "
+          f"{link.retransmissions} retransmissions")
 
 
 def test_reset_is_seen_with_its_cause_and_a_new_boot_id(elf):

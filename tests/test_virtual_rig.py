@@ -1,12 +1,19 @@
 """The virtual rig behaves like the firmware described in docs/protocol.md."""
 
-import pytest
+import random
 
+import pytest
+from fwtools import host_estop_bytes, longest_estop_run, noise_burst, noisy_writes
+
+from robot.rig import job
 from robot.rig import protocol as P
 from robot.rig.config import load_config
+from robot.rig.journal import Journal
+from robot.rig.link import Link
 from robot.rig.timing import PlannedMove, move_ticks, quantize, schedule
+from robot.sim.protocol_sim import forget, rig_for_url
 from robot.sim.virtual_rig import EventClock, Faults, Mechanics, VirtualRig
-from solver import SOLVED_CUBE
+from solver import SOLVED_CUBE, invert, random_scramble
 
 PROFILE = quantize(4800, 64000, 480, 20)
 
@@ -112,9 +119,12 @@ def test_realtime_estop_interrupts_latches_and_clears():
     w.send(P.MoveCommand(1, 2, 800))
     w.send(P.MoveCommand(2, 2, 800))
     rig.advance(rig.tick + 2000)
-    w.conn.write(bytes((P.RT_ESTOP,)))
+    stop = host_estop_bytes()
+    w.conn.write(stop[:P.ESTOP_RUN - 1])
+    assert not rig.estop and rig.active and w.frames() == []
+    w.conn.write(stop[P.ESTOP_RUN - 1:])
     frames = w.frames()
-    assert any(m == P.Event(P.EventCode.ESTOP_LATCHED, 1) for _, m in frames)
+    assert [m for _, m in frames] == [P.Event(P.EventCode.ESTOP_LATCHED, 1)]
     assert [(r.move_id, r.complete) for r in rig.record] == [(1, False)]
     assert w.send(P.MoveCommand(3, 2, 400))[0][1] == P.Err(P.ErrorCode.ESTOP)
     st = w.send(P.StatusQuery())[0][1]
@@ -122,6 +132,74 @@ def test_realtime_estop_interrupts_latches_and_clears():
     out = w.send(P.ClearEstop())
     assert P.Event(P.EventCode.ESTOP_CLEARED, 0) in [m for _, m in out]
     assert w.send(P.MoveCommand(4, 2, 400))[0][1] == P.Ack(3)
+
+
+def test_runs_shorter_than_the_stop_are_noise_and_stop_nothing():
+    rig, w = make()
+    w.setup()
+    w.send(P.MoveCommand(1, 2, 800))
+    rig.advance(rig.tick + 1000)
+    noise = [bytes((P.RT_ESTOP,)), bytes((P.RT_ESTOP,)) * (P.ESTOP_RUN - 1),
+             bytes((P.RT_ESTOP, P.RT_ESTOP, P.RT_STATUS, P.RT_ESTOP, P.RT_ESTOP)),
+             bytes((P.RT_ESTOP, P.RT_ESTOP, P.FLAG, P.RT_ESTOP, 0x00, P.RT_ESTOP, P.RT_ESTOP))]
+    rng = random.Random(3)
+    for k, data in enumerate(noise + [noise_burst(rng) for _ in range(20)]):
+        w.conn.write(data)
+        st = w.send(P.StatusQuery())[-1][1]  # a frame between the bursts of noise
+        assert not rig.estop and st.moving and not st.estop, k
+    # A frame byte turned into RT_ESTOP costs that frame; one slipped in between
+    # a frame's bytes never reaches the decoder.
+    frame = P.encode(P.StatusQuery(), 60)
+    w.conn.write(frame[:3] + bytes((P.RT_ESTOP,)) + frame[4:])
+    assert w.frames() == []
+    frame = P.encode(P.StatusQuery(), 61)
+    w.conn.write(frame[:3] + bytes((P.RT_ESTOP,)) + frame[3:])
+    assert [type(m) for _, m in w.frames()] == [P.Status]
+    rig.advance(10**6)
+    assert [(r.move_id, r.complete) for r in rig.record] == [(1, True)] and not rig.estop
+    w.frames()
+    w.conn.write(host_estop_bytes())
+    assert [m for _, m in w.frames()] == [P.Event(P.EventCode.ESTOP_LATCHED, 1)]
+
+
+def test_the_hosts_stop_survives_any_one_byte_lost_or_damaged():
+    stop = host_estop_bytes()
+    assert longest_estop_run(stop) >= P.ESTOP_RUN
+    damaged = [stop[:i] + stop[i + 1:] for i in range(len(stop))]
+    damaged += [stop[:i] + bytes((b,)) + stop[i + 1:] for i in range(len(stop)) for b in range(256)
+                if b != P.RT_ESTOP]
+    for data in damaged:
+        rig, w = make()
+        w.setup()
+        w.send(P.MoveCommand(1, 2, 800))
+        w.conn.write(data)
+        assert rig.estop and not rig.active, data.hex()
+
+
+def test_solves_through_bursts_of_garbage_between_frames_are_not_stopped(tmp_path):
+    cfg = load_config()
+    rng = random.Random(11)
+    bursts = []
+
+    def noise(k, frame):
+        bursts.append(noise_burst(rng))
+        return bursts[-1] + frame
+
+    for k in range(10):
+        scramble = random_scramble(20, seed=300 + k)
+        start = SOLVED_CUBE.apply(scramble)
+        url = f"sim://bursts{k}?speed=max&state={start.to_facelets()}"
+        forget(url)
+        with Link(cfg, url) as link, Journal(tmp_path / f"j{k}") as journal:
+            link.connect()
+            noisy_writes(link, noise)
+            job.run(link, journal, start, invert(scramble))
+            assert not link.estop_latched and not link.status().estop
+        rig = rig_for_url(url)
+        assert rig.cube.is_solved() and all(r.complete for r in rig.record)
+    ones = sum(b.count(bytes((P.RT_ESTOP,))) for b in bursts)
+    assert len(bursts) > 150 and ones > 5 * len(bursts)
+    assert max(longest_estop_run(b) for b in bursts) == P.ESTOP_RUN - 1
 
 
 def test_realtime_status_byte_answers_at_once():

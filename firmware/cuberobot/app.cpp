@@ -13,6 +13,7 @@ static FrameDecoder dec;
 static volatile uint8_t estop_latched;
 static volatile uint8_t estop_event; /* cause waiting to be reported, 0 none */
 static volatile uint8_t rt_status_pending;
+static uint8_t estop_run; /* RT_ESTOP bytes in a row; the receive interrupt's own */
 static uint8_t session;
 static uint8_t last_seq;
 static uint8_t last_reply[CR_FRAME_MAX];
@@ -71,11 +72,16 @@ static void estop_now(uint8_t cause) {
   }
 }
 
+/* A run of RT_ESTOP_RUN RT_ESTOP bytes stops; any other byte ends the run.
+ * An RT_ESTOP never reaches the frame decoder, so a lone one (noise) costs at
+ * most the frame it lands in (its CRC fails). */
 uint8_t app_rx_isr(uint8_t byte) {
   if (byte == RT_ESTOP) {
-    estop_now(ESTOP_BY_BYTE);
+    if (estop_run < RT_ESTOP_RUN) estop_run++;
+    if (estop_run == RT_ESTOP_RUN) estop_now(ESTOP_BY_BYTE);
     return 1;
   }
+  estop_run = 0;
   if (byte == RT_STATUS) {
     rt_status_pending = 1;
     return 1;
@@ -326,6 +332,7 @@ void app_setup(void) {
   estop_latched = 0;
   estop_event = 0;
   rt_status_pending = 0;
+  estop_run = 0;
   session = 0;
   last_seq = 0;
   last_reply_len = 0;

@@ -21,6 +21,9 @@
 
 #define RT_ESTOP 0x18
 #define RT_STATUS 0x05
+/* The emergency stop is this many RT_ESTOP bytes in a row, nothing between
+ * them; a shorter run is line noise (docs/protocol.md 1.1). */
+#define RT_ESTOP_RUN 3
 #define FRAME_FLAG 0x7E
 #define FRAME_ESC 0x7D
 

@@ -357,11 +357,15 @@ class Link:
             raise
 
     def estop(self) -> None:
-        """Emergency stop, outside the command stream; never raises."""
+        """Emergency stop, outside the command stream; never raises.
+
+        The rig stops on a run of ``P.ESTOP_RUN`` RT_ESTOP bytes; the run goes
+        out ``P.ESTOP_REPEATS`` times, so that one damaged byte cannot cancel it."""
         if self.ser is None:
             return
         try:
-            self.ser.write(bytes((P.RT_ESTOP,)) * 3)
+            for _ in range(P.ESTOP_REPEATS):
+                self.ser.write(P.ESTOP_SEQUENCE)
             self.ser.flush()
         except Exception:  # noqa: BLE001 - an estop attempt must never raise
             pass

@@ -20,6 +20,13 @@ FLAG = 0x7E
 ESC = 0x7D
 RT_ESTOP = 0x18
 RT_STATUS = 0x05
+ESTOP_RUN = 3
+"""The emergency stop is this many ``RT_ESTOP`` bytes in a row, nothing else
+between them; a shorter run is line noise and stops nothing (docs/protocol.md 1.1)."""
+ESTOP_SEQUENCE = bytes((RT_ESTOP,)) * ESTOP_RUN
+ESTOP_REPEATS = 3
+"""The host sends ``ESTOP_SEQUENCE`` this many times, so that a byte lost or
+damaged on the line cannot cancel the stop."""
 _SPECIAL = frozenset((FLAG, ESC, RT_ESTOP, RT_STATUS))
 
 MAX_CONTENT = 24
@@ -109,8 +116,10 @@ class FrameDecoder:
     """Incremental receiver: bytes in, checked frame contents (and real-time bytes) out.
 
     Garbage costs at most the frame it hits: a ``0x7E`` always starts afresh.
-    ``realtime=True`` is the firmware side, where 0x18 and 0x05 are commands
-    wherever they appear; on the host side they are just bad bytes.
+    ``realtime=True`` is the firmware side, where 0x18 and 0x05 are real-time
+    bytes wherever they appear, handed out one by one (whether 0x18s make an
+    emergency stop, a run of ``ESTOP_RUN``, is the receiver's rule); on the
+    host side they are just bad bytes.
     """
 
     def __init__(self, realtime: bool = False):

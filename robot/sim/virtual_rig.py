@@ -264,6 +264,7 @@ class VirtualRig:
         self.last_reply = b""
         self.event_seq = 0
         self.rx = P.FrameDecoder(realtime=True)
+        self.estop_run = 0  # RT_ESTOP bytes in a row
         self.rx_errors = 0
         self.drivers = False
         self.last_motion_tick = self.tick
@@ -419,14 +420,21 @@ class VirtualRig:
         """Bytes from the host, arriving now."""
         with self.lock:
             self.advance()
-            for item in self.rx.feed(data):
-                if isinstance(item, int):
-                    if item == P.RT_ESTOP:
+            for b in data:
+                # The firmware's receive interrupt: RT_ESTOP never reaches the
+                # frame decoder and stops only as the last of a run of
+                # ESTOP_RUN; any other byte ends the run.
+                if b == P.RT_ESTOP:
+                    self.estop_run = min(self.estop_run + 1, P.ESTOP_RUN)
+                    if self.estop_run == P.ESTOP_RUN:
                         self._do_estop(1)
-                    else:
+                    continue
+                self.estop_run = 0
+                for item in self.rx.feed(bytes((b,))):
+                    if isinstance(item, int):
                         self._emit(P.RealtimeStatus(*self._status_fields()))
-                else:
-                    self._command(item)
+                    else:
+                        self._command(item)
             self.rx_errors = min(255, self.rx.errors)
 
     def _do_estop(self, arg: int) -> None:
