@@ -156,3 +156,30 @@ def test_button_events_reach_the_link(cfg):
         rig_for_url(url).press()
         link.poll(0.01)
         assert link.buttons == 1
+
+
+def test_a_second_journal_on_the_same_rig_never_takes_the_first_ones_moves_for_its_own(cfg, tmp_path):
+    """Two state folders, one rig that stays up: job A (journal A) finishes;
+    job B (journal B, whose ids would also start at 0) dies before its first
+    move. Resume must see that the rig's last finished move is not B's."""
+    url, start = _url("two-journals", [])
+    rig = rig_for_url(url)
+    with Link(cfg, url) as link:
+        link.connect()
+        with Journal(tmp_path / "a") as journal:
+            job.run(link, journal, start, "U R F D L B")
+        after_a = SOLVED_CUBE.apply("U R F D L B")
+        real_move = link.move
+
+        def dies(cmd):
+            raise SystemExit("killed before the first move went out")
+
+        link.move = dies
+        with Journal(tmp_path / "b") as journal, pytest.raises(SystemExit):
+            job.run(link, journal, after_a, "R2 U2 F2 D2 L2 B2 U R")
+        link.move = real_move
+    with Link(cfg, url) as link, Journal(tmp_path / "b") as journal:
+        report = job.resume(link, journal)
+    expected = after_a.apply("R2 U2 F2 D2 L2 B2 U R").to_facelets()
+    assert report.state == expected == rig.cube.to_facelets()
+    assert len(rig.record) == 6 + 8  # every move once

@@ -252,9 +252,15 @@ def run(link: Link, journal: Journal, start: Cube, moves: Moves, *,
         on_turn: Callable[[TurnDone], None] | None = None) -> JobReport:
     """Plan ``moves`` (a sequence or grouped steps), record the job, run it."""
     steps = plan(moves, link.config)
-    js = journal.start_job(start.to_facelets(), [s.text for s in steps], port=link.port,
-                           config=str(link.config.path) if link.config.path else None)
     hello = link.connect() if link.hello is None else link.hello
+    try:
+        last_done = link.status().last_done_id
+    except RigReset:  # restarted between jobs: nothing was under way, a new session will do
+        hello = link.handshake()
+        last_done = link.status().last_done_id
+    js = journal.start_job(start.to_facelets(), [s.text for s in steps], port=link.port,
+                           config=str(link.config.path) if link.config.path else None,
+                           avoid_id=last_done)
     journal.session(js, hello.boot_id)
     try:
         return execute(link, journal, js, steps, on_turn=on_turn)

@@ -156,8 +156,14 @@ class Journal:
 
     # -- writing ---------------------------------------------------------
     def start_job(self, start: str, steps: list[str], *, port: str = "",
-                  config: str | None = None) -> JobState:
+                  config: str | None = None, avoid_id: int | None = None) -> JobState:
+        """Record a new job. ``avoid_id``: the id of the last move the rig
+        finished, which must not be one of the new job's ids (else a resume
+        would take it for a step of this job); the rig may have run jobs of
+        another journal since it booted."""
         jobs, next_id = self._read()
+        if avoid_id is not None and avoid_id < ID_SPACE and (avoid_id - next_id) % ID_SPACE < len(steps):
+            next_id = (avoid_id + 1) % ID_SPACE
         if jobs and jobs[-1].end is not None and self._size() > ROTATE_BYTES:
             self._rotate(next_id)
         job = (jobs[-1].job + 1) if jobs else 1
@@ -311,8 +317,8 @@ class JournalReader:
     def _job(self, n: int, r: dict) -> None:
         if self.jobs and r["job"] != self.jobs[-1].job + 1:
             raise self._damaged(n, f"job {r['job']} after job {self.jobs[-1].job}")
-        if r["first_id"] != self.next_id:
-            raise self._damaged(n, f"job {r['job']}'s move ids start at {r['first_id']}, not {self.next_id}")
+        if not 0 <= r["first_id"] < ID_SPACE:
+            raise self._damaged(n, f"job {r['job']}'s move ids start outside 0..{ID_SPACE - 1}")
         steps = r["steps"]
         if not all(isinstance(s, str) for s in steps):
             raise self._damaged(n, "a job whose steps are not all move strings")
