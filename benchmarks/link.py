@@ -1,7 +1,8 @@
 """Rig link benchmark: the driver's own cost per turn, estimated vs simulated
-time, and a 100-solve fault-injection soak.
+time, a 100-solve fault-injection soak, and power cuts (the driver killed,
+the journal's tail lost, resume) against the virtual rig and the firmware.
 
-    python benchmarks/link.py [--solves N] [--quick]
+    python benchmarks/link.py [--solves N] [--power-cuts N] [--firmware-cuts N] [--quick]
 
 The virtual rig runs in this process, so its own work is timed separately
 (every call into it is wrapped) and subtracted: what remains is the driver
@@ -126,9 +127,33 @@ def faults_for(k: int) -> str:
     return spec
 
 
+def power_cuts(n: int, firmware: str | None, root: str) -> dict:
+    """``n`` power-cut runs (tests/soak.py) against one rig process: the Python
+    virtual rig, or the firmware in simavr; the kill comes at a random moment
+    of the job, the tail loss cycles through the three kinds."""
+    import random
+
+    from robot.sim.pty_rig import SimRigProcess
+
+    rng = random.Random(2026)
+    outcomes: dict[str, int] = {"finished": 0, "unknown": 0, "nothing": 0}
+    failures: list[str] = []
+    t0 = time.perf_counter()
+    with SimRigProcess("--speed", "4", firmware=firmware) as sim:
+        for k in range(n):
+            mode = soak.TAIL_LOSSES[k % len(soak.TAIL_LOSSES)]
+            r = soak.power_cut_run(k, sim, f"{root}/cut{k}", mode, kill_after_s=rng.uniform(0.4, 2.4))
+            outcomes[r.outcome] += 1
+            failures += r.failures
+    return {"runs": n, **outcomes, "failures": failures, "wall_s": time.perf_counter() - t0}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--solves", type=int, default=100)
+    ap.add_argument("--power-cuts", type=int, default=50, metavar="N", help="power-cut runs, virtual rig")
+    ap.add_argument("--firmware-cuts", type=int, default=10, metavar="N",
+                    help="power-cut runs against the firmware in simavr (0: none)")
     ap.add_argument("--quick", action="store_true", help="fewer solves everywhere")
     args = ap.parse_args()
     n = 10 if args.quick else args.solves
@@ -156,6 +181,20 @@ def main() -> None:
               f"{s.retransmissions} retransmissions; failures: {len(s.failures)}; {wall:.1f} s wall")
         for f in s.failures[:5]:
             print("  FAIL", f)
+        cuts = [("virtual rig", None, 6 if args.quick else args.power_cuts)]
+        if args.firmware_cuts:
+            from fwtools import UNO_ELF, make
+
+            make("all", "sim")
+            cuts.append(("firmware in simavr", str(UNO_ELF), 3 if args.quick else args.firmware_cuts))
+        for name, elf, count in cuts:
+            c = power_cuts(count, elf, d)
+            print(f"power cuts, {name}: {c['runs']} runs (kill -9 at a random moment, then the journal's "
+                  f"tail lost), resume finished {c['finished']}, said state unknown {c['unknown']}, found "
+                  f"nothing to resume {c['nothing']}; failures: {len(c['failures'])}; "
+                  f"{c['wall_s']:.0f} s wall")
+            for f in c["failures"][:5]:
+                print("  FAIL", f)
     print(f"load after: {os.getloadavg()[0]:.2f}")
 
 
