@@ -18,7 +18,6 @@ def test_ruff_clean():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-@pytest.mark.xfail(strict=False, reason="solver, vision and robot are being made mypy-clean (issue #12)")
 def test_mypy_clean():
     """``python -m mypy`` with the settings in pyproject.toml ([tool.mypy]: solver, vision, robot)."""
     r = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)

@@ -23,7 +23,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import platformdirs
 
@@ -131,7 +131,7 @@ class Journal:
         except OSError as e:
             raise UserError(f"cannot open the journal {self.path}: {e.strerror}") from None
 
-    def _open(self):  # noqa: ANN202 - a text file
+    def _open(self) -> TextIO:
         try:
             return open(self.path, "a", encoding="utf-8")
         except OSError as e:
