@@ -180,7 +180,7 @@ def test_emergency_stop_stops_within_2_ms_latched_until_cleared(elf, tmp_path):
         finally:
             client.close()
     edges = read_edges(log)
-    arrival, latching, last, stopping, off = _stop_timing(edges, 1, host_estop_bytes())
+    arrival, latching, last, stopping, off = _stop_timing(edges, 1, 0)
     assert len([c for c in _rising_steps(edges, 1) if c < arrival]) >= 2000
     assert last - arrival < 2e-3 * F_CPU and off - arrival < 2e-3 * F_CPU
     assert off >= latching  # the run's last byte stops, not the ones before it
@@ -190,15 +190,13 @@ def test_emergency_stop_stops_within_2_ms_latched_until_cleared(elf, tmp_path):
           f"byte {P.ESTOP_RUN}")
 
 
-def _stop_timing(edges, motor: int, stop: bytes):
-    """Cycle stamps of the host's last emergency stop in an edge log: the
-    arrival of its first byte, of the byte that completes the run, the last
-    step pulse of ``motor`` before the drivers come back on, the pulses after
-    the first byte, and the drivers going off."""
-    rx = [(c, v) for c, name, v in edges if name == "rx"]
-    values = bytes(v for _, v in rx)
-    at = values.rindex(stop)
-    arrival, latching = rx[at][0], rx[at + P.ESTOP_RUN - 1][0]
+def _stop_timing(edges, motor: int, sent_at: int):
+    """Cycle stamps of the host's emergency stop, sent at cycle ``sent_at`` or
+    later, in an edge log: the arrival of its first byte, of the byte that
+    completes the run, the last step pulse of ``motor`` before the drivers
+    come back on, the pulses after the first byte, and the drivers going off."""
+    stop = [c for c, name, v in edges if name == "rx" and v == P.RT_ESTOP and c >= sent_at]
+    arrival, latching = stop[0], stop[P.ESTOP_RUN - 1]
     off = min(c for c, name, v in edges if name == "en" and v == 0 and c >= arrival)
     back_on = min((c for c, name, v in edges if name == "en" and v == 1 and c >= arrival), default=1 << 62)
     rises = _rising_steps(edges, motor)
@@ -255,7 +253,7 @@ def test_lone_estop_bytes_mid_solve_stop_nothing_and_the_hosts_stop_still_does(e
         counts = rig.counts()
         assert (counts["plus"], counts["minus"]) == (plus, minus)
         st = link.status()
-        assert not st.estop and st.rx_errors > 0 and link.retransmissions > 0
+        assert not st.estop and st.rx_errors > 0 and link.retransmissions > 0 and counts["estops"] == 0
         assert injected["between"] > 50 and injected["in_frame"] > 8
         # The host's own stop, mid-turn.
         link.move(P.MoveCommand(0xFFF0, 1, 20000))
@@ -263,14 +261,15 @@ def test_lone_estop_bytes_mid_solve_stop_nothing_and_the_hosts_stop_still_does(e
         while rig.counts()["steps"][1] < 1000:
             assert time.monotonic() < deadline
             time.sleep(0.005)
+        sent_at = rig.counts()["cycle"]
         link.estop()
         while not link.estop_latched:
             assert time.monotonic() < deadline
             link.poll(0.02)
         assert link.status().estop
-        rig.counts()  # the harness flushes its edge log
+        assert rig.counts()["estops"] == 1  # (asking also flushes the harness's edge log)
     edges = read_edges(log)
-    arrival, latching, last, stopping, off = _stop_timing(edges, 1, host_estop_bytes())
+    arrival, latching, last, stopping, off = _stop_timing(edges, 1, sent_at)
     assert last - arrival < 2e-3 * F_CPU and off - arrival < 2e-3 * F_CPU and off >= latching
     print(f"\n{injected} noise injections, {link.retransmissions} retransmissions; the host's stop: last "
           f"pulse {(last - arrival) / F_CPU * 1e6:+.0f} us after its first byte")
@@ -294,7 +293,7 @@ def test_garbage_bursts_between_frames_stop_no_solve(elf, fast_cfg, tmp_path):
             minus = [a + b for a, b in zip(minus, m)]
         counts = rig.counts()
         assert (counts["plus"], counts["minus"]) == (plus, minus)
-        assert not link.status().estop
+        assert not link.status().estop and counts["estops"] == 0
     ones = sum(b.count(bytes((P.RT_ESTOP,))) for b in bursts)
     assert len(bursts) > 100 and ones > 5 * len(bursts)
     assert max(longest_estop_run(b) for b in bursts) == P.ESTOP_RUN - 1

@@ -55,7 +55,7 @@ static int spq[6];
 static int invert[6];
 static int face_of[6] = {0, 1, 2, 3, 4, 5};
 static long long turns[6];
-static long long moves_done, boots;
+static long long moves_done, boots, estops;
 static char history[65536]; /* face turns since the last `set`, e.g. "U R' F2" */
 static size_t history_len;
 static int perm[6][54];
@@ -149,8 +149,9 @@ static void on_enable(struct avr_irq_t *irq, uint32_t value, void *param) {
   log_edge("en", -1, en);
 }
 
-/* Watches the firmware's own frames for DONE and EVENT BOOT, so `counts`
- * can say how many moves completed and how often the firmware booted. */
+/* Watches the firmware's own frames for DONE, EVENT BOOT and EVENT
+ * ESTOP_LATCHED, so `counts` can say how many moves completed, how often the
+ * firmware booted and how often its emergency stop latched. */
 static uint8_t fr_buf[32];
 static int fr_len = -1, fr_esc;
 
@@ -168,6 +169,7 @@ static void watch_tx(uint8_t b) {
     if (fr_len >= 4 && crc16(fr_buf, fr_len - 2) == (fr_buf[fr_len - 2] | (fr_buf[fr_len - 1] << 8))) {
       if (fr_buf[0] == 0x90) moves_done++;
       if (fr_buf[0] == 0x91 && fr_len >= 4 && fr_buf[2] == 1) boots++;
+      if (fr_buf[0] == 0x91 && fr_len >= 4 && fr_buf[2] == 3) estops++; /* ESTOP_LATCHED */
     }
     fr_len = 0;
     fr_esc = 0;
@@ -257,8 +259,8 @@ static void print_counts(void) {
   for (int m = 0; m < 6; m++) t[m] = counts[m][0] + counts[m][1];
   print_list("steps", t[0], t[1], t[2], t[3], t[4], t[5]);
   print_list("turns", turns[0], turns[1], turns[2], turns[3], turns[4], turns[5]);
-  fprintf(out, "\"moves\": %lld, \"boots\": %lld, \"ignored\": %lld, \"cycle\": %llu, "
-          "\"last_step_cycle\": %llu}\n", moves_done, boots, ignored_pulses,
+  fprintf(out, "\"moves\": %lld, \"boots\": %lld, \"estops\": %lld, \"ignored\": %lld, "
+          "\"cycle\": %llu, \"last_step_cycle\": %llu}\n", moves_done, boots, estops, ignored_pulses,
           (unsigned long long)avr->cycle, (unsigned long long)last_step_cycle);
 }
 
