@@ -94,7 +94,7 @@ def test_ctrl_c_sends_the_emergency_stop_and_resume_asks_for_a_rescan(cfg, tmp_p
 
         with pytest.raises(KeyboardInterrupt):
             job.run(link, journal, start, invert(scramble), on_turn=interrupt)
-        assert sent[-1] == bytes((P.RT_ESTOP,)) * 3
+        assert sent[-1] == bytes((P.RT_ESTOP,)) * 9  # three runs of three
         assert rig.estop and not rig.record[-1].complete
     with Journal(tmp_path) as journal, Link(cfg, url) as link:
         with pytest.raises(job.StateUnknown, match="Rescan"):

@@ -209,6 +209,12 @@ def test_ctrl_c_stops_the_rig_through_the_pty(tmp_path):
         assert r.returncode == 0, r.stderr
         r = _cli("dry-run", "U", "--port", sim.port, "--state-dir", str(tmp_path / "other"))
         assert r.returncode == 0, r.stderr
+        # `cuberobot estop` latches a rig that lives on, and says so only because the rig says so.
+        r = _cli("estop", "--port", sim.port)
+        assert r.returncode == 0 and "latched" in r.stdout, r.stderr
+        r = _cli("jog", "U", "--port", sim.port, "--state-dir", str(tmp_path / "other"))
+        assert r.returncode == 1 and "emergency stop" in r.stderr
+        assert _cli("estop", "--clear", "--port", sim.port).returncode == 0
 
 
 def test_a_reset_mid_turn_asks_for_a_rescan(tmp_path):

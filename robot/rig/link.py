@@ -364,8 +364,7 @@ class Link:
         if self.ser is None:
             return
         try:
-            for _ in range(P.ESTOP_REPEATS):
-                self.ser.write(P.ESTOP_SEQUENCE)
+            self.ser.write(P.ESTOP_SEQUENCE * P.ESTOP_REPEATS)  # one write: nothing can come between
             self.ser.flush()
         except Exception:  # noqa: BLE001 - an estop attempt must never raise
             pass

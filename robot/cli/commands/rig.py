@@ -242,6 +242,9 @@ def _estop(args: argparse.Namespace) -> int:
             link.open()
             link.estop()
             link.connect()
+            if not link.status().estop:  # say "latched" only when the rig says so
+                raise RigError(f"the rig on {link.port} did not latch its emergency stop: check the "
+                               "cable, and cut the motors' power if they must stop")
             print("emergency stop latched (drivers off); clear with `cuberobot estop --clear`")
     return 0
 
