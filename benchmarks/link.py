@@ -1,8 +1,10 @@
 """Rig link benchmark: the driver's own cost per turn, estimated vs simulated
-time, a 100-solve fault-injection soak, and power cuts (the driver killed,
-the journal's tail lost, resume) against the virtual rig and the firmware.
+time, a 100-solve fault-injection soak in-process and another through a
+faulty pty line (noise, garbage bursts, stalls, a pulled cable), and power
+cuts (the driver killed, the journal's tail lost, resume) against the
+virtual rig and the firmware.
 
-    python benchmarks/link.py [--solves N] [--power-cuts N] [--firmware-cuts N] [--quick]
+    python benchmarks/link.py [--solves N] [--line-solves N] [--power-cuts N] [--firmware-cuts N] [--quick]
 
 The virtual rig runs in this process, so its own work is timed separately
 (every call into it is wrapped) and subtracted: what remains is the driver
@@ -151,6 +153,8 @@ def power_cuts(n: int, firmware: str | None, root: str) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--solves", type=int, default=100)
+    ap.add_argument("--line-solves", type=int, default=100, metavar="N",
+                    help="solves through the faulty pty line (0: none)")
     ap.add_argument("--power-cuts", type=int, default=50, metavar="N", help="power-cut runs, virtual rig")
     ap.add_argument("--firmware-cuts", type=int, default=10, metavar="N",
                     help="power-cut runs against the firmware in simavr (0: none)")
@@ -181,6 +185,18 @@ def main() -> None:
               f"{s.retransmissions} retransmissions; failures: {len(s.failures)}; {wall:.1f} s wall")
         for f in s.failures[:5]:
             print("  FAIL", f)
+        line_n = 10 if args.quick else args.line_solves
+        if line_n:
+            from robot.sim.pty_rig import SimRigProcess
+
+            with SimRigProcess("--speed", "10") as sim:
+                ls = soak.line_soak(line_n, sim, cfg, d + "/line")
+            print(f"faulty line: {ls.solves} solves, {ls.turns} turns through a pty proxy: 1% bytes "
+                  f"dropped + 1% damaged, {ls.bursts} garbage bursts, {ls.stalls} stalls of 2-5 s, "
+                  f"{ls.pulls} pulled cables ({ls.resumes} resumes); stopped by noise "
+                  f"{ls.stopped_by_noise}, failures {len(ls.failures)}; {ls.wall_s:.0f} s wall")
+            for f in ls.failures[:5]:
+                print("  FAIL", f)
         cuts = [("virtual rig", None, 6 if args.quick else args.power_cuts)]
         if args.firmware_cuts:
             from fwtools import UNO_ELF, make

@@ -228,3 +228,89 @@ def power_cut_run(k: int, sim, state_dir, mode: str, *, kill_after_s: float,
         if "scan" not in r.stderr.lower() and "rescan" not in r.stderr.lower():
             res.failures.append(f"{tag}: resume failed without asking for a scan: {r.stderr.strip()}")
     return res
+
+
+# ---------------------------------------------------------------- a faulty line
+
+@dataclass
+class LineSoakResult:
+    solves: int = 0
+    turns: int = 0
+    stalls: int = 0
+    pulls: int = 0
+    resumes: int = 0
+    bursts: int = 0
+    stopped_by_noise: int = 0
+    wall_s: float = 0.0
+    failures: list[str] = field(default_factory=list)
+
+
+def line_soak(n: int, sim, config, root, *, seed: int = 0, stall_every: int = 4, pull_every: int = 10,
+              stall_s: tuple[float, float] = (2.0, 5.0)) -> LineSoakResult:
+    """``n`` solves on ``sim`` (a rig behind a pty) through a proxy that drops
+    and corrupts 1 % of the bytes and puts garbage bursts (with lone and
+    paired RT_ESTOP bytes) in about one chunk in ten; every ``stall_every``-th
+    solve the line goes dead for 2 to 5 s mid-job, every ``pull_every``-th the
+    cable is pulled mid-job and the job is finished with ``resume``. Each
+    solve is checked against the rig: solved, every move once, no emergency
+    stop that the host did not send."""
+    import random
+
+    from fwtools import noise_burst
+    from ptyproxy import ManglingProxy
+
+    from robot.rig.motion import plan
+
+    rng = random.Random(seed)
+    res = LineSoakResult()
+    t0 = time.monotonic()
+    proxy = ManglingProxy(sim.port, drop=0.01, corrupt=0.01, seed=seed, burst=0.1, make_burst=noise_burst)
+    try:
+        for k in range(n):
+            scramble = random_scramble(20, seed=50_000 + k)
+            start = SOLVED_CUBE.apply(scramble)
+            moves = simplify(invert(scramble))
+            sim.set_state(start.to_facelets())
+            before = sim.counts()["moves"]
+            stall_at = rng.randrange(2, 8) if k % stall_every == stall_every - 1 else None
+            pull_at = rng.randrange(2, 8) if k % pull_every == pull_every // 2 else None
+
+            def on_turn(td, stall_at=stall_at, pull_at=pull_at):
+                if td.index == stall_at:
+                    res.stalls += 1
+                    proxy.stall(rng.uniform(*stall_s))
+                if td.index == pull_at:
+                    res.pulls += 1
+                    proxy.pull()
+
+            with Journal(f"{root}/{k}") as journal:
+                try:
+                    with Link(config, proxy.path) as link:
+                        link.on_stall = lambda message: None
+                        link.connect()
+                        job.run(link, journal, start, moves, on_turn=on_turn)
+                except LinkLost:
+                    res.resumes += 1
+                    with Link(config, proxy.path) as link:
+                        link.on_stall = lambda message: None
+                        job.resume(link, journal)
+                except job.StateUnknown as e:
+                    res.stopped_by_noise += 1
+                    res.failures.append(f"solve {k}: stopped: {e}")
+                    continue
+                except RigError as e:
+                    res.failures.append(f"solve {k}: {type(e).__name__}: {e}")
+                    continue
+            done = sim.counts()["moves"] - before
+            planned = len(plan(moves, config))
+            if sim.state() != SOLVED_CUBE.to_facelets():
+                res.failures.append(f"solve {k}: the rig's cube is not solved")
+            if done != planned:
+                res.failures.append(f"solve {k}: the rig made {done} moves for {planned}")
+            res.solves += 1
+            res.turns += done
+    finally:
+        res.bursts = proxy.bursts
+        proxy.close()
+    res.wall_s = time.monotonic() - t0
+    return res

@@ -307,3 +307,15 @@ def test_a_stall_past_the_limit_names_resume_which_then_finishes(cfg, tmp_path):
         assert sim.state() == SOLVED and report.state == SOLVED
         (js,) = Journal(tmp_path).read()
         assert sim.counts()["moves"] == len(js.turns)  # every move once
+
+
+def test_solves_ride_out_noise_bursts_stalls_and_a_pulled_cable(cfg, tmp_path):
+    """The line soak of benchmarks/link.py, shorter: 1 % of the bytes dropped
+    and 1 % damaged, garbage bursts with lone and paired 0x18 bytes, a 2-3 s
+    stall in every other solve and a pulled cable in one (then resume)."""
+    import soak
+
+    with SimRigProcess("--speed", "10") as sim:
+        r = soak.line_soak(6, sim, cfg, tmp_path, seed=3, stall_every=2, pull_every=6, stall_s=(2.0, 3.0))
+    assert not r.failures, r.failures
+    assert r.solves == 6 and r.stalls == 3 and r.pulls == 1 and r.resumes == 1 and r.bursts > 10
