@@ -192,3 +192,19 @@ def test_unwritable_state_dir_is_a_user_error(tmp_path):
     blocker.write_text("x")
     with pytest.raises(UserError, match="state directory"):
         Journal(blocker / "sub")
+
+
+@pytest.mark.parametrize("content", [b"[1, 2]\n", b'{"type":"job","job":1}\n', b"\xff\xfe\n", b"\x00" * 512,
+                                     b'{"type":"job","job":1,"start":"x","steps":[],"first_id":0}\n'])
+def test_resume_on_a_damaged_journal_is_one_line_that_names_it(tmp_path, content):
+    import subprocess
+    import sys
+
+    (tmp_path / "journal.jsonl").write_bytes(content)
+    r = subprocess.run([sys.executable, "-m", "robot", "resume", "--state-dir", str(tmp_path)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and r.stdout == "", r.stdout
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert "journal.jsonl, line 1" in lines[0] and "scan the cube again" in lines[0]
+    assert "nothing to resume" not in r.stderr
