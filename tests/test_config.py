@@ -114,3 +114,72 @@ def test_a_profile_file_is_found_beside_the_setup_file_and_a_name_stays_a_name(t
         f.write_text(base.replace("[vision]", f'[vision]\nprofile = "{value}"', 1) if "[vision]" in base
                      else base + f'\n[vision]\nprofile = "{value}"\n')
         assert load_config(f).profile == expected
+
+
+# ---------------------------------------------------------------- bounds (issue #13)
+
+
+def _with(key_line: str, value: str) -> str:
+    """The default file with the first line starting with ``key_line`` set to ``value``."""
+    lines = (ROOT / "config" / "rig.toml").read_text().splitlines()
+    i = next(n for n, line in enumerate(lines) if line.startswith(key_line))
+    lines[i] = f"{key_line} = {value}"
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "[[nan, 100.0], [1, 1], [1, 1], [1, 1]]",
+                                   "[[1e400, 100.0], [1, 1], [1, 1], [1, 1]]",
+                                   "[[-1, 100.0], [1, 1], [1, 1], [1, 1]]",
+                                   "[[640.0, 721.0], [1, 1], [1, 1], [1, 1]]"])
+def test_every_number_is_finite_and_in_range_corners_included(value):
+    if value.startswith("["):
+        msg = _err(_with("corners", value))
+        assert "view[0].face[0].corners[0]" in msg and "1280x720" in msg
+    else:
+        for key in ("max_speed", "boot_wait_s", "min_confidence", "gear_ratio"):
+            msg = _err(_with(key, value))
+            assert key in msg and ("finite" in msg or "between" in msg), msg
+
+
+def test_deep_nesting_long_lines_and_huge_numbers_are_refused_with_the_line():
+    deep = "arrays or tables nested more than 16 deep"
+    assert f"my.toml:2: {deep}" in _err("x = 1\na = " + "[" * 400 + "]" * 400)
+    assert f"my.toml:17: {deep}" in _err("a = [\n" * 20 + "]\n" * 20)  # nesting that spans lines
+    assert "my.toml:3: a line of" in _err("\n\n" + "a" + ".a" * 1000 + " = 1")
+    assert "my.toml:2: a number of more than 100 digits" in _err("[rig]\nbaud = " + "1" * 150)
+    # brackets, digits and quotes inside strings and comments are text, not structure
+    text = '[rig]\nport = "[[[[[[[[[[[[[[[[[[[[ \\" ' + "1" * 200 + '"\n# ' + "{" * 50 + "\n"
+    assert parse_config(text).rig.port.startswith("[[[[")
+    assert parse_config('[rig]\nport = """\n' + "[" * 30 + '\\\n"""\n').rig.port == "[" * 30
+
+
+def test_strings_and_arrays_are_bounded():
+    assert "at most 4096" in _err(_with("port", '"""' + ("a" * 900 + "\\\n") * 5 + '"""'))
+    assert "printable" in _err(_with("port", '"a\\u0000b"'))
+    assert "at most 100" in _err(_with("name", '"' + "n" * 101 + '"'))
+    assert "at most 16" in _err("[[camera]]\nname = 'c'\nsource = 0\n" * 0 + "".join(
+        f"[[camera]]\nname = 'c{i}'\nsource = {i}\n" for i in range(17)))
+    assert "between 0 and 255" in _err("[[camera]]\nname = 'c'\nsource = -1\n")
+
+
+def test_the_file_itself_is_bounded_before_it_is_parsed(tmp_path):
+    import os
+    import time
+
+    big = tmp_path / "big.toml"
+    big.write_bytes(b"# " + b"x" * (50 << 20))
+    t = time.monotonic()
+    with pytest.raises(UserError, match="too big for a TOML set-up file"):
+        load_config(big)
+    assert time.monotonic() - t < 1
+    for path, what in (("/dev/zero", "is a device"), (str(tmp_path), "is a directory"),
+                       (str(big / "x"), "Not a directory")):
+        with pytest.raises(UserError, match=what):
+            load_config(path)
+    bad = tmp_path / "bad.toml"
+    bad.write_bytes(b"[rig]\n\nport = '\xff'\n")
+    with pytest.raises(UserError, match=r"bad.toml:3: not UTF-8 text"):
+        load_config(bad)
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)  # no writer: read as empty (the defaults), not waited on
+    assert load_config(fifo).rig.port == "sim://"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import math
 import os
+import stat
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -28,6 +29,22 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 _DEFAULT_CANDIDATES = (PACKAGE_DIR.parents[1] / "config" / "rig.toml", PACKAGE_DIR / "default_rig.toml")
 MICROSTEPS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 METRICS = ("axial", "htm", "qtm")
+
+# Bounds on the file itself, checked before it is parsed (the default file is
+# under 4 KiB and 3 levels deep; these leave room for comments and more views).
+MAX_CONFIG_BYTES = 64 * 1024
+MAX_LINE_CHARS = 1000
+MAX_NESTING = 16
+"""Brackets and braces open at once (arrays, inline tables, table headers)."""
+MAX_DIGITS = 100
+"""Digits in one number (a longer one cannot be a setting, and Python refuses
+to convert integers of more than 4300 digits)."""
+MAX_TEXT_CHARS = 4096
+"""A string setting (port, camera source, profile path)."""
+MAX_NAME_CHARS = 100
+"""A camera's or view's name."""
+MAX_CAMERAS = MAX_VIEWS = 16
+MAX_CAMERA_INDEX = 255
 
 
 def default_config_path() -> Path:
@@ -147,7 +164,8 @@ class _Table:
         raise UserError(f"{self.file}: {key or '(top level)'}: {what}")
 
     def get(self, k: str, kind: type | tuple, default: Any = None, *, lo: float | None = None,
-            hi: float | None = None, choices: Iterable[Any] | None = None, required: bool = False) -> Any:
+            hi: float | None = None, choices: Iterable[Any] | None = None, required: bool = False,
+            max_chars: int = MAX_TEXT_CHARS) -> Any:
         self.used.add(k)
         if k not in self.data:
             if required:
@@ -163,9 +181,14 @@ class _Table:
             self.fail(self.key(k), f"expected {names}, got {_describe(v)}")
         if isinstance(v, float) and not math.isfinite(v):
             self.fail(self.key(k), f"expected a finite number, got {v}")
+        if isinstance(v, str):
+            if len(v) > max_chars:
+                self.fail(self.key(k), f"a string of {len(v)} characters; at most {max_chars}")
+            if not v.isprintable():
+                self.fail(self.key(k), f"expected printable text, got {v[:40]!r}")
         if choices is not None and v not in choices:
             self.fail(self.key(k), f"expected one of {', '.join(map(repr, choices))}, got {v!r}")
-        if lo is not None and v < lo or hi is not None and v > hi:
+        if isinstance(v, (int, float)) and (lo is not None and v < lo or hi is not None and v > hi):
             rng = f"between {lo} and {hi}" if lo is not None and hi is not None else (
                 f"at least {lo}" if lo is not None else f"at most {hi}")
             self.fail(self.key(k), f"expected a value {rng}, got {v}")
@@ -177,11 +200,13 @@ class _Table:
             return None
         return _Table(self.data[k], self.key(k), self.file)
 
-    def array(self, k: str) -> list[_Table]:
+    def array(self, k: str, limit: int) -> list[_Table]:
         self.used.add(k)
         v = self.data.get(k, [])
         if not isinstance(v, list):
             self.fail(self.key(k), f"expected an array of tables ([[{k}]]), got {_describe(v)}")
+        if len(v) > limit:
+            self.fail(self.key(k), f"{len(v)} of them; at most {limit}")
         return [_Table(item, f"{self.key(k)}[{i}]", self.file) for i, item in enumerate(v)]
 
     def done(self, known: tuple[str, ...] | None = None) -> None:
@@ -208,28 +233,142 @@ def _describe(v: Any) -> str:
     return f"{v!r} ({_TYPE_NAMES.get(type(v), type(v).__name__).split()[-1]})"
 
 
+def read_limited(path: str | os.PathLike, label: str, limit: int, kind: str) -> bytes:
+    """The bytes of a file a user named, at most ``limit`` of them: a
+    directory, a device (``/dev/zero``) or a socket, a missing or unreadable
+    file and a larger one are each a :class:`UserError` of one line that
+    starts with ``label`` (the file, or the option that named it) and says
+    what was expected (``kind``: "a TOML file"). A pipe (``<(...)``) is read
+    like a file; a pipe with no writer reads as empty rather than blocking."""
+    name = os.fspath(path)
+    if "\0" in name:
+        raise UserError(f"{label}: a file name cannot contain a NUL character")
+    try:
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise UserError(f"{label}: cannot read: file not found (expected {kind})") from None
+    except IsADirectoryError:
+        raise UserError(f"{label}: is a directory, expected {kind}") from None
+    except OSError as e:
+        raise UserError(f"{label}: cannot read: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise UserError(f"{label}: is a directory, expected {kind}")
+        if not (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+            raise UserError(f"{label}: is a device or a socket, not a file; expected {kind}")
+        if st.st_size > limit:
+            raise UserError(f"{label}: {st.st_size} bytes is too big for {kind} (at most {limit}); "
+                            "is it the right file?")
+        if stat.S_ISFIFO(st.st_mode) and hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)  # opened without waiting for a writer; now wait for its data
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        data = b"".join(chunks)
+    except OSError as e:
+        raise UserError(f"{label}: cannot read: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise UserError(f"{label}: more than {limit} bytes is too big for {kind}; is it the right file?")
+    return data
+
+
+def decode_text(data: bytes, label: str) -> str:
+    """``data`` as UTF-8 text; otherwise a UserError naming the line of the first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise UserError(f"{label}:{line}: not UTF-8 text ({e.reason} at byte {e.start}); "
+                        "save the file as UTF-8") from None
+
+
 def load_config(path: str | os.PathLike | None = None) -> Config:
     """Read and check a configuration file (the default one when ``path`` is None)."""
     p = Path(path) if path is not None else default_config_path()
-    try:
-        text = p.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{p}: configuration file not found") from None
-    except IsADirectoryError:
-        raise UserError(f"{p}: is a directory, expected a TOML file") from None
-    except UnicodeDecodeError as e:
-        raise UserError(f"{p}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    except OSError as e:
-        raise UserError(f"{p}: cannot read: {e.strerror}") from None
-    return parse_config(text, p)
+    data = read_limited(p, str(p), MAX_CONFIG_BYTES, "a TOML set-up file")
+    return parse_config(decode_text(data, str(p)), p)
+
+
+def check_toml_shape(text: str, name: str) -> None:
+    """Refuse, with the line, what would make the TOML parser slow or blow its
+    stack: a line longer than MAX_LINE_CHARS, brackets nested deeper than
+    MAX_NESTING and a number of more than MAX_DIGITS digits. A linear scan that
+    skips strings and comments; what it lets through, tomllib still checks."""
+    if len(text) > MAX_CONFIG_BYTES:
+        raise UserError(f"{name}: {len(text)} characters is too big for a set-up file "
+                        f"(at most {MAX_CONFIG_BYTES})")
+    for number, row in enumerate(text.split("\n"), start=1):
+        if len(row) > MAX_LINE_CHARS:
+            raise UserError(f"{name}:{number}: a line of {len(row)} characters; a set-up file's lines "
+                            f"are at most {MAX_LINE_CHARS} characters long")
+    i, n, line, depth, digits = 0, len(text), 1, 0, 0
+    while i < n:
+        c = text[i]
+        if c in "0123456789_":
+            digits += 1
+            if digits > MAX_DIGITS:
+                raise UserError(f"{name}:{line}: a number of more than {MAX_DIGITS} digits; no setting "
+                                "needs one")
+            i += 1
+            continue
+        digits = 0
+        if c == "\n":
+            line += 1
+        elif c == "#":
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        elif c in "[{":
+            depth += 1
+            if depth > MAX_NESTING:
+                raise UserError(f"{name}:{line}: arrays or tables nested more than {MAX_NESTING} deep; "
+                                "a set-up file needs 2 (corners = [[x, y], ...])")
+        elif c in "]}":
+            depth = max(0, depth - 1)
+        elif c in "\"'":
+            i, line = _skip_string(text, i, line)
+            continue
+        i += 1
+
+
+def _skip_string(text: str, i: int, line: int) -> tuple[int, int]:
+    """(index after the TOML string that starts at ``i``, line there)."""
+    c = text[i]
+    quote = c * 3 if text.startswith(c * 3, i) else c
+    i += len(quote)
+    n = len(text)
+    while i < n:
+        if text.startswith(quote, i):
+            return i + len(quote), line
+        ch = text[i]
+        if ch == "\n":
+            if len(quote) == 1:
+                return i, line  # an unterminated one-line string: tomllib will say so
+            line += 1
+        elif ch == "\\" and c == '"':
+            i += 1  # the escaped character (a newline after it is a line continuation)
+            if text[i:i + 1] == "\n":
+                line += 1
+        i += 1
+    return n, line
 
 
 def parse_config(text: str, path: Path | None = None) -> Config:
     name = str(path) if path is not None else "<config>"
+    check_toml_shape(text, name)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise UserError(f"{name}: not valid TOML: {e}") from None
+    except (RecursionError, ValueError) as e:  # what check_toml_shape did not foresee
+        raise UserError(f"{name}: not a set-up file TOML can read ({type(e).__name__}: {e})") from None
     top = _Table(data, "", name)
 
     rig = RigConfig()
@@ -276,12 +415,12 @@ def parse_config(text: str, path: Path | None = None) -> Config:
     if profile is not None and path is not None and _looks_like_a_path(profile):
         profile = str(path.parent / Path(profile).expanduser())  # relative to the set-up file, not the cwd
 
-    cameras = [_read_camera(t) for t in top.array("camera")]
+    cameras = [_read_camera(t) for t in top.array("camera", MAX_CAMERAS)]
     names = [c.name for c in cameras]
     for i, n in enumerate(names):
         if names.index(n) != i:
             top.fail(f"camera[{i}].name", f"duplicate camera name {n!r}")
-    views = [_read_view(t, names) for t in top.array("view")]
+    views = [_read_view(t, cameras) for t in top.array("view", MAX_VIEWS)]
     top.done()
     return Config(path=path, rig=rig, motors=motors, cameras=cameras, views=views, profile=profile,
                   solver=solver, start=start)
@@ -342,8 +481,8 @@ def _read_motors(t: _Table | None, name: str) -> dict[str, MotorConfig]:
 def _read_camera(t: _Table) -> CameraSpec:
     d = CameraSpec(name="", source=0)
     cam = CameraSpec(
-        name=t.get("name", str, required=True),
-        source=t.get("source", (str, int), required=True),
+        name=t.get("name", str, required=True, max_chars=MAX_NAME_CHARS),
+        source=t.get("source", (str, int), required=True, lo=0, hi=MAX_CAMERA_INDEX),
         width=t.get("width", int, d.width, lo=16, hi=16384),
         height=t.get("height", int, d.height, lo=16, hi=16384),
         auto_exposure=t.get("auto_exposure", bool, d.auto_exposure),
@@ -356,16 +495,18 @@ def _read_camera(t: _Table) -> CameraSpec:
     return cam
 
 
-def _read_view(t: _Table, cameras: list[str]) -> ViewSpec:
-    name = t.get("name", str, required=True)
-    camera = t.get("camera", str, required=True)
-    if camera not in cameras:
-        close = difflib.get_close_matches(camera, cameras, n=1)
+def _read_view(t: _Table, cameras: list[CameraSpec]) -> ViewSpec:
+    name = t.get("name", str, required=True, max_chars=MAX_NAME_CHARS)
+    camera = t.get("camera", str, required=True, max_chars=MAX_NAME_CHARS)
+    by_name = {c.name: c for c in cameras}
+    if camera not in by_name:
+        close = difflib.get_close_matches(camera, list(by_name), n=1)
         t.fail(t.key("camera"), f"no camera named {camera!r}" + (
-            f"; did you mean {close[0]!r}?" if close else f" (cameras: {', '.join(cameras) or 'none'})"))
+            f"; did you mean {close[0]!r}?" if close else f" (cameras: {', '.join(by_name) or 'none'})"))
+    width, height = by_name[camera].width, by_name[camera].height
     hand_held = t.get("hand_held", bool, False)
     faces = []
-    for f in t.array("face"):
+    for f in t.array("face", len(FACES)):
         letter = f.get("face", str, required=True, choices=tuple(FACES))
         corners = f.get("corners", list, required=True)
         if len(corners) != 4 or not all(
@@ -373,6 +514,11 @@ def _read_view(t: _Table, cameras: list[str]) -> ViewSpec:
                 and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in c)
                 for c in corners):
             f.fail(f.key("corners"), "expected four [x, y] pixel points, clockwise in the image")
+        for j, (x, y) in enumerate(corners):
+            if not (math.isfinite(x) and math.isfinite(y) and 0 <= x <= width and 0 <= y <= height):
+                f.fail(f"{f.key('corners')}[{j}]",
+                       f"[{x}, {y}] is outside the {width}x{height} image of camera {camera!r}: "
+                       f"expected 0 <= x <= {width}, 0 <= y <= {height}")
         faces.append(FaceSpec(
             face=letter,
             corners=tuple((float(x), float(y)) for x, y in corners),
