@@ -70,7 +70,7 @@ def test_classify_bad_input(tmp_path):
         assert r.returncode == 2, (name, r.stderr)
         assert "Traceback" not in r.stderr and name in r.stderr
     r = run("classify", "--rgb-json", str(tmp_path / "missing.json"))
-    assert r.returncode == 2 and "cannot read" in r.stderr
+    assert r.returncode == 2 and "missing.json: cannot read: file not found" in r.stderr
 
 
 def test_scan_and_calibrate_on_the_simulated_rig(tmp_path):

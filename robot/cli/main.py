@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import logging
 import pkgutil
 import sys
 from importlib.metadata import PackageNotFoundError, version
+from typing import NoReturn
 
 from solver.errors import CubeError
 from vision.errors import VisionError
@@ -26,6 +28,26 @@ from . import commands
 from .commands import Registry
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+MAX_MESSAGE_CHARS = 1000
+
+log = logging.getLogger(__name__)
+
+
+def one_line(message: str) -> str:
+    """A message as one printable line of bounded length (an error may quote
+    what the user gave: control characters and newlines are escaped)."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(message))
+    if len(text) > MAX_MESSAGE_CHARS:
+        cut = f"... ({len(text)} characters)"
+        text = text[:MAX_MESSAGE_CHARS - len(cut)] + cut
+    return text
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage mistakes are one line too: what is wrong and where to look."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: {one_line(message)} (see {self.prog} --help)\n")
 
 
 def _version() -> str:
@@ -39,7 +61,7 @@ def common_options(suppress: bool) -> argparse.ArgumentParser:
     """-v and -q, accepted before the command and after it. After it, the
     defaults are suppressed so that a subcommand does not overwrite what was
     given before it."""
-    parent = argparse.ArgumentParser(add_help=False)
+    parent = Parser(add_help=False)
     default = argparse.SUPPRESS if suppress else False
     group = parent.add_mutually_exclusive_group()
     group.add_argument("-v", "--verbose", action="store_true", default=default,
@@ -50,7 +72,7 @@ def common_options(suppress: bool) -> argparse.ArgumentParser:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="cuberobot",
         description="Scan, solve and turn a Rubik's cube with a six-motor robot.",
         parents=[common_options(suppress=False)],
@@ -64,6 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        # A file name that is not UTF-8 (a byte the terminal's encoding lacks) is printed escaped
+        # rather than ending the command with an encoding error.
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     parser = build_parser()
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     level = logging.DEBUG if args.verbose else logging.ERROR if args.quiet else logging.WARNING
@@ -74,17 +101,22 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except CubeError as e:
-        print(f"cuberobot {args.command}: invalid {'moves' if e.kind == 'moves' else 'cube'}: {e}",
-              file=sys.stderr)
+        what = "moves" if e.kind == "moves" else "cube"
+        print(one_line(f"cuberobot {args.command}: invalid {what}: {e}"), file=sys.stderr)
         return EXIT_USAGE
     except (UserError, RigError, VisionError) as e:
-        print(f"cuberobot {args.command}: {e}", file=sys.stderr)
+        print(one_line(f"cuberobot {args.command}: {e}"), file=sys.stderr)
         return getattr(e, "exit_code", EXIT_FAILED)
     except KeyboardInterrupt:
         print(f"cuberobot {args.command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
+    except Exception as e:  # a bug: still one line, the traceback with -v
+        log.debug("internal error", exc_info=True)
+        print(one_line(f"cuberobot {args.command}: internal error (a bug, please report it; -v shows "
+                       f"where): {type(e).__name__}: {e}"), file=sys.stderr)
+        return EXIT_FAILED
 
 
 if __name__ == "__main__":

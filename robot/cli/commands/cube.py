@@ -18,23 +18,33 @@ from solver import (
     random_scramble,
 )
 
+from ...rig.config import decode_text
 from ...rig.errors import UserError
+from ..limits import (
+    MAX_APPLY_MOVES,
+    MAX_SCRAMBLE_MOVES,
+    MAX_SEED,
+    STDIN_LIMIT,
+    check_cube_text,
+    check_moves,
+    read_stdin,
+    whole,
+)
 from ..netprint import render_net
 from . import Registry
 
-STDIN_LIMIT = 1 << 20
-"""Bytes of standard input a cube argument reads at most."""
 
-
-def read_cube_arg(text: str) -> str:
+def read_cube_arg(text: str, where: str = "the cube") -> str:
     """A cube argument: 54 symbols, ``solved``, or ``-`` for the first word
-    on standard input that is one of those (so commands can be piped)."""
+    on standard input that is one of those (so commands can be piped;
+    standard input is read up to 1 MiB)."""
     if text == "-":
-        words = sys.stdin.read(STDIN_LIMIT).split()
+        words = decode_text(read_stdin(STDIN_LIMIT, where), "standard input").split()
         cubes = [w for w in words if len(w) == 54 or w.lower() == "solved"]
         if not cubes:
             raise UserError("no cube on standard input: expected a word of 54 symbols or 'solved'")
         text = cubes[0]
+    check_cube_text(text, where)
     if text.lower() == "solved":
         return SOLVED
     return text
@@ -64,15 +74,15 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _apply(args: argparse.Namespace) -> int:
+    moves = " ".join(args.moves)
+    check_moves(moves, "MOVES", MAX_APPLY_MOVES, " and apply the parts one after the other")
     cube = Cube.from_facelets(read_cube_arg(args.facelets))
-    print(cube.apply(" ".join(args.moves)).to_facelets())
+    print(cube.apply(moves).to_facelets())
     return 0
 
 
 def _scramble(args: argparse.Namespace) -> int:
     if args.moves is not None:
-        if args.moves < 0 or args.moves > 10000:
-            raise UserError("--moves must be between 0 and 10000")
         moves = random_scramble(args.moves, args.seed)
         print(SOLVED_CUBE.apply(moves).to_facelets())
         print(format_moves(moves))
@@ -94,12 +104,14 @@ def register(sub: Registry) -> None:
 
     p = sub.add_parser("apply", help="apply moves to a cube and print the result")
     p.add_argument("facelets", help="54 symbols, 'solved', or - for stdin")
-    p.add_argument("moves", nargs="+", help="moves in Singmaster notation, e.g. \"R U R' U'\"")
+    p.add_argument("moves", nargs="+", metavar="MOVES",
+                   help=f"moves in Singmaster notation, e.g. \"R U R' U'\" (at most {MAX_APPLY_MOVES})")
     p.set_defaults(func=_apply)
 
     p = sub.add_parser("scramble", help="a random cube (or random moves) and its facelets")
-    p.add_argument("--seed", type=int, default=None, help="repeatable randomness")
-    p.add_argument("--moves", type=int, default=None, metavar="N",
-                   help="scramble with N random moves instead of drawing a uniform random state;"
-                        " prints the facelets, then the moves")
+    p.add_argument("--seed", type=whole(0, MAX_SEED), default=None,
+                   help=f"repeatable randomness (0 to {MAX_SEED})")
+    p.add_argument("--moves", type=whole(0, MAX_SCRAMBLE_MOVES), default=None, metavar="N",
+                   help="scramble with N random moves (0 to 10000) instead of drawing a uniform random"
+                        " state; prints the facelets, then the moves")
     p.set_defaults(func=_scramble)

@@ -14,6 +14,24 @@ from ...rig.config import Config, load_config, rig_turn_costs
 from ...rig.errors import RigError, UserError
 from ...rig.journal import JOG_ID, Journal
 from ...rig.timing import move_ticks, ticks_to_s
+from ..limits import (
+    MAX_DRY_RUN_HOURS,
+    MAX_DRY_RUN_MOVES,
+    MAX_JOG_TURNS,
+    MAX_RENDER_MOVES,
+    MAX_SEED,
+    check_cube_text,
+    check_faults,
+    check_firmware,
+    check_moves,
+    check_output_dir,
+    check_output_file,
+    check_port,
+    path,
+    sim_speed,
+    text,
+    whole,
+)
 from . import Registry
 from .cube import read_cube_arg
 
@@ -23,12 +41,24 @@ if TYPE_CHECKING:
 
 
 def _add_rig_options(p: argparse.ArgumentParser, state_dir: bool = True) -> None:
-    p.add_argument("--config", metavar="FILE", help="set-up file (default: config/rig.toml)")
-    p.add_argument("--port", metavar="PORT",
+    p.add_argument("--config", metavar="FILE", type=path, help="set-up file (default: config/rig.toml)")
+    p.add_argument("--port", metavar="PORT", type=text("port"),
                    help="serial port, pty path or pyserial URL (sim://...); overrides the config")
     if state_dir:
-        p.add_argument("--state-dir", metavar="DIR",
+        p.add_argument("--state-dir", metavar="DIR", type=path,
                        help="where the journal lives (default: ~/.local/state/cuberobot)")
+
+
+def _check_rig_options(args: argparse.Namespace, *, default_state_dir: bool = True) -> None:
+    """--port not blank; --state-dir (or the default one, where the command
+    would use it) a folder that can be written, created if missing."""
+    from ...rig import journal
+
+    check_port(args.port)
+    if args.state_dir is not None:
+        check_output_dir(args.state_dir, "--state-dir")
+    elif default_state_dir:
+        check_output_dir(str(journal.default_state_dir()), "--state-dir")
 
 
 # ---------------------------------------------------------------- config check
@@ -61,16 +91,18 @@ def _start_cube(args: argparse.Namespace) -> Cube:
 
 
 def _sim_rig(args: argparse.Namespace) -> int:
-    from ...sim.virtual_rig import Faults, Mechanics, VirtualRig, make_clock
+    from ...sim.virtual_rig import EventClock, Faults, Mechanics, VirtualRig, make_clock
 
     cfg = load_config(args.config)
     start = _start_cube(args)
+    check_faults(args.faults)
     if args.firmware:
         from ...sim import simavr
 
+        check_firmware(args.firmware)
         state = start.to_facelets() if start is not SOLVED_CUBE else None
-        return simavr.serve(args.firmware, cfg, state=state, speed=str(args.speed or "1"),
-                            faults=args.faults)
+        speed = "max" if isinstance(make_clock(args.speed), EventClock) else args.speed
+        return simavr.serve(args.firmware, cfg, state=state, speed=speed, faults=args.faults)
     try:
         clock = make_clock(args.speed)
         faults = Faults.parse(args.faults)
@@ -94,11 +126,36 @@ def _link_for(args: argparse.Namespace, cfg: Config, *, default_port: str | None
 
 
 def _check_port_arg(args: argparse.Namespace) -> None:
-    if getattr(args, "port", None) is not None and not args.port.strip():
-        raise UserError("--port is empty: give a device (/dev/ttyACM0, COM3), a pty path or a URL (sim://)")
+    check_port(getattr(args, "port", None))
+
+
+def _check_dry_run(args: argparse.Namespace) -> None:
+    """Bounds of a dry run, before anything is opened: at most 1000 moves
+    (100 with --render), and at most an hour at the virtual rig's --speed."""
+    from ...rig.motion import estimate_s, plan
+    from ...sim.virtual_rig import EventClock, make_clock
+
+    if args.render:
+        check_moves(args.moves, "MOVES", MAX_RENDER_MOVES, " (drawing takes a third of a second a move)")
+    else:
+        check_moves(args.moves, "MOVES", MAX_DRY_RUN_MOVES, " (the rig turns each move)")
+    if args.start:
+        check_cube_text(args.start, "--from")
+    if args.render:
+        check_output_file(args.render, "--render")
+    simulated = args.port is None or args.port.startswith("sim://")  # its journal is a temporary one
+    _check_rig_options(args, default_state_dir=not simulated)
+    clock = make_clock(args.speed)
+    if args.port is None and not isinstance(clock, EventClock):
+        cfg = load_config(args.config)
+        hours = estimate_s(plan(args.moves, cfg), cfg) / float(args.speed) / 3600
+        if hours > MAX_DRY_RUN_HOURS:
+            raise UserError(f"--speed {args.speed}: these moves would take {hours:.1f} hours at that speed; "
+                            f"at most {MAX_DRY_RUN_HOURS:g} hour: give a higher --speed (or max)")
 
 
 def _dry_run(args: argparse.Namespace) -> int:
+    _check_dry_run(args)
     from ...rig import job
     from ...rig.motion import plan
 
@@ -158,6 +215,7 @@ def _dry_run(args: argparse.Namespace) -> int:
 
 
 def _resume(args: argparse.Namespace) -> int:
+    _check_rig_options(args)
     from ...rig import job
 
     cfg = load_config(args.config)
@@ -193,9 +251,11 @@ def _jog(args: argparse.Namespace) -> int:
 
     face = args.face.upper()
     if face not in FACES or len(face) != 1:
-        raise UserError(f"FACE must be one of U R F D L B, got {args.face!r}")
-    if args.turns == 0 or abs(args.turns) > 8:
-        raise UserError("TURNS must be a non-zero number of quarter turns between -8 and 8")
+        raise UserError(f"FACE must be one of U R F D L B, got {args.face[:20]!r}")
+    if args.turns == 0:
+        raise UserError(f"TURNS must be a non-zero number of quarter turns between -{MAX_JOG_TURNS} and "
+                        f"{MAX_JOG_TURNS}")
+    _check_rig_options(args)
     cfg = load_config(args.config)
     with Journal(args.state_dir) as journal:
         if journal.unfinished() is not None:
@@ -261,29 +321,37 @@ def register(sub: Registry) -> None:
     p = sub.add_parser("config", help="configuration files")
     csub = p.add_subparsers(dest="config_command", metavar="ACTION")
     c = csub.add_parser("check", help="check a configuration file and summarise it", parents=[sub.common])
-    c.add_argument("file", nargs="?", default=None, help="TOML file (default: config/rig.toml)")
+    c.add_argument("file", nargs="?", default=None, type=path,
+                   help="TOML file (default: config/rig.toml; at most 64 KiB)")
     c.set_defaults(func=_config_check)
-    p.set_defaults(func=lambda a: _usage(p))
+    config = p
+    config.set_defaults(func=lambda a: _usage(config))
 
     p = sub.add_parser("sim-rig", help="run a virtual rig on a pseudo-terminal (prints its path)")
-    p.add_argument("--speed", default="1", help="times real time, or 'max' (default 1)")
-    p.add_argument("--faults", default="", metavar="SPEC",
+    p.add_argument("--speed", default="1", type=sim_speed,
+                   help="times real time (0.01 to 10000), or 'max' (default 1)")
+    p.add_argument("--faults", default="", metavar="SPEC", type=text("--faults", 1000),
                    help="faults: drop:P and corrupt:P (probability per byte), disconnect:BYTES "
                         "(cable pulled after that many bytes), reset:S (firmware restart S seconds "
                         "after the first move), stall:FACE; e.g. drop:0.01,corrupt:0.01,reset:2.5")
-    p.add_argument("--config", metavar="FILE", help="set-up file for the rig's mechanics")
+    p.add_argument("--config", metavar="FILE", type=path, help="set-up file for the rig's mechanics")
     p.add_argument("--state", metavar="FACELETS", help="the virtual cube's starting state")
-    p.add_argument("--scramble", type=int, metavar="SEED", help="start from a random cube")
-    p.add_argument("--seed", type=int, default=0, help="seed of the fault injection")
-    p.add_argument("--firmware", metavar="ELF", help="run the real firmware in simavr instead")
+    p.add_argument("--scramble", type=whole(0, MAX_SEED), metavar="SEED",
+                   help=f"start from a random cube (SEED 0 to {MAX_SEED})")
+    p.add_argument("--seed", type=whole(0, MAX_SEED), default=0,
+                   help=f"seed of the fault injection (0 to {MAX_SEED})")
+    p.add_argument("--firmware", metavar="ELF", type=path, help="run the real firmware in simavr instead")
     p.set_defaults(func=_sim_rig)
 
     p = sub.add_parser("dry-run", help="run moves on the virtual rig (or --port) and time them")
-    p.add_argument("moves", help="moves, e.g. \"R U R' U'\"")
+    p.add_argument("moves", metavar="MOVES",
+                   help=f"moves, e.g. \"R U R' U'\" (at most {MAX_DRY_RUN_MOVES}, {MAX_RENDER_MOVES} with"
+                        f" --render, and at most {MAX_DRY_RUN_HOURS:g} hour at the virtual rig's --speed)")
     p.add_argument("--from", dest="start", metavar="FACELETS", help="starting state (default solved)")
     _add_rig_options(p)
-    p.add_argument("--speed", default="max", help="virtual rig speed: times real time or 'max'")
-    p.add_argument("--render", metavar="FILE",
+    p.add_argument("--speed", default="max", type=sim_speed,
+                   help="virtual rig speed: times real time (0.01 to 10000) or 'max' (default)")
+    p.add_argument("--render", metavar="FILE", type=path,
                    help="write an animation (.gif, .webm, or .mp4 where OpenCV can encode H.264) "
                         "and a timeline PNG")
     p.set_defaults(func=_dry_run)
@@ -294,7 +362,10 @@ def register(sub: Registry) -> None:
 
     p = sub.add_parser("jog", help="turn one face by hand (maintenance)")
     p.add_argument("face", help="U R F D L or B")
-    p.add_argument("turns", nargs="?", type=int, default=1, help="quarter turns, negative: anticlockwise")
+    p.add_argument("turns", nargs="?", type=whole(-MAX_JOG_TURNS, MAX_JOG_TURNS), default=1,
+                   metavar="TURNS",
+                   help=f"quarter turns, negative: anticlockwise (-{MAX_JOG_TURNS} to {MAX_JOG_TURNS},"
+                        " not 0)")
     _add_rig_options(p)
     p.set_defaults(func=_jog)
 

@@ -9,16 +9,23 @@ import sys
 from solver import CubeError, parse_facelets
 
 from ...rig.errors import UserError
+from ..limits import (
+    MAX_BATCH_BYTES,
+    MAX_BATCH_LINES,
+    MAX_BUDGET_MS,
+    MAX_LINE_CHARS,
+    MAX_SOLUTION_LENGTH,
+    number,
+    path,
+    read_input,
+    whole,
+)
 from ..progress import ProgressLine
 from . import Registry
 from .cube import read_cube_arg
 
 
 def _options(args: argparse.Namespace) -> dict:
-    if args.max_length is not None and args.max_length < 0:
-        raise UserError("--max-length must not be negative")
-    if args.budget_ms < 0:
-        raise UserError("--budget-ms must not be negative")
     return {"max_length": args.max_length, "budget_ms": args.budget_ms, "metric": args.metric}
 
 
@@ -33,25 +40,36 @@ def _prepare(args: argparse.Namespace) -> None:
         progress.end()
 
 
-def _batch(args: argparse.Namespace, options: dict) -> int:
+def _read_batch(name: str) -> list[tuple[int, str]]:
+    """(line number, cube text) of each cube line of a --batch file, all
+    read and bounded before the first cube is solved."""
+    text = read_input(name, "--batch", MAX_BATCH_BYTES, "a file of cubes, one per line")
+    where = "standard input" if name == "-" else name
+    lines = text.splitlines()
+    if len(lines) > MAX_BATCH_LINES:
+        raise UserError(f"--batch {where}: {len(lines)} lines; at most {MAX_BATCH_LINES}: split the file")
+    cubes = []
+    for line_number, line in enumerate(lines, start=1):
+        if len(line) > MAX_LINE_CHARS:
+            raise UserError(f"{where}:{line_number}: a line of {len(line)} characters; a cube line has at "
+                            f"most {MAX_LINE_CHARS}: one cube (54 symbols) per line")
+        text = line.strip()
+        if text and not text.startswith("#"):
+            cubes.append((line_number, text))
+    return cubes
+
+
+def _batch(cubes: list[tuple[int, str]], options: dict) -> int:
     from solver import solve
 
-    try:
-        f = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8")
-    except OSError as e:
-        raise UserError(f"cannot read {args.batch}: {e.strerror}") from None
     failed = 0
-    with f:
-        for number, line in enumerate(f, start=1):
-            text = line.strip()
-            if not text or text.startswith("#"):
-                continue
-            try:
-                out = {"line": number, "cube": text, **solve(text, **options).to_dict()}
-            except CubeError as e:
-                failed += 1
-                out = {"line": number, "cube": text, "error": e.to_dict()}
-            print(json.dumps(out), flush=True)
+    for line_number, text in cubes:
+        try:
+            out = {"line": line_number, "cube": text, **solve(text, **options).to_dict()}
+        except CubeError as e:
+            failed += 1
+            out = {"line": line_number, "cube": text, "error": e.to_dict()}
+        print(json.dumps(out), flush=True)
     return 2 if failed else 0
 
 
@@ -60,8 +78,9 @@ def _solve(args: argparse.Namespace) -> int:
     if args.batch is not None:
         if args.facelets is not None:
             raise UserError("give either a cube or --batch FILE, not both")
+        cubes = _read_batch(args.batch)  # a bad file is refused before any table is built
         _prepare(args)
-        return _batch(args, options)
+        return _batch(cubes, options)
     if args.facelets is None:
         raise UserError("give a cube (54 symbols, 'solved', or - for stdin) or --batch FILE")
     from solver import solve
@@ -86,14 +105,16 @@ def register(sub: Registry) -> None:
     p = sub.add_parser("solve", help="find a short solution with the two-phase algorithm")
     p.add_argument("facelets", nargs="?",
                    help="54 symbols in U R F D L B face order, 'solved', or - for stdin")
-    p.add_argument("--max-length", type=int, default=None, metavar="N",
-                   help="return as soon as a solution of at most N moves is found")
-    p.add_argument("--budget-ms", type=float, default=100.0, metavar="MS",
-                   help="search time for the best solution (default 100)")
+    p.add_argument("--max-length", type=whole(0, MAX_SOLUTION_LENGTH), default=None, metavar="N",
+                   help="return as soon as a solution of at most N moves is found"
+                        f" (0 to {MAX_SOLUTION_LENGTH})")
+    p.add_argument("--budget-ms", type=number(0, MAX_BUDGET_MS), default=100.0, metavar="MS",
+                   help=f"search time for the best solution (default 100, at most {MAX_BUDGET_MS:.0f})")
     p.add_argument("--metric", choices=("htm", "qtm", "axial"), default="htm",
                    help="what 'best' means: face turns, quarter turns, or six-motor rig time")
     p.add_argument("--json", action="store_true", help="print moves, length, cost, elapsed_ms, steps as JSON")
-    p.add_argument("--batch", metavar="FILE",
+    p.add_argument("--batch", metavar="FILE", type=path,
                    help="solve every cube in FILE (one per line, - for stdin); one JSON line per cube;"
-                        " a bad line gets an error line and the rest go on (exit 2 if any was bad)")
+                        " a bad line gets an error line and the rest go on (exit 2 if any was bad);"
+                        f" at most {MAX_BATCH_LINES} lines of {MAX_LINE_CHARS} characters, 1 MiB")
     p.set_defaults(func=_solve)

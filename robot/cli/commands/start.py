@@ -6,18 +6,22 @@ import argparse
 import sys
 
 from ...rig.config import load_config
+from ...rig.errors import UserError
+from ..limits import MAX_SEED, check_firmware, check_output_dir, check_port, path, text, whole
 from ..progress import ProgressLine
 from . import Registry
 
 
 def _start(args: argparse.Namespace) -> int:
     from ...app.start import run_start, summary
+    from ...rig.journal import default_state_dir
 
     cfg = load_config(args.config)
     if args.firmware and args.port:
-        from ...rig.errors import UserError
-
         raise UserError("--firmware runs its own emulated rig: give --firmware or --port, not both")
+    check_port(args.port)
+    check_firmware(args.firmware)
+    check_output_dir(args.state_dir or str(default_state_dir()), "--state-dir")
     progress = ProgressLine(quiet=args.quiet)
     try:
         record = run_start(cfg, port=args.port, headless=args.headless, firmware=args.firmware,
@@ -33,15 +37,17 @@ def _start(args: argparse.Namespace) -> int:
 
 def register(sub: Registry) -> None:
     p = sub.add_parser("start", help="scan the cube, solve it and turn the motors (the whole job)")
-    p.add_argument("--config", metavar="FILE", help="set-up file (default: config/rig.toml, a simulated rig)")
-    p.add_argument("--port", metavar="PORT",
+    p.add_argument("--config", metavar="FILE", type=path,
+                   help="set-up file (default: config/rig.toml, a simulated rig)")
+    p.add_argument("--port", metavar="PORT", type=text("port"),
                    help="the rig's serial port, pty path or URL (overrides the config)")
     p.add_argument("--headless", action="store_true",
                    help="no preview window: a doubtful scan stops the run instead of asking you")
-    p.add_argument("--firmware", metavar="ELF",
+    p.add_argument("--firmware", metavar="ELF", type=path,
                    help="run against the real firmware in the simavr emulator instead of the configured rig")
-    p.add_argument("--state-dir", metavar="DIR",
+    p.add_argument("--state-dir", metavar="DIR", type=path,
                    help="journal and run records (default: ~/.local/state/cuberobot)")
-    p.add_argument("--seed", type=int, help="simulated rig: which random scramble and lighting")
+    p.add_argument("--seed", type=whole(0, MAX_SEED),
+                   help=f"simulated rig: which random scramble and lighting (0 to {MAX_SEED})")
     p.add_argument("--no-wait", action="store_true", help="do not wait for the start button or Enter")
     p.set_defaults(func=_start)

@@ -13,7 +13,20 @@ import numpy as np
 from solver import SOLVED, random_cube
 from solver.facelets import FACES, position_name
 
+from ...rig.config import decode_text, read_limited
 from ...rig.errors import UserError
+from ..limits import (
+    MAX_INPUT_FILES,
+    MAX_JSON_BYTES,
+    MAX_SEED,
+    check_output_dir,
+    check_output_file,
+    loads_json,
+    path,
+    read_input,
+    text,
+    whole,
+)
 from . import Registry
 
 if TYPE_CHECKING:
@@ -32,23 +45,36 @@ def load_setup(args: argparse.Namespace) -> tuple[list[CameraSpec], list[ViewSpe
 
     cfg = load_config(getattr(args, "config", None))
     cameras, views = list(cfg.cameras), list(cfg.views)
-    profile = load_profile(cfg.profile) if cfg.profile else None
-    name = getattr(args, "use_profile", None)
+    name = getattr(args, "use_profile", None) or cfg.profile
+    profile = None
     if name:
+        _check_profile_file(name)
         profile = load_profile(name)
     return cameras, views, profile
 
 
-def _read_rgb_file(path: str) -> np.ndarray:
-    try:
-        data = json.loads(Path(path).read_text() if path != "-" else sys.stdin.read())
-    except OSError as e:
-        raise UserError(f"cannot read {path}: {e.strerror or e}") from None
-    except json.JSONDecodeError as e:
-        raise UserError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from None
+def _check_profile_file(name: str) -> None:
+    """The file a colour profile would be read from, read with the bounds of
+    any JSON input (1 MiB, 16 deep, no NaN) before the profile loader reads it."""
+    from vision.profile import profile_dirs
+
+    if name.endswith(".json") or "/" in name or "\\" in name:
+        candidates = [Path(name).expanduser()]
+    else:
+        candidates = [d / f"{name}.json" for d in profile_dirs()]
+    found = next((p for p in candidates if p.exists()), None)
+    if found is not None:
+        label = str(found)
+        loads_json(decode_text(read_limited(found, label, MAX_JSON_BYTES, "a colour profile (.json)"), label),
+                   label)
+
+
+def _read_rgb_file(name: str) -> np.ndarray:
+    where = "standard input" if name == "-" else name
+    data = loads_json(read_input(name, "--rgb-json", MAX_JSON_BYTES, 'a JSON file {"rgb": [...]}'), where)
     rgb = data.get("rgb") if isinstance(data, dict) else None
     if not isinstance(rgb, list) or len(rgb) != 54:
-        raise UserError(f'{path}: expected {{"rgb": [[r, g, b] x 54]}} (null for a sticker not seen)')
+        raise UserError(f'{where}: expected {{"rgb": [[r, g, b] x 54]}} (null for a sticker not seen)')
     out = np.full((54, 3), np.nan)
     for i, v in enumerate(rgb):
         if v is None:
@@ -56,7 +82,7 @@ def _read_rgb_file(path: str) -> np.ndarray:
         if (not isinstance(v, list) or len(v) != 3
                 or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
                 or not all(0 <= x <= 255 for x in v)):
-            raise UserError(f"{path}: sticker {i} ({position_name(i)}) must be [r, g, b] with values"
+            raise UserError(f"{where}: sticker {i} ({position_name(i)}) must be [r, g, b] with values"
                             f" 0..255 or null, not {json.dumps(v)}")
         out[i] = v
     return out
@@ -75,17 +101,19 @@ def _line(cls: Classification, prefix: str = "") -> str:
 def _classify(args: argparse.Namespace) -> int:
     from vision import classify
 
+    if len(args.rgb_json) > MAX_INPUT_FILES:
+        raise UserError(f"--rgb-json: {len(args.rgb_json)} files; at most {MAX_INPUT_FILES} at a time")
     inputs = [(p, _read_rgb_file(p)) for p in args.rgb_json]  # all checked before any output
     all_ok = True
-    for path, rgb in inputs:
+    for name, rgb in inputs:
         r = classify(rgb)
         all_ok &= r.ok
         if args.json:
-            print(json.dumps({"file": path, **r.to_dict()}))
+            print(json.dumps({"file": name, **r.to_dict()}))
         else:
-            print(_line(r, f"{path}: " if len(inputs) > 1 else ""))
+            print(_line(r, f"{name}: " if len(inputs) > 1 else ""))
         for w in r.warnings:
-            print(f"{path}: warning: {w}", file=sys.stderr)
+            print(f"{name}: warning: {w}", file=sys.stderr)
     return 0 if all_ok else 1
 
 
@@ -105,6 +133,8 @@ def _scan(args: argparse.Namespace) -> int:
     from vision import scan
     from vision.preview import has_display, interactive
 
+    if args.save_debug:
+        check_output_dir(args.save_debug, "--save-debug")
     cameras, views, profile = load_setup(args)
     truth = _sim_state(args)
     if args.preview and (args.headless or not has_display()):
@@ -165,6 +195,16 @@ def _calibrate(args: argparse.Namespace) -> int:
     from vision.profile import TOO_CLOSE_DE, build_profile, check_name, save_profile
     from vision.scanning import capture_frames, expand_views, measure
 
+    if not args.geometry:
+        check_name(args.profile)  # a name that cannot be saved is refused before anything is captured
+    if args.save_debug:
+        check_output_dir(args.save_debug, "--save-debug")
+    if args.output:
+        if not args.geometry:
+            raise UserError("--output goes with --geometry (the profile goes to --dir)")
+        check_output_file(args.output, "--output")
+    if args.dir and not args.geometry:
+        check_output_dir(args.dir, "--dir")
     cameras, views, _ = load_setup(args)
     if args.geometry:
         from vision.geometry import click_geometry, geometry_toml
@@ -190,7 +230,6 @@ def _calibrate(args: argparse.Namespace) -> int:
             print(f"geometry written to {args.output}", file=sys.stderr)
         print(text)
         return 0
-    check_name(args.profile)  # a name that cannot be saved is refused before anything is captured
     settings: dict = {}
     frames = capture_frames(cameras, views, sim_state=SOLVED, sim_seed=args.seed, settings=settings)
     flat = expand_views(views)
@@ -218,19 +257,24 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 def register(sub: Registry) -> None:
     p = sub.add_parser("classify", help="read stickers' RGB colours from JSON and name the cube")
-    p.add_argument("--rgb-json", nargs="+", required=True, metavar="FILE",
-                   help='files of {"rgb": [[r, g, b] x 54]} in facelet order, null for unseen; - for stdin')
+    p.add_argument("--rgb-json", nargs="+", required=True, metavar="FILE", type=path,
+                   help='files of {"rgb": [[r, g, b] x 54]} in facelet order, null for unseen; - for stdin'
+                        f" (at most {MAX_INPUT_FILES} files of 1 MiB)")
     p.add_argument("--json", action="store_true", help="one JSON object per file")
     p.set_defaults(func=_classify)
 
     def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--config", metavar="FILE", help="rig configuration (default: the simulated rig)")
-        p.add_argument("--seed", type=int, default=None, help="simulated cameras: cube and light")
-        p.add_argument("--save-debug", metavar="DIR", default=None, help="write annotated PNGs here")
+        p.add_argument("--config", metavar="FILE", type=path,
+                       help="rig configuration (default: the simulated rig)")
+        p.add_argument("--seed", type=whole(0, MAX_SEED), default=None,
+                       help=f"simulated cameras: cube and light (0 to {MAX_SEED})")
+        p.add_argument("--save-debug", metavar="DIR", default=None, type=path,
+                       help="write annotated PNGs here")
 
     p = sub.add_parser("scan", help="capture the configured views and print the facelets")
     common(p)
-    p.add_argument("--profile", dest="use_profile", metavar="NAME", help="colour profile to use")
+    p.add_argument("--profile", dest="use_profile", metavar="NAME", type=text("--profile"),
+                   help="colour profile to use (a name, or the path of its .json file)")
     p.add_argument("--sim-state", metavar="FACELETS",
                    help="simulated cameras: the cube to show (54 symbols, 'solved', or - for stdin)")
     p.add_argument("--json", action="store_true")
@@ -241,9 +285,11 @@ def register(sub: Registry) -> None:
     p = sub.add_parser("calibrate", help="learn the colours under today's light from a solved cube,"
                                          " or set the geometry by clicking face corners")
     common(p)
-    p.add_argument("--profile", default="default", metavar="NAME", help="name of the profile to write")
-    p.add_argument("--dir", metavar="DIR", help="directory for the profile (default: the user's data"
-                                                " directory, ~/.local/share/cuberobot/profiles on Linux)")
+    p.add_argument("--profile", default="default", metavar="NAME", type=text("--profile", 100),
+                   help="name of the profile to write")
+    p.add_argument("--dir", metavar="DIR", type=path,
+                   help="directory for the profile (default: the user's data directory,"
+                        " ~/.local/share/cuberobot/profiles on Linux)")
     p.add_argument("--geometry", action="store_true", help="click each face's corners in the live image")
-    p.add_argument("--output", metavar="FILE", help="with --geometry: also write the TOML here")
+    p.add_argument("--output", metavar="FILE", type=path, help="with --geometry: also write the TOML here")
     p.set_defaults(func=_calibrate)
