@@ -164,6 +164,9 @@ def test_batch_files_are_bounded_and_named_by_line(tmp_path, capsys):
     f.write_bytes(SOLVED.encode() + b"\n\xff\n")
     assert "cubes.txt:2: not UTF-8" in refused(capsys, "solve", "--batch", str(f))
     assert "is a directory" in refused(capsys, "solve", "--batch", str(tmp_path))
+    f.write_text((random_cube(2).to_facelets() + "\n") * 7)
+    err = refused(capsys, "solve", "--batch", str(f), "--budget-ms", "600000")
+    assert "7 cubes at --budget-ms 600000 is 1.2 hours of search; at most 1" in err
     code, out, _, _ = run(capsys, "solve", "--batch", "-", "--budget-ms", "5",
                           stdin=(random_cube(1).to_facelets() + "\n" + SOLVED + "\n").encode())
     assert code == 0 and len(out.splitlines()) == 2

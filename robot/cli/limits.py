@@ -11,7 +11,8 @@ The numbers, and why:
   100 with ``--render`` (about half a minute of drawing);
 * a cube argument: 54 symbols, so at most 256 characters of text;
 * standard input and ``--batch`` files: 1 MiB, 10 000 lines of at most 1 000
-  characters; RGB JSON files: 1 MiB, nested at most 16 deep, numbers of at
+  characters (and a batch at most an hour of search: cubes times
+  ``--budget-ms``); RGB JSON files: 1 MiB, nested at most 16 deep, numbers of at
   most 40 characters, and no NaN or Infinity;
 * numeric options: finite and in the range their ``--help`` states.
 """
@@ -45,6 +46,7 @@ MAX_NUMBER_CHARS = 40
 MAX_INPUT_FILES = 1_000
 MAX_BATCH_BYTES = 1 << 20
 MAX_BATCH_LINES = 10_000
+MAX_BATCH_HOURS = 1.0
 MAX_LINE_CHARS = 1_000
 MAX_PATH_CHARS = 4_096
 MAX_PATH_DEPTH = 128

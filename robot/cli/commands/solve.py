@@ -11,6 +11,7 @@ from solver import CubeError, parse_facelets
 from ...rig.errors import UserError
 from ..limits import (
     MAX_BATCH_BYTES,
+    MAX_BATCH_HOURS,
     MAX_BATCH_LINES,
     MAX_BUDGET_MS,
     MAX_LINE_CHARS,
@@ -79,6 +80,11 @@ def _solve(args: argparse.Namespace) -> int:
         if args.facelets is not None:
             raise UserError("give either a cube or --batch FILE, not both")
         cubes = _read_batch(args.batch)  # a bad file is refused before any table is built
+        hours = len(cubes) * args.budget_ms / 3_600_000
+        if hours > MAX_BATCH_HOURS:
+            raise UserError(f"--batch: {len(cubes)} cubes at --budget-ms {args.budget_ms:g} is {hours:.1f} "
+                            f"hours of search; at most {MAX_BATCH_HOURS:g} hour: lower --budget-ms or split "
+                            "the file")
         _prepare(args)
         return _batch(cubes, options)
     if args.facelets is None:
@@ -116,5 +122,6 @@ def register(sub: Registry) -> None:
     p.add_argument("--batch", metavar="FILE", type=path,
                    help="solve every cube in FILE (one per line, - for stdin); one JSON line per cube;"
                         " a bad line gets an error line and the rest go on (exit 2 if any was bad);"
-                        f" at most {MAX_BATCH_LINES} lines of {MAX_LINE_CHARS} characters, 1 MiB")
+                        f" at most {MAX_BATCH_LINES} lines of {MAX_LINE_CHARS} characters, 1 MiB, and"
+                        f" {MAX_BATCH_HOURS:g} hour of search in all")
     p.set_defaults(func=_solve)
