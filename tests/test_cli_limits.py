@@ -195,6 +195,13 @@ def test_output_paths_are_checked_before_the_run(tmp_path, capsys):
     assert not any(tmp_path.glob("x"))
 
 
+def test_a_set_up_without_views_is_refused_before_any_camera_opens(tmp_path, capsys):
+    empty = tmp_path / "rig.toml"
+    empty.write_text("[rig]\nport = 'sim://'\n")
+    for argv in (["scan"], ["calibrate", "--dir", str(tmp_path)], ["start", "--no-wait", "--headless"]):
+        assert "rig.toml: no [[view]]" in refused(capsys, *argv, "--config", str(empty))
+
+
 def test_file_names_that_no_file_can_have_are_usage_mistakes(capsys):
     for name in ("", "a\x00b", "n" * 5000):
         assert "--config" in refused(capsys, "dry-run", "R", "--config", name)

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..rig.config import decode_text, read_limited
+from ..rig.config import Config, decode_text, read_limited
 from ..rig.errors import UserError
 
 MAX_APPLY_MOVES = 10_000
@@ -345,3 +345,10 @@ def check_faults(spec: str) -> None:
         raise UserError(f"--faults: {e}") from None
     if not all(math.isfinite(s) and s <= 1e6 for s in faults.resets):
         raise UserError("--faults: reset:S takes seconds from 0 to 1000000")
+
+
+def check_views(cfg: Config) -> None:
+    """Scanning needs at least one [[view]] in the set-up."""
+    if not cfg.views:
+        raise UserError(f"{cfg.path or 'the set-up'}: no [[view]], so no camera sees the cube: add the views "
+                        "(and [[camera]] tables) as in config/rig.toml")

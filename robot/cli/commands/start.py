@@ -7,7 +7,7 @@ import sys
 
 from ...rig.config import load_config
 from ...rig.errors import UserError
-from ..limits import MAX_SEED, check_firmware, check_output_dir, check_port, path, text, whole
+from ..limits import MAX_SEED, check_firmware, check_output_dir, check_port, check_views, path, text, whole
 from ..progress import ProgressLine
 from . import Registry
 
@@ -17,6 +17,7 @@ def _start(args: argparse.Namespace) -> int:
     from ...rig.journal import default_state_dir
 
     cfg = load_config(args.config)
+    check_views(cfg)
     if args.firmware and args.port:
         raise UserError("--firmware runs its own emulated rig: give --firmware or --port, not both")
     check_port(args.port)

@@ -21,6 +21,7 @@ from ..limits import (
     MAX_SEED,
     check_output_dir,
     check_output_file,
+    check_views,
     loads_json,
     path,
     read_input,
@@ -44,6 +45,7 @@ def load_setup(args: argparse.Namespace) -> tuple[list[CameraSpec], list[ViewSpe
     from ...rig.config import load_config
 
     cfg = load_config(getattr(args, "config", None))
+    check_views(cfg)
     cameras, views = list(cfg.cameras), list(cfg.views)
     name = getattr(args, "use_profile", None) or cfg.profile
     profile = None
