@@ -272,14 +272,19 @@ def _shorter_and_shorter(race: _Race, best: _Best, target: int | None, deadline:
             if target is not None and len(moves) <= target:
                 return moves
             bound = min(bound, len(moves) - 1)
-        if not race.active or (price.mode != search.LENGTH and best.moves is not None):
+        if price.mode != search.LENGTH and best.moves is not None:
             return None
-        if time.perf_counter() >= deadline:
+        out_of_time = time.perf_counter() >= deadline
+        if not race.active or out_of_time:
             if best.moves is not None:
                 return None
-            if bound < ANY_BOUND:  # the target was too ambitious for the budget: take anything
+            if bound < ANY_BOUND:
+                # The target was too ambitious (no solution that short, or
+                # none found in the budget): take anything.
                 bound = ANY_BOUND
                 race.restart()
+            elif not race.active:  # every cube has a solution within ANY_BOUND
+                raise RuntimeError("the two-phase search ended without a solution")
 
 
 def _cheaper(race: _Race, best: _Best, deadline: float) -> None:

@@ -185,3 +185,14 @@ def test_axial_cost_bounds(indices):
     assert sum(len(s) for s in steps) == len(moves)
     assert all(len(s) <= 2 for s in steps)
     assert len(moves) / 2 <= axial_cost(text) <= 1.5 * len(moves)
+
+
+def test_a_max_length_that_cannot_be_met_still_gives_a_solution():
+    """A search that exhausts every view below a max_length the cube cannot
+    meet relaxes its bound instead of ending with nothing (it used to fail
+    an assertion)."""
+    for seed in range(6):
+        cube = random_cube(seed)
+        for max_length in (1, 5, 12):
+            s = solve(cube, max_length=max_length)
+            assert cube.apply(s.moves).is_solved()
