@@ -103,3 +103,27 @@ def test_a_table_build_shows_progress_off_a_terminal_and_q_silences_it(tmp_path)
     r = subprocess.run([sys.executable, "-m", "robot", "solve", "solved", "-q"], capture_output=True,
                        text=True, timeout=300, env=env)
     assert r.returncode == 0 and "tables" not in r.stderr, r.stderr
+
+
+def test_what_the_fuzzing_found_below_the_command_line_is_refused_where_it_lives(tmp_path):
+    import os
+
+    import pytest
+
+    from robot.app.render import check_path
+    from robot.rig.errors import UserError
+    from robot.sim.virtual_rig import Faults
+    from vision.profile import ProfileError, load_profile
+
+    fifo = tmp_path / "pipe.gif"
+    os.mkfifo(fifo)
+    with pytest.raises(UserError, match="not a file"):
+        check_path(fifo)  # opening a pipe with no reader would block for ever
+    with pytest.raises(ValueError):
+        Faults.parse("reset:inf")
+    big = tmp_path / "big.json"
+    big.write_text('{"name": "x", "face_colors": {"U": [1' + "0" * 5000 + ", 1, 1]}}")
+    with pytest.raises(ProfileError, match="big.json"):
+        load_profile(big)
+    r = run("dry-run", "R U " * 150, "--port", "sim://slow?speed=0.01", "--state-dir", str(tmp_path))
+    assert r.returncode == 2 and "hour" in r.stderr and "--port" in r.stderr, r.stderr

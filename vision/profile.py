@@ -76,6 +76,10 @@ class Profile:
                                "`cuberobot calibrate`") from None
 
 
+MAX_PROFILE_BYTES = 256 * 1024
+"""A profile is a few KiB; a file much larger is not one."""
+
+
 class ProfileError(VisionError):
     """A colour profile that is not there, cannot be read, is malformed, or a
     name that cannot be one: the user's mistake, told with what to do about it."""
@@ -156,9 +160,13 @@ def load_profile(name_or_path: str | Path, directories: list[Path] | None = None
                                " place), or give the path of a profile's .json file")
         path = found
     try:
-        data = json.loads(path.read_text())
+        with path.open("rb") as f:
+            raw = f.read(MAX_PROFILE_BYTES + 1)
+        if len(raw) > MAX_PROFILE_BYTES:
+            raise ValueError(f"larger than {MAX_PROFILE_BYTES // 1024} KiB, which no profile is")
+        data = json.loads(raw.decode("utf-8"))
         return Profile.from_dict(data)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+    except (OSError, ValueError, RecursionError) as e:  # JSON, UTF-8 and number-size errors are ValueErrors
         raise ProfileError(f"cannot read colour profile {path}: {e}") from None
     except ProfileError as e:
         raise ProfileError(f"{path}: {e}") from None

@@ -149,7 +149,7 @@ def capture_frames(cameras: list[CameraSpec], views: list[ViewSpec], *, sim_stat
     if len(groups) == 1 or any(v.hand_held for v in views):  # a person in the loop: one at a time
         results = [one_camera(g) for g in groups]
     else:
-        with ThreadPoolExecutor(max_workers=len(groups)) as pool:
+        with ThreadPoolExecutor(max_workers=max(1, len(groups))) as pool:
             results = list(pool.map(one_camera, groups))
     for r in results:
         frames.update(r)

@@ -367,12 +367,15 @@ def check_path(path: str | Path) -> Path:
         raise UserError(f"--render {path}: the animation is written as .gif, .webm or .mp4; "
                         f"got {suffix or 'no suffix'}")
     existed = path.exists()
+    if existed and not path.is_file():  # a folder, a device or a pipe (opening one could block)
+        raise UserError(f"--render {path}: not a file that can be written")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("ab"):
             pass
-    except OSError as e:
-        raise UserError(f"--render {path}: cannot write there ({e.strerror or e})") from None
+    except (OSError, RecursionError) as e:
+        why = e.strerror if isinstance(e, OSError) and e.strerror else "too many folders deep"
+        raise UserError(f"--render {path}: cannot write there ({why})") from None
     if suffix in VIDEO_CODECS:
         writer = _video_writer(path, 25, 64)
         if writer is not None:

@@ -28,10 +28,12 @@ DEAD_LINE_S = 2.0
 """After a simulated disconnect the pty carries nothing for this long."""
 
 
-def serve(rig: VirtualRig, out: TextIO = sys.stdout, inp: TextIO = sys.stdin) -> int:
+def serve(rig: VirtualRig, out: TextIO | None = None, inp: TextIO | None = None) -> int:
     """Serve ``rig`` on a new pty until ``quit``, or until the pipe on stdin
     closes (the driving process is gone); with stdin from /dev/null or a file,
     until killed."""
+    out = out if out is not None else sys.stdout
+    inp = inp if inp is not None else sys.stdin
     master, slave = os.openpty()
     tty.setraw(slave)
     path = os.ttyname(slave)

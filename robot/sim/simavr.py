@@ -20,7 +20,7 @@ import solver
 
 from ..rig.config import Config
 from ..rig.errors import UserError
-from .virtual_rig import Mechanics
+from .virtual_rig import MAX_SPEED, MIN_SPEED, Mechanics
 
 REPO = Path(__file__).resolve().parents[2]
 FIRMWARE_DIR = REPO / "firmware"
@@ -149,6 +149,7 @@ def _pace(speed: str) -> float:
         pace = float(speed)
     except ValueError:
         raise UserError(f"--speed must be a number or 'max', not {speed!r}") from None
-    if not pace > 0:
-        raise UserError("--speed must be positive (or 'max')")
+    if not MIN_SPEED <= pace <= MAX_SPEED:
+        raise UserError(f"--speed must be 'max' or a number from {MIN_SPEED:g} to {MAX_SPEED:g}, "
+                        f"not {speed!r}")
     return pace

@@ -104,6 +104,10 @@ def make_clock(speed: str | float) -> RealClock | EventClock:
 # ---------------------------------------------------------------- faults
 
 
+MAX_RESET_S = 86400.0
+"""A reset fault later than a day of rig time would never come."""
+
+
 @dataclass
 class Faults:
     """``drop:P,corrupt:P,disconnect:N,reset:S,stall:FACE`` (keys may repeat).
@@ -142,7 +146,7 @@ class Faults:
                     f.disconnects.append(n)
                 elif key == "reset":
                     s = float(value)
-                    if not s >= 0:
+                    if not 0 <= s <= MAX_RESET_S:
                         raise ValueError
                     f.resets.append(s)
                 elif key == "stall":

@@ -145,13 +145,24 @@ def _check_dry_run(args: argparse.Namespace) -> None:
         check_output_file(args.render, "--render")
     simulated = args.port is None or args.port.startswith("sim://")  # its journal is a temporary one
     _check_rig_options(args, default_state_dir=not simulated)
-    clock = make_clock(args.speed)
-    if args.port is None and not isinstance(clock, EventClock):
+    speed, where = args.speed, "--speed"
+    if args.port is not None and args.port.startswith("sim://"):
+        from ...sim.protocol_sim import parse_sim_url
+
+        try:
+            speed, where = parse_sim_url(args.port)[1].get("speed", "1"), "--port's speed"
+        except ValueError as e:
+            raise UserError(f"--port {args.port}: {e}") from None
+    try:
+        clock = make_clock(speed)
+    except ValueError as e:
+        raise UserError(f"{where}: {e}") from None
+    if (args.port is None or args.port.startswith("sim://")) and not isinstance(clock, EventClock):
         cfg = load_config(args.config)
-        hours = estimate_s(plan(args.moves, cfg), cfg) / float(args.speed) / 3600
+        hours = estimate_s(plan(args.moves, cfg), cfg) / float(speed) / 3600
         if hours > MAX_DRY_RUN_HOURS:
-            raise UserError(f"--speed {args.speed}: these moves would take {hours:.1f} hours at that speed; "
-                            f"at most {MAX_DRY_RUN_HOURS:g} hour: give a higher --speed (or max)")
+            raise UserError(f"{where} {speed}: these moves would take {hours:.1f} hours at that speed; "
+                            f"at most {MAX_DRY_RUN_HOURS:g} hour: give a higher speed (or max)")
 
 
 def _dry_run(args: argparse.Namespace) -> int:
