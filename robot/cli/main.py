@@ -94,7 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     level = logging.DEBUG if args.verbose else logging.ERROR if args.quiet else logging.WARNING
-    logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s: %(message)s")
+    # Warnings are lines for a person (a stalled line, drifting colours); -v adds where and when.
+    fmt = "%(asctime)s %(name)s %(levelname)s: %(message)s" if args.verbose else "cuberobot: %(message)s"
+    logging.basicConfig(level=level, format=fmt)
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
