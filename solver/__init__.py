@@ -3,7 +3,7 @@
 from typing import TYPE_CHECKING, Any
 
 from .cubie import MOVE_CUBES, SOLVED_CUBE, Cube
-from .errors import CubeError
+from .errors import CubeError, SolveError, SolverFault
 from .facelets import FACES, SOLVED
 from .metrics import axial_cost, group_steps
 from .moves import Move, format_moves, htm, invert, parse_moves, qtm, simplify
@@ -11,7 +11,7 @@ from .scramble import random_cube, random_scramble
 from .validate import normalize_facelets, parse_facelets
 
 __all__ = [
-    "Cube", "CubeError", "FACES", "MOVE_CUBES", "Move", "SOLVED", "SOLVED_CUBE",
+    "Cube", "CubeError", "SolveError", "SolverFault", "FACES", "MOVE_CUBES", "Move", "SOLVED", "SOLVED_CUBE",
     "format_moves", "htm", "invert", "normalize_facelets", "parse_facelets", "parse_moves",
     "qtm", "random_cube", "random_scramble", "simplify",
     "Solution", "axial_cost", "group_steps", "prepare", "solve",

@@ -15,6 +15,20 @@ two-phase search with a bound of 7 is complete (every solution of at most 7
 moves splits into a phase-1 part and a phase-2 part it tries), and for a
 cube farther away it gives up at once because the phase-1 distance alone
 exceeds the bound.
+
+``max_length`` is a promise: the answer has at most that many moves, or the
+call raises :class:`solver.errors.SolveError` (kind ``max-length``). Every
+cube has a solution of at most :data:`GODS_NUMBER` moves and the two-phase
+search finds one within milliseconds to a few hundred, so a ``max_length``
+of 20 or more always gets one; below that the search keeps looking for
+``max(budget_ms, REFUSE_AFTER_MS)`` and then refuses (finding the optimal
+length is not feasible in general, so a refusal does not prove that no such
+solution exists, except at :data:`SHORT` moves or fewer, where the search is
+optimal and refuses at once). Whatever is asked, a search that has found
+nothing after its budget plus :data:`WALL_MARGIN_MS` raises ``SolveError``
+(kind ``time-limit``) instead of running on: that happens only with damaged
+tables. And every solution is applied to the cube before it is returned: a
+wrong one raises :class:`solver.errors.SolverFault`.
 """
 
 from __future__ import annotations
@@ -30,7 +44,9 @@ import numpy as np
 from . import coords as co
 from . import residency, search
 from . import tables as tb
+from .cache import cache_dir
 from .cubie import Cube
+from .errors import SolveError, SolverFault
 from .metrics import METRICS, cost, group_steps
 from .moves import Move, format_moves, simplify
 from .search import Searcher
@@ -52,6 +68,20 @@ P2_EXTRA = 2
 """In the rig metrics' second stage, phase-2 completions up to this many
 moves longer than the shortest are searched too: with more turns paired up
 they are often faster on the rig."""
+GODS_NUMBER = 20
+"""Every cube has a solution of at most this many moves: a ``max_length`` of
+at least this is always met."""
+REFUSE_AFTER_MS = 2000.0
+"""A ``max_length`` below GODS_NUMBER (and above SHORT) is refused with
+SolveError when no solution that short turns up within ``max(budget_ms,
+REFUSE_AFTER_MS)`` milliseconds: long enough for the 18- and 19-move
+solutions most cubes have to turn up, short enough to answer a person."""
+WALL_MARGIN_MS = 10_000.0
+"""The hard wall-clock limit of any search past its budget (or past
+REFUSE_AFTER_MS if that is longer): a search that has found nothing by then
+raises SolveError rather than run on. A sound search finds its first
+solution within a few hundred milliseconds even on a slow machine, so
+reaching it means damaged tables."""
 QUANTUM = 4000
 """Nodes per search slice between clock checks (well under a millisecond)."""
 PREMOVES = 3
@@ -238,29 +268,54 @@ def _original_moves(found: list[int], back: _Back) -> list[int]:
     return [m.index for m in simplify([Move.from_index(m) for m in back(found)])]
 
 
-def _optimal_if_near(cube: Cube, tables: dict[str, np.ndarray]) -> list[int] | None:
+def _damaged() -> str:
+    return f"its tables may be damaged; delete the cache folder {cache_dir()} to rebuild them"
+
+
+def _hit_the_wall(limit: _Limits) -> SolveError:
+    return SolveError("time-limit", f"the search found no solution in {limit.wall_ms / 1000:g} s "
+                                    f"(a sound one finds one within a second): {_damaged()}")
+
+
+@dataclass(frozen=True)
+class _Limits:
+    """When a search stops: ``deadline`` ends the budget (the best found so
+    far is the answer), ``give_up`` is when a search that has found nothing
+    good enough raises SolveError, ``wall_ms`` its distance from the start."""
+
+    deadline: float
+    give_up: float
+    wall_ms: float
+    target: int | None
+
+
+def _optimal_if_near(cube: Cube, tables: dict[str, np.ndarray], limit: _Limits) -> list[int] | None:
     """An optimal solution if ``cube`` is at most SHORT moves from solved."""
     s = Searcher(co.to_array(cube), tables)
     best = None
     bound = SHORT
     while not s.done:
-        found = s.step(bound, 1 << 40)
+        found = s.step(bound, QUANTUM)
         if found is not None:
             best, bound = found, len(found) - 1
+        elif time.perf_counter() >= limit.give_up:
+            raise _hit_the_wall(limit)
     return best
 
 
-def _shorter_and_shorter(race: _Race, best: _Best, target: int | None, deadline: float) -> list[int] | None:
+def _shorter_and_shorter(race: _Race, best: _Best, limit: _Limits) -> list[int] | None:
     """Stage 1, in every metric: any solution shorter than the shortest so
     far counts and lowers the bound for all views. Returns a solution of at
     most ``target`` moves as soon as one turns up. In ``htm`` this is the
     whole search, until the deadline or until no view can find anything
     shorter; in the rig metrics it ends with the round that finds the first
     solution, leaving the budget to stage 2 (which pays better than getting
-    shorter first). If there is none at the deadline, the bound goes up to
-    one that always gives one."""
+    shorter first). If there is none at the deadline, it goes on to the
+    first one until ``limit.give_up`` and then raises SolveError. The bound
+    is never above the target (``max_length``)."""
     price = best.price
     qc, hc = price.search_costs
+    target = limit.target
     bound = min(ANY_BOUND, best.shortest - 1, target if target is not None else ANY_BOUND)
     while True:
         for s, back in race.due():
@@ -269,25 +324,30 @@ def _shorter_and_shorter(race: _Race, best: _Best, target: int | None, deadline:
                 continue
             moves = _original_moves(found, back)
             best.offer(moves)
-            if target is not None and len(moves) <= target:
+            if target is not None and len(moves) <= target and price.mode == search.LENGTH:
                 return moves
             bound = min(bound, len(moves) - 1)
         if price.mode != search.LENGTH and best.moves is not None:
             return None
-        out_of_time = time.perf_counter() >= deadline
-        if not race.active or out_of_time:
-            if best.moves is not None:
-                return None
-            if bound < ANY_BOUND:
-                # The target was too ambitious (no solution that short, or
-                # none found in the budget): take anything.
-                bound = ANY_BOUND
-                race.restart()
-            elif not race.active:  # every cube has a solution within ANY_BOUND
-                raise RuntimeError("the two-phase search ended without a solution")
+        now = time.perf_counter()
+        if best.moves is not None and (not race.active or now >= limit.deadline):
+            return None
+        if best.moves is None and (not race.active or now >= limit.give_up):
+            if target is not None and target < GODS_NUMBER:
+                raise _too_short(target, now >= limit.give_up)
+            if not race.active:  # every cube has a solution within ANY_BOUND
+                raise SolverFault(f"the two-phase search ended without a solution: {_damaged()}")
+            raise _hit_the_wall(limit)
 
 
-def _cheaper(race: _Race, best: _Best, deadline: float) -> None:
+def _too_short(target: int, timed_out: bool) -> SolveError:
+    how = (f"none turned up within {REFUSE_AFTER_MS / 1000:g} s or the budget, whichever is longer"
+           if timed_out else "the search ran out of sequences that short")
+    return SolveError("max-length", f"no solution of at most {target} moves found ({how}); every cube "
+                                    f"has one of at most {GODS_NUMBER}: allow more moves")
+
+
+def _cheaper(race: _Race, best: _Best, deadline: float, target: int | None) -> None:
     """Stage 2, in the rig metrics: a fresh search among solutions up to
     SLACK moves longer than the shortest found, and at most RIG_BOUND, for
     any that is cheaper. That is affordable only with a tight length bound,
@@ -295,7 +355,7 @@ def _cheaper(race: _Race, best: _Best, deadline: float) -> None:
     faster on the rig."""
     price = best.price
     qc, hc = price.search_costs
-    bound = min(ANY_BOUND, best.shortest + SLACK, RIG_BOUND)
+    bound = min(ANY_BOUND, best.shortest + SLACK, RIG_BOUND, target if target is not None else ANY_BOUND)
     while True:
         for s, back in race.due():
             found = s.step(bound, QUANTUM, price.mode, qc, hc, best.cost, 0, P2_EXTRA)
@@ -305,8 +365,15 @@ def _cheaper(race: _Race, best: _Best, deadline: float) -> None:
             return
 
 
-def _solution(moves: list[int], price: _Price, t0: float) -> Solution:
+def _solution(cube: Cube, moves: list[int], price: _Price, t0: float, target: int | None = None) -> Solution:
+    """The answer, once it is checked: it solves ``cube`` within ``target``
+    moves, or SolverFault."""
     ms = [Move.from_index(m) for m in moves]
+    solves = cube.apply(ms).is_solved()
+    if not solves or (target is not None and len(ms) > target):
+        what = "does not solve the cube" if not solves else f"is longer than {target} moves"
+        raise SolverFault(f"the solver produced a wrong solution ({format_moves(ms) or 'no moves'} {what} "
+                          f"{cube.to_facelets()}): {_damaged()}")
     return Solution(moves=format_moves(ms), length=len(ms),
                     cost=cost(ms, price.metric, price.quarter_cost, price.half_cost),
                     elapsed_ms=(time.perf_counter() - t0) * 1000.0,
@@ -317,41 +384,60 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
           metric: str = "htm", quarter_cost: float = 1.0, half_cost: float = 1.5) -> Solution:
     """A short solution of ``cube`` (a facelet string in any six symbols, or a Cube).
 
-    Returns as soon as a solution of at most ``max_length`` moves is found
-    (metric ``htm``); otherwise searches for ``budget_ms`` milliseconds (not counting a
-    first call's table loading and compiling, see :func:`prepare`) and
-    returns the cheapest solution in ``metric`` (``htm`` face turns, ``qtm``
-    quarter turns, ``axial`` six-motor rig time, see :mod:`solver.metrics`).
-    If nothing was found when the budget runs out, it goes on to the first
+    Searches for ``budget_ms`` milliseconds (not counting a first call's
+    table loading and compiling, see :func:`prepare`) and returns the
+    cheapest solution in ``metric`` (``htm`` face turns, ``qtm`` quarter
+    turns, ``axial`` six-motor rig time, see :mod:`solver.metrics`). If
+    nothing was found when the budget runs out, it goes on to the first
     solution, which comes within milliseconds.
+
+    ``max_length`` is a promise: the solution has at most that many moves
+    (in ``htm`` the first such is returned at once), or SolveError (kind
+    ``max-length``) is raised: at once for a cube provably farther away, and
+    for a ``max_length`` under GODS_NUMBER after ``max(budget_ms,
+    REFUSE_AFTER_MS)``. A ``max_length`` of GODS_NUMBER or more always gets
+    a solution. Any search gives up with SolveError (kind ``time-limit``)
+    after its budget plus WALL_MARGIN_MS, which only damaged tables reach;
+    a solution is checked on the cube before it is returned (SolverFault if
+    it is wrong).
     """
     t0 = time.perf_counter()
     _check_options(max_length, metric, quarter_cost, half_cost)
     c = _to_cube(cube)
     price = _Price(metric, quarter_cost, half_cost)
     if c.is_solved():
-        return _solution([], price, t0)
+        return _solution(c, [], price, t0)
 
     prepare()
     tables = tb.load()
-    deadline = time.perf_counter() + max(0.0, budget_ms) / 1000.0
+    start = time.perf_counter()
+    budget = max(0.0, budget_ms)
+    refuse_ms = max(budget, REFUSE_AFTER_MS) if max_length is not None and max_length < GODS_NUMBER else None
+    wall_ms = max(budget, REFUSE_AFTER_MS) + WALL_MARGIN_MS
+    limit = _Limits(deadline=start + budget / 1000.0,
+                    give_up=start + (refuse_ms if refuse_ms is not None else wall_ms) / 1000.0,
+                    wall_ms=wall_ms, target=max_length)
     best = _Best(price)
 
-    near = _optimal_if_near(c, tables)
+    near = _optimal_if_near(c, tables, limit)
+    if max_length is not None and (near is None and max_length <= SHORT
+                                   or near is not None and len(near) > max_length):
+        far = f"{len(near)}" if near is not None else f"more than {SHORT}"
+        raise SolveError("max-length", f"no solution of at most {max_length} moves: the cube is {far} moves "
+                                       "from solved")
     if near is not None:
         if metric == "htm":
-            return _solution(near, price, t0)
+            return _solution(c, near, price, t0, max_length)
         best.offer(near)
 
     views = _views(c)
-    target = max_length if metric == "htm" else None
-    quick = target is not None or metric != "htm"
+    quick = max_length is not None or metric != "htm"
     race = _Race(views, tables, PREMOVES_QUICK if quick else PREMOVES)
-    met = _shorter_and_shorter(race, best, target, deadline)
+    met = _shorter_and_shorter(race, best, limit)
     if met is not None:
-        return _solution(met, price, t0)
+        return _solution(c, met, price, t0, max_length)
 
     if metric != "htm":
-        _cheaper(_Race(views, tables, PREMOVES), best, deadline)
+        _cheaper(_Race(views, tables, PREMOVES), best, limit.deadline, max_length)
     assert best.moves is not None
-    return _solution(best.moves, price, t0)
+    return _solution(c, best.moves, price, t0, max_length)

@@ -449,7 +449,7 @@ def test_the_checks_fail_on_a_traceback_a_hang_a_slow_answer_and_a_long_mistake(
     check_example(Case(["check", "solved"]), tmp_path / "fine")
 
 
-def test_a_max_length_below_what_the_search_finds_still_gives_a_solution(isolated: Path) -> None:
+def test_a_max_length_below_what_the_search_finds_is_a_clear_refusal(isolated: Path) -> None:
     code, out, err, _ = run_cli(["solve", CUBES[0], "--max-length", "5"], b"")
-    assert (code, "internal error" in err) == (0, False), err
-    assert out.strip()
+    assert (code, "internal error" in err, out) == (1, False, ""), err
+    assert err.count("\n") == 1 and "no solution of at most 5 moves" in err

@@ -1,6 +1,8 @@
 """The two-phase solver through its public API. Every solution is applied to
 the cube it claims to solve."""
 
+import time
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -12,6 +14,8 @@ from solver import (
     CubeError,
     Move,
     Solution,
+    SolveError,
+    api,
     axial_cost,
     format_moves,
     group_steps,
@@ -187,12 +191,54 @@ def test_axial_cost_bounds(indices):
     assert len(moves) / 2 <= axial_cost(text) <= 1.5 * len(moves)
 
 
-def test_a_max_length_that_cannot_be_met_still_gives_a_solution():
-    """A search that exhausts every view below a max_length the cube cannot
-    meet relaxes its bound instead of ending with nothing (it used to fail
-    an assertion)."""
+def test_a_max_length_that_cannot_be_met_is_refused_at_once():
+    """A random cube is more than SHORT moves from solved, and below that
+    the search is optimal: a max_length it cannot meet is a SolveError at
+    once, never a longer solution (it used to relax its bound)."""
     for seed in range(6):
         cube = random_cube(seed)
-        for max_length in (1, 5, 12):
-            s = solve(cube, max_length=max_length)
-            assert cube.apply(s.moves).is_solved()
+        for max_length in (0, 1, 5, 7):
+            with pytest.raises(SolveError, match=f"at most {max_length} moves") as e:
+                solve(cube, max_length=max_length)
+            assert e.value.kind == "max-length" and not isinstance(e.value, CubeError)
+    # a near cube: its true distance is known, and one short of it is refused
+    cube = SOLVED_CUBE.apply("R U R' U'")
+    with pytest.raises(SolveError, match="the cube is 4 moves from solved"):
+        solve(cube, max_length=3, metric="axial")
+    assert solve(cube, max_length=4, metric="axial").length == 4
+
+
+def test_a_max_length_the_search_cannot_find_is_refused_after_the_limit():
+    """Between SHORT and 20 moves a refusal waits max(budget, REFUSE_AFTER_MS)
+    (or less, if the search runs out of sequences that short)."""
+    cube = random_cube(5)
+    t0 = time.perf_counter()
+    with pytest.raises(SolveError, match="no solution of at most 12 moves") as e:
+        solve(cube, max_length=12, budget_ms=0)
+    assert e.value.kind == "max-length"
+    assert time.perf_counter() - t0 < api.REFUSE_AFTER_MS / 1000 + 1.0
+    assert e.value.to_dict() == {"kind": "max-length", "message": str(e.value)}
+
+
+@given(seeds, st.sampled_from([18, 19, 20, 25]), st.sampled_from(["htm", "axial", "qtm"]))
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_max_length_is_a_promise(seed, max_length, metric):
+    """The answer has at most max_length moves and solves the cube, or (only
+    below 20) the call raises SolveError."""
+    cube = random_cube(seed)
+    try:
+        sol = solve(cube, max_length=max_length, budget_ms=20, metric=metric)
+    except SolveError as e:
+        assert max_length < api.GODS_NUMBER and e.kind == "max-length", e
+        return
+    check(cube, sol)
+    assert sol.length <= max_length
+
+
+@given(seeds)
+@slow
+def test_a_max_length_of_20_always_succeeds_quickly(seed):
+    cube = random_cube(seed)
+    sol = solve(cube, max_length=20, budget_ms=0)
+    check(cube, sol)
+    assert sol.length <= 20 and sol.elapsed_ms < 2000

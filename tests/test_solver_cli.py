@@ -67,3 +67,51 @@ def test_batch_from_stdin_all_good():
     r = run("solve", "--batch", "-", "--budget-ms", "10", stdin=cubes)
     assert r.returncode == 0
     assert len(r.stdout.splitlines()) == 2
+
+
+def test_a_max_length_too_short_is_one_line_and_exit_1():
+    cube = random_cube(11).to_facelets()
+    r = run("solve", cube, "--max-length", "5")
+    assert (r.returncode, r.stdout) == (1, ""), r.stderr
+    assert r.stderr.count("\n") == 1 and "no solution of at most 5 moves" in r.stderr
+    assert "internal error" not in r.stderr and "Traceback" not in r.stderr
+    r = run("solve", cube, "--max-length", "20", "--metric", "axial", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["length"] <= 20
+
+
+def test_batch_refusals_are_error_lines_and_the_rest_go_on(tmp_path):
+    near = SOLVED_CUBE.apply("R U R' U'").to_facelets()
+    cubes = [random_cube(3).to_facelets(), near, SOLVED_CUBE.to_facelets()]
+    r = run("solve", "--batch", "-", "--max-length", "4", stdin="\n".join(cubes))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    out = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [o["line"] for o in out] == [1, 2, 3]
+    assert out[0]["cube"] == cubes[0] and set(out[0]["error"]) == {"kind", "message"}
+    assert out[0]["error"]["kind"] == "max-length" and "at most 4 moves" in out[0]["error"]["message"]
+    assert out[1]["length"] == 4 and Cube.from_facelets(near).apply(out[1]["moves"]).is_solved()
+    assert out[2]["length"] == 0
+
+
+def test_start_refuses_before_any_motor_turns(tmp_path):
+    """`[solver] max_length` means the same in `start`: a cube it cannot meet
+    ends the run with a RigError (one line, exit 1) and nothing moved."""
+    from dataclasses import replace
+
+    import pytest
+
+    from robot.app.start import run_start
+    from robot.rig.config import load_config
+    from robot.rig.errors import RigError
+    from robot.rig.journal import Journal
+    from robot.sim.protocol_sim import forget, rig_for_url, sim_url
+
+    cfg = load_config()
+    cfg = replace(cfg, solver=replace(cfg.solver, max_length=5))
+    url = sim_url("test-solver-max-length")
+    with pytest.raises(RigError, match="no solution of at most 5 moves.*no motor turned"):
+        run_start(cfg, port=url, headless=True, state_dir=tmp_path, seed=11, out=lambda _line: None)
+    assert rig_for_url(url).record == [] and not rig_for_url(url).cube.is_solved()
+    assert Journal(tmp_path).read() == []
+    record = json.loads(next((tmp_path / "runs").glob("*/run.json")).read_text())
+    assert record["status"] == "failed" and "at most 5 moves" in record["message"]
+    forget(url)

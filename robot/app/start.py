@@ -283,12 +283,19 @@ def _profile(cfg: Config) -> Profile | None:
 
 
 def solve(run: Run, facelets: str) -> Solution:
+    """The solution to turn. A cube the solver cannot answer as configured
+    (no solution within ``[solver] max_length``) ends the run with a
+    RigError before any motor turns."""
     import solver
 
     q, h = rig_turn_costs(run.cfg)
     s = run.cfg.solver
-    return solver.solve(facelets, max_length=s.max_length, budget_ms=s.budget_ms, metric=s.metric,
-                        quarter_cost=q, half_cost=h)
+    try:
+        return solver.solve(facelets, max_length=s.max_length, budget_ms=s.budget_ms, metric=s.metric,
+                            quarter_cost=q, half_cost=h)
+    except solver.SolveError as e:
+        where = f" ([solver] max_length in {run.cfg.path})" if e.kind == "max-length" and run.cfg.path else ""
+        raise RigError(f"{e}{where}; no motor turned") from None
 
 
 def plan_picture(scan_image: np.ndarray, steps: list[str], done: int) -> np.ndarray:

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from solver import CubeError, parse_facelets
+from solver import CubeError, SolveError, parse_facelets
 
 from ...rig.errors import UserError
 from ..limits import (
@@ -24,6 +24,13 @@ from ..limits import (
 from ..progress import ProgressLine
 from . import Registry
 from .cube import read_cube_arg
+
+
+class Refused(UserError):
+    """The cube is valid but has no answer as asked (a SolveError): one line,
+    exit 1 like a run that failed, not 2 like a usage mistake."""
+
+    exit_code = 1
 
 
 def _options(args: argparse.Namespace) -> dict:
@@ -67,7 +74,7 @@ def _batch(cubes: list[tuple[int, str]], options: dict) -> int:
     for line_number, text in cubes:
         try:
             out = {"line": line_number, "cube": text, **solve(text, **options).to_dict()}
-        except CubeError as e:
+        except (CubeError, SolveError) as e:
             failed += 1
             out = {"line": line_number, "cube": text, "error": e.to_dict()}
         print(json.dumps(out), flush=True)
@@ -94,7 +101,10 @@ def _solve(args: argparse.Namespace) -> int:
     facelets = read_cube_arg(args.facelets)
     parse_facelets(facelets)  # a bad cube is refused before any table is built
     _prepare(args)
-    sol = solve(facelets, **options)
+    try:
+        sol = solve(facelets, **options)
+    except SolveError as e:
+        raise Refused(str(e)) from None
     if args.json:
         print(json.dumps(sol.to_dict()))
     else:
@@ -112,8 +122,9 @@ def register(sub: Registry) -> None:
     p.add_argument("facelets", nargs="?",
                    help="54 symbols in U R F D L B face order, 'solved', or - for stdin")
     p.add_argument("--max-length", type=whole(0, MAX_SOLUTION_LENGTH), default=None, metavar="N",
-                   help="return as soon as a solution of at most N moves is found"
-                        f" (0 to {MAX_SOLUTION_LENGTH})")
+                   help="return as soon as a solution of at most N moves is found; never a longer one:"
+                        " below 20 the search gives up (exit 1) after 2 s or --budget-ms, whichever is"
+                        f" longer (0 to {MAX_SOLUTION_LENGTH})")
     p.add_argument("--budget-ms", type=number(0, MAX_BUDGET_MS), default=100.0, metavar="MS",
                    help=f"search time for the best solution (default 100, at most {MAX_BUDGET_MS:.0f})")
     p.add_argument("--metric", choices=("htm", "qtm", "axial"), default="htm",
@@ -121,7 +132,8 @@ def register(sub: Registry) -> None:
     p.add_argument("--json", action="store_true", help="print moves, length, cost, elapsed_ms, steps as JSON")
     p.add_argument("--batch", metavar="FILE", type=path,
                    help="solve every cube in FILE (one per line, - for stdin); one JSON line per cube;"
-                        " a bad line gets an error line and the rest go on (exit 2 if any was bad);"
+                        " a bad line (or a cube with no solution within --max-length) gets an error line"
+                        " and the rest go on (exit 2 if any was bad);"
                         f" at most {MAX_BATCH_LINES} lines of {MAX_LINE_CHARS} characters, 1 MiB, and"
                         f" {MAX_BATCH_HOURS:g} hour of search in all")
     p.set_defaults(func=_solve)
