@@ -312,9 +312,20 @@ def check_port(port: str | None) -> None:
 
 
 def check_firmware(firmware: str | None) -> None:
-    """A --firmware ELF must be a readable file of at most 16 MiB."""
-    if firmware is not None:
-        check_input_file(firmware, "--firmware", MAX_FIRMWARE_BYTES, "the firmware's ELF file")
+    """A --firmware ELF must be a readable AVR ELF file of at most 16 MiB;
+    every refusal says how to build one."""
+    if firmware is None:
+        return
+    from ..sim.simavr import BUILD_HINT
+    from ..sim.simavr import check_firmware as check_elf
+
+    # A missing file or a folder: check_elf says so; anything else must be a small regular file.
+    if Path(firmware).exists() and not Path(firmware).is_dir():
+        try:
+            check_input_file(firmware, "--firmware", MAX_FIRMWARE_BYTES, "the firmware's ELF file")
+        except UserError as e:
+            raise UserError(f"{e}; {BUILD_HINT}") from None
+    check_elf(firmware)
 
 
 def sim_speed(value: str) -> str:

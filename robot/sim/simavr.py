@@ -53,6 +53,7 @@ def facelet_permutations() -> tuple[tuple[int, ...], ...]:
     return tuple(perms)
 
 
+BUILD_HINT = "build it with `make -C firmware` (firmware/build/uno/cuberobot.elf)"
 EM_AVR = 83
 """The ELF header's machine number of Atmel AVR."""
 
@@ -61,7 +62,7 @@ def check_firmware(elf: str | os.PathLike) -> Path:
     """``elf`` as a Path, after checking that it is an AVR ELF file; a clear
     UserError otherwise (before any process is started)."""
     path = Path(elf)
-    hint = "build it with `make -C firmware` (firmware/build/uno/cuberobot.elf)"
+    hint = BUILD_HINT
     try:
         with path.open("rb") as f:
             header = f.read(20)
