@@ -92,7 +92,8 @@ def _solve(args: argparse.Namespace) -> int:
             raise UserError(f"--batch: {len(cubes)} cubes at --budget-ms {args.budget_ms:g} is {hours:.1f} "
                             f"hours of search; at most {MAX_BATCH_HOURS:g} hour: lower --budget-ms or split "
                             "the file")
-        _prepare(args)
+        if cubes:  # an empty batch needs no tables
+            _prepare(args)
         return _batch(cubes, options)
     if args.facelets is None:
         raise UserError("give a cube (54 symbols, 'solved', or - for stdin) or --batch FILE")
