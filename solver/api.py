@@ -25,7 +25,7 @@ of 20 or more always gets one; below that the search keeps looking for
 length is not feasible in general, so a refusal does not prove that no such
 solution exists, except at :data:`SHORT` moves or fewer, where the search is
 optimal and refuses at once). Whatever is asked, a search that has found
-nothing after its budget plus :data:`WALL_MARGIN_MS` raises ``SolveError``
+nothing after ``max(budget_ms, REFUSE_AFTER_MS)`` plus :data:`WALL_MARGIN_MS` raises ``SolveError``
 (kind ``time-limit``) instead of running on: that happens only with damaged
 tables. And every solution is applied to the cube before it is returned: a
 wrong one raises :class:`solver.errors.SolverFault`.
@@ -397,7 +397,7 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
     for a ``max_length`` under GODS_NUMBER after ``max(budget_ms,
     REFUSE_AFTER_MS)``. A ``max_length`` of GODS_NUMBER or more always gets
     a solution. Any search gives up with SolveError (kind ``time-limit``)
-    after its budget plus WALL_MARGIN_MS, which only damaged tables reach;
+    after max(budget_ms, REFUSE_AFTER_MS) + WALL_MARGIN_MS, which only damaged tables reach;
     a solution is checked on the cube before it is returned (SolverFault if
     it is wrong).
     """

@@ -54,6 +54,11 @@ TURNS = 2
 P2_MAX = 12
 """Longest phase 2 tried: deeper ones are slow to find and rarely needed,
 since a longer phase 1 usually leaves a much shorter phase 2."""
+P1_DEEPEST = 12
+"""Every cube is at most this many moves from the phase-2 subgroup."""
+NO_DISTANCE = 99
+"""What :func:`phase1_distance` gives when damaged tables lead it nowhere:
+more than any bound, so the cube is never searched."""
 ENUM_CAP = 100000
 """When minimising a cost: phase-2 nodes spent, after the first completion of
 a phase-1 sequence, on cheaper alternatives of the same length."""
@@ -104,18 +109,26 @@ def _h1_mod3(tw, fl, sl, fs_cs, twist_conj, p1):
 @njit(cache=True)
 def phase1_distance(tw, fl, ss, twist_move, flip_move, slice_move, fs_cs, twist_conj, p1):
     """Exact phase-1 distance: walk down the table, one move at a time.
-    (``ss`` is the place of the slice edges, 0..494.)"""
+    (``ss`` is the place of the slice edges, 0..494.) Damaged tables, where
+    the walk finds no step down or goes on past P1_DEEPEST moves, give
+    NO_DISTANCE, which rules the cube out, rather than walk forever."""
     depth = 0
     while not (tw == 0 and fl == 0 and ss == 0):
+        if depth >= P1_DEEPEST:
+            return NO_DISTANCE
         v = _h1_mod3(tw, fl, ss, fs_cs, twist_conj, p1)
         want = (v + 2) % 3
+        stepped = False
         for m in range(18):
             t1 = twist_move[tw, m]
             f1 = flip_move[fl, m]
             s1 = slice_move[ss, m]
             if _h1_mod3(t1, f1, s1, fs_cs, twist_conj, p1) == want:
                 tw, fl, ss = t1, f1, s1
+                stepped = True
                 break
+        if not stepped:
+            return NO_DISTANCE
         depth += 1
     return depth
 
