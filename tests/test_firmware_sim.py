@@ -226,6 +226,19 @@ def _solve_with_noise(rig, link, cfg, tmp_path, k: int) -> list[int]:
     return expected_counts(plan(invert(scramble), cfg))
 
 
+def _solves_with_noise(rig, link, cfg, tmp_path, n):
+    """``n`` solves through the noisy link; the harness's step counts must be
+    exactly what the moves ask for. Returns the harness's counts."""
+    plus, minus = [0] * 6, [0] * 6
+    for k in range(n):
+        p, m = _solve_with_noise(rig, link, cfg, tmp_path, k)
+        plus = [a + b for a, b in zip(plus, p)]
+        minus = [a + b for a, b in zip(minus, m)]
+    counts = rig.counts()
+    assert (counts["plus"], counts["minus"]) == (plus, minus)
+    return counts
+
+
 def test_lone_estop_bytes_mid_solve_stop_nothing_and_the_hosts_stop_still_does(elf, fast_cfg, tmp_path):
     """Short runs of RT_ESTOP between frames, and frame bytes turned into
     RT_ESTOP, during solves: no stop, every step made; then the host's stop,
@@ -245,13 +258,7 @@ def test_lone_estop_bytes_mid_solve_stop_nothing_and_the_hosts_stop_still_does(e
             Link(fast_cfg, rig.port) as link:
         link.connect()
         noisy_writes(link, noise)
-        plus, minus = [0] * 6, [0] * 6
-        for k in range(10):
-            p, m = _solve_with_noise(rig, link, fast_cfg, tmp_path, k)
-            plus = [a + b for a, b in zip(plus, p)]
-            minus = [a + b for a, b in zip(minus, m)]
-        counts = rig.counts()
-        assert (counts["plus"], counts["minus"]) == (plus, minus)
+        counts = _solves_with_noise(rig, link, fast_cfg, tmp_path, 10)
         st = link.status()
         assert not st.estop and st.rx_errors > 0 and link.retransmissions > 0 and counts["estops"] == 0
         assert injected["between"] > 50 and injected["in_frame"] > 8
@@ -286,13 +293,7 @@ def test_garbage_bursts_between_frames_stop_no_solve(elf, fast_cfg, tmp_path):
     with SimavrRig(elf, Mechanics.from_config(fast_cfg)) as rig, Link(fast_cfg, rig.port) as link:
         link.connect()
         noisy_writes(link, noise)
-        plus, minus = [0] * 6, [0] * 6
-        for k in range(20):
-            p, m = _solve_with_noise(rig, link, fast_cfg, tmp_path, k)
-            plus = [a + b for a, b in zip(plus, p)]
-            minus = [a + b for a, b in zip(minus, m)]
-        counts = rig.counts()
-        assert (counts["plus"], counts["minus"]) == (plus, minus)
+        counts = _solves_with_noise(rig, link, fast_cfg, tmp_path, 20)
         assert not link.status().estop and counts["estops"] == 0
     ones = sum(b.count(bytes((P.RT_ESTOP,))) for b in bursts)
     assert len(bursts) > 100 and ones > 5 * len(bursts)
