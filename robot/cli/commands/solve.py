@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from solver import CubeError, SolveError, parse_facelets
+from solver import CubeError, SolveError, format_moves, parse_facelets
 
 from ...rig.errors import UserError
 from ..limits import (
@@ -81,7 +81,36 @@ def _batch(cubes: list[tuple[int, str]], options: dict) -> int:
     return 2 if failed else 0
 
 
+def _solve_cfop(args: argparse.Namespace) -> int:
+    """``--method cfop``: the stages a person would turn, each named."""
+    if args.batch is not None:
+        raise UserError("--method cfop solves one cube: give it a cube, not --batch")
+    if args.max_length is not None or args.metric != "htm":
+        raise UserError("--max-length and --metric are for the two-phase search; --method cfop turns the"
+                        " fixed CFOP stages (about 60 moves): leave them out")
+    if args.facelets is None:
+        raise UserError("give a cube (54 symbols, 'solved', or - for stdin)")
+    from solver.cfop import solve_cfop
+
+    sol = solve_cfop(parse_facelets(read_cube_arg(args.facelets)))
+    if args.json:
+        out = sol.to_dict()
+        keep = ("name", "moves", "case")
+        out["stages"] = [{k: v for k, v in s.items() if k in keep} for s in out["stages"]]
+        print(json.dumps(out))
+        return 0
+    width = max(len(s.name) for s in sol.stages)
+    for stage in sol.stages:
+        case = f"  [{stage.case}]" if stage.case else ""
+        where = f" {stage.slot}" if stage.slot else ""
+        print(f"{stage.name + where:<{width + 3}}  {format_moves(stage.moves) or '-'}{case}")
+    print(f"({sol.length} moves, {sol.elapsed_ms:.1f} ms)", file=sys.stderr)
+    return 0
+
+
 def _solve(args: argparse.Namespace) -> int:
+    if args.method == "cfop":
+        return _solve_cfop(args)
     options = _options(args)
     if args.batch is not None:
         if args.facelets is not None:
@@ -130,7 +159,11 @@ def register(sub: Registry) -> None:
                    help=f"search time for the best solution (default 100, at most {MAX_BUDGET_MS:.0f})")
     p.add_argument("--metric", choices=("htm", "qtm", "axial"), default="htm",
                    help="what 'best' means: face turns, quarter turns, or six-motor rig time")
-    p.add_argument("--json", action="store_true", help="print moves, length, cost, elapsed_ms, steps as JSON")
+    p.add_argument("--method", choices=("two-phase", "cfop"), default="two-phase",
+                   help="two-phase (default): a short solution; cfop: cross, F2L, OLL, PLL as a person"
+                        " solves it, each stage named")
+    p.add_argument("--json", action="store_true", help="print moves, length, cost, elapsed_ms, steps as JSON"
+                                                       " (cfop: moves, length, stages)")
     p.add_argument("--batch", metavar="FILE", type=path,
                    help="solve every cube in FILE (one per line, - for stdin); one JSON line per cube;"
                         " a bad line (or a cube with no solution within --max-length) gets an error line"
