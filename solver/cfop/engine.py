@@ -188,6 +188,8 @@ def solve_cfop(cube: Cube) -> CfopSolution:
         k, plan = _next_pair(cube)
         turns = [m for _, part in plan for m in _in_frame(k, part)]
         case = "; ".join(what for what, _ in plan)
+        if k:  # the rules' words are for the pair at front right
+            case = f"turned to front right: {case}"
         cube = record(f"F2L {number}", turns, case, SLOTS[k])
         done.append(k)
         if not (cross_solved(cube) and all(slot_solved(cube, s) for s in done)):

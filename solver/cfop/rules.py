@@ -40,10 +40,6 @@ class Rule:
     moves: tuple[Move, ...]  # as face turns
     case: Cube  # the pattern as a cube
 
-    @property
-    def label(self) -> str:
-        return self.name
-
 
 def _f2l_name(p: tuple[str, str, str, str]) -> str:
     return f"corner {p[0]} (D colour on {p[1]}), edge {p[2]} (F colour on {p[3]})"

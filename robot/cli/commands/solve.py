@@ -99,11 +99,10 @@ def _solve_cfop(args: argparse.Namespace) -> int:
         out["stages"] = [{k: v for k, v in s.items() if k in keep} for s in out["stages"]]
         print(json.dumps(out))
         return 0
-    width = max(len(s.name) for s in sol.stages)
     for stage in sol.stages:
-        case = f"  [{stage.case}]" if stage.case else ""
-        where = f" {stage.slot}" if stage.slot else ""
-        print(f"{stage.name + where:<{width + 3}}  {format_moves(stage.moves) or '-'}{case}")
+        label = f"{stage.name} ({stage.slot}):" if stage.slot else f"{stage.name}:"
+        case = f" [{stage.case}]" if stage.case else ""
+        print(f"{label:<14} {format_moves(stage.moves) or '-'}{case}")
     print(f"({sol.length} moves, {sol.elapsed_ms:.1f} ms)", file=sys.stderr)
     return 0
 
