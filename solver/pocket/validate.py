@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ..errors import CubeError
 from ..facelets import CORNER_COLORS, OPPOSITE
@@ -41,18 +41,36 @@ def normalize_pocket(facelets: str) -> str:
     """The cube in face letters, named by the fixed DBL corner. Checks
     length, symbols, counts and that every corner is a real piece."""
     s = _check_symbols(facelets)
-    return _name_colours(s)
+    return name_colours(s)
 
 
 def parse_pocket(facelets: str) -> PocketCube:
     """Validate ``facelets`` (any six symbols) and return the cube, named by
     the fixed DBL corner so that the DBL slot holds the DBL piece untwisted."""
-    f = normalize_pocket(facelets)
+    return parse_corners(normalize_pocket(facelets))
+
+
+def parse_corners(named: str, place: Callable[[int], int] = int,
+                  label: Callable[[int], str] = position_name) -> PocketCube:
+    """The cube of 24 stickers already in face letters (by the fixed corner,
+    or for a bigger cube by its centres): each corner a real piece, each
+    piece once, twists adding up to whole turns. ``place`` maps a 2x2
+    position to the one an error reports, ``label`` names a reported one
+    (a bigger cube's corners report their own stickers)."""
     cp: list[int] = []
     co: list[int] = []
     where: dict[int, list[int]] = {}
+
+    def at(slot: int) -> list[int]:
+        return [place(p) for p in CORNER_FACELETS[slot]]
+
     for slot, stickers in enumerate(CORNER_FACELETS):
-        piece, ori = _LOOKUP[tuple(f[p] for p in stickers)]
+        seen = [named[p] for p in stickers]
+        if tuple(seen) not in _LOOKUP:
+            raise CubeError("corner-impossible",
+                            f"corner {CORNER_NAMES[slot]} ({', '.join(label(p) for p in at(slot))}) shows"
+                            f" {', '.join(seen)}: " + _why_impossible(seen), at(slot))
+        piece, ori = _LOOKUP[tuple(seen)]
         where.setdefault(piece, []).append(slot)
         cp.append(piece)
         co.append(ori)
@@ -63,7 +81,7 @@ def parse_pocket(facelets: str) -> PocketCube:
                 "duplicate-piece",
                 f"the {CORNER_NAMES[piece]} corner appears {len(slots)} times"
                 f" (in {', '.join(CORNER_NAMES[s] for s in slots)}) and {', '.join(missing)} not at all",
-                [p for s in slots for p in CORNER_FACELETS[s]],
+                [p for s in slots for p in at(s)],
             )
     if sum(co) % 3:
         twisted = [s for s in range(8) if co[s]]
@@ -71,7 +89,7 @@ def parse_pocket(facelets: str) -> PocketCube:
             "corner-twist",
             f"a corner is twisted: the corner twists add up to {sum(co) % 3}/3 of a turn;"
             " twisted corners: " + ", ".join(CORNER_NAMES[s] for s in twisted),
-            [p for s in twisted for p in CORNER_FACELETS[s]],
+            [p for s in twisted for p in at(s)],
         )
     return PocketCube(tuple(cp), tuple(co))
 
@@ -100,15 +118,29 @@ def _check_symbols(facelets: str) -> str:
     return s
 
 
-def _name_colours(s: str) -> str:
-    fixed = CORNER_FACELETS[FIXED]
-    d, b, l = (s[p] for p in fixed)
+def name_colours(s: str, place: Callable[[int], int] = int,
+                 label: Callable[[int], str] = position_name) -> str:
+    """The 24 corner stickers ``s`` (six symbols, four of each) in face
+    letters, named by the fixed DBL corner; CubeError if a corner cannot be
+    a real piece under any naming. ``place`` and ``label`` as for
+    :func:`parse_corners`."""
+
+    def names(slot: int) -> str:
+        return ", ".join(label(place(p)) for p in CORNER_FACELETS[slot])
+
+    def at(slot: int) -> list[int]:
+        return [place(p) for p in CORNER_FACELETS[slot]]
+
+    d, b, l = (s[p] for p in CORNER_FACELETS[FIXED])
     if len({d, b, l}) < 3:
         raise CubeError("corner-impossible",
-                        f"corner {CORNER_NAMES[FIXED]} ({_names(fixed)}) shows {d}, {b}, {l}: a corner has"
+                        f"corner {CORNER_NAMES[FIXED]} ({names(FIXED)}) shows {d}, {b}, {l}: a corner has"
                         " three different colours (this corner names the colours, as it is kept fixed)",
-                        fixed)
+                        at(FIXED))
     rest = [ch for ch in dict.fromkeys(s) if ch not in (d, b, l)]
+    if len(rest) != 3:
+        raise CubeError("count", f"the corners show {len(rest) + 3} colours, not 6",
+                        [place(p) for p in range(SIZE)])
     best: str | None = None
     best_bad: list[int] = []
     for u, r, f in itertools.permutations(rest):
@@ -123,19 +155,21 @@ def _name_colours(s: str) -> str:
         seen = [best[p] for p in CORNER_FACELETS[slot]]
         shown = ", ".join(s[p] for p in CORNER_FACELETS[slot])
         raise CubeError("corner-impossible",
-                        f"corner {CORNER_NAMES[slot]} ({_names(CORNER_FACELETS[slot])}) shows {shown}: "
-                        + _why_impossible(seen), CORNER_FACELETS[slot])
+                        f"corner {CORNER_NAMES[slot]} ({names(slot)}) shows {shown}: "
+                        + _why_impossible(seen),
+                        at(slot))
     return best
 
 
 def _why_impossible(seen: list[str]) -> str:
-    if len(set(seen)) < 3:
+    if any(ch not in FACES for ch in seen) or len(set(seen)) < 3:
         return "a corner has three different colours"
     for a, b in itertools.combinations(seen, 2):
         if OPPOSITE[a] == b:
-            return f"two opposite colours ({a} and {b}, after the fixed DBL corner's naming) on one corner"
-    assert frozenset(seen) in _PIECE_SETS
-    return "its colours go round it in the wrong turning order (a mirror-image corner)"
+            return f"two opposite colours ({a} and {b}) on one corner"
+    if frozenset(seen) in _PIECE_SETS:
+        return "its colours go round it in the wrong turning order (a mirror-image corner)"
+    return "no corner piece has these colours"
 
 
-__all__ = ["FACES", "SIZE", "normalize_pocket", "parse_pocket"]
+__all__ = ["FACES", "SIZE", "name_colours", "normalize_pocket", "parse_corners", "parse_pocket"]
