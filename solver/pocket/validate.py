@@ -153,19 +153,24 @@ def name_colours(s: str, place: Callable[[int], int] = int,
     if best_bad:
         slot = best_bad[0]
         seen = [best[p] for p in CORNER_FACELETS[slot]]
+        symbol = {best[p]: s[p] for p in range(SIZE)}
         shown = ", ".join(s[p] for p in CORNER_FACELETS[slot])
         raise CubeError("corner-impossible",
                         f"corner {CORNER_NAMES[slot]} ({names(slot)}) shows {shown}: "
-                        + _why_impossible(seen),
+                        + _why_impossible(seen, symbol),
                         at(slot))
     return best
 
 
-def _why_impossible(seen: list[str]) -> str:
+def _why_impossible(seen: list[str], symbol: dict[str, str] | None = None) -> str:
+    """Why a corner showing faces ``seen`` is no piece; ``symbol`` gives the
+    symbol the user wrote for each face letter, to speak of what they gave."""
     if any(ch not in FACES for ch in seen) or len(set(seen)) < 3:
         return "a corner has three different colours"
     for a, b in itertools.combinations(seen, 2):
         if OPPOSITE[a] == b:
+            if symbol is not None:
+                a, b = symbol[a], symbol[b]
             return f"two opposite colours ({a} and {b}) on one corner"
     if frozenset(seen) in _PIECE_SETS:
         return "its colours go round it in the wrong turning order (a mirror-image corner)"
