@@ -191,3 +191,63 @@ def test_random_turns_never_repeat_an_axis_and_are_repeatable():
     assert all(axis[a.face] != axis[b.face] for a, b in zip(turns, turns[1:], strict=False))
     assert {t.last for t in turns} == {1, 2, 3}
     assert parse_turns(format_turns(turns), 7) == turns
+
+
+# ---------------------------------------------------------------- the command line
+
+
+def cli(*args, stdin=None):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "robot", *args], input=stdin, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_cli_scramble_apply_show_check_for_every_size():
+    for n in range(2, 8):
+        out = cli("scramble", "--size", str(n), "--seed", "3", "--moves", "30").stdout.split("\n")
+        state, moves = out[0], out[1]
+        assert len(state) == 6 * n * n
+        assert cli("apply", "--size", str(n), "solved", moves).stdout.strip() == state
+        assert cli("check", "--size", str(n), state).stdout.strip() == "valid"
+        shown = cli("show", "--size", str(n), state)
+        assert shown.returncode == 0 and len(shown.stdout.splitlines()) == 3 * n
+        assert shown.stdout.splitlines()[0].split() == list(state[:n])
+        assert "\x1b[" in cli("show", "--size", str(n), state, "--color", "always").stdout
+
+
+def test_cli_sizes_and_moves_are_bounded_with_one_line_errors():
+    for args, fragment in ((["check", "--size", "8", "solved"], "from 2 to 7"),
+                           (["scramble", "--size", "1"], "from 2 to 7"),
+                           (["apply", "--size", "4", "solved", "5R"], "a 4x4 has layers 1 to 4"),
+                           (["apply", "--size", "5", "solved", "R " * 10_001], "at most 10000"),
+                           (["check", "--size", "5", "x" * 5000], "characters is not a cube"),
+                           (["check", "--size", "4", "solved"[:3]], "96 characters")):
+        r = cli(*args)
+        assert r.returncode == 2 and fragment in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert "Traceback" not in r.stderr
+
+
+def test_cli_check_json_names_the_kind_and_stickers():
+    s = list(solved(4))
+    s[15], s[16], s[35] = s[35], s[15], s[16]
+    r = cli("check", "--size", "4", "--json", "".join(s))
+    out = __import__("json").loads(r.stdout)
+    assert r.returncode == 2 and out["error"]["kind"] == "corner-twist"
+    assert out["error"]["positions"] == [15, 16, 35] and "URF" in out["error"]["message"]
+
+
+def test_quick_commands_load_no_tables_and_no_numba():
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom robot.cli.main import main\n"
+            "for a in (['check', '--size', '2', 'solved'], ['show', '--size', '7', 'solved'],"
+            " ['apply', '--size', '5', 'solved', 'Rw 2R x'], ['scramble', '--size', '6'],"
+            " ['check', 'UUUURRRRFFFFDDDDLLLLBBBB']):\n"
+            "    assert main(a) == 0, a\n"
+            "bad = [m for m in ('numba', 'solver.pocket.tables', 'solver.tables', 'solver.cache') if m in sys.modules]\n"
+            "assert not bad, bad\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr

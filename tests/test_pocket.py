@@ -192,3 +192,40 @@ def test_every_sticker_move_is_a_cubie_move():
             f = cube.to_facelets()
             assert "".join(f[i] for i in perm) == cube.apply(move).to_facelets(), move
     assert len(list(itertools.islice(perms, 18))) == 18
+
+
+def cli(*args, stdin=None):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "robot", *args], input=stdin, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_cli_solves_a_2x2_by_length_or_size_in_htm_and_qtm(balls):
+    cube = cli("scramble", "--size", "2", "--seed", "11").stdout.strip()
+    assert len(cube) == 24
+    import json
+
+    for metric in ("htm", "qtm"):
+        for args in ((cube,), ("-", "--size", "2")):
+            r = cli("solve", *args, "--metric", metric, "--json", stdin=cube)
+            out = json.loads(r.stdout)
+            assert r.returncode == 0 and solves(cube, out["moves"])
+            assert (out["length"] if metric == "htm" else out["cost"]) == bfs_distance(balls, metric, cube)
+
+
+def test_cli_2x2_refusals_are_one_line():
+    cube = cli("scramble", "--size", "2", "--seed", "11").stdout.strip()
+    for args, code, fragment in (((cube, "--metric", "axial"), 2, "htm or qtm"),
+                                 ((cube, "--max-length", "1"), 1, "more than --max-length 1"),
+                                 (("UUUURRRRFFFFDDDDLLLLBBBU",), 2, "4 times"),
+                                 (("solved", "--size", "4"), 2, "from 2 to 3")):
+        r = cli("solve", *args)
+        assert r.returncode == code and fragment in r.stderr and "Traceback" not in r.stderr, r.stderr
+    r = cli("check", "--json", swap(SOLVED, 3, 4))
+    import json
+
+    out = json.loads(r.stdout)
+    assert r.returncode == 2 and out["error"]["kind"] == "corner-impossible"
+    assert out["error"]["positions"] == [3, 4, 9]
