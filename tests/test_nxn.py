@@ -225,7 +225,8 @@ def test_cli_sizes_and_moves_are_bounded_with_one_line_errors():
                            (["check", "--size", "5", "x" * 5000], "characters is not a cube"),
                            (["check", "--size", "4", "solved"[:3]], "96 characters")):
         r = cli(*args)
-        assert r.returncode == 2 and fragment in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        one_line = len(r.stderr.strip().splitlines()) == 1
+        assert r.returncode == 2 and fragment in r.stderr and one_line, r.stderr
         assert "Traceback" not in r.stderr
 
 
@@ -247,7 +248,8 @@ def test_quick_commands_load_no_tables_and_no_numba():
             " ['apply', '--size', '5', 'solved', 'Rw 2R x'], ['scramble', '--size', '6'],"
             " ['check', 'UUUURRRRFFFFDDDDLLLLBBBB']):\n"
             "    assert main(a) == 0, a\n"
-            "bad = [m for m in ('numba', 'solver.pocket.tables', 'solver.tables', 'solver.cache') if m in sys.modules]\n"
+            "heavy = ('numba', 'solver.pocket.tables', 'solver.tables', 'solver.cache')\n"
+            "bad = [m for m in heavy if m in sys.modules]\n"
             "assert not bad, bad\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr

@@ -42,7 +42,6 @@ from ..netprint import render_net, render_net_size
 from . import Registry
 
 SIZES = (2, 3, 4, 5, 6, 7)
-SIZE_OF_LENGTH = {6 * n * n: n for n in SIZES}
 
 
 def read_cube_arg(text: str, where: str = "the cube", sizes: tuple[int, ...] = (3,)) -> str:
@@ -80,18 +79,19 @@ def cube_size(args: argparse.Namespace) -> int | None:
     size: int | None = getattr(args, "size", None)
     if size is not None:
         return size
-    if text != "-" and len(text.strip()) in SIZE_OF_LENGTH and len(text.strip()) != 54:
-        return SIZE_OF_LENGTH[len(text.strip())]
+    if text != "-" and len(text.strip()) == 24:
+        return 2
     return None
 
 
 def read_sized(args: argparse.Namespace) -> tuple[int, str]:
     """(size, cube text) for a command that takes any size: --size, else the
-    length (on standard input, the first word that is a cube of any size)."""
+    length: 24 symbols a 2x2, anything else a 3x3 (on standard input, the
+    first word of 54 or 24 symbols)."""
     size = cube_size(args)
-    text = read_cube_arg(args.facelets, sizes=(size,) if size else SIZES)
+    text = read_cube_arg(args.facelets, sizes=(size,) if size else (3, 2))
     if size is None:
-        size = SIZE_OF_LENGTH.get(len(text.strip()), 3)
+        size = 2 if len(text.strip()) == 24 else 3
     return size, text
 
 
@@ -202,7 +202,8 @@ def whole_size(allowed: tuple[int, ...] = SIZES) -> Callable[[str], int]:
 
 def add_size(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--size", type=whole_size(), default=None, metavar="N",
-                   help=f"the cube is NxN, 2 to 7 ({what}; default: from the length, 24 symbols a 2x2, else 3x3)")
+                   help=f"the cube is NxN, 2 to 7 ({what});"
+                        " default: from the length, 24 symbols a 2x2, else 3x3")
 
 
 def register(sub: Registry) -> None:
@@ -214,7 +215,8 @@ def register(sub: Registry) -> None:
     p.set_defaults(func=_check)
 
     p = sub.add_parser("show", help="draw a cube's net in the terminal")
-    p.add_argument("facelets", help="54 symbols (6*N*N with --size N), 'solved', or - to read standard input")
+    p.add_argument("facelets",
+                   help="54 symbols (6*N*N with --size N), 'solved', or - to read standard input")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     add_size(p, "the net drawn N stickers a side")
     p.set_defaults(func=_show)

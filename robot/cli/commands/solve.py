@@ -186,5 +186,6 @@ def register(sub: Registry) -> None:
                         f" at most {MAX_BATCH_LINES} lines of {MAX_LINE_CHARS} characters, 1 MiB, and"
                         f" {MAX_BATCH_HOURS:g} hour of search in all")
     p.add_argument("--size", type=whole_size((2, 3)), default=None, metavar="N",
-                   help="2 for a 2x2 (solved optimally, htm or qtm; 24 symbols are a 2x2 anyway), 3 for a 3x3")
+                   help="2 for a 2x2 (solved optimally, htm or qtm; 24 symbols are a 2x2 anyway),"
+                        " 3 for a 3x3")
     p.set_defaults(func=_solve)
