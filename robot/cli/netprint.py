@@ -27,3 +27,23 @@ def render_net(facelets: str, color: bool = False) -> str:
     for r in range(3):
         lines.append(" " * (width + 1) + "".join(cell("D", r, c) for c in range(3)).rstrip())
     return "\n".join(lines)
+
+
+def render_net_size(facelets: str, n: int, color: bool = False) -> str:
+    """The net of an NxN cube (6*n*n URFDLB letters), laid out as the 3x3's."""
+
+    def cell(face: str, row: int, col: int) -> str:
+        letter = facelets[n * n * "URFDLB".index(face) + n * row + col]
+        if not color:
+            return letter + " "
+        fg = 16 if letter in "UDL" else 231
+        return f"\x1b[48;5;{_ANSI[letter]}m\x1b[38;5;{fg}m {letter}\x1b[0m"
+
+    def row_of(face: str, r: int) -> str:
+        return "".join(cell(face, r, c) for c in range(n))
+
+    indent = " " * (2 * n + 1)
+    lines = [(indent + row_of("U", r)).rstrip() for r in range(n)]
+    lines += [" ".join(row_of(f, r) for f in "LFRB").rstrip() for r in range(n)]
+    lines += [(indent + row_of("D", r)).rstrip() for r in range(n)]
+    return "\n".join(lines)

@@ -1,10 +1,17 @@
-"""Commands on cube strings: check, show, apply, scramble."""
+"""Commands on cube strings: check, show, apply, scramble.
+
+A cube's size comes from ``--size N`` (2 to 7) or else from its length (24
+stickers: a 2x2; otherwise a 3x3, whose path is unchanged). Sizes other
+than the 3x3 go through :mod:`solver.nxn` and :mod:`solver.pocket`, plain
+Python and numpy: no solver tables.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from collections.abc import Callable
 
 from solver import (
     SOLVED,
@@ -22,6 +29,7 @@ from ...rig.config import decode_text
 from ...rig.errors import UserError
 from ..limits import (
     MAX_APPLY_MOVES,
+    MAX_CUBE_CHARS,
     MAX_SCRAMBLE_MOVES,
     MAX_SEED,
     STDIN_LIMIT,
@@ -30,30 +38,77 @@ from ..limits import (
     read_stdin,
     whole,
 )
-from ..netprint import render_net
+from ..netprint import render_net, render_net_size
 from . import Registry
 
+SIZES = (2, 3, 4, 5, 6, 7)
 
-def read_cube_arg(text: str, where: str = "the cube") -> str:
-    """A cube argument: 54 symbols, ``solved``, or ``-`` for the first word
-    on standard input that is one of those (so commands can be piped;
-    standard input is read up to 1 MiB)."""
+
+def read_cube_arg(text: str, where: str = "the cube", sizes: tuple[int, ...] = (3,)) -> str:
+    """A cube argument: 54 symbols (or 6*N*N for the ``sizes`` allowed),
+    ``solved``, or ``-`` for the first word on standard input that is one of
+    those (so commands can be piped; standard input is read up to 1 MiB).
+    ``solved`` is a 3x3 when 3 is allowed, else the first size's."""
     if text == "-":
         words = decode_text(read_stdin(STDIN_LIMIT, where), "standard input").split()
-        cubes = [w for w in words if len(w) == 54 or w.lower() == "solved"]
+        lengths = {6 * n * n for n in sizes}
+        cubes = [w for w in words if len(w) in lengths or w.lower() == "solved"]
         if not cubes:
-            raise UserError("no cube on standard input: expected a word of 54 symbols or 'solved'")
+            raise UserError(f"no cube on standard input: expected a word of "
+                            f"{' or '.join(str(k) for k in sorted(lengths))} symbols or 'solved'")
         text = cubes[0]
-    check_cube_text(text, where)
+    if max(sizes) <= 3:
+        check_cube_text(text, where)
+    elif len(text) > 6 * max(sizes) ** 2 + MAX_CUBE_CHARS:
+        raise UserError(f"{where}: {len(text)} characters is not a cube: give {6 * max(sizes) ** 2} symbols,"
+                        " 'solved', or - for standard input")
     if text.lower() == "solved":
-        return SOLVED
+        return SOLVED if 3 in sizes else solved_of_size(sizes[0])
     return text
 
 
+def solved_of_size(n: int) -> str:
+    from solver.nxn import solved
+
+    return solved(n)
+
+
+def cube_size(args: argparse.Namespace) -> int | None:
+    """The size asked for, or None for the 3x3 path of old."""
+    text = args.facelets
+    size: int | None = getattr(args, "size", None)
+    if size is not None:
+        return size
+    if text != "-" and len(text.strip()) == 24:
+        return 2
+    return None
+
+
+def read_sized(args: argparse.Namespace) -> tuple[int, str]:
+    """(size, cube text) for a command that takes any size: --size, else the
+    length: 24 symbols a 2x2, anything else a 3x3 (on standard input, the
+    first word of 54 or 24 symbols)."""
+    size = cube_size(args)
+    text = read_cube_arg(args.facelets, sizes=(size,) if size else (3, 2))
+    if size is None:
+        size = 2 if len(text.strip()) == 24 else 3
+    return size, text
+
+
+def normalize_sized(text: str, size: int) -> str:
+    """The cube in face letters after every check its size allows."""
+    from solver.nxn import normalize
+
+    return normalize(text, size)
+
+
 def _check(args: argparse.Namespace) -> int:
-    text = read_cube_arg(args.facelets)
+    size, text = read_sized(args)
     try:
-        parse_facelets(text)
+        if size == 3:
+            parse_facelets(text)
+        else:
+            normalize_sized(text, size)
     except CubeError as e:
         if args.json:
             print(json.dumps({"valid": False, "error": e.to_dict()}))
@@ -65,23 +120,66 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    text = read_cube_arg(args.facelets)
-    facelets = normalize_facelets(text)
+    size, text = read_sized(args)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    if size != 3:
+        return _show_sized(text, size, color)
+    facelets = normalize_facelets(text)
     print(render_net(facelets, color=color))
     parse_facelets(text)  # a drawable but unsolvable cube still exits 2 with the reason
+    return 0
+
+
+def _show_sized(text: str, size: int, color: bool) -> int:
+    """A cube in face letters is drawn as given, then checked (so a wrong one
+    is seen, and still exits 2 with the reason); other symbols are named by
+    the checks first."""
+    text = text.strip()
+    letters = text if len(text) == 6 * size * size and set(text) <= set("URFDLB") else None
+    print(render_net_size(letters or normalize_sized(text, size), size, color=color))
+    normalize_sized(text, size)
     return 0
 
 
 def _apply(args: argparse.Namespace) -> int:
     moves = " ".join(args.moves)
     check_moves(moves, "MOVES", MAX_APPLY_MOVES, " and apply the parts one after the other")
-    cube = Cube.from_facelets(read_cube_arg(args.facelets))
+    size, text = read_sized(args)
+    if size != 3 or args.size == 3:
+        from solver.nxn import apply_turns
+
+        print(apply_turns(normalize_sized(text, size), size, moves))
+        return 0
+    cube = Cube.from_facelets(text)
     print(cube.apply(moves).to_facelets())
     return 0
 
 
+def _scramble_sized(args: argparse.Namespace) -> int:
+    """A 2x2: a uniform random state (or --moves face turns); bigger cubes:
+    random outer and wide turns (--moves, or as many as a competition
+    scramble), the state and then the moves."""
+    from solver import pocket
+    from solver.nxn import apply_turns, format_turns, random_turns, scramble_length, solved
+
+    n = args.size
+    if n == 2 and args.moves is None:
+        print(pocket.random_pocket(args.seed).to_facelets())
+        return 0
+    if n == 2:
+        moves = random_scramble(args.moves, args.seed)
+        print(pocket.SOLVED_POCKET.apply(moves).to_facelets())
+        print(format_moves(moves))
+        return 0
+    turns = random_turns(n, scramble_length(n) if args.moves is None else args.moves, args.seed)
+    print(apply_turns(solved(n), n, turns))
+    print(format_turns(turns))
+    return 0
+
+
 def _scramble(args: argparse.Namespace) -> int:
+    if args.size not in (None, 3):
+        return _scramble_sized(args)
     if args.moves is not None:
         moves = random_scramble(args.moves, args.seed)
         print(SOLVED_CUBE.apply(moves).to_facelets())
@@ -91,21 +189,44 @@ def _scramble(args: argparse.Namespace) -> int:
     return 0
 
 
+def whole_size(allowed: tuple[int, ...] = SIZES) -> Callable[[str], int]:
+    """An argparse ``type``: a cube size among ``allowed``."""
+    convert = whole(min(allowed), max(allowed))
+
+    def size(text: str) -> int:
+        return convert(text)
+
+    size.__name__ = "cube size"
+    return size
+
+
+def add_size(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--size", type=whole_size(), default=None, metavar="N",
+                   help=f"the cube is NxN, 2 to 7 ({what});"
+                        " default: from the length, 24 symbols a 2x2, else 3x3")
+
+
 def register(sub: Registry) -> None:
     p = sub.add_parser("check", help="check that a cube string describes a solvable cube")
-    p.add_argument("facelets", help="54 symbols in U R F D L B face order, 'solved', or - for stdin")
+    p.add_argument("facelets", help="54 symbols in U R F D L B face order (6*N*N with --size N),"
+                                    " 'solved', or - for stdin")
     p.add_argument("--json", action="store_true", help="machine-readable answer")
+    add_size(p, "sizes 4 to 7: lengths, symbols, colour counts, odd sizes' centres, the corners")
     p.set_defaults(func=_check)
 
     p = sub.add_parser("show", help="draw a cube's net in the terminal")
-    p.add_argument("facelets", help="54 symbols, 'solved', or - to read standard input")
+    p.add_argument("facelets",
+                   help="54 symbols (6*N*N with --size N), 'solved', or - to read standard input")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    add_size(p, "the net drawn N stickers a side")
     p.set_defaults(func=_show)
 
     p = sub.add_parser("apply", help="apply moves to a cube and print the result")
-    p.add_argument("facelets", help="54 symbols, 'solved', or - for stdin")
+    p.add_argument("facelets", help="54 symbols (6*N*N with --size N), 'solved', or - for stdin")
     p.add_argument("moves", nargs="+", metavar="MOVES",
-                   help=f"moves in Singmaster notation, e.g. \"R U R' U'\" (at most {MAX_APPLY_MOVES})")
+                   help=f"moves in Singmaster notation, e.g. \"R U R' U'\" (at most {MAX_APPLY_MOVES});"
+                        " with --size also WCA wide, slice and rotation moves: Rw 3Rw 2R x y z")
+    add_size(p, "WCA moves: R, Rw, 3Rw, 2R, x y z, with ' or 2")
     p.set_defaults(func=_apply)
 
     p = sub.add_parser("scramble", help="a random cube (or random moves) and its facelets")
@@ -114,4 +235,7 @@ def register(sub: Registry) -> None:
     p.add_argument("--moves", type=whole(0, MAX_SCRAMBLE_MOVES), default=None, metavar="N",
                    help="scramble with N random moves (0 to 10000) instead of drawing a uniform random"
                         " state; prints the facelets, then the moves")
+    p.add_argument("--size", type=whole_size(), default=None, metavar="N",
+                   help="an NxN cube, 2 to 7: a 2x2 is a uniform random state (or --moves face turns);"
+                        " 4x4 to 7x7 are random outer and wide turns (--moves, default 40 to 100)")
     p.set_defaults(func=_scramble)

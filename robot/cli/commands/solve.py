@@ -23,7 +23,53 @@ from ..limits import (
 )
 from ..progress import ProgressLine
 from . import Registry
-from .cube import read_cube_arg
+from .cube import read_cube_arg, whole_size
+
+
+class _Pocket:
+    """``solve`` for a 2x2 (24 symbols, or --size 2): optimal in face turns
+    or quarter turns, from a distance table built once (a second or two)."""
+
+    @staticmethod
+    def wanted(args: argparse.Namespace) -> bool:
+        if args.size is not None:
+            return bool(args.size == 2)
+        text = args.facelets
+        return text is not None and text != "-" and len(text.strip()) == 24
+
+    @staticmethod
+    def solve(args: argparse.Namespace) -> int:
+        from solver.pocket import parse_pocket
+
+        if args.batch is not None:
+            raise UserError("--batch solves 3x3 cubes; solve a 2x2 one at a time")
+        if args.metric not in ("htm", "qtm"):
+            raise UserError(f"--metric {args.metric}: a 2x2 is solved optimally in htm or qtm")
+        if args.facelets is None:
+            raise UserError("give a 2x2 cube (24 symbols, 'solved', or - for stdin)")
+        facelets = read_cube_arg(args.facelets, sizes=(2,) if args.size == 2 else (2, 3))
+        parse_pocket(facelets)  # a bad cube is refused before the table is built
+        from solver.pocket import optimal
+
+        progress = ProgressLine(quiet=args.quiet)
+        try:
+            optimal.prepare(progress, args.metric)
+        finally:
+            progress.end()
+        try:
+            sol = optimal.solve(facelets, metric=args.metric, max_length=args.max_length)
+        except SolveError as e:
+            raise Refused(str(e)) from None
+        if args.json:
+            print(json.dumps(sol.to_dict()))
+            return 0
+        print(sol.moves)
+        if sol.length == 0:
+            print("the cube is already solved: no moves", file=sys.stderr)
+        else:
+            print(f"({sol.length} moves, {args.metric} cost {sol.cost:g}, optimal, {sol.elapsed_ms:.1f} ms)",
+                  file=sys.stderr)
+        return 0
 
 
 class Refused(UserError):
@@ -108,6 +154,10 @@ def _solve_cfop(args: argparse.Namespace) -> int:
 
 
 def _solve(args: argparse.Namespace) -> int:
+    if _Pocket.wanted(args):
+        if args.method == "cfop":
+            raise UserError("--method cfop is for a 3x3; a 2x2 is solved optimally without it")
+        return _Pocket.solve(args)
     if args.method == "cfop":
         return _solve_cfop(args)
     options = _options(args)
@@ -169,4 +219,7 @@ def register(sub: Registry) -> None:
                         " and the rest go on (exit 2 if any was bad);"
                         f" at most {MAX_BATCH_LINES} lines of {MAX_LINE_CHARS} characters, 1 MiB, and"
                         f" {MAX_BATCH_HOURS:g} hour of search in all")
+    p.add_argument("--size", type=whole_size((2, 3)), default=None, metavar="N",
+                   help="2 for a 2x2 (solved optimally, htm or qtm; 24 symbols are a 2x2 anyway),"
+                        " 3 for a 3x3")
     p.set_defaults(func=_solve)
