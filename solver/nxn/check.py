@@ -13,10 +13,9 @@ does not say which of a big cube's look-alike pieces is which.
 
 from __future__ import annotations
 
-from collections import Counter
-
 from ..errors import CubeError
 from ..pocket.validate import name_colours, parse_corners, parse_pocket
+from ..stickers import check_stickers
 from ..validate import normalize_facelets, parse_facelets
 from .model import FACES, check_size, position_name
 
@@ -44,7 +43,7 @@ def normalize(facelets: str, n: int) -> str:
     if n == 3:
         parse_facelets(facelets)
         return normalize_facelets(facelets)
-    s = _symbols(facelets, n)
+    s = check_stickers(facelets, n)
     corners = corner_positions(n)
 
     def label(p: int) -> str:
@@ -62,31 +61,6 @@ def normalize(facelets: str, n: int) -> str:
 
 def _names(positions: list[int], n: int) -> str:
     return ", ".join(position_name(p, n) for p in positions)
-
-
-def _symbols(facelets: str, n: int) -> str:
-    size = 6 * n * n
-    if not isinstance(facelets, str):
-        raise CubeError("length", f"a {n}x{n} cube is a string of {size} characters,"
-                        f" not {type(facelets).__name__}")
-    s = facelets.strip()
-    if len(s) != size:
-        raise CubeError("length", f"a {n}x{n} cube string has {size} characters, this one has {len(s)}")
-    bad = [i for i, ch in enumerate(s) if ch.isspace() or not ch.isprintable()]
-    if bad:
-        raise CubeError("symbols", f"blank or unprintable character at {_names(bad[:12], n)}", bad)
-    counts = Counter(s)
-    if len(counts) > 6:
-        rare = sorted(counts, key=lambda ch: (counts[ch], s.index(ch)))[:len(counts) - 6]
-        at = [i for i, ch in enumerate(s) if ch in rare]
-        raise CubeError("symbols", f"{len(counts)} different symbols, but a cube has 6;"
-                        f" the rarest, {''.join(rare)!r}, at {_names(at[:12], n)}", at)
-    wrong = [ch for ch in counts if counts[ch] != n * n]
-    if wrong or len(counts) < 6:
-        detail = ", ".join(f"{ch!r} {counts[ch]} times" for ch in wrong)
-        raise CubeError("count", f"each of 6 colours must appear {n * n} times, but {detail}",
-                        [i for i, ch in enumerate(s) if ch in wrong])
-    return s
 
 
 def _by_centres(s: str, n: int) -> dict[str, str]:

@@ -17,11 +17,11 @@ corners that are actually wrong.
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 from collections.abc import Callable, Iterable
 
 from ..errors import CubeError
 from ..facelets import CORNER_COLORS, OPPOSITE
+from ..stickers import check_stickers
 from .cube import PocketCube
 from .facelets import CORNER_FACELETS, CORNER_NAMES, FACES, FIXED, position_name
 
@@ -40,7 +40,7 @@ def _names(positions: Iterable[int]) -> str:
 def normalize_pocket(facelets: str) -> str:
     """The cube in face letters, named by the fixed DBL corner. Checks
     length, symbols, counts and that every corner is a real piece."""
-    s = _check_symbols(facelets)
+    s = check_stickers(facelets, 2)
     return name_colours(s)
 
 
@@ -92,30 +92,6 @@ def parse_corners(named: str, place: Callable[[int], int] = int,
             [p for s in twisted for p in at(s)],
         )
     return PocketCube(tuple(cp), tuple(co))
-
-
-def _check_symbols(facelets: str) -> str:
-    if not isinstance(facelets, str):
-        raise CubeError("length", f"a 2x2 cube is a string of {SIZE} characters,"
-                        f" not {type(facelets).__name__}")
-    s = facelets.strip()
-    if len(s) != SIZE:
-        raise CubeError("length", f"a 2x2 cube string has {SIZE} characters, this one has {len(s)}")
-    bad = [i for i, ch in enumerate(s) if ch.isspace() or not ch.isprintable()]
-    if bad:
-        raise CubeError("symbols", f"blank or unprintable character at {_names(bad)}", bad)
-    counts = Counter(s)
-    if len(counts) > 6:
-        rare = sorted(counts, key=lambda ch: (counts[ch], s.index(ch)))[:len(counts) - 6]
-        at = [i for i, ch in enumerate(s) if ch in rare]
-        raise CubeError("symbols", f"{len(counts)} different symbols, but a cube has 6;"
-                        f" the rarest, {''.join(rare)!r}, at {_names(at)}", at)
-    wrong = [ch for ch in counts if counts[ch] != 4]
-    if wrong or len(counts) < 6:
-        detail = ", ".join(f"{ch!r} {counts[ch]} times" for ch in wrong)
-        raise CubeError("count", f"each of 6 colours must appear 4 times, but {detail}",
-                        [i for i, ch in enumerate(s) if ch in wrong])
-    return s
 
 
 def name_colours(s: str, place: Callable[[int], int] = int,
