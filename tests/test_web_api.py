@@ -6,13 +6,12 @@ checked against the simulated rig's own cube."""
 import json
 import subprocess
 import sys
-from dataclasses import replace
 
 import pytest
 from webserver import Client, panel_server, rig_for_url
 
+from robot.cli.commands.serve import sim_glare
 from solver import Cube, random_cube
-from vision.render import Lighting
 
 TWISTED = "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
 TWISTED = TWISTED[:8] + "R" + TWISTED[9:]  # one sticker changed: colour counts are wrong
@@ -186,13 +185,8 @@ def test_estop_with_no_run_reaches_the_idle_rig(tmp_path):
         assert client.post("/api/estop/clear")[0] == 200 and not rig_for_url(rig_url).estop
 
 
-def _glare_first_scan(capture):
-    base = Lighting(kelvin=5000, intensity=1.0, noise=1.5)
-    return replace(base, glare=[(0.47, 0.54, 0.05, 3.0)]) if capture < 3 else base
-
-
 def test_a_doubtful_scan_waits_for_an_answer(tmp_path):
-    with panel_server(tmp_path, sim_lighting=_glare_first_scan) as (base, panel, rig_url):
+    with panel_server(tmp_path, sim_lighting=sim_glare(2)) as (base, panel, rig_url):
         client = Client(base)
         assert client.post("/api/start", {"seed": 22})[0] == 202
         body = client.wait_state("needs_help")

@@ -229,8 +229,12 @@ class Panel:
         self.stop()
         if self.thread is not None:
             self.thread.join(timeout=15)
+        self.end_streams()
+
+    def end_streams(self) -> None:
+        """End every event stream (on the event loop)."""
         for q in list(self.subscribers):
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(asyncio.QueueFull):
                 q.put_nowait(None)
 
     # -- events ----------------------------------------------------------------

@@ -104,7 +104,13 @@ def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool 
     config = uvicorn.Config(app, log_level="info" if verbose else "warning", access_log=verbose,
                             proxy_headers=False, server_header=False, timeout_graceful_shutdown=2,
                             h11_max_incomplete_event_size=16 * 1024, lifespan="on")
-    return uvicorn.Server(config), panel
+
+    class PanelServer(uvicorn.Server):
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            panel.end_streams()  # the event streams never end by themselves
+            await super().shutdown(sockets)
+
+    return PanelServer(config), panel
 
 
 def serve(cfg: Config, options: Options, served: Served, *, verbose: bool = False) -> None:

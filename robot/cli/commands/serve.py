@@ -48,7 +48,7 @@ def sim_glare(recaptures: int):  # type: ignore[no-untyped-def]
 
     def lighting(capture: int) -> Lighting:
         base = Lighting(kelvin=5000, intensity=1.0, noise=1.5)
-        return replace(base, glare=[(0.47, 0.54, 0.05, 3.0)]) if capture <= recaptures else base
+        return replace(base, glare=[(0.47, 0.54, 0.08, 4.0)]) if capture <= recaptures else base
 
     return lighting
 
