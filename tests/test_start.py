@@ -193,3 +193,125 @@ def test_missing_camera_is_reported_before_anything_moves(tmp_path):
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert "camera 'upper'" in r.stderr and "no such file" in r.stderr
     assert "turn" not in r.stdout
+
+
+# ---------------------------------------------------------------- the engine and its faces
+
+
+class Recorder:
+    """A face that keeps every event and answers a doubt with ``answers``."""
+
+    auto_start = True
+
+    def __init__(self, answers=(), on_event=None):
+        self.events = []
+        self.answers = list(answers)
+        self.asked = []
+        self.on_event = on_event
+
+    def emit(self, event):
+        self.events.append(event)
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def ask(self, doubt):
+        self.asked.append(doubt)
+        return self.answers.pop(0)(doubt) if self.answers else None
+
+    def pressed(self):
+        return None
+
+    def kinds(self):
+        return [e.kind for e in self.events]
+
+
+def test_engine_tells_its_face_every_step_in_order(cfg, tmp_path):
+    from robot.app.start import Engine
+
+    url = fresh_url()
+    face = Recorder()
+    record = Engine(cfg, face, port=url, state_dir=tmp_path, seed=51).run()
+    kinds = face.kinds()
+    assert record["status"] == "solved"
+    assert kinds[:5] == ["connected", "waiting", "started", "scanning", "scan"]
+    assert kinds[-1] == "finished" and face.events[-1].data["status"] == "solved"
+    assert face.events[-1].state == "done"
+    n = record["turns"]
+    done = [e for e in face.events if e.kind == "turn-done"]
+    assert [e.data["index"] for e in done] == list(range(n))
+    assert [e.data["index"] for e in face.events if e.kind == "turn-started"] == list(range(n))
+    # each turn event's state is the scanned cube with the turns so far applied
+    cube = Cube.from_facelets(record["facelets"])
+    steps = next(e for e in face.events if e.kind == "solution").data["steps"]
+    for e, step in zip(done, steps):
+        cube = cube.apply(step)
+        assert e.data["state_facelets"] == cube.to_facelets()
+    assert cube.is_solved()
+    for e in face.events:  # every event is plain JSON for the web
+        json.dumps(e.to_json())
+    forget(url)
+
+
+def test_a_person_fixes_a_doubtful_scan_through_the_face(cfg, tmp_path):
+    from robot.app.start import Answer, Engine
+
+    url = fresh_url()
+    truth = {}
+
+    def fix(doubt):
+        truth["seen"] = doubt.result.facelets
+        return Answer("accept", rig_for_url(url).cube.to_facelets())
+
+    face = Recorder([fix])
+    glare = _glare_on(1 + cfg.start.recaptures)  # the first scan only: the confirmation scan is clear
+    record = Engine(cfg, face, port=url, state_dir=tmp_path, seed=22, sim_lighting=glare).run()
+    assert len(face.asked) == 1 and face.asked[0].doubtful
+    assert "doubt" in face.kinds() and face.events[face.kinds().index("doubt")].state == "needs_help"
+    assert record["status"] == "solved" and rig_for_url(url).cube.is_solved()
+    forget(url)
+
+
+def test_an_invalid_fix_is_asked_again_and_a_rescan_captures_again(cfg, tmp_path):
+    from robot.app.start import Answer, Engine
+
+    url = fresh_url()
+    face = Recorder([lambda d: Answer("accept", "U" * 54), lambda d: Answer("rescan"),
+                     lambda d: Answer("stop", message="no thanks")])
+    with pytest.raises(ScanDoubtful, match="no thanks"):
+        Engine(cfg, face, port=url, state_dir=tmp_path, seed=22, sim_lighting=_glare_on(99)).run()
+    kinds = face.kinds()
+    assert "fix-invalid" in kinds
+    assert kinds.count("scanning") == cfg.start.recaptures + 2  # the rescan captured every view again
+    assert rig_for_url(url).record == []
+    forget(url)
+
+
+@pytest.mark.parametrize("emergency", [False, True], ids=["stop", "estop"])
+def test_stop_and_emergency_stop_mid_solve(cfg, tmp_path, emergency):
+    import threading
+
+    from robot.app.start import Engine, Stopped
+
+    url = fresh_url()
+    url = url.replace("speed=max", "speed=4")
+    holder = {}
+
+    def on_event(event):
+        if event.kind == "turn-done" and event.data["index"] == 2:
+            # from another thread, as the web panel does
+            threading.Thread(target=holder["engine"].estop if emergency else holder["engine"].stop).start()
+
+    face = Recorder(on_event=on_event)
+    engine = holder["engine"] = Engine(cfg, face, port=url, state_dir=tmp_path, seed=61)
+    with pytest.raises(Stopped):
+        engine.run()
+    rig = rig_for_url(url)
+    last = face.events[-1]
+    assert last.kind == "finished" and last.state == "stopped" and last.data["estop"] is emergency
+    assert engine.record["status"] == "stopped"
+    turned = len(rig.record)
+    assert 3 <= turned < engine.record["turns"]
+    assert not rig.cube.is_solved()
+    if emergency:
+        assert rig.estop
+    forget(url)

@@ -1,8 +1,12 @@
 """Press start: connect, wait for the button, scan, solve, turn, confirm.
 
-This is the one place where vision, solver and rig meet. Each stage is a
-function of its own so the order reads top-down in :func:`run`; the stages
-share a :class:`Run` that collects what the summary and the run record need.
+This is the one place where vision, solver and rig meet. The :class:`Engine`
+runs the stages, each a function of its own so the order reads top-down in
+:meth:`Engine._stages`; the stages share a :class:`Run` that collects what
+the summary and the run record need. The engine shows nothing itself: it
+tells a :class:`Face` what happens (an :class:`Event`) and asks it when a
+person is needed (an :class:`Answer`). The terminal with its preview window
+(:mod:`robot.app.terminal`) and the web panel (:mod:`robot.web`) are faces.
 
 The rule that matters most: a scan that is doubtful or invalid never turns a
 motor. It is captured again (only the views concerned), then shown to the
@@ -12,16 +16,16 @@ are in doubt and why.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import random
-import select
-import sys
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -103,6 +107,83 @@ def open_rig(cfg: Config, *, port: str | None, firmware: str | None, seed: int |
     return handle
 
 
+# ---------------------------------------------------------------- events and faces
+
+
+class Stopped(RigError):
+    """A person asked the run to stop (Stop, or the emergency stop)."""
+
+    def __init__(self, message: str, *, estop: bool = False):
+        super().__init__(message)
+        self.estop = estop
+
+
+@dataclass
+class Event:
+    """Something that happened in a run, for every face to show its way.
+
+    ``kind`` names it (see :data:`EVENT_KINDS`), ``state`` is the run's state
+    after it, ``data`` holds plain JSON values (a face may add its own extras,
+    and later stages may add keys such as a turn's ``stage`` label), ``text``
+    is a sentence a face may print as it is, and ``result`` carries the scan
+    (pictures, samples) to the faces that draw it; it is never serialised."""
+
+    kind: str
+    state: str
+    data: dict[str, Any] = field(default_factory=dict)
+    text: str = ""
+    t: float = field(default_factory=time.time)
+    result: ScanResult | None = field(default=None, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "state": self.state, "t": round(self.t, 4), "text": self.text, **self.data}
+
+
+EVENT_KINDS = ("connected", "waiting", "started", "scanning", "recapture", "scan", "doubt", "answer",
+               "fix-invalid", "solving", "solution", "turn-started", "turn-done", "confirmed", "finished")
+STATES = ("idle", "scanning", "needs_help", "solving", "turning", "done", "failed", "stopped")
+
+
+@dataclass
+class Doubt:
+    """A scan that needs a person: the result, which stickers and why."""
+
+    purpose: str
+    result: ScanResult
+    doubtful: list[int]
+    why: str
+
+
+@dataclass
+class Answer:
+    """A person's answer to a :class:`Doubt`: ``accept`` (with the fixed
+    ``facelets``), ``rescan``, or ``stop`` (with why, for the record)."""
+
+    action: str
+    facelets: str = ""
+    message: str = ""
+
+
+class Face:
+    """One way of showing a run to a person and hearing back (the terminal
+    with its preview window, the web page). The engine calls these from the
+    thread that runs it; the defaults suit a face that only watches."""
+
+    auto_start: bool = True
+    """Nobody will press start: a simulated rig's button is pressed for them."""
+
+    def emit(self, event: Event) -> None:
+        """Show ``event``."""
+
+    def ask(self, doubt: Doubt) -> Answer | None:
+        """Let a person fix, rescan or stop; None when nobody can be asked."""
+        return None
+
+    def pressed(self) -> str | None:
+        """Polled while waiting for start: how the person started, if they did."""
+        return None
+
+
 # ---------------------------------------------------------------- the run
 
 
@@ -110,14 +191,29 @@ def open_rig(cfg: Config, *, port: str | None, firmware: str | None, seed: int |
 class Run:
     cfg: Config
     rig: RigHandle
-    headless: bool
-    out: Callable[[str], None]
+    face: Face
     seed: int | None = None
     sim_lighting: Callable[[int], Lighting] | None = None
     """For simulated cameras: capture number -> lighting (None: random)."""
+    stop_flag: threading.Event = field(default_factory=threading.Event)
+    estop_flag: threading.Event = field(default_factory=threading.Event)
+    state: str = "idle"
     captures: int = 0
     record: dict = field(default_factory=dict)
     images: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def emit(self, kind: str, state: str | None = None, text: str = "", result: ScanResult | None = None,
+             **data: Any) -> None:
+        if state is not None:
+            self.state = state
+        self.face.emit(Event(kind, self.state, data, text, result=result))
+
+    def check_stop(self) -> None:
+        """Between steps: end the run here if a person asked for it."""
+        if self.estop_flag.is_set():
+            raise Stopped("emergency stop: the rig was stopped", estop=True)
+        if self.stop_flag.is_set():
+            raise Stopped("stopped by request")
 
 
 def check_cameras(run: Run) -> None:
@@ -137,43 +233,25 @@ def check_cameras(run: Run) -> None:
 
 
 def wait_for_start(run: Run, *, no_wait: bool = False) -> str:
-    """Block until the rig's button, Enter, or space in the preview."""
+    """Block until the rig's button or the face's own start (Enter, a key)."""
     link = run.rig.link
     if no_wait:
         return "no-wait"
-    interactive = sys.stdin is not None and sys.stdin.isatty()
     before = link.buttons  # counted before a simulated press, so its event is never missed
-    if run.rig.press is not None and (run.headless or not interactive):
-        run.out("waiting for start: pressing the simulated rig's button")
+    if run.rig.press is not None and run.face.auto_start:
+        run.emit("waiting", "idle", "waiting for start: pressing the simulated rig's button",
+                 press="simulated")
         run.rig.press()
-    elif interactive:
-        run.out("ready: press the rig's start button or Enter")
     else:
-        run.out("ready: press the rig's start button")
-    window = None
-    if not run.headless:
-        from vision.preview import has_display
-
-        if has_display():
-            import cv2
-
-            window = "cuberobot"
-            blank = np.zeros((120, 640, 3), np.uint8)
-            cv2.putText(blank, "press SPACE, Enter or the rig's button to start", (10, 65),
-                        cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 1)
-            cv2.imshow(window, blank)
+        run.emit("waiting", "idle", "ready: press the rig's start button", press="person")
     while True:
         link.poll(0.02)
         if link.buttons > before:
             return "button"
-        if interactive and select.select([sys.stdin], [], [], 0)[0]:
-            sys.stdin.readline()
-            return "enter"
-        if window is not None:
-            import cv2
-
-            if cv2.waitKey(1) & 0xFF == 32:
-                return "space"
+        by = run.face.pressed()
+        if by:
+            return by
+        run.check_stop()
 
 
 def _doubtful(result: ScanResult, min_confidence: float) -> list[int]:
@@ -195,73 +273,109 @@ def _lighting(run: Run) -> Lighting | None:
     return run.sim_lighting(run.captures) if run.sim_lighting is not None else None
 
 
-def scan(run: Run, *, purpose: str = "scan") -> tuple[ScanResult, str]:
-    """Capture every view and classify; capture the doubtful views again up
-    to ``recaptures`` times; then ask the user, or give up (headless)."""
-    from vision.preview import annotate
-    from vision.scanning import ScanResult, capture_frames, classify_measured, expand_views, measure
+MAX_RESCANS = 20
+"""A person may ask for a new capture this many times in one scan."""
 
-    cfg = run.cfg
-    cameras, views = cfg.cameras, cfg.views
-    profile = _profile(cfg)
-    state = run.rig.sim_state() if run.rig.sim_state else None
-    flat = expand_views(views)
 
-    def capture(which: list[ViewSpec]) -> dict[str, np.ndarray]:
-        frames = capture_frames(cameras, which, sim_state=state, sim_lighting=_lighting(run),
+class _Scanner:
+    """Capturing and classifying for one scan (the views, the profile and the
+    simulated cube stay the same between captures)."""
+
+    def __init__(self, run: Run, purpose: str):
+        from vision.scanning import expand_views
+
+        self.run, self.purpose = run, purpose
+        self.profile = _profile(run.cfg)
+        self.state = run.rig.sim_state() if run.rig.sim_state else None
+        self.flat = expand_views(run.cfg.views)
+        self.frames: dict[str, np.ndarray] = {}
+
+    def capture(self, which: list[ViewSpec]) -> ScanResult:
+        """Capture ``which`` views again (the others are kept) and classify."""
+        from vision.scanning import capture_frames
+
+        run = self.run
+        run.check_stop()
+        run.emit("scanning", "scanning", purpose=self.purpose, capture=run.captures + 1,
+                 views=[v.name for v in which])
+        frames = capture_frames(run.cfg.cameras, which, sim_state=self.state, sim_lighting=_lighting(run),
                                 sim_seed=None if run.seed is None else run.seed * 7919 + run.captures)
         run.captures += 1
-        return frames
+        self.frames = {**self.frames, **frames}
+        return self.evaluate()
 
-    def evaluate(frames: dict[str, np.ndarray]) -> ScanResult:
-        samples, spread, glare = measure(frames, flat, profile)
-        cls = classify_measured(samples, spread, glare, profile=profile)
-        res = ScanResult(cls.facelets, cls, samples, spread, glare, frames=frames, views=flat)
-        res.images = {v.name: annotate(frames[v.name], v, res) for v in flat if v.name in frames}
+    def evaluate(self) -> ScanResult:
+        from vision.preview import annotate
+        from vision.scanning import ScanResult, classify_measured, measure
+
+        samples, spread, glare = measure(self.frames, self.flat, self.profile)
+        cls = classify_measured(samples, spread, glare, profile=self.profile)
+        res = ScanResult(cls.facelets, cls, samples, spread, glare, frames=self.frames, views=self.flat)
+        res.images = {v.name: annotate(self.frames[v.name], v, res)
+                      for v in self.flat if v.name in self.frames}
+        doubt = _doubtful(res, self.run.cfg.start.min_confidence)
+        self.run.emit("scan", purpose=self.purpose, facelets=res.facelets, valid=bool(cls.valid),
+                      confidence=[round(float(c), 3) for c in cls.confidence], doubtful=doubt,
+                      why=_why(res) if doubt or not cls.valid else "", views=sorted(res.images),
+                      result=res)
         return res
 
-    frames = capture(views)
-    result = evaluate(frames)
+
+def scan(run: Run, *, purpose: str = "scan") -> tuple[ScanResult, str]:
+    """Capture every view and classify; capture the doubtful views again up
+    to ``recaptures`` times; then ask a person (:func:`resolve_doubt`)."""
+    cfg = run.cfg
+    scanner = _Scanner(run, purpose)
+    result = scanner.capture(cfg.views)
     for _ in range(cfg.start.recaptures):
         doubt = _doubtful(result, cfg.start.min_confidence)
         if result.classification.valid and not doubt:
             break
-        concerned = _views_concerned(views, doubt)
-        run.out(f"{purpose}: {len(doubt)} doubtful sticker(s) ({_names(doubt)}); capturing "
-                f"{', '.join(v.name for v in concerned)} again")
-        frames = {**frames, **capture(concerned)}
-        result = evaluate(frames)
-    doubt = _doubtful(result, cfg.start.min_confidence)
-    if result.classification.valid and not doubt:
-        return result, result.facelets
-    if run.headless:
-        raise ScanDoubtful(
-            f"{purpose}: cannot trust the scan after {run.captures} capture(s): {_why(result)}. "
-            f"Doubtful stickers: {_names(doubt) or 'none named'}. No motor was moved. "
-            "Check the light (glare, shadows) and run again, or run without --headless to fix them",
-            result)
-    return result, _ask_user(result, doubt)
+        concerned = _views_concerned(cfg.views, doubt)
+        run.emit("recapture", text=f"{purpose}: {len(doubt)} doubtful sticker(s) ({_names(doubt)}); "
+                 f"capturing {', '.join(v.name for v in concerned)} again", doubtful=doubt,
+                 views=[v.name for v in concerned])
+        result = scanner.capture(concerned)
+    return resolve_doubt(run, scanner, result)
 
 
-def _ask_user(result: ScanResult, doubt: list[int]) -> str:
+def resolve_doubt(run: Run, scanner: _Scanner, result: ScanResult) -> tuple[ScanResult, str]:
+    """A trusted scan goes on; a doubtful one goes to a person, who fixes
+    stickers and accepts, asks for a new capture, or stops. With nobody to
+    ask, the run ends and says which stickers are in doubt and why."""
     from solver import CubeError
-    from vision.preview import has_display, interactive
 
-    if not has_display():
-        raise ScanDoubtful(f"doubtful stickers {_names(doubt)} ({_why(result)}) and no display to fix them"
-                           " on: run where a preview window can open, or recalibrate the colours", result)
-    while True:
-        action, facelets = interactive(result)
-        if action == "quit":
-            raise ScanDoubtful("scan rejected in the preview; no motor was moved", result)
-        if action == "rescan":
-            raise ScanDoubtful("rescan asked for in the preview: run `cuberobot start` again", result)
-        try:
-            Cube.from_facelets(facelets)
-        except CubeError as e:
-            print(f"still not a valid cube: {e}", file=sys.stderr)
-            continue
-        return facelets
+    purpose = scanner.purpose
+    for _ in range(MAX_RESCANS + 1):
+        doubt = _doubtful(result, run.cfg.start.min_confidence)
+        if result.classification.valid and not doubt:
+            return result, result.facelets
+        run.emit("doubt", "needs_help", f"{purpose}: {len(doubt)} doubtful sticker(s) ({_names(doubt)}): "
+                 f"{_why(result)}", purpose=purpose, facelets=result.facelets, doubtful=doubt,
+                 why=_why(result))
+        while True:
+            answer = run.face.ask(Doubt(purpose, result, doubt, _why(result)))
+            run.check_stop()
+            if answer is None:
+                raise ScanDoubtful(
+                    f"{purpose}: cannot trust the scan after {run.captures} capture(s): {_why(result)}. "
+                    f"Doubtful stickers: {_names(doubt) or 'none named'}. No motor was moved. "
+                    "Check the light (glare, shadows) and run again, or run without --headless to fix them",
+                    result)
+            run.emit("answer", "scanning", action=answer.action)
+            if answer.action == "stop":
+                raise ScanDoubtful(answer.message or f"{purpose} rejected; no motor was moved", result)
+            if answer.action == "rescan":
+                result = scanner.capture(run.cfg.views)
+                break
+            try:
+                Cube.from_facelets(answer.facelets)
+            except CubeError as e:
+                run.emit("fix-invalid", "needs_help", f"still not a valid cube: {e}", error=e.to_dict())
+                continue
+            return result, answer.facelets
+    raise ScanDoubtful(f"{purpose}: still doubtful after {MAX_RESCANS} new captures; no motor was moved",
+                       result)
 
 
 def _views_concerned(views: list[ViewSpec], doubt: list[int]) -> list[ViewSpec]:
@@ -288,6 +402,8 @@ def solve(run: Run, facelets: str) -> Solution:
     RigError before any motor turns."""
     import solver
 
+    run.check_stop()
+    run.emit("solving", "solving", facelets=facelets)
     q, h = rig_turn_costs(run.cfg)
     s = run.cfg.solver
     try:
@@ -317,74 +433,146 @@ def plan_picture(scan_image: np.ndarray, steps: list[str], done: int) -> np.ndar
     return np.vstack([scan_image, band])
 
 
+def turn_extras(run: Run, index: int) -> dict[str, Any]:
+    """What a turn's events carry beyond the turn itself (a later stage, such
+    as the name of the solving method's stage, adds its keys here)."""
+    return {}
+
+
 def turn(run: Run, start: Cube, solution: Solution, journal: Journal) -> job.JobReport:
-    """Execute the solution's steps with a live progress line (and the plan
-    in the preview window when there is one)."""
+    """Execute the solution's steps, telling the faces as each turn starts
+    and as the rig reports it done. A Stop ends the run after the turn being
+    reported (the rig finishes the turns it has queued; the journal keeps the
+    job for `cuberobot resume`)."""
     n = len(solution.steps)
-    tty = sys.stderr.isatty()
     t0 = time.monotonic()
     estimate = run.record.get("estimated_turning_s", 0.0)
     texts = [" ".join(step) for step in solution.steps]
-    show = None
-    if not run.headless and run.images:
-        from vision.preview import has_display
 
-        if has_display():
-            import cv2
-
-            tiles = list(run.images.values())
-            height = min(t.shape[0] for t in tiles)
-            scan_image = np.hstack([cv2.resize(t, (t.shape[1] * height // t.shape[0], height))
-                                    for t in tiles])
-            scale = min(1.0, 1600 / scan_image.shape[1])
-            scan_image = cv2.resize(scan_image, None, fx=scale, fy=scale)
-
-            def show(done: int) -> None:
-                cv2.imshow("cuberobot", plan_picture(scan_image, texts, done))
-                cv2.waitKey(1)
-
-            show(0)
+    def started(i: int) -> None:
+        if i < n:
+            run.emit("turn-started", "turning", index=i, turns=n, step=texts[i], **turn_extras(run, i))
 
     def on_turn(td: job.TurnDone) -> None:
-        if show is not None:
-            show(td.index + 1)
-        if tty:
-            elapsed = time.monotonic() - t0
-            left = max(0.0, estimate - elapsed)
-            sys.stderr.write(f"\rturn {td.index + 1} of {n}  {td.step.text:<7} elapsed {elapsed:5.1f} s"
-                             f"  remaining ~{left:4.1f} s ")
-            sys.stderr.flush()
+        elapsed = time.monotonic() - t0
+        run.emit("turn-done", "turning", index=td.index, turns=n, step=td.step.text, state_facelets=td.state,
+                 ticks=td.ticks, elapsed_s=round(elapsed, 3),
+                 remaining_s=round(max(0.0, estimate - elapsed), 3),
+                 **turn_extras(run, td.index))
         log.debug("turn %d of %d: %s", td.index + 1, n, td.step.text)
+        run.check_stop()
+        started(td.index + 1)
 
-    report = job.run(run.rig.link, journal, start, solution.steps, on_turn=on_turn)
-    if tty:
-        sys.stderr.write("\n")
-    return report
+    started(0)
+    return job.run(run.rig.link, journal, start, solution.steps, on_turn=on_turn)
 
 
-def run_start(cfg: Config, *, port: str | None = None, headless: bool = False, firmware: str | None = None,
-              state_dir: str | Path | None = None, seed: int | None = None, no_wait: bool = False,
-              sim_lighting: Callable[[int], Lighting] | None = None,
-              out: Callable[[str], None] = print, progress: Callable[[str], None] | None = None) -> dict:
-    """The whole loop. Returns the run record (also written to the state dir).
-    ``progress`` hears about the solver's one-time table build, if it happens."""
-    import solver
+def _settle_after_stop(run: Run) -> None:
+    """After a Stop (not an emergency stop): let the rig finish what it has
+    queued, so that the link is closed on an idle rig."""
+    link = run.rig.link
+    deadline = time.monotonic() + 10.0
+    with contextlib.suppress(RigError):
+        while time.monotonic() < deadline and not run.estop_flag.is_set():
+            if link.status().queue_len == 0:
+                return
+            link.poll(0.05)
 
-    if seed is None:
-        seed = random.SystemRandom().randrange(2**31)
-    t_prepare = time.monotonic()
-    solver.prepare(progress)  # tables loaded before the button, so pressing start is answered at once
-    _warm_up_vision()
-    rig = open_rig(cfg, port=port, firmware=firmware, seed=seed)
-    log.info("connected to the rig on %s (firmware %s)", rig.port, rig.link.hello)
-    run = Run(cfg, rig, headless, out, seed=seed, sim_lighting=sim_lighting)
-    record = run.record
-    record.update(seed=seed, port=rig.port, config=str(cfg.path) if cfg.path else None,
-                  started=time.strftime("%Y-%m-%dT%H:%M:%S"), prepare_s=time.monotonic() - t_prepare)
-    run_dir = _run_dir(state_dir)
-    try:
+
+class Engine:
+    """The press-start loop as one object that faces watch: :meth:`run` goes
+    through the named stages below, telling ``face`` what happens and asking
+    it when a scan is in doubt; :meth:`stop` and :meth:`estop` may be called
+    from any thread at any moment."""
+
+    def __init__(self, cfg: Config, face: Face, *, port: str | None = None, firmware: str | None = None,
+                 state_dir: str | Path | None = None, seed: int | None = None, no_wait: bool = False,
+                 scan_only: bool = False, sim_lighting: Callable[[int], Lighting] | None = None,
+                 progress: Callable[[str], None] | None = None):
+        self.cfg, self.face = cfg, face
+        self.port, self.firmware, self.state_dir = port, firmware, state_dir
+        self.seed = random.SystemRandom().randrange(2**31) if seed is None else seed
+        self.no_wait, self.scan_only = no_wait, scan_only
+        self.sim_lighting, self.progress = sim_lighting, progress
+        self.stop_flag, self.estop_flag = threading.Event(), threading.Event()
+        self._rig: RigHandle | None = None
+        self.record: dict = {}
+
+    def stop(self) -> None:
+        """End the run at the next step (after the turn the rig reports next)."""
+        self.stop_flag.set()
+
+    def estop(self) -> bool:
+        """The emergency stop: straight onto the rig's line, from the calling
+        thread (as Ctrl-C's handler does), then the run ends. True when a
+        link was there to send it on."""
+        self.estop_flag.set()
+        self.stop_flag.set()
+        rig = self._rig
+        if rig is None:
+            return False
+        rig.link.estop()
+        return True
+
+    def run(self) -> dict:
+        """The whole loop. Returns the run record (also written to the state
+        dir); raises what ended it (the record says so too)."""
+        import solver
+
+        cfg = self.cfg
+        t_prepare = time.monotonic()
+        solver.prepare(self.progress)  # tables loaded before the button: pressing start is answered at once
+        _warm_up_vision()
+        rig = open_rig(cfg, port=self.port, firmware=self.firmware, seed=self.seed)
+        self._rig = rig
+        if self.estop_flag.is_set():
+            rig.link.estop()  # pressed while connecting
+        log.info("connected to the rig on %s (firmware %s)", rig.port, rig.link.hello)
+        run = Run(cfg, rig, self.face, seed=self.seed, sim_lighting=self.sim_lighting,
+                  stop_flag=self.stop_flag, estop_flag=self.estop_flag, record=self.record)
+        record = run.record
+        record.update(seed=self.seed, port=rig.port, config=str(cfg.path) if cfg.path else None,
+                      started=time.strftime("%Y-%m-%dT%H:%M:%S"), prepare_s=time.monotonic() - t_prepare)
+        run.emit("connected", "idle", port=rig.port, simulated=rig.simulated is not None,
+                 firmware=str(rig.link.hello))
+        run_dir = _run_dir(self.state_dir)
+        try:
+            self._stages(run, run_dir)
+            return record
+        except ScanDoubtful as e:
+            record.update(status="scan-doubtful", message=str(e))
+            run.emit("finished", "failed", str(e), status="scan-doubtful")
+            raise
+        except Stopped as e:
+            if not e.estop:
+                _settle_after_stop(run)
+            record.update(status="stopped", message=str(e), estop=e.estop)
+            run.emit("finished", "stopped", str(e), status="stopped", estop=e.estop)
+            raise
+        except KeyboardInterrupt:
+            record.update(status="interrupted")
+            run.emit("finished", "stopped", "interrupted", status="interrupted")
+            raise
+        except RigError as e:
+            if self.estop_flag.is_set():  # the job saw the latched stop first and says what it knows
+                record.update(status="stopped", message=f"emergency stop: {e}", estop=True)
+                run.emit("finished", "stopped", f"emergency stop: {e}", status="stopped", estop=True)
+                raise Stopped(f"emergency stop: {e}", estop=True) from None
+            record.update(status="failed", message=str(e))
+            run.emit("finished", "failed", str(e), status="failed")
+            raise
+        finally:
+            self._rig = None
+            rig.close()
+            record["run_dir"] = str(run_dir)
+            _write_record(run_dir, record)
+
+    def _stages(self, run: Run, run_dir: Path) -> None:
+        """check cameras, wait for start, scan, solve, turn, confirm."""
+        cfg, rig, record = run.cfg, run.rig, run.record
         check_cameras(run)
-        record["start_by"] = wait_for_start(run, no_wait=no_wait)
+        record["start_by"] = wait_for_start(run, no_wait=self.no_wait)
+        run.emit("started", by=record["start_by"])
         t_start = time.monotonic()
         try:
             result, facelets = scan(run)
@@ -399,11 +587,16 @@ def run_start(cfg: Config, *, port: str | None = None, headless: bool = False, f
         record.update(scan_s=t_scanned - t_start, facelets=facelets)
         if rig.sim_state is not None:
             record["scan_correct"] = facelets == rig.sim_state()
+        if self.scan_only:
+            record.update(status="scanned")
+            run.emit("finished", "done", f"scanned {facelets}", status="scanned", facelets=facelets)
+            return
         start_cube = Cube.from_facelets(facelets)
         if start_cube.is_solved():
-            out("the cube is already solved: no motor turns")
             record.update(status="already-solved", compute_s=0.0, turns=0, turning_s=0.0)
-            return record
+            run.emit("finished", "done", "the cube is already solved: no motor turns",
+                     status="already-solved")
+            return
         log.info("scan: %s after %d capture(s); warnings: %s", facelets, run.captures,
                  result.classification.warnings if result is not None else [])
         solution = solve(run, facelets)
@@ -416,9 +609,13 @@ def run_start(cfg: Config, *, port: str | None = None, headless: bool = False, f
         record.update(compute_s=t_solved - t_scanned, moves=solution.moves, length=solution.length,
                       cost=solution.cost, metric=solution.metric, turns=len(steps),
                       estimated_turning_s=estimate, start_to_first_move_s=t_solved - t_start)
-        out(f"scanned {facelets} in {record['scan_s']:.2f} s; solution {solution.moves} "
-            f"({solution.length} moves, {len(steps)} turns, ~{estimate:.1f} s)")
-        with Journal(state_dir) as journal:
+        run.emit("solution", "turning", f"scanned {facelets} in {record['scan_s']:.2f} s; solution "
+                 f"{solution.moves} ({solution.length} moves, {len(steps)} turns, ~{estimate:.1f} s)",
+                 facelets=facelets, moves=solution.moves, length=solution.length, cost=solution.cost,
+                 metric=solution.metric, steps=[" ".join(s) for s in solution.steps],
+                 estimated_s=round(estimate, 3))
+        run.check_stop()
+        with Journal(self.state_dir) as journal:
             t_turn = time.monotonic()
             report = turn(run, start_cube, solution, journal)
         t_turned = time.monotonic()
@@ -429,25 +626,31 @@ def run_start(cfg: Config, *, port: str | None = None, headless: bool = False, f
             confirm, seen = scan(run, purpose="confirmation scan")
             _save_images(run_dir, "confirm", confirm)
             record["confirmed"] = Cube.from_facelets(seen).is_solved()
+            run.emit("confirmed", solved=record["confirmed"], facelets=seen)
             if not record["confirmed"]:
                 raise RigError(f"the confirmation scan shows {seen}, not a solved cube: a motor may have "
                                "slipped or turned the wrong way (check with `cuberobot jog`)")
         record["status"] = "solved"
         record["total_s"] = time.monotonic() - t_start
-        return record
-    except ScanDoubtful as e:
-        record.update(status="scan-doubtful", message=str(e))
-        raise
-    except KeyboardInterrupt:
-        record.update(status="interrupted")
-        raise
-    except RigError as e:
-        record.update(status="failed", message=str(e))
-        raise
+        run.emit("finished", "done", "solved", status="solved", total_s=round(record["total_s"], 3))
+
+
+def run_start(cfg: Config, *, port: str | None = None, headless: bool = False, firmware: str | None = None,
+              state_dir: str | Path | None = None, seed: int | None = None, no_wait: bool = False,
+              sim_lighting: Callable[[int], Lighting] | None = None,
+              out: Callable[[str], None] = print, progress: Callable[[str], None] | None = None) -> dict:
+    """The whole loop with the terminal (and, unless ``headless``, the
+    preview window) as its face. Returns the run record (also written to the
+    state dir). ``progress`` hears about the solver's one-time table build."""
+    from .terminal import TerminalFace
+
+    face = TerminalFace(out, headless=headless)
+    engine = Engine(cfg, face, port=port, firmware=firmware, state_dir=state_dir, seed=seed, no_wait=no_wait,
+                    sim_lighting=sim_lighting, progress=progress)
+    try:
+        return engine.run()
     finally:
-        rig.close()
-        record["run_dir"] = str(run_dir)
-        _write_record(run_dir, record)
+        face.close()
 
 
 def _warm_up_vision() -> None:

@@ -1,0 +1,294 @@
+"""The panel's HTTP API (JSON) and its page, as a Starlette application.
+
+Every answer is JSON except the page, its files, the scan pictures and the
+event stream; every error is ``{"error": {"kind", "message"}}`` (an invalid
+cube adds ``positions``, as ``cuberobot check --json`` does). docs/api.md
+describes each endpoint with an example.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..app.start import Answer
+from ..cli.limits import MAX_BUDGET_MS, MAX_SEED, MAX_SOLUTION_LENGTH
+from .panel import Busy, NotAsking, Panel
+
+STATIC = Path(__file__).with_name("static")
+MAX_JSON_BYTES = 16 * 1024
+"""A request body: the largest real one (a cube and options) is ~200 bytes."""
+KEEPALIVE_S = 15.0
+METRICS = ("htm", "qtm", "axial")
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, kind: str, message: str, *, detail: dict[str, Any] | None = None,
+                 **extra: Any):
+        super().__init__(message)
+        self.status, self.kind, self.message, self.extra = status, kind, message, extra
+        self.detail = detail or {}
+
+    def response(self) -> JSONResponse:
+        error = {"kind": self.kind, "message": self.message, **self.detail}
+        return JSONResponse({**self.extra, "error": error}, status_code=self.status)
+
+
+# ---------------------------------------------------------------- reading requests
+
+
+async def read_json(request: Request, limit: int = MAX_JSON_BYTES) -> dict[str, Any]:
+    """The body as a JSON object; an empty body is ``{}``. Counted as it
+    arrives, so a body sent without a length is bounded too."""
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise ApiError(413, "too-large", f"the request body is over {limit} bytes")
+    if not body.strip():
+        return {}
+    try:
+        value = json.loads(body.decode("utf-8"), parse_constant=_no_constant)
+    except (UnicodeDecodeError, json.JSONDecodeError, ValueError) as e:
+        raise ApiError(400, "bad-json", f"the body is not JSON: {e}") from None
+    if not isinstance(value, dict):
+        raise ApiError(400, "bad-json", f"the body must be a JSON object, not {type(value).__name__}")
+    return value
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def field_str(body: dict[str, Any], name: str, *, max_chars: int = 256, required: bool = True) -> str | None:
+    value = body.get(name)
+    if value is None:
+        if required:
+            raise ApiError(400, "bad-request", f"{name!r} is missing")
+        return None
+    if not isinstance(value, str):
+        raise ApiError(400, "bad-request", f"{name!r} must be a string")
+    if len(value) > max_chars:
+        raise ApiError(400, "bad-request", f"{name!r} is {len(value)} characters; at most {max_chars}")
+    return value
+
+
+def field_number(body: dict[str, Any], name: str, lo: float, hi: float, *, whole: bool) -> float | None:
+    value = body.get(name)
+    if value is None:
+        return None
+    wrong_kind = isinstance(value, bool) or not isinstance(value, (int, float))
+    if wrong_kind or (whole and not isinstance(value, int)):
+        raise ApiError(400, "bad-request", f"{name!r} must be a {'whole ' if whole else ''}number")
+    if not (math.isfinite(value) and lo <= value <= hi):
+        raise ApiError(400, "bad-request", f"{name!r} must be from {lo:g} to {hi:g}")
+    return value
+
+
+def cube_or_422(text: str) -> str:
+    """The facelets, or 422 with the check's kind, message and positions."""
+    from solver import CubeError, parse_facelets
+
+    try:
+        parse_facelets(text)
+    except CubeError as e:
+        raise ApiError(422, e.kind, e.message, valid=False, detail={"positions": e.positions}) from None
+    return text
+
+
+# ---------------------------------------------------------------- endpoints
+
+
+def build(panel: Panel) -> Starlette:
+    """The application: the page, its files, the API."""
+    solve_lock = threading.Lock()  # the solver's search runs one cube at a time
+
+    async def page(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", headers={"cache-control": "no-store"})
+
+    async def status(request: Request) -> Response:
+        return JSONResponse(panel.snapshot())
+
+    async def check(request: Request) -> Response:
+        body = await read_json(request)
+        facelets = field_str(body, "facelets")
+        assert facelets is not None
+        cube_or_422(facelets)
+        return JSONResponse({"valid": True})
+
+    async def solve(request: Request) -> Response:
+        body = await read_json(request)
+        facelets = field_str(body, "facelets")
+        assert facelets is not None
+        cube_or_422(facelets)
+        metric = field_str(body, "metric", required=False) or "htm"
+        if metric not in METRICS:
+            raise ApiError(400, "bad-request", f"'metric' must be one of {', '.join(METRICS)}")
+        max_length = field_number(body, "max_length", 0, MAX_SOLUTION_LENGTH, whole=True)
+        budget = field_number(body, "budget_ms", 0, MAX_BUDGET_MS, whole=False)
+        from solver import SolveError
+        from solver import solve as solve_cube
+
+        def work() -> dict[str, Any]:
+            with solve_lock:
+                sol = solve_cube(facelets, max_length=None if max_length is None else int(max_length),
+                                 budget_ms=100.0 if budget is None else float(budget), metric=metric)
+            return sol.to_dict()
+
+        try:
+            return JSONResponse(await run_in_threadpool(work))
+        except SolveError as e:
+            raise ApiError(422, e.kind, e.message) from None
+
+    async def start(request: Request) -> Response:
+        return await _start(request, scan_only=False)
+
+    async def scan(request: Request) -> Response:
+        return await _start(request, scan_only=True)
+
+    async def _start(request: Request, *, scan_only: bool) -> Response:
+        body = await read_json(request)
+        seed = field_number(body, "seed", 0, MAX_SEED, whole=True)
+        try:
+            run = panel.start(seed=None if seed is None else int(seed), scan_only=scan_only)
+        except Busy as e:
+            raise ApiError(409, "busy", str(e)) from None
+        return JSONResponse({"run": run, "state": "scanning"}, status_code=202)
+
+    async def stop(request: Request) -> Response:
+        await read_json(request)
+        if not panel.stop():
+            raise ApiError(409, "not-running", "no run is going on")
+        return JSONResponse({"stopping": True})
+
+    async def estop(request: Request) -> Response:
+        # straight to the link from here: no body to wait for, no thread hop when a run is on
+        if panel.running():
+            return JSONResponse(panel.estop())
+        return JSONResponse(await run_in_threadpool(panel.estop))
+
+    async def clear_estop(request: Request) -> Response:
+        await read_json(request)
+        from ..rig.errors import RigError
+
+        try:
+            return JSONResponse(await run_in_threadpool(panel.clear_estop))
+        except Busy as e:
+            raise ApiError(409, "busy", str(e)) from None
+        except RigError as e:
+            raise ApiError(502, "rig", str(e)) from None
+
+    async def answer(request: Request) -> Response:
+        body = await read_json(request)
+        action = field_str(body, "action")
+        if action not in ("accept", "rescan", "stop"):
+            raise ApiError(400, "bad-request", "'action' must be accept, rescan or stop")
+        facelets = ""
+        if action == "accept":
+            facelets = field_str(body, "facelets") or ""
+            cube_or_422(facelets)
+            from solver import normalize_facelets
+
+            facelets = normalize_facelets(facelets)
+        try:
+            panel.answer(Answer(action, facelets, "scan rejected on the web panel; no motor was moved"))
+        except NotAsking as e:
+            raise ApiError(409, "not-asking", str(e)) from None
+        return JSONResponse({"accepted": action})
+
+    async def image(request: Request) -> Response:
+        name = request.path_params["view"]
+        data = panel.images.get(name)
+        if data is None:
+            raise ApiError(404, "not-found", f"no scan picture of a view {name[:40]!r} (yet)")
+        return Response(data, media_type="image/jpeg", headers={"cache-control": "no-store"})
+
+    async def events(request: Request) -> Response:
+        panel.loop = asyncio.get_running_loop()
+        try:
+            q, history = panel.subscribe()
+        except Busy as e:
+            raise ApiError(503, "busy", str(e)) from None
+        return StreamingResponse(_stream(panel, q, history), media_type="text/event-stream",
+                                 headers={"cache-control": "no-store", "x-accel-buffering": "no"})
+
+    async def on_api_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        return exc.response()
+
+    async def on_http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        kind = {404: "not-found", 405: "method-not-allowed"}.get(exc.status_code, "http")
+        where = f"{request.method} {request.url.path[:80]}"
+        return ApiError(exc.status_code, kind, f"{exc.detail}: {where}").response()
+
+    async def on_crash(request: Request, exc: Exception) -> Response:
+        return ApiError(500, "internal", f"the panel failed: {type(exc).__name__}: {exc}").response()
+
+    routes = [
+        Route("/", page),
+        Route("/api/status", status),
+        Route("/api/events", events),
+        Route("/api/check", check, methods=["POST"]),
+        Route("/api/solve", solve, methods=["POST"]),
+        Route("/api/start", start, methods=["POST"]),
+        Route("/api/scan", scan, methods=["POST"]),
+        Route("/api/stop", stop, methods=["POST"]),
+        Route("/api/estop", estop, methods=["POST"]),
+        Route("/api/estop/clear", clear_estop, methods=["POST"]),
+        Route("/api/answer", answer, methods=["POST"]),
+        Route("/api/images/{view}.jpg", image),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        panel.loop = asyncio.get_running_loop()
+        yield
+        await run_in_threadpool(panel.close)
+
+    from contextlib import asynccontextmanager
+
+    return Starlette(routes=routes, lifespan=asynccontextmanager(lifespan),
+                     exception_handlers={ApiError: on_api_error, HTTPException: on_http_error,
+                                         Exception: on_crash})
+
+
+async def _stream(panel: Panel, q: asyncio.Queue[dict[str, Any] | None],
+                  history: list[dict[str, Any]]) -> AsyncIterator[str]:
+    """Server-Sent Events: the status, the current run's events so far, then
+    each event as it happens; a comment every KEEPALIVE_S keeps proxies and
+    the browser from giving up on a quiet line."""
+    try:
+        yield f"event: status\ndata: {json.dumps(panel.snapshot())}\n\n"
+        last = 0
+        for old in history:
+            last = old["seq"]
+            yield f"data: {json.dumps(old)}\n\n"
+        while True:
+            try:
+                data = await asyncio.wait_for(q.get(), KEEPALIVE_S)
+            except TimeoutError:
+                if q not in panel.subscribers:
+                    return
+                yield ": keep-alive\n\n"
+                continue
+            if data is None:
+                return
+            if data["seq"] <= last:
+                continue  # already sent with the history
+            yield f"data: {json.dumps(data)}\n\n"
+    finally:
+        panel.unsubscribe(q)

@@ -1,0 +1,132 @@
+"""The panel's gate, in front of every request (an ASGI middleware).
+
+* ``Host`` must name this server: a page on another site that rebinds its
+  DNS name to 127.0.0.1 still sends its own name, and is refused (400).
+* A state-changing request (anything but GET, HEAD, OPTIONS) from a page of
+  another origin is refused (403): its ``Origin`` (or, where a browser sends
+  no Origin, ``Sec-Fetch-Site: cross-site``) gives it away.
+* Off loopback, a token is needed for everything but the page's own files:
+  ``?token=`` on the page's address once (answered with a cookie and a
+  redirect to the bare address), then the cookie, or ``Authorization:
+  Bearer``. Without it: 401.
+* A body announced larger than ``max_body`` is refused (413) before it is
+  read; the API's reader counts the bytes of one sent without a length.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import urllib.parse
+from collections.abc import Awaitable, Callable, MutableMapping
+from http.cookies import SimpleCookie
+from typing import Any
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+COOKIE = "cuberobot_token"
+SAFE_METHODS = frozenset(("GET", "HEAD", "OPTIONS"))
+OPEN_PATHS = ("/static/", "/favicon.ico")
+"""The page's own files: served without a token (they hold no secret)."""
+
+
+async def send_json(send: Send, status: int, body: dict[str, Any],
+                    headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    data = json.dumps(body).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(data)).encode()), *(headers or [])]})
+    await send({"type": "http.response.body", "body": data})
+
+
+def error(message: str, kind: str) -> dict[str, Any]:
+    return {"error": {"kind": kind, "message": message}}
+
+
+class Guard:
+    """See the module's docstring. ``hosts`` are the accepted ``Host``
+    values (lower case, with the port); ``token`` None means loopback, where
+    none is needed."""
+
+    def __init__(self, app: ASGIApp, *, hosts: set[str], token: str | None, max_body: int):
+        self.app = app
+        self.hosts = {h.lower() for h in hosts}
+        self.origins = {f"http://{h}" for h in self.hosts}
+        self.token = token
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        refusal = self.refuse(scope, headers)
+        if refusal is not None:
+            await send_json(send, *refusal)
+            return
+        query = scope.get("query_string", b"").decode("latin-1")
+        if self.token is not None and scope["path"] == "/" and "token=" in query:
+            await self.take_token(scope, send)
+            return
+        await self.app(scope, receive, send)
+
+    def refuse(self, scope: Scope, headers: dict[str, str]) -> tuple[int, dict[str, Any]] | None:
+        """Why this request may not go on (status, body), or None."""
+        host = headers.get("host", "").lower()
+        if host not in self.hosts:
+            return 400, error(f"the Host {host!r} is not this server ({', '.join(sorted(self.hosts))}): open "
+                              "the panel by the address `cuberobot serve` printed", "foreign-host")
+        if scope["method"] not in SAFE_METHODS:
+            origin = headers.get("origin")
+            if origin is not None and origin.lower() not in self.origins:
+                return 403, error(f"a request from the page of another site ({origin}) may not change the "
+                                  "rig", "foreign-origin")
+            if origin is None and headers.get("sec-fetch-site") == "cross-site":
+                return 403, error("a request from the page of another site may not change the rig",
+                                  "foreign-origin")
+        if self.token is not None and not scope["path"].startswith(OPEN_PATHS) and scope["path"] != "/":
+            if not self.has_token(headers):
+                return 401, error("this panel needs its token: open the address with ?token= that "
+                                  "`cuberobot serve` printed, or send Authorization: Bearer TOKEN", "token")
+        length = headers.get("content-length")
+        if length is not None:
+            if not length.isdigit():
+                return 400, error(f"bad Content-Length {length[:20]!r}", "bad-request")
+            if int(length) > self.max_body:
+                return 413, error(f"the request body is {int(length)} bytes; at most {self.max_body}",
+                                  "too-large")
+        return None
+
+    def has_token(self, headers: dict[str, str]) -> bool:
+        assert self.token is not None
+        given = ""
+        auth = headers.get("authorization", "")
+        if auth.lower().startswith("bearer "):
+            given = auth[7:].strip()
+        elif "cookie" in headers:
+            jar: SimpleCookie = SimpleCookie()
+            try:
+                jar.load(headers["cookie"])
+            except Exception:  # noqa: BLE001 - a malformed cookie is no token
+                return False
+            given = jar[COOKIE].value if COOKIE in jar else ""
+        return bool(given) and secrets.compare_digest(given.encode(), self.token.encode())
+
+    async def take_token(self, scope: Scope, send: Send) -> None:
+        """``/?token=T``: a right token becomes a cookie (and the address
+        loses it: it is not left in the history); a wrong one gets 401."""
+        assert self.token is not None
+        query = urllib.parse.parse_qs(scope.get("query_string", b"").decode(), max_num_fields=8)
+        given = (query.get("token") or [""])[0]
+        if not secrets.compare_digest(given.encode(), self.token.encode()):
+            await send_json(send, 401, error("wrong token: use the address `cuberobot serve` printed",
+                                             "token"))
+            return
+        cookie = f"{COOKIE}={self.token}; Path=/; HttpOnly; SameSite=Strict"
+        await send({"type": "http.response.start", "status": 303,
+                    "headers": [(b"location", b"/"), (b"set-cookie", cookie.encode()),
+                                (b"content-length", b"0")]})
+        await send({"type": "http.response.body", "body": b""})

@@ -1,0 +1,315 @@
+"""The web panel's side of a run: one press-start engine at a time in a
+thread of its own, a face that passes its events to the page's live streams
+and brings the person's answers back, and the run's state as the page and
+``GET /api/status`` see it.
+
+Events cross from the engine's thread to the server's event loop with
+``call_soon_threadsafe``, so a turn the rig reports done is on its way to
+every open page at once, without polling.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..app.start import Answer, Doubt, Engine, Event, Face
+from ..rig.config import Config
+from ..rig.errors import RigError, UserError
+
+log = logging.getLogger(__name__)
+
+HISTORY = 400
+"""Events of the current run kept for a page that connects late."""
+SUBSCRIBER_BACKLOG = 1000
+"""Events queued for one slow page before it is dropped (it reconnects)."""
+MAX_SUBSCRIBERS = 32
+ANSWER_POLL_S = 0.1
+
+
+class Busy(Exception):
+    """A run is going on: one at a time."""
+
+
+class NotAsking(Exception):
+    """An answer came when no scan is waiting for one."""
+
+
+@dataclass
+class Options:
+    """How runs are started: the rig and where records go."""
+
+    rig_port: str | None = None
+    firmware: str | None = None
+    state_dir: str | None = None
+    sim_lighting: Callable[[int], Any] | None = None
+
+
+class WebFace(Face):
+    """The engine's face for the panel: events go to :meth:`Panel.publish`,
+    a doubt waits for :meth:`Panel.answer` (or a stop)."""
+
+    auto_start = True
+
+    def __init__(self, panel: Panel, stop_flag: threading.Event):
+        self.panel = panel
+        self.stop_flag = stop_flag
+        self.answers: queue.Queue[Answer] = queue.Queue()
+
+    def emit(self, event: Event) -> None:
+        self.panel.publish(event)
+
+    def ask(self, doubt: Doubt) -> Answer | None:
+        with self.panel.lock:
+            self.panel.asking = self
+        try:
+            while not self.stop_flag.is_set():
+                try:
+                    return self.answers.get(timeout=ANSWER_POLL_S)
+                except queue.Empty:
+                    continue
+            return Answer("stop", message="stopped by request")
+        finally:
+            with self.panel.lock:
+                self.panel.asking = None
+
+
+@dataclass
+class Status:
+    """What ``GET /api/status`` answers: the last run's state."""
+
+    state: str = "idle"
+    run: int = 0
+    kind: str = ""  # "solve" or "scan"
+    turn: int = 0
+    turns: int = 0
+    steps: list[str] = field(default_factory=list)
+    facelets: str = ""
+    doubtful: list[int] = field(default_factory=list)
+    why: str = ""
+    views: list[str] = field(default_factory=list)
+    capture: int = 0
+    message: str = ""
+    result: str = ""
+    estop: bool = False
+    started: float = 0.0
+    ended: float = 0.0
+    estimated_s: float = 0.0
+    moves: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        d = dict(self.__dict__)
+        end = self.ended or (time.time() if self.started else 0.0)
+        d["elapsed_s"] = round(end - self.started, 3) if self.started else 0.0
+        return d
+
+
+class Panel:
+    """The runs the web panel starts, and who listens to them."""
+
+    def __init__(self, cfg: Config, options: Options):
+        self.cfg, self.options = cfg, options
+        self.lock = threading.Lock()
+        self.status = Status()
+        self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY)
+        self.images: dict[str, bytes] = {}
+        self.engine: Engine | None = None
+        self.thread: threading.Thread | None = None
+        self.asking: WebFace | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.subscribers: set[asyncio.Queue[dict[str, Any] | None]] = set()
+        self.seq = 0
+
+    # -- runs ------------------------------------------------------------------
+    def start(self, *, seed: int | None = None, scan_only: bool = False) -> int:
+        """Start a run in its own thread; :class:`Busy` if one is going on."""
+        with self.lock:
+            if self.thread is not None and self.thread.is_alive():
+                raise Busy(f"a run is already going on (state {self.status.state}): stop it first")
+            engine = Engine(self.cfg, Face(), port=self.options.rig_port, firmware=self.options.firmware,
+                            state_dir=self.options.state_dir, seed=seed, no_wait=True, scan_only=scan_only,
+                            sim_lighting=self.options.sim_lighting)
+            engine.face = WebFace(self, engine.stop_flag)
+            self.engine = engine
+            number = self.status.run + 1
+            self.status = Status(state="scanning", run=number, kind="scan" if scan_only else "solve",
+                                 started=time.time())
+            self.history.clear()
+            self.images = {}
+            self.thread = threading.Thread(target=self._run, args=(engine,), name=f"run-{number}",
+                                           daemon=True)
+            self.thread.start()
+        return number
+
+    def _run(self, engine: Engine) -> None:
+        try:
+            engine.run()
+        except (RigError, UserError) as e:
+            self._finish_unreported(str(e))
+        except Exception as e:  # noqa: BLE001 - a run's failure is told to the page, not lost in a thread
+            log.exception("the run failed")
+            self._finish_unreported(f"the run failed: {type(e).__name__}: {e}")
+
+    def _finish_unreported(self, message: str) -> None:
+        """A run that failed before the engine could say so (no rig, no camera)."""
+        if self.status.state in ("done", "failed", "stopped"):
+            return
+        self.publish(Event("finished", "failed", {"status": "failed"}, message))
+
+    def running(self) -> bool:
+        return self.thread is not None and self.thread.is_alive()
+
+    def stop(self) -> bool:
+        """Stop the run at its next step; False when none is going on."""
+        engine = self.engine
+        if engine is None or not self.running():
+            return False
+        engine.stop()
+        return True
+
+    def estop(self) -> dict[str, Any]:
+        """The emergency stop: onto the running link at once; with no run,
+        through a link opened for it (a real rig latches it until cleared)."""
+        engine = self.engine
+        if engine is not None and self.running():
+            sent = engine.estop()
+            if sent:
+                return {"sent": True, "message": "emergency stop sent to the rig"}
+            return {"sent": False, "message": "the run is stopping; it had not reached the rig yet"}
+        return self._estop_idle()
+
+    def _estop_idle(self) -> dict[str, Any]:
+        if self.options.firmware:
+            return {"sent": False, "message": "no run is going on: the emulated rig is not running"}
+        from ..rig.link import Link
+
+        link = Link(self.cfg, port=self.options.rig_port)
+        try:
+            link.open()
+            link.estop()
+        except RigError as e:
+            return {"sent": False, "message": f"no run is going on and the rig could not be reached: {e}"}
+        finally:
+            link.close()
+        return {"sent": True, "message": "emergency stop sent to the idle rig; clear it before the next run"}
+
+    def clear_estop(self) -> dict[str, Any]:
+        """Clear a latched emergency stop (only between runs)."""
+        if self.running():
+            raise Busy("a run is going on: the emergency stop can be cleared only between runs")
+        if self.options.firmware:
+            return {"cleared": True, "message": "each run starts the emulated rig afresh"}
+        from ..rig.link import Link
+
+        with Link(self.cfg, port=self.options.rig_port) as link:
+            link.connect()
+            link.clear_estop()
+        return {"cleared": True, "message": "emergency stop cleared"}
+
+    def answer(self, answer: Answer) -> None:
+        """A person's answer to the scan that waits for one."""
+        with self.lock:
+            face = self.asking
+        if face is None:
+            raise NotAsking(f"no scan is waiting for an answer (state {self.status.state})")
+        face.answers.put(answer)
+
+    def close(self) -> None:
+        """Server shutdown: stop the run (a stop, not an emergency stop) and
+        end every stream."""
+        self.stop()
+        if self.thread is not None:
+            self.thread.join(timeout=15)
+        self.end_streams()
+
+    def end_streams(self) -> None:
+        """End every event stream (on the event loop)."""
+        for q in list(self.subscribers):
+            with contextlib.suppress(asyncio.QueueFull):
+                q.put_nowait(None)
+
+    # -- events ----------------------------------------------------------------
+    def publish(self, event: Event) -> None:
+        """From the engine's thread: update the status, keep the scan's
+        pictures, and hand the event to every open stream."""
+        data = event.to_json()
+        with self.lock:
+            self._update(event)
+            data["run"] = self.status.run
+            self.seq += 1
+            data["seq"] = self.seq
+            if event.result is not None:
+                self._keep_images(event.result.images)
+            self.history.append(data)
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(self._fan_out, data)
+
+    def _fan_out(self, data: dict[str, Any]) -> None:
+        for q in list(self.subscribers):
+            try:
+                q.put_nowait(data)
+            except asyncio.QueueFull:  # a page that stopped reading: its stream ends at its next keep-alive
+                self.subscribers.discard(q)
+
+    def _update(self, event: Event) -> None:
+        s, d = self.status, event.data
+        s.state = event.state
+        kind = event.kind
+        if kind == "scanning":
+            s.capture = d.get("capture", s.capture)
+        elif kind == "scan":
+            s.facelets, s.doubtful, s.why, s.views = d["facelets"], d["doubtful"], d["why"], d["views"]
+        elif kind == "doubt":
+            s.doubtful, s.why, s.facelets = d["doubtful"], d["why"], d["facelets"]
+        elif kind == "solution":
+            s.steps, s.turns, s.turn, s.facelets = d["steps"], len(d["steps"]), 0, d["facelets"]
+            s.estimated_s, s.moves = d["estimated_s"], d["moves"]
+        elif kind == "turn-started":
+            s.turn = d["index"] + 1
+        elif kind == "turn-done":
+            s.turn, s.facelets = d["index"] + 1, d["state_facelets"]
+        elif kind == "finished":
+            s.result, s.message, s.estop = d.get("status", ""), event.text, bool(d.get("estop", False))
+            s.ended = time.time()
+
+    def _keep_images(self, images: dict[str, Any]) -> None:
+        import cv2
+
+        for name, img in images.items():
+            ok, jpg = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 80])
+            if ok:
+                self.images[name] = jpg.tobytes()
+
+    def subscribe(self) -> tuple[asyncio.Queue[dict[str, Any] | None], list[dict[str, Any]]]:
+        """A stream's queue and the events so far (on the event loop)."""
+        if len(self.subscribers) >= MAX_SUBSCRIBERS:
+            raise Busy(f"too many open event streams (at most {MAX_SUBSCRIBERS})")
+        q: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(SUBSCRIBER_BACKLOG)
+        with self.lock:
+            self.subscribers.add(q)
+            return q, list(self.history)
+
+    def unsubscribe(self, q: asyncio.Queue[dict[str, Any] | None]) -> None:
+        self.subscribers.discard(q)
+
+    def snapshot(self) -> dict[str, Any]:
+        with self.lock:
+            return self.status.to_json()
+
+
+def state_dir_runs(state_dir: str | None) -> Path:
+    """Where run records are (``runs/`` under the state directory)."""
+    from ..rig.journal import default_state_dir
+
+    return (Path(state_dir) if state_dir else default_state_dir()) / "runs"

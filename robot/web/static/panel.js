@@ -1,0 +1,241 @@
+// The panel's page: follows the run through the server's event stream,
+// sends Start, Stop, the emergency stop and a person's fixes to the API.
+(() => {
+"use strict";
+
+const { Cube3D, Net, FACES, COLOURS, COLOUR_NAMES, SOLVED } = window.CubeUI;
+const $ = (id) => document.getElementById(id);
+
+const page = {
+  status: null,
+  facelets: SOLVED, // what the net and the cube show
+  doubtful: new Set(),
+  wrong: new Set(),
+  fixing: false,
+  pick: null, // the palette colour picked, or null: a tap cycles
+  steps: [],
+  turn: 0,
+  started: 0,
+  estimate: 0,
+  timer: null,
+};
+
+const cube = new Cube3D($("cube3d"), window.matchMedia("(max-width: 480px)").matches ? 36 : 44);
+cube.draggable($("viewport"));
+const net = new Net($("net"), tap);
+
+for (const f of FACES) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.style.background = COLOURS[f];
+  b.dataset.letter = f;
+  b.title = COLOUR_NAMES[f];
+  b.setAttribute("aria-label", "paint " + COLOUR_NAMES[f]);
+  b.addEventListener("click", () => {
+    page.pick = page.pick === f ? null : f;
+    for (const p of $("palette").children) p.classList.toggle("picked", p.dataset.letter === page.pick);
+  });
+  $("palette").appendChild(b);
+}
+
+function drawNet() {
+  net.show(page.facelets, page.fixing ? page.doubtful : new Set(), page.wrong);
+}
+
+// Tap a sticker while a scan waits for a fix: paint it with the picked colour, or cycle it.
+function tap(i) {
+  if (!page.fixing || i % 9 === 4) return;
+  const now = page.facelets[i];
+  const next = page.pick && page.pick !== now ? page.pick : FACES[(FACES.indexOf(now) + 1) % 6];
+  page.facelets = page.facelets.slice(0, i) + next + page.facelets.slice(i + 1);
+  page.wrong.clear();
+  $("fix-message").textContent = "";
+  drawNet();
+  cube.show(page.facelets);
+}
+
+async function post(path, body) {
+  let r;
+  try {
+    r = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" },
+                            body: JSON.stringify(body || {}), keepalive: true });
+  } catch (e) {
+    return { ok: false, status: 0, body: { error: { message: "the panel does not answer: " + e.message } } };
+  }
+  let data = {};
+  try { data = await r.json(); } catch (e) { /* an empty answer */ }
+  return { ok: r.ok, status: r.status, body: data };
+}
+
+function say(text, isError) {
+  $("message").textContent = text || "";
+  $("message").classList.toggle("error", !!isError);
+}
+
+async function command(path, body) {
+  const r = await post(path, body);
+  if (!r.ok) say(r.body.error ? r.body.error.message : "refused (" + r.status + ")", true);
+  return r;
+}
+
+$("start").addEventListener("click", () => { say("starting…"); command("/api/start"); });
+$("scan").addEventListener("click", () => { say("scanning…"); command("/api/scan"); });
+$("stop").addEventListener("click", () => command("/api/stop").then((r) => r.ok && say("stopping after this turn…")));
+$("estop").addEventListener("click", async () => {
+  const r = await post("/api/estop");
+  say(r.body.message || (r.body.error && r.body.error.message) || "emergency stop sent", !r.ok);
+});
+$("clear-estop").addEventListener("click", async () => {
+  const r = await command("/api/estop/clear");
+  if (r.ok) { say(r.body.message); $("clear-estop").hidden = true; }
+});
+$("accept").addEventListener("click", async () => {
+  const r = await post("/api/answer", { action: "accept", facelets: page.facelets });
+  if (r.ok) return;
+  const err = r.body.error || {};
+  page.wrong = new Set(err.positions || []);
+  $("fix-message").textContent = err.message || "refused";
+  drawNet();
+});
+$("rescan").addEventListener("click", () => command("/api/answer", { action: "rescan" }));
+
+// ---------------------------------------------------------------- the run as it happens
+
+const LABELS = { idle: "idle", scanning: "scanning", needs_help: "needs your help", solving: "solving",
+                 turning: "turning", done: "done", failed: "failed", stopped: "stopped" };
+
+function showState(state, status) {
+  let text = LABELS[state] || state;
+  if (state === "done" && status && status.result) text = status.result === "already-solved" ? "solved" : status.result;
+  if (state === "stopped" && status && status.estop) text = "emergency stop";
+  $("state").textContent = text;
+  $("state").dataset.state = state;
+  const running = ["scanning", "needs_help", "solving", "turning"].includes(state);
+  $("start").disabled = running;
+  $("scan").disabled = running;
+  $("stop").disabled = !running;
+  setFixing(state === "needs_help");
+  if (running && !page.timer) page.timer = setInterval(showTimes, 250);
+  if (!running && page.timer) { clearInterval(page.timer); page.timer = null; }
+}
+
+function setFixing(on) {
+  page.fixing = on;
+  $("fix-buttons").hidden = !on;
+  $("fix-help").hidden = !on;
+  if (!on) { page.wrong.clear(); $("fix-message").textContent = ""; }
+  drawNet();
+}
+
+function showSteps() {
+  const ol = $("steps");
+  if (ol.children.length !== page.steps.length) {
+    ol.textContent = "";
+    for (const s of page.steps) {
+      const li = document.createElement("li");
+      li.textContent = s;
+      ol.appendChild(li);
+    }
+  }
+  [...ol.children].forEach((li, i) => {
+    li.classList.toggle("done", i < page.turn);
+    li.classList.toggle("current", i === page.turn);
+  });
+  $("turn-line").textContent = page.steps.length
+    ? `turn ${Math.min(page.turn + 1, page.steps.length)} of ${page.steps.length}` : "no turns yet";
+}
+
+function showTimes() {
+  if (!page.started) { $("times").textContent = ""; return; }
+  const elapsed = (Date.now() / 1000 - page.started);
+  $("times").textContent = `elapsed ${elapsed.toFixed(1)} s` +
+    (page.estimate ? ` · turning estimated ${page.estimate.toFixed(1)} s` : "");
+}
+
+function showCameras(views, capture) {
+  const box = $("cameras");
+  box.textContent = "";
+  for (const v of views) {
+    const img = document.createElement("img");
+    img.alt = "camera " + v;
+    img.src = `/api/images/${encodeURIComponent(v)}.jpg?c=${capture}-${Date.now()}`;
+    box.appendChild(img);
+  }
+}
+
+function onStatus(s) {
+  page.status = s;
+  page.steps = s.steps || [];
+  page.turn = s.turn || 0;
+  page.started = s.started || 0;
+  page.estimate = s.estimated_s || 0;
+  page.doubtful = new Set(s.doubtful || []);
+  if (s.facelets) { page.facelets = s.facelets; cube.show(s.facelets); }
+  drawNet();
+  showSteps();
+  showTimes();
+  if (s.views && s.views.length) showCameras(s.views, s.capture);
+  showState(s.state, s);
+  if (s.message) say(s.message, s.state === "failed");
+  $("clear-estop").hidden = !s.estop;
+}
+
+function onEvent(e) {
+  switch (e.kind) {
+    case "connected":
+      page.steps = []; page.turn = 0; page.started = e.t; page.estimate = 0; showSteps();
+      say(`connected to the rig on ${e.port}`);
+      break;
+    case "scanning": say(`${e.purpose}: capture ${e.capture}`); break;
+    case "recapture": say(e.text); break;
+    case "scan":
+      page.doubtful = new Set(e.doubtful);
+      if (e.purpose === "scan") { page.facelets = e.facelets; cube.show(e.facelets); }
+      showCameras(e.views, e.t);
+      drawNet();
+      break;
+    case "doubt":
+      page.doubtful = new Set(e.doubtful);
+      page.facelets = e.facelets;
+      cube.show(e.facelets);
+      say(e.text, true);
+      break;
+    case "fix-invalid": $("fix-message").textContent = e.text; break;
+    case "solving": say("solving…"); page.facelets = e.facelets; cube.show(e.facelets); drawNet(); break;
+    case "solution":
+      page.steps = e.steps; page.turn = 0; page.estimate = e.estimated_s;
+      say(e.text); showSteps(); break;
+    case "turn-started": page.turn = e.index; showSteps(); break;
+    case "turn-done": {
+      page.turn = e.index + 1;
+      page.facelets = e.state_facelets;
+      const ms = Math.max(80, Math.min(300, 1000 * (page.estimate / Math.max(1, e.turns)) * 0.8));
+      cube.turn(e.step, e.state_facelets, ms);
+      showSteps();
+      drawNet();
+      break;
+    }
+    case "confirmed": say(e.solved ? "the confirmation scan shows a solved cube" : "the confirmation scan disagrees", !e.solved); break;
+    case "finished":
+      page.status = Object.assign(page.status || {}, { result: e.status, estop: !!e.estop });
+      say(e.text, e.state === "failed");
+      $("clear-estop").hidden = !e.estop;
+      break;
+  }
+  showState(e.state, Object.assign({}, page.status || {}, e.kind === "finished" ? { result: e.status, estop: !!e.estop } : {}));
+}
+
+function connect() {
+  const source = new EventSource("/api/events");
+  source.addEventListener("status", (m) => onStatus(JSON.parse(m.data)));
+  source.onmessage = (m) => onEvent(JSON.parse(m.data));
+  source.onerror = () => {
+    $("state").textContent = "reconnecting…";
+    $("state").dataset.state = "idle";
+    if (source.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
+  };
+}
+
+drawNet();
+connect();
+})();

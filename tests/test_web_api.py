@@ -1,0 +1,239 @@
+"""The panel's API on a real server (uvicorn on loopback) with the simulated
+rig: every endpoint, every error, and the gate (Host, Origin, token, sizes).
+Every solution the API gives is applied to its cube; every run's result is
+checked against the simulated rig's own cube."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from webserver import Client, panel_server, rig_for_url
+
+from robot.cli.commands.serve import sim_glare
+from solver import Cube, random_cube
+
+TWISTED = "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
+TWISTED = TWISTED[:8] + "R" + TWISTED[9:]  # one sticker changed: colour counts are wrong
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    with panel_server(tmp_path_factory.mktemp("state")) as s:
+        yield s
+
+
+@pytest.fixture
+def client(served):
+    return Client(served[0])
+
+
+def test_status_page_and_files(client):
+    status, body, _ = client.get("/api/status")
+    assert status == 200 and body["state"] in ("idle", "done", "stopped", "failed")
+    status, page, r = client.get("/")
+    assert status == 200 and b"<html" in page and r.getheader("content-type").startswith("text/html")
+    for name in ("panel.js", "cube.js", "panel.css"):
+        status, data, _ = client.get(f"/static/{name}")
+        assert status == 200 and len(data) > 100, name
+    assert b"http://" not in page and b"https://" not in page  # nothing from outside: works offline
+
+
+def test_check_answers_like_the_cli(client):
+    status, body, _ = client.post("/api/check", {"facelets": random_cube(1).to_facelets()})
+    assert (status, body) == (200, {"valid": True})
+    cli = subprocess.run([sys.executable, "-m", "robot", "check", "--json", TWISTED], capture_output=True,
+                         text=True, timeout=60)
+    status, body, _ = client.post("/api/check", {"facelets": TWISTED})
+    assert status == 422 and body["valid"] is False
+    assert body["error"] == json.loads(cli.stdout)["error"]
+    assert body["error"]["kind"] and body["error"]["message"]
+
+
+def test_solve_gives_a_solution_that_solves(client):
+    for seed in range(3):
+        facelets = random_cube(seed).to_facelets()
+        status, body, _ = client.post("/api/solve", {"facelets": facelets, "budget_ms": 20})
+        assert status == 200, body
+        assert Cube.from_facelets(facelets).apply(body["moves"]).is_solved()
+        assert body["length"] == len(body["moves"].split()) and body["elapsed_ms"] >= 0
+        assert sum(len(s) for s in body["steps"]) == body["length"]
+    status, body, _ = client.post("/api/solve", {"facelets": facelets, "metric": "qtm", "max_length": 30})
+    assert status == 200 and Cube.from_facelets(facelets).apply(body["moves"]).is_solved()
+
+
+@pytest.mark.parametrize("body,status,kind", [
+    ({"facelets": TWISTED}, 422, None),
+    ({"facelets": random_cube(5).to_facelets(), "max_length": 3}, 422, "max-length"),
+    ({"facelets": random_cube(5).to_facelets(), "metric": "fast"}, 400, "bad-request"),
+    ({"facelets": random_cube(5).to_facelets(), "budget_ms": -1}, 400, "bad-request"),
+    ({"facelets": random_cube(5).to_facelets(), "max_length": 2.5}, 400, "bad-request"),
+    ({"facelets": 54}, 400, "bad-request"),
+    ({}, 400, "bad-request"),
+    ({"facelets": "U" * 5000}, 400, "bad-request"),
+])
+def test_solve_refusals(client, body, status, kind):
+    got, answer, _ = client.post("/api/solve", body)
+    assert got == status, answer
+    assert answer["error"]["message"]
+    if kind:
+        assert answer["error"]["kind"] == kind
+
+
+@pytest.mark.parametrize("raw", [b"{not json", b"[1, 2]", b'{"facelets": NaN}', b"\xff\xfe"])
+def test_malformed_json_is_400(client, raw):
+    for path in ("/api/check", "/api/solve", "/api/start", "/api/answer"):
+        status, body, _ = client.post(path, raw=raw, headers={"Content-Type": "application/json"})
+        assert status == 400 and body["error"]["kind"] == "bad-json", (path, body)
+
+
+def test_oversize_bodies_are_refused(client):
+    big = b'{"facelets": "' + b"U" * 70_000 + b'"}'
+    status, body, _ = client.post("/api/check", raw=big)
+    assert status == 413 and "at most" in body["error"]["message"]
+    # without a length (chunked), the API counts: 20 KiB is over its 16 KiB
+    status, body, _ = client.post("/api/check", raw=b'{"x": "' + b"U" * 20_000 + b'"}',
+                                  headers={"Transfer-Encoding": "chunked"})
+    assert status == 413, body
+
+
+def test_foreign_host_and_origin(client, served):
+    base = served[0]
+    status, body, _ = client.get("/api/status", headers={"Host": "attacker.example:80"})
+    assert status == 400 and body["error"]["kind"] == "foreign-host"
+    status, body, _ = client.get("/", headers={"Host": "attacker.example"})
+    assert status == 400
+    status, body, _ = client.post("/api/stop", {}, headers={"Origin": "http://attacker.example"})
+    assert status == 403 and body["error"]["kind"] == "foreign-origin"
+    status, body, _ = client.post("/api/estop", {}, headers={"Sec-Fetch-Site": "cross-site"})
+    assert status == 403
+    # the panel's own page may; reading with a foreign Origin changes nothing and is allowed
+    status, body, _ = client.post("/api/check", {"facelets": TWISTED}, headers={"Origin": base.rstrip("/")})
+    assert status == 422
+    assert client.get("/api/status", headers={"Origin": "http://attacker.example"})[0] == 200
+
+
+def test_unknown_paths_and_methods_are_json(client):
+    status, body, _ = client.get("/api/nothing")
+    assert status == 404 and body["error"]["message"]
+    status, body, _ = client.get("/api/solve")
+    assert status == 405 and body["error"]["message"]
+    status, body, _ = client.get("/api/images/nowhere.jpg")
+    assert status == 404 and body["error"]["kind"] == "not-found"
+
+
+def test_a_run_from_start_to_solved_with_its_events(client, served):
+    _, _, rig_url = served
+    client.wait_state("idle", "done", "failed", "stopped")
+    status, body, _ = client.post("/api/start", {"seed": 7})
+    assert status == 202 and body["state"] == "scanning"
+    status, body, _ = client.post("/api/start", {})
+    assert status == 409 and body["error"]["kind"] == "busy"
+    assert client.post("/api/scan", {})[0] == 409
+    events = client.events(lambda e: e["kind"] == "finished")
+    kinds = [e["kind"] for e in events]
+    assert events[-1]["status"] == "solved" and events[-1]["state"] == "done"
+    assert "solution" in kinds and "scan" in kinds
+    done = [e for e in events if e["kind"] == "turn-done"]
+    assert len(done) == len(next(e for e in events if e["kind"] == "solution")["steps"])
+    assert Cube.from_facelets(done[-1]["state_facelets"]).is_solved()
+    assert rig_for_url(rig_url).cube.is_solved()
+    status, body, _ = client.get("/api/status")
+    assert body["state"] == "done" and body["result"] == "solved" and body["turn"] == body["turns"] > 0
+    for view in body["views"]:
+        status, jpg, r = client.get(f"/api/images/{view}.jpg")
+        assert status == 200 and jpg[:2] == b"\xff\xd8" and r.getheader("content-type") == "image/jpeg"
+    assert client.post("/api/stop", {})[0] == 409  # nothing to stop now
+    assert client.post("/api/answer", {"action": "rescan"})[0] == 409  # nothing asked
+
+
+def test_scan_only(client, served):
+    client.wait_state("idle", "done", "failed", "stopped")
+    assert client.post("/api/scan", {"seed": 3})[0] == 202
+    body = client.wait_state("done", "failed")
+    assert body["result"] == "scanned" and body["facelets"] == rig_for_url(served[2]).cube.to_facelets()
+    assert body["turns"] == 0
+
+
+@pytest.mark.parametrize("emergency", [False, True], ids=["stop", "estop"])
+def test_stop_and_emergency_stop_mid_solve(tmp_path, emergency):
+    with panel_server(tmp_path, speed="2") as (base, panel, rig_url):
+        client = Client(base)
+        assert client.post("/api/start", {"seed": 9})[0] == 202
+        client.events(lambda e: e["kind"] == "turn-done" and e["index"] >= 1)
+        status, body, _ = client.post("/api/estop" if emergency else "/api/stop", {})
+        assert status == 200, body
+        body = client.wait_state("stopped", timeout=30)
+        rig = rig_for_url(rig_url)
+        assert body["result"] == "stopped" and body["estop"] is emergency
+        assert 2 <= len(rig.record) < body["turns"] and not rig.cube.is_solved()
+        assert rig.estop is emergency
+        if emergency:
+            # the next start is refused by the rig until the stop is cleared on purpose
+            assert client.post("/api/start", {})[0] == 202
+            assert client.wait_state("failed", "stopped")["message"]
+            status, body, _ = client.post("/api/estop/clear", {})
+            assert status == 200 and body["cleared"] and not rig.estop
+
+
+def test_estop_with_no_run_reaches_the_idle_rig(tmp_path):
+    with panel_server(tmp_path) as (base, panel, rig_url):
+        client = Client(base)
+        status, body, _ = client.post("/api/estop")
+        assert status == 200 and body["sent"] is True
+        assert rig_for_url(rig_url).estop
+        assert client.post("/api/estop/clear")[0] == 200 and not rig_for_url(rig_url).estop
+
+
+def test_a_doubtful_scan_waits_for_an_answer(tmp_path):
+    with panel_server(tmp_path, sim_lighting=sim_glare(2)) as (base, panel, rig_url):
+        client = Client(base)
+        assert client.post("/api/start", {"seed": 22})[0] == 202
+        body = client.wait_state("needs_help")
+        assert body["doubtful"] and body["why"]
+        status, answer, _ = client.post("/api/answer", {"action": "accept", "facelets": TWISTED})
+        assert status == 422 and answer["error"]["kind"]
+        assert client.post("/api/answer", {"action": "dance"})[0] == 400
+        truth = rig_for_url(rig_url).cube.to_facelets()
+        status, answer, _ = client.post("/api/answer", {"action": "accept", "facelets": truth})
+        assert status == 200
+        body = client.wait_state("done", "failed")
+        assert body["result"] == "solved" and rig_for_url(rig_url).cube.is_solved()
+
+
+def test_the_token_off_loopback(tmp_path):
+    with panel_server(tmp_path, token="s3cret-token") as (base, panel, rig_url):
+        client = Client(base)
+        assert client.get("/static/panel.js")[0] == 200  # the page's files need none
+        assert client.get("/")[0] == 200
+        status, body, _ = client.get("/api/status")
+        assert status == 401 and body["error"]["kind"] == "token"
+        assert client.post("/api/estop")[0] == 401
+        assert client.get("/api/status", headers={"Authorization": "Bearer s3cret-token"})[0] == 200
+        assert client.get("/api/status", headers={"Authorization": "Bearer wrong"})[0] == 401
+        assert client.get("/?token=wrong")[0] == 401
+        status, _, r = client.get("/?token=s3cret-token")
+        assert status == 303 and r.getheader("location") == "/"
+        cookie = r.getheader("set-cookie")
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+        status, body, _ = client.get("/api/status", headers={"Cookie": cookie.split(";")[0]})
+        assert status == 200
+
+
+def test_serve_command_prints_its_url_first(tmp_path):
+    cmd = [sys.executable, "-m", "robot", "serve", "--port", "0", "--state-dir", str(tmp_path)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/")
+        status, body, _ = Client(url).get("/api/status")
+        assert status == 200 and body["state"] == "idle"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    r = subprocess.run([sys.executable, "-m", "robot", "serve", "--port", "70000"], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    cmd = [sys.executable, "-m", "robot", "serve", "--host", "no-such-host.invalid", "--port", "0"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "no-such-host.invalid" in r.stderr and "Traceback" not in r.stderr

@@ -1,0 +1,189 @@
+"""The web panel in a real browser: Debian's headless Chromium driven by
+Selenium, against a real panel server with the simulated rig. What the page
+shows is checked against the simulated rig's own cube.
+
+The screenshots in docs/images/ are taken here (set CUBEROBOT_SCREENSHOTS=1
+to write them again)."""
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from webserver import panel_server, rig_for_url
+
+from robot.cli.commands.serve import sim_glare
+
+CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+IMAGES = Path(__file__).resolve().parents[1] / "docs/images"
+
+if not (shutil.which(CHROMIUM) and shutil.which(DRIVER)):
+    pytest.skip("needs Debian's chromium and chromium-driver (./run-tests installs them)",
+                allow_module_level=True)
+
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1200,1000", "--disable-extensions"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def desktop(driver):
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def shot(driver, name):
+    if os.environ.get("CUBEROBOT_SCREENSHOTS"):
+        IMAGES.mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(IMAGES / name))
+
+
+def state_text(driver):
+    return driver.find_element(By.ID, "state").text
+
+
+def wait(driver, what, timeout=60):
+    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: what(d))
+
+
+def no_script_errors(driver):
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE" and e["source"] == "javascript"]
+    assert not errors, errors
+
+
+CUBE_SOLVED_JS = """
+const faces = {};
+for (const el of document.querySelectorAll('#cube3d .sticker3d')) {
+  const colour = getComputedStyle(el.firstChild).backgroundColor;
+  (faces[el.dataset.face] = faces[el.dataset.face] || new Set()).add(colour);
+}
+return Object.entries(faces).map(([f, s]) => [f, [...s]]);
+"""
+
+
+def assert_3d_cube_solved(driver):
+    """Each face of the drawn 3-D cube has one colour, and the six differ."""
+    faces = dict(driver.execute_script(CUBE_SOLVED_JS))
+    assert sorted(faces) == sorted("URFDLB")
+    assert all(len(c) == 1 for c in faces.values()), faces
+    assert len({c[0] for c in faces.values()}) == 6
+
+
+def test_a_simulated_solve_from_the_page(browser, tmp_path):
+    desktop(browser)
+    with panel_server(tmp_path, speed="3") as (base, panel, rig_url):
+        browser.get(base)
+        wait(browser, lambda d: state_text(d) == "idle")
+        browser.find_element(By.ID, "start").click()
+        wait(browser, lambda d: "turn 3 of" in d.find_element(By.ID, "turn-line").text)
+        assert browser.find_elements(By.CSS_SELECTOR, "#steps li.current")
+        shot(browser, "web-panel-turning.png")
+        wait(browser, lambda d: state_text(d) == "solved")
+        assert rig_for_url(rig_url).cube.is_solved()
+        time.sleep(0.8)  # the last turn's animation
+        assert_3d_cube_solved(browser)
+        assert browser.find_element(By.ID, "cube3d").get_attribute("data-facelets") == \
+            rig_for_url(rig_url).cube.to_facelets()
+        steps = browser.find_elements(By.CSS_SELECTOR, "#steps li")
+        assert steps and all("done" in li.get_attribute("class") for li in steps)
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#cameras img")) == 2
+        shot(browser, "web-panel-solved.png")
+        no_script_errors(browser)
+
+
+def _paint(driver, index, letter):
+    picked = driver.find_elements(By.CSS_SELECTOR, "#palette button.picked")
+    if not picked or picked[0].get_attribute("data-letter") != letter:
+        driver.find_element(By.CSS_SELECTOR, f"#palette button[data-letter='{letter}']").click()
+    driver.find_element(By.CSS_SELECTOR, f"#net button[data-index='{index}']").click()
+    assert driver.find_element(By.CSS_SELECTOR, f"#net button[data-index='{index}']").get_attribute(
+        "data-letter") == letter
+
+
+def test_paint_a_doubtful_sticker_and_accept(browser, tmp_path):
+    desktop(browser)
+    with panel_server(tmp_path, speed="4", sim_lighting=sim_glare(2)) as (base, panel, rig_url):
+        browser.get(base)
+        wait(browser, lambda d: state_text(d) == "idle")
+        browser.find_element(By.ID, "start").click()
+        wait(browser, lambda d: d.find_element(By.ID, "state").get_attribute("data-state") == "needs_help")
+        doubtful = [int(b.get_attribute("data-index"))
+                    for b in browser.find_elements(By.CSS_SELECTOR, "#net button.doubt")]
+        assert doubtful, "the glare made no sticker doubtful"
+        truth = rig_for_url(rig_url).cube.to_facelets()
+        # a wrong colour on a doubtful sticker: Accept is refused, and the page says which sticker
+        i = doubtful[0]
+        wrong = next(c for c in "URFDLB" if c != truth[i])
+        _paint(browser, i, wrong)
+        browser.find_element(By.ID, "accept").click()
+        wait(browser, lambda d: d.find_element(By.ID, "fix-message").text)
+        assert browser.find_element(By.ID, "state").get_attribute("data-state") == "needs_help"
+        # now paint every sticker the way the real cube is, and accept
+        for k in range(54):
+            shown = browser.find_element(By.CSS_SELECTOR, f"#net button[data-index='{k}']").get_attribute(
+                "data-letter")
+            if shown != truth[k]:
+                _paint(browser, k, truth[k])
+        shot(browser, "web-panel-fix.png")
+        assert browser.find_element(By.ID, "cube3d").get_attribute("data-facelets") == truth
+        browser.find_element(By.ID, "accept").click()
+        wait(browser, lambda d: state_text(d) == "solved", timeout=90)
+        assert rig_for_url(rig_url).cube.is_solved()
+        no_script_errors(browser)
+
+
+def test_emergency_stop_mid_solve(browser, tmp_path):
+    desktop(browser)
+    with panel_server(tmp_path, speed="1") as (base, panel, rig_url):
+        browser.get(base)
+        wait(browser, lambda d: state_text(d) == "idle")
+        browser.find_element(By.ID, "start").click()
+        wait(browser, lambda d: "turn 3 of" in d.find_element(By.ID, "turn-line").text)
+        browser.find_element(By.ID, "estop").click()
+        wait(browser, lambda d: state_text(d) == "emergency stop", timeout=30)
+        rig = rig_for_url(rig_url)
+        assert rig.estop and not rig.cube.is_solved()
+        turned = len(rig.record)
+        time.sleep(0.5)
+        assert len(rig.record) == turned  # stopped: nothing more turns
+        assert "emergency stop" in browser.find_element(By.ID, "message").text
+        assert browser.find_element(By.ID, "clear-estop").is_displayed()
+        shot(browser, "web-panel-estop.png")
+        browser.find_element(By.ID, "clear-estop").click()
+        wait(browser, lambda d: not rig.estop, timeout=20)
+        no_script_errors(browser)
+
+
+def test_phone_width_has_no_horizontal_scrolling(browser, tmp_path):
+    with panel_server(tmp_path, speed="4") as (base, panel, rig_url):
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+        try:
+            browser.get(base)
+            wait(browser, lambda d: state_text(d) == "idle")
+            browser.find_element(By.ID, "start").click()
+            wait(browser, lambda d: state_text(d) == "solved")
+            width = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+            assert width[0] <= width[1], width
+            assert browser.find_element(By.ID, "estop").is_displayed()
+            for el in browser.find_elements(By.CSS_SELECTOR, "main > section"):
+                assert el.rect["x"] + el.rect["width"] <= width[1] + 1, el.get_attribute("id")
+            browser.execute_script("window.scrollTo(0, 0)")
+            shot(browser, "web-panel-phone.png")
+        finally:
+            desktop(browser)
