@@ -35,9 +35,9 @@ import numpy as np
 WORK_SIDE = 800  # the long side of the copy the grid is searched in
 MIN_STICKERS = 5  # detected stickers a grid needs (the rest are predicted)
 MIN_FACE_FRACTION = 0.08  # the face spans at least this much of the picture's short side
-TOLERANCE = 0.28
+TOLERANCE = 0.28  # how far (in pitches) a candidate may sit from its predicted place
 MAX_RING = 3  # lattice-aligned stickers allowed just outside a grid (clutter; more: a bigger lattice)
-MIN_SCORE = 6.5  # stickers seen, less those outside, plus half of each unseen cell that looks like one  # how far (in pitches) a candidate may sit from its predicted place
+MIN_SCORE = 6.5  # stickers seen, less those outside, plus half of each cell that looks like one
 
 
 @dataclass
@@ -61,11 +61,15 @@ class _Candidate:
     area: float
 
 
+def _cross(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a[0] * b[1] - a[1] * b[0])
+
+
 def _edges(img: np.ndarray) -> np.ndarray:
     lab = cv2.cvtColor(cv2.GaussianBlur(img, (5, 5), 0), cv2.COLOR_BGR2LAB)
-    e = np.zeros(img.shape[:2], np.uint8)
+    e: np.ndarray = np.zeros(img.shape[:2], np.uint8)
     for ch, (lo, hi) in zip(cv2.split(lab), [(20, 50), (12, 30), (12, 30)]):
-        e |= cv2.Canny(ch, lo, hi)
+        e = cv2.bitwise_or(e, cv2.Canny(ch, lo, hi))
     return cv2.dilate(e, np.ones((3, 3), np.uint8))
 
 
@@ -121,7 +125,7 @@ def candidates(img: np.ndarray) -> list[_Candidate]:
         q = q[np.argsort(np.arctan2(q[:, 1] - centre[1], q[:, 0] - centre[0]))]
         u = ((q[1] - q[0]) + (q[2] - q[3])) / 2
         v = ((q[3] - q[0]) + (q[2] - q[1])) / 2
-        if abs(np.cross(u, v)) < 0.3 * np.linalg.norm(u) * np.linalg.norm(v):
+        if abs(_cross(u, v)) < 0.3 * np.linalg.norm(u) * np.linalg.norm(v):
             continue  # too skewed to be a square seen at a sane angle
         lu, lv = np.linalg.norm(u), np.linalg.norm(v)
         if max(lu, lv) > 2.5 * min(lu, lv):
@@ -148,7 +152,9 @@ def _apply(hom: np.ndarray, pts: np.ndarray) -> np.ndarray:
 
 
 _WINDOW = np.array([(c, r) for r in range(3) for c in range(3)], float)
-_RING = np.array([(c, r) for r in range(-1, 4) for c in range(-1, 4) if not (0 <= c <= 2 and 0 <= r <= 2)], float)
+_RING = np.array([(c, r) for r in range(-1, 4) for c in range(-1, 4)
+                  if not (0 <= c <= 2 and 0 <= r <= 2)], float)
+_OUTLINE = np.array([[-0.5, -0.5], [2.5, -0.5], [2.5, 2.5], [-0.5, 2.5]])
 
 
 def _grow(seed: _Candidate, cands: list[_Candidate], centres: np.ndarray, areas: np.ndarray,
@@ -173,7 +179,8 @@ def _grow(seed: _Candidate, cands: list[_Candidate], centres: np.ndarray, areas:
     best = None
     for c0 in range(-2, 1):
         for r0 in range(-2, 1):
-            inside = ok & (idx[:, 0] >= c0) & (idx[:, 0] <= c0 + 2) & (idx[:, 1] >= r0) & (idx[:, 1] <= r0 + 2)
+            inside = ok & (idx[:, 0] >= c0) & (idx[:, 0] <= c0 + 2) & (idx[:, 1] >= r0) \
+                & (idx[:, 1] <= r0 + 2)
             if best is None or inside.sum() > best[0]:
                 best = (int(inside.sum()), c0, r0, inside)
     assert best is not None
@@ -250,7 +257,7 @@ def _matches(hom: np.ndarray, cands: list[_Candidate], centres: np.ndarray, simi
         sides = sorted([np.linalg.norm(e1), np.linalg.norm(e2)])
         if not (0.5 < sides[0] and sides[1] < 1.1 and sides[1] < 1.4 * sides[0]):
             continue
-        if side is not None and (abs(sides[0] / side[0] - 1) > side[1] or abs(sides[1] / side[0] - 1) > side[1]):
+        if side is not None and max(abs(sides[0] / side[0] - 1), abs(sides[1] / side[0] - 1)) > side[1]:
             continue
         # aligned with the lattice (either way round): each side close to an axis
         if min(abs(e1[0]), abs(e1[1])) > 0.25 * sides[1] or min(abs(e2[0]), abs(e2[1])) > 0.25 * sides[1]:
@@ -279,7 +286,7 @@ def _upright(hom: np.ndarray) -> np.ndarray:
     and columns to the right (the photo's own way up), never mirrored."""
     c = _apply(hom, np.array([[1.0, 1.0], [2.0, 1.0], [1.0, 2.0]]))
     col, row = c[1] - c[0], c[2] - c[0]
-    if np.cross(col, row) < 0:  # lattice axes swapped: a mirror image of the face's order
+    if _cross(col, row) < 0:  # lattice axes swapped: a mirror image of the face's order
         swap = np.array([[0, 1, 0], [1, 0, 0], [0, 0, 1]], float)
         hom = hom @ swap
     # the four quarter turns of the lattice about its centre (1, 1); keep the one whose rows point down
@@ -320,8 +327,7 @@ def find_grid(img: np.ndarray) -> Grid | None:
         return None
 
     def area(hom: np.ndarray) -> float:
-        return float(cv2.contourArea(_apply(hom, np.array([[-0.5, -0.5], [2.5, -0.5], [2.5, 2.5], [-0.5, 2.5]]))
-                                     .astype(np.float32)))
+        return float(cv2.contourArea(_apply(hom, _OUTLINE).astype(np.float32)))
 
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
     scored = []
@@ -347,7 +353,8 @@ def find_grid(img: np.ndarray) -> Grid | None:
     hom = _upright(hom)
     sx = np.diag([1 / f, 1 / f, 1.0])
     hom = sx @ hom
-    corners = _apply(hom, np.array([[-0.5, -0.5], [2.5, -0.5], [2.5, 2.5], [-0.5, 2.5]]))
-    if (corners < -0.02 * max(w, h)).any() or (corners[:, 0] > w * 1.02).any() or (corners[:, 1] > h * 1.02).any():
+    corners = _apply(hom, _OUTLINE)
+    if (corners < -0.02 * max(w, h)).any() or (corners[:, 0] > w * 1.02).any() \
+            or (corners[:, 1] > h * 1.02).any():
         return None
     return Grid(corners, _apply(hom, _WINDOW), members, hom)

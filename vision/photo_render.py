@@ -179,8 +179,8 @@ def render_face_photo(stickers: str, size: tuple[int, int], rng: np.random.Gener
         _hand(img, np.array([w / 2, h / 2]) + shift, span, rng)
     lin_shade = np.ones((h, w), np.float32)
     corners = np.zeros((4, 2))
-    for name, (c, r, d) in _FACES.items():
-        c, r, d = (np.asarray(v, float) for v in (c, r, d))
+    for name, frame in _FACES.items():
+        c, r, d = (np.asarray(v, float) for v in frame)
         normal = np.cross(d, r)
         if (pose @ normal) @ (cam - pose @ c) <= 0:
             continue  # faces away from the camera
@@ -252,8 +252,8 @@ def rotate_net(nine: str, quarter_turns: int) -> str:
 
 def write_photo(image: np.ndarray, path: str, rng: np.random.Generator) -> None:
     """PNG, or JPEG at a random phone-like quality, by the file's suffix."""
-    params = [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 96))] if path.lower().endswith((".jpg", ".jpeg")) \
-        else []
+    jpeg = path.lower().endswith((".jpg", ".jpeg"))
+    params = [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 96))] if jpeg else []
     if not cv2.imwrite(path, image, params):
         raise OSError(f"could not write {path}")
 

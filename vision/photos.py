@@ -21,6 +21,7 @@ import itertools
 import json
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -102,8 +103,8 @@ def load_photo(path: str | os.PathLike, label: str) -> tuple[np.ndarray, float]:
             if not stat.S_ISREG(st.st_mode):
                 raise PhotoError(f"{label}: not a regular file; give a PNG or JPEG photo")
             if st.st_size > MAX_PHOTO_BYTES:
-                raise PhotoError(f"{label}: {st.st_size} bytes is too big for a photo (at most {MAX_PHOTO_BYTES});"
-                                 " save it smaller")
+                raise PhotoError(f"{label}: {st.st_size} bytes is too big for a photo"
+                                 f" (at most {MAX_PHOTO_BYTES}); save it smaller")
             data = fh.read(MAX_PHOTO_BYTES + 1)
     except FileNotFoundError:
         raise PhotoError(f"{label}: file not found") from None
@@ -113,8 +114,8 @@ def load_photo(path: str | os.PathLike, label: str) -> tuple[np.ndarray, float]:
         raise PhotoError(f"{label}: cannot read: {e.strerror or e}") from None
     size = _header_size(data)
     if size is not None and size[0] * size[1] > MAX_PHOTO_PIXELS:
-        raise PhotoError(f"{label}: {size[0]}x{size[1]} pixels is too big (at most {MAX_PHOTO_PIXELS // 10**6}"
-                         " megapixels); resize it")
+        raise PhotoError(f"{label}: {size[0]}x{size[1]} pixels is too big"
+                         f" (at most {MAX_PHOTO_PIXELS // 10**6} megapixels); resize it")
     buf = np.frombuffer(data, np.uint8)
     flag, scale = cv2.IMREAD_COLOR, 1.0
     if data[:2] == b"\xff\xd8" and size is not None:
@@ -148,7 +149,7 @@ def _net_maps() -> np.ndarray:
 _MAPS = _net_maps()
 _COMBOS = np.array(list(itertools.product(range(4), repeat=6)))  # (4096, 6) turns of U R F D L B
 _COMBOS = _COMBOS[np.lexsort((np.minimum(_COMBOS, 4 - _COMBOS).sum(axis=1),
-                              (_COMBOS != 0).sum(axis=1)))]  # the net's own orientation first, then fewest turns
+                              (_COMBOS != 0).sum(axis=1)))]  # the net's orientation first, then fewest turns
 
 
 def _piece_codes() -> tuple[np.ndarray, np.ndarray]:
@@ -217,7 +218,7 @@ def read_cube(shown: np.ndarray, spread: np.ndarray, glare: np.ndarray
     return cls, samples, rot
 
 
-def read_photos(paths: dict[str, str | os.PathLike], debug_dir: str | Path | None = None) -> PhotoScan:
+def read_photos(paths: Mapping[str, str | os.PathLike], debug_dir: str | Path | None = None) -> PhotoScan:
     """One photo per face (face letter -> file) -> the cube they show.
     Raises :class:`PhotoError` naming the face and file when a photo cannot
     be read or has no sticker grid."""
