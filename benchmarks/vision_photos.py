@@ -33,7 +33,7 @@ from vision.photos import PhotoError, read_photos  # noqa: E402
 
 
 def accuracy(cubes: int, first: int, folder: Path, verbose: bool) -> dict[str, int]:
-    counts = {"right and sure": 0, "no grid (refused)": 0, "flagged": 0, "wrong and sure": 0, "faces": 0}
+    counts = {"right and sure": 0, "no grid (refused)": 0, "flagged": 0, "wrong and sure": 0}
     for seed in range(first, first + cubes):
         rng = np.random.default_rng(10_000 + seed)
         truth = random_cube(seed).to_facelets()
@@ -90,8 +90,7 @@ def main() -> int:
     print(f"photos: {n} cubes, {6 * n} photos (python {platform.python_version()}, "
           f"load {os.getloadavg()[0]:.2f}, {os.cpu_count()} cpus)")
     for k, v in counts.items():
-        if k != "faces":
-            print(f"  {k}: {v}/{n} ({100 * v / n:.1f} %)")
+        print(f"  {k}: {v}/{n} ({100 * v / n:.1f} %)")
     print("  bars: right and sure >= 99 %, wrong and sure 0")
     print(f"six 4000x3000 JPEGs read: median {np.median(times):.2f} s, min {min(times):.2f} s,"
           f" max {max(times):.2f} s over {len(times)} rounds   (bar: < 2 s)")
