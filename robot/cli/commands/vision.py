@@ -132,6 +132,8 @@ def _sim_state(args: argparse.Namespace) -> str | None:
 
 
 def _scan(args: argparse.Namespace) -> int:
+    if args.images:
+        return _scan_images(args)
     from vision import scan
     from vision.preview import has_display, interactive
 
@@ -170,6 +172,67 @@ def _scan(args: argparse.Namespace) -> int:
         print(f"warning: {w}", file=sys.stderr)
     if args.save_debug:
         print(f"annotated images in {args.save_debug}", file=sys.stderr)
+    return 0 if cls.ok else 1
+
+
+MAX_PHOTO_ARGS = 6
+
+
+def _photo_paths(items: list[str]) -> dict[str, str]:
+    """``--images`` as face -> file: six FACE=PATH, or one folder holding U.png, R.jpg, ..."""
+    if len(items) > MAX_PHOTO_ARGS:
+        raise UserError(f"--images: {len(items)} arguments; give six FACE=PATH or one folder")
+    if len(items) == 1 and "=" not in items[0]:
+        folder = Path(items[0])
+        if not folder.is_dir():
+            raise UserError(f"--images {items[0]}: not a folder; give a folder with U.jpg R.jpg ..."
+                            " or six FACE=PATH")
+        out = {}
+        for face in FACES:
+            found = sorted(p for p in folder.glob(f"{face}.*")
+                           if p.suffix.lower() in (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff"))
+            if not found:
+                raise UserError(f"--images {items[0]}: no photo of face {face} ({face}.jpg or {face}.png)")
+            if len(found) > 1:
+                raise UserError(f"--images {items[0]}: more than one photo of face {face}: "
+                                + ", ".join(p.name for p in found))
+            out[face] = str(found[0])
+        return out
+    out = {}
+    for item in items:
+        face, sep, name = item.partition("=")
+        if not sep or face not in FACES or not name:
+            raise UserError(f"--images: {item!r} is not FACE=PATH (FACE one of U R F D L B)")
+        if face in out:
+            raise UserError(f"--images: face {face} given twice")
+        out[face] = path(name)
+    missing = [f for f in FACES if f not in out]
+    if missing:
+        raise UserError(f"--images: no photo for face(s) {' '.join(missing)}; give all six")
+    return out
+
+
+def _scan_images(args: argparse.Namespace) -> int:
+    """``scan --images``: six photos, one per face, read with no geometry given."""
+    from vision.photos import read_photos
+
+    for opt in ("preview", "config", "sim_state", "use_profile"):
+        if getattr(args, opt, None):
+            flag = opt.replace("_", "-").replace("use-", "")
+            raise UserError(f"--images reads photos: --{flag} does not go with it")
+    paths = _photo_paths(args.images)
+    if args.save_debug:
+        check_output_dir(args.save_debug, "--save-debug")
+    result = read_photos(paths, debug_dir=args.save_debug)
+    cls = result.classification
+    if args.json:
+        print(json.dumps({**cls.to_dict(), "rotations": result.rotations, "debug_dir": args.save_debug}))
+    else:
+        print(_line(cls))
+    for w in cls.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if args.save_debug:
+        print(f"photos with the grids found in {args.save_debug}", file=sys.stderr)
     return 0 if cls.ok else 1
 
 
@@ -282,6 +345,9 @@ def register(sub: Registry) -> None:
     p.add_argument("--json", action="store_true")
     p.add_argument("--preview", action="store_true", help="show the live preview window to check and fix")
     p.add_argument("--headless", action="store_true", help="never open a window")
+    p.add_argument("--images", nargs="+", metavar="FACE=PATH", type=path,
+                   help="read six photos instead (one per face, any way up): U=u.jpg R=r.jpg ... or a folder"
+                        " with U.jpg R.png ...")
     p.set_defaults(func=_scan)
 
     p = sub.add_parser("calibrate", help="learn the colours under today's light from a solved cube,"

@@ -1,0 +1,360 @@
+"""Finding a cube face's 3x3 sticker grid in a photo, with no help.
+
+A face in a photo is nine stickers (or tiles) that are convex
+quadrilaterals of about one size, set on a lattice that a single
+homography maps from the face's square to the image. The finder works on a
+copy of the picture about 800 pixels across:
+
+1. **Candidates**: colour edges (Canny on lightness and both Lab colour
+   axes) cut the picture into regions; the regions that are nearly convex,
+   nearly quadrilateral and of a sticker's size are candidate stickers.
+   Black plastic, the grooves of a stickerless cube, and a sticker's own
+   edge against the background all give such edges.
+2. **Lattices**: each candidate's own shape gives two lattice directions;
+   other candidates of a similar size whose centres fall near whole
+   multiples of one pitch along them are its neighbours. The 3x3 window
+   with the most members is fitted with a homography, which then collects
+   the candidates it predicts, and is fitted again.
+3. **Choice**: the grid with most stickers wins, then the largest (the face
+   the photo is of is the most frontal one, so the largest). A grid with
+   lattice-aligned candidates just outside it (a tiled floor, a 4x4 cube,
+   a window that could slide by one) is refused rather than guessed.
+
+The grid is returned as the face's four outer corners, ordered as the photo
+stands: top-left first, clockwise; which way up the face really is, is
+settled later by the cube's constraints (:mod:`vision.photos`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+WORK_SIDE = 800  # the long side of the copy the grid is searched in
+MIN_STICKERS = 5  # detected stickers a grid needs (the rest are predicted)
+MIN_FACE_FRACTION = 0.08  # the face spans at least this much of the picture's short side
+TOLERANCE = 0.28  # how far (in pitches) a candidate may sit from its predicted place
+MAX_RING = 3  # lattice-aligned stickers allowed just outside a grid (clutter; more: a bigger lattice)
+MIN_SCORE = 6.5  # stickers seen, less those outside, plus half of each cell that looks like one
+
+
+@dataclass
+class Grid:
+    corners: np.ndarray
+    """(4, 2) outer corners of the face in the picture's pixels: top-left, top-right, bottom-right,
+    bottom-left as the picture stands."""
+    centres: np.ndarray
+    """(9, 2) sticker centres, row-major in the same orientation."""
+    found: int
+    """How many of the nine were seen as stickers (the rest follow from the homography)."""
+    homography: np.ndarray
+    """Lattice (column, row; sticker centres at 0, 1, 2) -> picture pixels."""
+
+
+@dataclass
+class _Candidate:
+    centre: np.ndarray
+    u: np.ndarray  # the sticker's two side vectors (image pixels)
+    v: np.ndarray
+    area: float
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a[0] * b[1] - a[1] * b[0])
+
+
+def _edges(img: np.ndarray) -> np.ndarray:
+    lab = cv2.cvtColor(cv2.GaussianBlur(img, (5, 5), 0), cv2.COLOR_BGR2LAB)
+    e: np.ndarray = np.zeros(img.shape[:2], np.uint8)
+    for ch, (lo, hi) in zip(cv2.split(lab), [(20, 50), (12, 30), (12, 30)]):
+        e = cv2.bitwise_or(e, cv2.Canny(ch, lo, hi))
+    return cv2.dilate(e, np.ones((3, 3), np.uint8))
+
+
+def _quad(contour: np.ndarray) -> np.ndarray | None:
+    """Four corners of a convex, nearly quadrilateral contour, or None."""
+    hull = cv2.convexHull(contour)
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.04, 0.06, 0.08, 0.1):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4:
+            return approx.reshape(4, 2).astype(float)
+    if len(approx) > 4:  # a rounded square: its bounding rectangle's corners
+        box = cv2.boxPoints(cv2.minAreaRect(hull))
+        return np.asarray(box, float)
+    return None
+
+
+def candidates(img: np.ndarray) -> list[_Candidate]:
+    """Sticker-like regions of a BGR picture (already at working size)."""
+    h, w = img.shape[:2]
+    short = min(w, h)
+    lo_area = (short * MIN_FACE_FRACTION / 3.6) ** 2
+    hi_area = (short / 3.0) ** 2
+    free = cv2.bitwise_not(_edges(img))
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(free, connectivity=4)
+    out = []
+    for i in range(1, n):
+        x, y, bw, bh, area = stats[i]
+        if not lo_area <= area <= hi_area or x == 0 or y == 0 or x + bw >= w or y + bh >= h:
+            continue
+        if max(bw, bh) > 4 * min(bw, bh):
+            continue
+        mask = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if not contours:
+            continue
+        c = max(contours, key=cv2.contourArea)
+        hull_area = cv2.contourArea(cv2.convexHull(c))
+        if hull_area <= 0 or area / hull_area < 0.85:
+            continue
+        q = _quad(c)
+        if q is None:
+            continue
+        quad_area = cv2.contourArea(q.astype(np.float32))
+        if quad_area <= 0 or not 0.75 < area / quad_area < 1.5:
+            continue
+        # a rounded square's corners are cut off: grow the quad to the region's area
+        centre = q.mean(axis=0)
+        q = centre + (q - centre) * np.sqrt(area / quad_area)
+        q += (x, y)
+        centre = q.mean(axis=0)
+        # order around the centre, then the two side vectors
+        q = q[np.argsort(np.arctan2(q[:, 1] - centre[1], q[:, 0] - centre[0]))]
+        u = ((q[1] - q[0]) + (q[2] - q[3])) / 2
+        v = ((q[3] - q[0]) + (q[2] - q[1])) / 2
+        if abs(_cross(u, v)) < 0.3 * np.linalg.norm(u) * np.linalg.norm(v):
+            continue  # too skewed to be a square seen at a sane angle
+        lu, lv = np.linalg.norm(u), np.linalg.norm(v)
+        if max(lu, lv) > 2.5 * min(lu, lv):
+            continue
+        out.append(_Candidate(np.asarray(cents[i], float), u, v, float(area)))
+    return out
+
+
+def _fit(lattice: np.ndarray, image: np.ndarray) -> np.ndarray | None:
+    """Homography lattice -> image from matched points (affine when few)."""
+    if len(lattice) >= 5 and np.linalg.matrix_rank(lattice - lattice.mean(0)) == 2:
+        hom, _ = cv2.findHomography(lattice.astype(np.float32), image.astype(np.float32), 0)
+        if hom is not None:
+            return hom
+    if len(lattice) >= 3 and np.linalg.matrix_rank(lattice - lattice.mean(0)) == 2:
+        a, *_ = np.linalg.lstsq(np.c_[lattice, np.ones(len(lattice))], image, rcond=None)
+        return np.r_[a.T, [[0, 0, 1]]]
+    return None
+
+
+def _apply(hom: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    p = np.c_[pts, np.ones(len(pts))] @ hom.T
+    return p[:, :2] / p[:, 2:3]
+
+
+_WINDOW = np.array([(c, r) for r in range(3) for c in range(3)], float)
+_RING = np.array([(c, r) for r in range(-1, 4) for c in range(-1, 4)
+                  if not (0 <= c <= 2 and 0 <= r <= 2)], float)
+_OUTLINE = np.array([[-0.5, -0.5], [2.5, -0.5], [2.5, 2.5], [-0.5, 2.5]])
+
+
+def _grow(seed: _Candidate, cands: list[_Candidate], centres: np.ndarray, areas: np.ndarray,
+          image_size: tuple[int, int]) -> tuple[np.ndarray, int, float, float] | None:
+    """The best 3x3 grid through ``seed``: (homography, members, ring hits, residual)."""
+    basis = np.c_[seed.u, seed.v]
+    if abs(np.linalg.det(basis)) < 1e-6:
+        return None
+    similar = (areas > seed.area / 2.5) & (areas < seed.area * 2.5)
+    local = (centres - seed.centre) @ np.linalg.inv(basis).T
+    # the pitch (sticker + gap, in sticker sides) from the nearest neighbours along either axis
+    near = similar & (np.abs(local).max(axis=1) > 0.8) & (np.abs(local).max(axis=1) < 1.7) & \
+        (np.abs(local).min(axis=1) < 0.3)
+    if not near.any():
+        return None
+    pitch = float(np.median(np.abs(local[near]).max(axis=1)))
+    lat = local / pitch
+    idx = np.round(lat)
+    ok = similar & (np.abs(lat - idx).max(axis=1) < TOLERANCE) & (np.abs(idx).max(axis=1) <= 2)
+    if ok.sum() < MIN_STICKERS:
+        return None
+    best = None
+    for c0 in range(-2, 1):
+        for r0 in range(-2, 1):
+            inside = ok & (idx[:, 0] >= c0) & (idx[:, 0] <= c0 + 2) & (idx[:, 1] >= r0) \
+                & (idx[:, 1] <= r0 + 2)
+            if best is None or inside.sum() > best[0]:
+                best = (int(inside.sum()), c0, r0, inside)
+    assert best is not None
+    _, c0, r0, inside = best
+    if inside.sum() < MIN_STICKERS:
+        return None
+    hom = _fit(idx[inside] - (c0, r0), centres[inside])
+    lat_pts: list[np.ndarray] = []
+    img_pts: list[np.ndarray] = []
+    for _ in range(2):  # collect what the fitted grid predicts, and fit again
+        if hom is None:
+            return None
+        lat_pts, img_pts = [], []
+        for k, j in _matches(hom, cands, centres, similar, _WINDOW):
+            lat_pts.append(_WINDOW[k])
+            img_pts.append(centres[j])
+        if len(lat_pts) < MIN_STICKERS:
+            return None
+        hom = _fit(np.array(lat_pts), np.array(img_pts))
+    if hom is None:
+        return None
+    members = len(lat_pts)
+    pitch_px = float(np.sqrt(abs(np.linalg.det(_jacobian(hom, np.array([1.0, 1.0]))))))
+    residual = float(np.median(np.linalg.norm(_apply(hom, np.array(lat_pts)) - np.array(img_pts), axis=1)))
+    inv = np.linalg.inv(hom)
+    sides = []
+    for p in img_pts:
+        j = int(np.argmin(np.linalg.norm(centres - p, axis=1)))
+        c = cands[j]
+        q = _apply(inv, np.array([c.centre - c.u / 2 - c.v / 2, c.centre + c.u / 2 + c.v / 2]))
+        sides.append(np.abs(q[1] - q[0]).mean())
+    ring = _RING
+    ring_img = _apply(hom, ring)
+    h, w = image_size
+    outside = (ring_img[:, 0] < 0) | (ring_img[:, 1] < 0) | (ring_img[:, 0] >= w) | (ring_img[:, 1] >= h)
+    ring_hits = len(_matches(hom, cands, centres, similar, ring[~outside], (float(np.median(sides)), 0.15)))
+    # where the picture ends, nothing says the lattice stops: half a hit for each cell beyond it
+    return hom, members, ring_hits + 0.5 * int(outside.sum()), residual / pitch_px
+
+
+def _jacobian(hom: np.ndarray, p: np.ndarray) -> np.ndarray:
+    e = 1e-3
+    a = _apply(hom, np.array([p, p + (e, 0), p + (0, e)]))
+    return np.c_[a[1] - a[0], a[2] - a[0]] / e
+
+
+def _matches(hom: np.ndarray, cands: list[_Candidate], centres: np.ndarray, similar: np.ndarray,
+             cells: np.ndarray, side: tuple[float, float] | None = None) -> list[tuple[int, int]]:
+    """(cell, candidate) pairs where a candidate sits in a cell of the grid
+    and has the shape the grid predicts there: seen through the inverse
+    homography it is a square, aligned with the lattice, of a sticker's size
+    (with ``side``, (lattice side, tolerance): of that side and in the
+    middle of its cell, as a sticker continuing the grid would be)."""
+    try:
+        inv = np.linalg.inv(hom)
+    except np.linalg.LinAlgError:
+        return []
+    out = []
+    pred = _apply(hom, cells)
+    for k, p in enumerate(pred):
+        d = np.linalg.norm(centres - p, axis=1)
+        j = int(np.argmin(np.where(similar, d, np.inf)))
+        if not similar[j]:
+            continue
+        c = cands[j]
+        quad = np.array([c.centre - c.u / 2 - c.v / 2, c.centre + c.u / 2 - c.v / 2,
+                         c.centre + c.u / 2 + c.v / 2, c.centre - c.u / 2 + c.v / 2])
+        lat = _apply(inv, np.r_[[c.centre], quad])
+        if np.abs(lat[0] - cells[k]).max() > (TOLERANCE if side is None else 0.15):
+            continue
+        q = lat[1:]
+        e1 = ((q[1] - q[0]) + (q[2] - q[3])) / 2
+        e2 = ((q[3] - q[0]) + (q[2] - q[1])) / 2
+        sides = sorted([np.linalg.norm(e1), np.linalg.norm(e2)])
+        if not (0.5 < sides[0] and sides[1] < 1.1 and sides[1] < 1.4 * sides[0]):
+            continue
+        if side is not None and max(abs(sides[0] / side[0] - 1), abs(sides[1] / side[0] - 1)) > side[1]:
+            continue
+        # aligned with the lattice (either way round): each side close to an axis
+        if min(abs(e1[0]), abs(e1[1])) > 0.25 * sides[1] or min(abs(e2[0]), abs(e2[1])) > 0.25 * sides[1]:
+            continue
+        out.append((k, j))
+    return out
+
+
+def _uniform_cells(lab: np.ndarray, hom: np.ndarray) -> int:
+    """How many cells of the grid look like one sticker (an even colour in
+    their middle), whether or not they were found as candidates: a cell of
+    black plastic edge and background is not even."""
+    cell = 12
+    to_img = hom @ np.array([[1 / cell, 0, -0.5], [0, 1 / cell, -0.5], [0, 0, 1]])
+    try:
+        warped = cv2.warpPerspective(lab, np.linalg.inv(to_img), (3 * cell, 3 * cell), flags=cv2.INTER_LINEAR)
+    except (cv2.error, np.linalg.LinAlgError):
+        return 0
+    g = warped.reshape(3, cell, 3, cell, 3)[:, 3:cell - 3, :, 3:cell - 3].astype(np.float32)
+    spread = g.std(axis=(1, 3)).sum(axis=-1)  # (3, 3): L + a + b standard deviations
+    return int((spread < 15).sum())
+
+
+def _upright(hom: np.ndarray) -> np.ndarray:
+    """The same grid with its lattice turned so rows run down the picture
+    and columns to the right (the photo's own way up), never mirrored."""
+    c = _apply(hom, np.array([[1.0, 1.0], [2.0, 1.0], [1.0, 2.0]]))
+    col, row = c[1] - c[0], c[2] - c[0]
+    if _cross(col, row) < 0:  # lattice axes swapped: a mirror image of the face's order
+        swap = np.array([[0, 1, 0], [1, 0, 0], [0, 0, 1]], float)
+        hom = hom @ swap
+    # the four quarter turns of the lattice about its centre (1, 1); keep the one whose rows point down
+    best, best_hom = -np.inf, hom
+    for k in range(4):
+        a = np.radians(90 * k)
+        rot = np.array([[np.cos(a), -np.sin(a), 0], [np.sin(a), np.cos(a), 0], [0, 0, 1]])
+        rot = np.round(rot)
+        shift = np.array([[1, 0, 1], [0, 1, 1], [0, 0, 1]], float) @ rot @ np.array(
+            [[1, 0, -1], [0, 1, -1], [0, 0, 1]], float)
+        h2 = hom @ shift
+        c = _apply(h2, np.array([[1.0, 1.0], [1.0, 2.0]]))
+        down = c[1] - c[0]
+        score = down[1] / (np.linalg.norm(down) + 1e-9)
+        if score > best:
+            best, best_hom = score, h2
+    return best_hom
+
+
+def find_grid(img: np.ndarray) -> Grid | None:
+    """The face's sticker grid in a BGR picture of any size, or None when
+    no grid stands out. Works on a copy about :data:`WORK_SIDE` across."""
+    h, w = img.shape[:2]
+    f = min(1.0, WORK_SIDE / max(w, h))
+    small = cv2.resize(img, (max(1, round(w * f)), max(1, round(h * f))), interpolation=cv2.INTER_AREA) \
+        if f < 1 else img
+    cands = candidates(small)
+    if len(cands) < MIN_STICKERS:
+        return None
+    centres = np.array([c.centre for c in cands])
+    areas = np.array([c.area for c in cands])
+    results = []
+    for seed in cands:
+        g = _grow(seed, cands, centres, areas, small.shape[:2])
+        if g is not None:
+            results.append(g)
+    if not results:
+        return None
+
+    def area(hom: np.ndarray) -> float:
+        return float(cv2.contourArea(_apply(hom, _OUTLINE).astype(np.float32)))
+
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    scored = []
+    for hom, members, ring, residual in results:
+        if ring > MAX_RING or residual > 0.15:
+            continue
+        score = members - ring + 0.5 * _uniform_cells(lab, hom)
+        scored.append((score, area(hom), hom, members))
+    if not scored:
+        return None
+    # the face photographed is the most frontal one, so the largest: side faces are foreshortened
+    scored = [r for r in scored if r[0] >= MIN_SCORE]
+    if not scored:
+        return None
+    scored.sort(key=lambda r: (r[1], r[0]), reverse=True)
+    score, _, hom, members = scored[0]
+    centre = _apply(hom, np.array([[1.0, 1.0]]))[0]
+    pitch = float(np.sqrt(abs(np.linalg.det(_jacobian(hom, np.array([1.0, 1.0]))))))
+    for other in scored[1:]:
+        d = np.linalg.norm(_apply(other[2], np.array([[1.0, 1.0]]))[0] - centre)
+        if 0.5 * pitch < d < 2.5 * pitch and other[0] >= score - 0.5 and other[1] > 0.8 * scored[0][1]:
+            return None  # an overlapping grid fits as well: a window that could slide
+    hom = _upright(hom)
+    sx = np.diag([1 / f, 1 / f, 1.0])
+    hom = sx @ hom
+    corners = _apply(hom, _OUTLINE)
+    if (corners < -0.02 * max(w, h)).any() or (corners[:, 0] > w * 1.02).any() \
+            or (corners[:, 1] > h * 1.02).any():
+        return None
+    return Grid(corners, _apply(hom, _WINDOW), members, hom)
