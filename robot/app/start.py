@@ -201,6 +201,8 @@ class Run:
     captures: int = 0
     record: dict = field(default_factory=dict)
     images: dict[str, np.ndarray] = field(default_factory=dict)
+    step_labels: list[str] | None = None
+    """A label a solution step (the CFOP stage it belongs to), or None."""
 
     def emit(self, kind: str, state: str | None = None, text: str = "", result: ScanResult | None = None,
              **data: Any) -> None:
@@ -403,15 +405,41 @@ def solve(run: Run, facelets: str) -> Solution:
     import solver
 
     run.check_stop()
-    run.emit("solving", "solving", facelets=facelets)
+    run.emit("solving", "solving", facelets=facelets, method=run.cfg.solver.method)
     q, h = rig_turn_costs(run.cfg)
     s = run.cfg.solver
+    if s.method == "cfop":
+        return _solve_cfop(run, facelets, q, h)
     try:
         return solver.solve(facelets, max_length=s.max_length, budget_ms=s.budget_ms, metric=s.metric,
                             quarter_cost=q, half_cost=h)
     except solver.SolveError as e:
         where = f" ([solver] max_length in {run.cfg.path})" if e.kind == "max-length" and run.cfg.path else ""
         raise RigError(f"{e}{where}; no motor turned") from None
+
+
+def _solve_cfop(run: Run, facelets: str, quarter_cost: float, half_cost: float) -> Solution:
+    """``[solver] method = "cfop"``: the stages a person would turn, for a
+    demonstration. The rig turns opposite faces together only within a
+    stage, so every step belongs to one stage, and each step's label (the
+    stage and its case) goes out with its turn events."""
+    from solver import format_moves
+    from solver.api import Solution
+    from solver.cfop import solve_cfop
+    from solver.metrics import axial_cost, group_steps
+
+    sol = solve_cfop(Cube.from_facelets(facelets))
+    steps: list[list[str]] = []
+    labels: list[str] = []
+    for stage in sol.stages:
+        label = f"{stage.name}: {stage.case}" if stage.case else stage.name
+        for step in group_steps(stage.moves):
+            steps.append([str(m) for m in step])
+            labels.append(label)
+    run.step_labels = labels
+    return Solution(moves=format_moves(sol.moves), length=sol.length,
+                    cost=axial_cost(sol.moves, quarter_cost, half_cost), elapsed_ms=sol.elapsed_ms,
+                    steps=steps, metric="axial")
 
 
 def plan_picture(scan_image: np.ndarray, steps: list[str], done: int) -> np.ndarray:
@@ -434,8 +462,10 @@ def plan_picture(scan_image: np.ndarray, steps: list[str], done: int) -> np.ndar
 
 
 def turn_extras(run: Run, index: int) -> dict[str, Any]:
-    """What a turn's events carry beyond the turn itself (a later stage, such
-    as the name of the solving method's stage, adds its keys here)."""
+    """What a turn's events carry beyond the turn itself: with CFOP, the
+    stage the turn belongs to (``stage``, e.g. "OLL: OLL 27 (Sune)")."""
+    if run.step_labels is not None and 0 <= index < len(run.step_labels):
+        return {"stage": run.step_labels[index]}
     return {}
 
 

@@ -31,6 +31,7 @@ class TerminalFace(Face):
         self.images: dict[str, np.ndarray] = {}
         self.steps: list[str] = []
         self.progress_shown = False
+        self.stage: str | None = None
 
     # -- events ------------------------------------------------------------
     def emit(self, event: Event) -> None:
@@ -43,8 +44,10 @@ class TerminalFace(Face):
             self.images = dict(event.result.images)
         elif kind == "fix-invalid":
             print(event.text, file=sys.stderr)
-        elif kind == "turn-started" and event.data["index"] == 0:
-            self._show_plan(0)
+        elif kind == "turn-started":
+            self._stage(event)
+            if event.data["index"] == 0:
+                self._show_plan(0)
         elif kind == "turn-done":
             self._turn_done(event)
         elif kind == "finished" and event.data.get("status") == "already-solved":
@@ -88,6 +91,15 @@ class TerminalFace(Face):
             self.scan_image = cv2.resize(joined, None, fx=scale, fy=scale)
         cv2.imshow("cuberobot", plan_picture(self.scan_image, self.steps, done))
         cv2.waitKey(1)
+
+    def _stage(self, event: Event) -> None:
+        """With CFOP, a line as each stage begins: what the rig demonstrates now."""
+        stage = event.data.get("stage")
+        if stage is None or stage == self.stage:
+            return
+        self.stage = stage
+        self.close()
+        self.out(f"stage {stage}")
 
     def _turn_done(self, event: Event) -> None:
         d = event.data

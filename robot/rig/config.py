@@ -106,6 +106,12 @@ class SolverConfig:
     budget_ms: int = 100
     metric: str = "axial"
     max_length: int | None = None
+    method: str = "two-phase"
+    """How `start` solves: "two-phase" (short, for speed) or "cfop" (the
+    stages a person would turn, for a demonstration)."""
+
+
+SOLVE_METHODS = ("two-phase", "cfop")
 
 
 @dataclass(frozen=True)
@@ -396,6 +402,7 @@ def parse_config(text: str, path: Path | None = None) -> Config:
             budget_ms=t.get("budget_ms", int, solver.budget_ms, lo=1, hi=600_000),
             metric=t.get("metric", str, solver.metric, choices=METRICS),
             max_length=ml,
+            method=t.get("method", str, solver.method, choices=SOLVE_METHODS),
         )
         t.done()
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
-from ...rig.config import load_config
+from ...rig.config import SOLVE_METHODS, load_config
 from ...rig.errors import UserError
 from ..limits import MAX_SEED, check_firmware, check_output_dir, check_port, check_views, path, text, whole
 from ..progress import ProgressLine
@@ -17,6 +18,8 @@ def _start(args: argparse.Namespace) -> int:
     from ...rig.journal import default_state_dir
 
     cfg = load_config(args.config)
+    if args.method is not None:
+        cfg = replace(cfg, solver=replace(cfg.solver, method=args.method))
     check_views(cfg)
     if args.firmware and args.port:
         raise UserError("--firmware runs its own emulated rig: give --firmware or --port, not both")
@@ -50,5 +53,8 @@ def register(sub: Registry) -> None:
                    help="journal and run records (default: ~/.local/state/cuberobot)")
     p.add_argument("--seed", type=whole(0, MAX_SEED),
                    help=f"simulated rig: which random scramble and lighting (0 to {MAX_SEED})")
+    p.add_argument("--method", choices=SOLVE_METHODS, default=None,
+                   help="two-phase (fastest turning) or cfop (the stages a person would turn, named as "
+                        "they turn); default: [solver] method")
     p.add_argument("--no-wait", action="store_true", help="do not wait for the start button or Enter")
     p.set_defaults(func=_start)
