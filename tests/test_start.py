@@ -17,7 +17,7 @@ from robot.app.start import ScanDoubtful, run_start
 from robot.rig.config import load_config
 from robot.rig.journal import Journal
 from robot.sim.protocol_sim import forget, rig_for_url, sim_url
-from solver import SOLVED, Cube
+from solver import SOLVED, Cube, random_cube
 from vision.render import Lighting
 
 _n = 0
@@ -46,8 +46,10 @@ def test_random_scrambles_end_solved(cfg, tmp_path, seed):
     assert record["status"] == "solved"
     assert record["scan_correct"] is True
     assert rig.cube.is_solved()
-    assert len(rig.record) == record["turns"]
-    # the solution the run reports really solves the scanned cube
+    # every job the rig ran: the faces it turned to look again at doubtful stickers, then the solution
+    looks = record.get("look_again_turns", [])
+    assert len(rig.record) == record["turns"] + len(looks)
+    # the solution the run reports really solves the scanned cube (as it was after any look-again turn)
     assert Cube.from_facelets(record["facelets"]).apply(record["moves"]).is_solved()
     assert record["confirmed"] is True
     # the host's estimate is the rig's own clock, turn for turn
@@ -106,7 +108,26 @@ def test_doubtful_scan_is_captured_again_then_solved(cfg, tmp_path, lighting):
     forget(url)
 
 
-@pytest.mark.parametrize("lighting", [_glare_on(99), _shadow_on("F", 99)], ids=["glare", "shadow"])
+def test_doubt_that_stays_is_looked_at_again_after_turning_a_face(cfg, tmp_path):
+    """A reflection that stays where it is (#14): the rig turns one face so
+    the doubtful sticker is seen elsewhere, combines both looks, and solves
+    from where the cube now is; the turn is a journalled job like any other."""
+    url = fresh_url()
+    lines = []
+    try:
+        run_start(cfg, port=url, headless=True, state_dir=tmp_path, seed=22, out=lines.append,
+                  sim_lighting=_glare_on(99), no_wait=True)
+    except ScanDoubtful as e:  # the reflection is still there for the confirmation scan
+        assert "confirmation scan" in str(e)
+    rig = rig_for_url(url)
+    assert any("to look again" in line for line in lines), lines
+    assert len(rig.record[0].moves) == 1  # one face turned first
+    assert rig.cube.is_solved()
+    assert len(Journal(tmp_path).read()) >= 2  # the look-again turn, then the solution
+    forget(url)
+
+
+@pytest.mark.parametrize("lighting", [_shadow_on("F", 99)], ids=["shadow"])
 def test_doubt_that_stays_moves_no_motor(cfg, tmp_path, lighting):
     url = fresh_url()
     with pytest.raises(ScanDoubtful) as e:
@@ -114,13 +135,14 @@ def test_doubt_that_stays_moves_no_motor(cfg, tmp_path, lighting):
                   no_wait=True)
     rig = rig_for_url(url)
     scrambled = rig.cube
-    assert rig.record == [] and rig.counts_steps == [0] * 6
+    # the rig looked again after turning faces (#14), then put the cube back as it was found
+    assert rig.record and all(len(r.moves) == 1 for r in rig.record)
+    assert scrambled.to_facelets() == random_cube(22).to_facelets()  # as it was put in
     msg = str(e.value)
-    assert "No motor was moved" in msg and "Doubtful stickers" in msg
+    assert "Doubtful stickers" in msg
     assert not scrambled.is_solved()
-    assert Journal(tmp_path).read() == []  # no job was started
     record = json.loads(next((tmp_path / "runs").glob("*/run.json")).read_text())
-    assert record["status"] == "scan-doubtful" and record["captures"] == 1 + cfg.start.recaptures
+    assert record["status"] == "scan-doubtful" and record["captures"] > 1 + cfg.start.recaptures
     forget(url)
 
 
@@ -263,6 +285,7 @@ def test_a_person_fixes_a_doubtful_scan_through_the_face(cfg, tmp_path):
         return Answer("accept", rig_for_url(url).cube.to_facelets())
 
     face = Recorder([fix])
+    cfg = replace(cfg, start=replace(cfg.start, look_again=0))  # straight to the person
     glare = _glare_on(1 + cfg.start.recaptures)  # the first scan only: the confirmation scan is clear
     record = Engine(cfg, face, port=url, state_dir=tmp_path, seed=22, sim_lighting=glare).run()
     assert len(face.asked) == 1 and face.asked[0].doubtful
@@ -277,6 +300,7 @@ def test_an_invalid_fix_is_asked_again_and_a_rescan_captures_again(cfg, tmp_path
     url = fresh_url()
     face = Recorder([lambda d: Answer("accept", "U" * 54), lambda d: Answer("rescan"),
                      lambda d: Answer("stop", message="no thanks")])
+    cfg = replace(cfg, start=replace(cfg.start, look_again=0))  # straight to the person
     with pytest.raises(ScanDoubtful, match="no thanks"):
         Engine(cfg, face, port=url, state_dir=tmp_path, seed=22, sim_lighting=_glare_on(99)).run()
     kinds = face.kinds()

@@ -201,6 +201,8 @@ class Run:
     captures: int = 0
     record: dict = field(default_factory=dict)
     images: dict[str, np.ndarray] = field(default_factory=dict)
+    state_dir: str | Path | None = None
+    """The journal's folder (None: the default): every turn is journalled there."""
     step_labels: list[str] | None = None
     """A label a solution step (the CFOP stage it belongs to), or None."""
 
@@ -288,9 +290,10 @@ class _Scanner:
 
         self.run, self.purpose = run, purpose
         self.profile = _profile(run.cfg)
-        self.state = run.rig.sim_state() if run.rig.sim_state else None
         self.flat = expand_views(run.cfg.views)
         self.frames: dict[str, np.ndarray] = {}
+        self.exposures: dict[str, float] = {}
+        """Shortened where a view clipped; later captures start there."""
 
     def capture(self, which: list[ViewSpec]) -> ScanResult:
         """Capture ``which`` views again (the others are kept) and classify."""
@@ -300,8 +303,10 @@ class _Scanner:
         run.check_stop()
         run.emit("scanning", "scanning", purpose=self.purpose, capture=run.captures + 1,
                  views=[v.name for v in which])
-        frames = capture_frames(run.cfg.cameras, which, sim_state=self.state, sim_lighting=_lighting(run),
-                                sim_seed=None if run.seed is None else run.seed * 7919 + run.captures)
+        state = run.rig.sim_state() if run.rig.sim_state else None  # the cube as it is now
+        frames = capture_frames(run.cfg.cameras, which, sim_state=state, sim_lighting=_lighting(run),
+                                sim_seed=None if run.seed is None else run.seed * 7919 + run.captures,
+                                profile=self.profile, exposures=self.exposures)
         run.captures += 1
         self.frames = {**self.frames, **frames}
         return self.evaluate()
@@ -348,6 +353,15 @@ def resolve_doubt(run: Run, scanner: _Scanner, result: ScanResult) -> tuple[Scan
     from solver import CubeError
 
     purpose = scanner.purpose
+    doubt = _doubtful(result, run.cfg.start.min_confidence)
+    # the rig turns a face or two so doubtful stickers are seen elsewhere, before anyone is asked
+    if purpose == "scan" and doubt and run.cfg.start.look_again:
+        from .doubt import look_again
+
+        settled = look_again(run, result, doubt, rescan=lambda: scanner.capture(run.cfg.views),
+                             doubtful=lambda r: _doubtful(r, run.cfg.start.min_confidence))
+        if settled is not None:
+            return settled
     for _ in range(MAX_RESCANS + 1):
         doubt = _doubtful(result, run.cfg.start.min_confidence)
         if result.classification.valid and not doubt:
@@ -361,12 +375,12 @@ def resolve_doubt(run: Run, scanner: _Scanner, result: ScanResult) -> tuple[Scan
             if answer is None:
                 raise ScanDoubtful(
                     f"{purpose}: cannot trust the scan after {run.captures} capture(s): {_why(result)}. "
-                    f"Doubtful stickers: {_names(doubt) or 'none named'}. No motor was moved. "
+                    f"Doubtful stickers: {_names(doubt) or 'none named'}. {_moved(run)} "
                     "Check the light (glare, shadows) and run again, or run without --headless to fix them",
                     result)
             run.emit("answer", "scanning", action=answer.action)
             if answer.action == "stop":
-                raise ScanDoubtful(answer.message or f"{purpose} rejected; no motor was moved", result)
+                raise ScanDoubtful(answer.message or f"{purpose} rejected. {_moved(run)}", result)
             if answer.action == "rescan":
                 result = scanner.capture(run.cfg.views)
                 break
@@ -376,8 +390,16 @@ def resolve_doubt(run: Run, scanner: _Scanner, result: ScanResult) -> tuple[Scan
                 run.emit("fix-invalid", "needs_help", f"still not a valid cube: {e}", error=e.to_dict())
                 continue
             return result, answer.facelets
-    raise ScanDoubtful(f"{purpose}: still doubtful after {MAX_RESCANS} new captures; no motor was moved",
+    raise ScanDoubtful(f"{purpose}: still doubtful after {MAX_RESCANS} new captures. {_moved(run)}",
                        result)
+
+
+def _moved(run: Run) -> str:
+    """What the motors did before a doubtful scan ended the run."""
+    if run.record.get("look_again_undone"):
+        return (f"The rig turned {run.record['look_again_undone']} to look again and turned it back: "
+                "the cube is as it was put in.")
+    return "No motor was moved."
 
 
 def _views_concerned(views: list[ViewSpec], doubt: list[int]) -> list[ViewSpec]:
@@ -559,7 +581,8 @@ class Engine:
             rig.link.estop()  # pressed while connecting
         log.info("connected to the rig on %s (firmware %s)", rig.port, rig.link.hello)
         run = Run(cfg, rig, self.face, seed=self.seed, sim_lighting=self.sim_lighting,
-                  stop_flag=self.stop_flag, estop_flag=self.estop_flag, record=self.record)
+                  stop_flag=self.stop_flag, estop_flag=self.estop_flag, record=self.record,
+                  state_dir=self.state_dir)
         record = run.record
         record.update(seed=self.seed, port=rig.port, config=str(cfg.path) if cfg.path else None,
                       started=time.strftime("%Y-%m-%dT%H:%M:%S"), prepare_s=time.monotonic() - t_prepare)

@@ -13,7 +13,7 @@ import numpy as np
 
 from .start import Answer, Doubt, Event, Face, plan_picture
 
-PRINTED = frozenset(("recapture", "solution"))
+PRINTED = frozenset(("recapture", "look-again", "solution"))
 """Events whose sentence is printed as it is."""
 
 

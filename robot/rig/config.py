@@ -123,6 +123,9 @@ class StartConfig:
     min_confidence: float = 0.0
     """Stickers classified with less confidence than this count as doubtful too
     (the classifier already flags what it doubts; raise this to be stricter)."""
+    look_again: int = 2
+    """Faces the rig may turn to see doubtful stickers elsewhere before a person
+    is asked (0: ask at once)."""
 
 
 @dataclass(frozen=True)
@@ -412,6 +415,7 @@ def parse_config(text: str, path: Path | None = None) -> Config:
             recaptures=t.get("recaptures", int, start.recaptures, lo=0, hi=10),
             confirm_scan=t.get("confirm_scan", bool, start.confirm_scan),
             min_confidence=t.get("min_confidence", float, start.min_confidence, lo=0.0, hi=1.0),
+            look_again=t.get("look_again", int, start.look_again, lo=0, hi=4),
         )
         t.done()
 
