@@ -194,3 +194,63 @@ def test_matcher_finds_the_cheapest_valid_cube(seed, scale):
     chosen = sol.sticker_marginal[np.arange(54), [FACES.index(ch) for ch in f]]
     assert np.allclose(chosen, sol.total)
     assert (sol.sticker_marginal >= sol.total - 1e-9).all()
+
+
+# --- confidence that means something (#14) ---------------------------------
+
+def test_per_sticker_noise_sigma_8_is_never_wrong_and_sure():
+    """Uneven stickers (glare, vignetting, dirt) as Gaussian noise of 8
+    levels on each channel of each sticker, with the hard red/orange pair
+    in some cubes: every cube is right, or it is flagged."""
+    rng = np.random.default_rng(14)
+    wrong_sure = sure = 0
+    for seed in range(60):
+        f = random_cube(3000 + seed).to_facelets()
+        pal = dict(STD, R=(205, 45, 35), L=(215, 65, 30)) if seed % 4 == 0 else STD
+        rgb = colours(f, pal, seed=seed, noise=2.0, light=float(rng.uniform(0.4, 1.0)),
+                      kelvin=float(rng.uniform(3000, 6500)), vignette=0.3)
+        rgb = np.clip(rgb + rng.normal(0, 8, rgb.shape), 0, 255)
+        r = classify(rgb)
+        sure += r.ok
+        wrong_sure += r.ok and r.facelets != f
+    assert wrong_sure == 0
+    assert sure >= 30  # and it is not sure of nothing
+
+
+def test_an_unseen_sticker_is_named_by_the_rules_and_said_so():
+    f = random_cube(21).to_facelets()
+    rgb = colours(f, seed=3)
+    rgb[10] = np.nan
+    r = classify(rgb)
+    assert r.ok and r.facelets == f
+    assert 10 in r.by_constraints and r.constraints == "settle it"
+    assert classify(colours(f, seed=3)).constraints == "not needed"
+
+
+def test_red_and_orange_alike_under_noise_leave_several_cubes_and_say_so():
+    pal = dict(STD, R=(205, 45, 35), L=(212, 55, 32))
+    f = random_cube(22).to_facelets()
+    rgb = np.clip(colours(f, pal, seed=4, noise=2.0) + np.random.default_rng(4).normal(0, 8, (54, 3)), 0, 255)
+    r = classify(rgb)
+    assert not r.ok
+    assert r.constraints == "do not settle it"
+    assert any("do not settle it" in w for w in r.warnings)
+
+
+def test_min_confidence_puts_stickers_in_doubt():
+    f = random_cube(23).to_facelets()
+    rgb = colours(f, seed=5, noise=6.0)
+    r = classify(rgb)
+    assert r.ok
+    strict = classify(rgb, min_confidence=float(r.confidence[r.confidence < 1].max()) + 1e-9)
+    assert not strict.ok and strict.suspects
+
+
+def test_clipped_and_crushed_stickers_are_named():
+    f = random_cube(24).to_facelets()
+    r = classify(colours(f, seed=6, light=2.5))
+    assert r.clipped and all(f[i] in "UD" or f[i] in "L" for i in r.clipped)
+    assert any("clipped: lower the exposure" in w for w in r.warnings)
+    assert r.to_dict()["clipped"][0][0] in "URFDLB"
+    r = classify(colours(f, seed=6, light=0.0005, noise=0.5))
+    assert r.crushed and any("too dark" in w for w in r.warnings)

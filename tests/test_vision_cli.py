@@ -160,3 +160,13 @@ def test_scan_reads_the_simulated_cube_from_stdin_and_says_there_is_no_display()
     r = subprocess.run(cmd, input=truth + "\n", capture_output=True, text=True, env=e, timeout=120)
     assert r.returncode in (0, 1) and r.stdout.split()[0] == truth
     assert "no display for the preview" in r.stderr
+
+
+def test_classify_min_confidence(tmp_path):
+    f = random_cube(7).to_facelets()
+    write_rgb(tmp_path / "a.json", f)
+    assert run("classify", "--rgb-json", str(tmp_path / "a.json"), "--min-confidence", "0.5").returncode == 0
+    r = run("classify", "--rgb-json", str(tmp_path / "a.json"), "--min-confidence", "1", "--json")
+    assert r.returncode == 1 and not json.loads(r.stdout)["ok"]
+    r = run("classify", "--rgb-json", str(tmp_path / "a.json"), "--min-confidence", "2")
+    assert r.returncode == 2 and "from 0 to 1" in r.stderr and "Traceback" not in r.stderr

@@ -207,3 +207,23 @@ def test_srgb_curve_known_values_and_round_trip():
     assert rgb_to_lab(np.array([255.0, 255.0, 255.0]))[0] == pytest.approx(100.0, abs=1e-3)
     rgb = np.random.default_rng(1).uniform(0, 255, (50, 3))
     assert np.abs(lab_to_rgb(rgb_to_lab(rgb)) - rgb).max() < 1e-6
+
+
+def test_a_clipping_simulated_camera_is_captured_again_at_a_shorter_exposure():
+    """The simulated camera honours exposure like a webcam: a scene lit to
+    clip is re-captured shorter until no sticker clips, and the exposure
+    reached is reported for the next capture."""
+    from solver import random_cube
+    from vision.render import Lighting
+    from vision.scanning import capture_frames, clipped_in
+    from vision.setup import default_sim_setup
+
+    cams, views = default_sim_setup()
+    f = random_cube(5).to_facelets()
+    exposures: dict = {}
+    settings: dict = {}
+    frames = capture_frames(cams, views, sim_state=f, sim_lighting=Lighting(intensity=2.0),
+                            exposures=exposures, settings=settings)
+    assert set(exposures) == {"A", "B"} and all(e < 1.0 for e in exposures.values())
+    assert all(settings[c]["exposure"] == exposures[c] for c in exposures)
+    assert not any(clipped_in(frames[v.name], v) for v in views)

@@ -73,14 +73,20 @@ class Camera:
     """One open camera. ``grab()`` returns the average of a few frames
     (BGR uint8) after the warm-up frames were dropped when it was opened."""
 
-    def __init__(self, spec: CameraSpec, source: str | int | None = None, *, cleanup: Path | None = None):
+    def __init__(self, spec: CameraSpec, source: str | int | None = None, *, cleanup: Path | None = None,
+                 exposure: float | None = None, gain: float | None = None):
         self.spec = spec
         self.name = spec.name
         self._source = spec.source if source is None else source
         self._cleanup = cleanup
+        self.exposure, self.gain = exposure, gain
         self.settings: dict[str, object] = {"source": str(spec.source), "width": spec.width,
                                             "height": spec.height, "auto_exposure": spec.auto_exposure,
                                             "auto_white_balance": spec.auto_white_balance}
+        if exposure is not None:
+            self.settings["exposure"] = exposure
+        if gain is not None:
+            self.settings["gain"] = gain
         self._cap: cv2.VideoCapture | None = self._open()
         for _ in range(max(0, spec.warmup_frames)):
             self._read()
@@ -106,10 +112,17 @@ class Camera:
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.spec.width)
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.spec.height)
             # V4L2 wants 0.25 for manual exposure, 0.75 for auto; other back-ends take 0/1
-            cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 0.75 if self.spec.auto_exposure else 0.25)
+            # a fixed exposure needs auto exposure off, whatever the set-up says
+            auto = self.spec.auto_exposure and self.exposure is None
+            cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 0.75 if auto else 0.25)
             cap.set(cv2.CAP_PROP_AUTO_WB, 1 if self.spec.auto_white_balance else 0)
+            if self.exposure is not None:
+                cap.set(cv2.CAP_PROP_EXPOSURE, float(self.exposure))
+            if self.gain is not None:
+                cap.set(cv2.CAP_PROP_GAIN, float(self.gain))
             props = {"width": cv2.CAP_PROP_FRAME_WIDTH, "height": cv2.CAP_PROP_FRAME_HEIGHT,
                      "auto_exposure": cv2.CAP_PROP_AUTO_EXPOSURE, "exposure": cv2.CAP_PROP_EXPOSURE,
+                     "gain": cv2.CAP_PROP_GAIN,
                      "auto_wb": cv2.CAP_PROP_AUTO_WB, "wb_temperature": cv2.CAP_PROP_WB_TEMPERATURE}
             self.settings.update({f"reported_{k}": cap.get(v) for k, v in props.items()})
             log.info("camera %s settings: %s", self.name, self.settings)
@@ -188,12 +201,42 @@ def write_sim_sequence(directory: Path, facelets: str, view: ViewSpec, spec: Cam
     return str(directory / "frame%03d.bmp")
 
 
+SIM_EXPOSURE = 1.0
+"""The simulated camera's exposure when none is set: a multiplier of the
+scene's light, as a real camera's exposure time is."""
+
+
+def lower_exposure(value: float) -> float:
+    """The next shorter exposure to try, about 0.6 times the light. OpenCV
+    passes the driver's own units: V4L2 cameras (and the simulated one)
+    take a positive time, DirectShow a power of two in seconds (negative)."""
+    return value * 0.6 if value > 0 else value - 0.75
+
+
 def open_camera(spec: CameraSpec, *, sim_state: str | None = None, sim_seed: int | None = None,
-                sim_view: ViewSpec | None = None, sim_lighting: Lighting | None = None) -> Camera:
+                sim_view: ViewSpec | None = None, sim_lighting: Lighting | None = None,
+                exposure: float | None = None, gain: float | None = None) -> Camera:
     """Open a camera. ``source == 'sim'`` renders ``sim_state`` as seen
     through ``sim_view`` (random light from ``sim_seed``, or ``sim_lighting``)
-    into a temporary image sequence read back through VideoCapture."""
+    into a temporary image sequence read back through VideoCapture.
+
+    ``exposure`` and ``gain`` (OpenCV's CAP_PROP_EXPOSURE and CAP_PROP_GAIN,
+    in the driver's units) fix the camera's exposure, auto exposure off;
+    the simulated camera multiplies its light by both, so a scan that clips
+    is handled by the same code as with a webcam."""
     if spec.source == "sim":
+        if exposure is not None or gain is not None:
+            from dataclasses import replace
+
+            from .render import Lighting
+
+            if sim_lighting is None:
+                sim_lighting = Lighting.random(np.random.default_rng(sim_seed))
+                sim_seed = None if sim_seed is None else sim_seed + 1
+            # a positive time; another driver's units (DirectShow's negative powers of two) mean nothing here
+            factor = exposure if exposure is not None and exposure > 0 else SIM_EXPOSURE
+            factor *= 1.0 if gain is None else gain
+            sim_lighting = replace(sim_lighting, intensity=sim_lighting.intensity * factor)
         if sim_view is None:  # the default simulated rig's view for this camera, if it has one
             from .setup import default_sim_setup
 
@@ -203,8 +246,8 @@ def open_camera(spec: CameraSpec, *, sim_state: str | None = None, sim_seed: int
         tmp = Path(tempfile.mkdtemp(prefix=f"cuberobot-sim-{spec.name}-"))
         try:
             pattern = write_sim_sequence(tmp, sim_state, sim_view, spec, lighting=sim_lighting, seed=sim_seed)
-            return Camera(spec, pattern, cleanup=tmp)
+            return Camera(spec, pattern, cleanup=tmp, exposure=exposure, gain=gain)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
-    return Camera(spec)
+    return Camera(spec, exposure=exposure, gain=gain)

@@ -11,8 +11,16 @@ Because whole pieces are matched, a red sticker that looks orange is pulled
 back by the other colours on its piece, and by the fact that there is only
 one red-green edge.
 
-Confidence per sticker is the cost gap (in nats of the fitted model) between
-the best solvable cube and the best one with that sticker a different colour.
+Confidence per sticker is the smaller of two cost gaps (in nats) between
+the best solvable cube and the best one with that sticker a different colour:
+one under the fitted colour models (which pick the cube), one under
+*calibrated* costs that add each sticker's own measurement noise (the
+scan's noise, measured, carried through the features). A cube is sure only
+when the calibrated gap is at least :data:`SURE_NATS` for every sticker and
+the cube's rules leave exactly one valid cube among the colours the camera
+finds plausible for each sticker (:func:`judge_constraints`): when several
+stickers could each be either of two colours, a cube that swaps them all is
+as possible as the best one, however the costs add up.
 """
 
 from __future__ import annotations
@@ -59,6 +67,20 @@ class Classification:
     """Stickers that looked like their colour washed out by added light and
     were read from their pieces; not counted as doubtful here (the pieces
     are sure), but a scan that can see the picture may decide otherwise."""
+    by_constraints: list[int] = field(default_factory=list)
+    """Stickers the camera alone could not name (two or more colours fit
+    what it saw, or it did not see them) whose colour the cube's rules
+    settle: exactly one valid cube among the plausible colours."""
+    clipped: list[int] = field(default_factory=list)
+    """Stickers with two or more channels at the top of the range: the
+    camera's exposure is too long for them (white and yellow look alike)."""
+    crushed: list[int] = field(default_factory=list)
+    """Stickers whose brightest channel is near black: too little light."""
+    constraints: str = "not needed"
+    """How much the answer leans on the cube's rules: ``"not needed"`` (the
+    camera named every sticker), ``"settle it"`` (some stickers were named
+    by the rules alone, and only one valid cube fits) or ``"do not settle
+    it"`` (several valid cubes fit what the camera saw: in doubt)."""
 
     @property
     def ok(self) -> bool:
@@ -76,6 +98,11 @@ class Classification:
             "error": self.error.to_dict() if self.error else None,
             "warnings": list(self.warnings),
             "reflections": list(self.reflections),
+            "by_constraints": list(self.by_constraints),
+            "by_constraints_names": [position_name(i) for i in self.by_constraints],
+            "constraints": self.constraints,
+            "clipped": [position_name(i) for i in self.clipped],
+            "crushed": [position_name(i) for i in self.crushed],
         }
 
 
@@ -283,12 +310,137 @@ def _glare_like(rgb: np.ndarray, seen: np.ndarray, assign: np.ndarray) -> np.nda
     return out
 
 
+CAMERA_NU = 4.0  # Student-t degrees of freedom of the calibrated costs: a few stickers stray far
+PLAUSIBLE_NATS = 4.0
+"""A colour costing less than this more than a sticker's best-looking one
+(likelihood ratio e^4, about 55) could have produced what the camera saw."""
+SURE_NATS = 9.0
+"""The best valid cube must beat every cube that changes a sticker by this
+much in the calibrated costs (odds of about 8000 to 1) for that sticker to be sure."""
+NOISE_FLOOR = 2.0  # sRGB levels of sensor and compression noise that no scan is without
+CLIPPED_SIGMA = 40.0  # sRGB levels: a clipped or crushed channel says only "at least" or "at most"
+CLIP_HIGH, CLIP_LOW = 250.0, 6.0
+_BIG = 1e4  # cost of an implausible colour in the constraint check: far above any real total
+
+
+def _jacobians(rgb: np.ndarray, scale: float) -> np.ndarray:
+    """(n, 3, 3): how each feature moves per sRGB level of each channel."""
+    out = np.empty((len(rgb), 3, 3))
+    for k in range(3):
+        step = np.zeros(3)
+        step[k] = 1.0
+        out[:, :, k] = (features(rgb + step, scale) - features(rgb - step, scale)) / 2.0
+    return out
+
+
+def camera_costs(rgb: np.ndarray, x0: np.ndarray, seen: np.ndarray, assign: np.ndarray, scale: float,
+                 mu: np.ndarray, cov: np.ndarray, beta: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(54, 6) calibrated costs in nats (and the squared distances they come
+    from): how unlikely each colour makes what the camera saw of each
+    sticker, with the sticker's own noise.
+
+    The fitted colour models describe nine stickers each and are tight;
+    a single sticker also carries its measurement noise: the scan's noise
+    in sRGB levels (measured from how far the stickers sit from their
+    colours in chromaticity) through the slope of the features at that
+    sticker. A dark channel's log moves a lot per level, so a dim sticker
+    may wander far; a clipped or crushed channel only bounds the true
+    value, so it counts for little. Unseen stickers cost nothing anywhere."""
+    srgb = np.nan_to_num(rgb)
+    jac = _jacobians(srgb, scale)
+    resid = x0 - beta[FACE_OF] - mu[assign]
+    centre = np.zeros(54, bool)
+    centre[4::9] = True
+    clipped = (srgb >= CLIP_HIGH) | (srgb <= CLIP_LOW)
+    usable = seen & ~centre & ~clipped.any(axis=1)
+    # the noise in sRGB levels: each chromaticity's residual over how far one level moves it (the
+    # brightness residual is left out: vignetting and the lamp's angle move it without any noise)
+    per_level = np.sqrt((jac[usable, :2, :] ** 2).sum(axis=-1))
+    levels = resid[usable, :2] / np.maximum(per_level, 1e-9)
+    sigma = max(NOISE_FLOOR, 1.4826 * float(np.median(np.abs(levels)))) if levels.size >= 12 else 8.0
+    sig = np.where(clipped, CLIPPED_SIGMA, sigma)
+    noise = np.einsum("nak,nk,nbk->nab", jac, sig**2, jac)
+    counts = np.bincount(assign[seen], minlength=6)
+    out = np.zeros((54, 6))
+    dist = np.zeros((54, 6))
+    x = x0 - beta[FACE_OF]
+    for c in range(6):
+        total = cov[c] / max(counts[c], 1) + noise
+        total[:, 2, 2] += cov[c][2, 2]  # brightness varies across a colour's stickers for more than noise
+        d = x - mu[c]
+        z2 = np.einsum("na,na->n", d, np.linalg.solve(total, d[..., None])[..., 0])
+        out[:, c] = 0.5 * (CAMERA_NU + 3) * np.log1p(z2 / CAMERA_NU) + 0.5 * np.linalg.slogdet(total)[1]
+        dist[:, c] = z2
+    out[~seen] = 0.0
+    return out, dist
+
+
+LIKE_NONE_Z2 = 25.0  # squared distance to every colour beyond which a sticker looks like none of them
+
+
+def plausible_colours(costs: np.ndarray, dist: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """(54, 6): the colours that could have given what each sticker shows,
+    judged by the camera alone: all of them for a sticker not seen or that
+    looks like none of them (glare, a shadow): the camera says nothing there."""
+    out = costs - costs.min(axis=1, keepdims=True) <= PLAUSIBLE_NATS
+    out[~seen | (dist.min(axis=1) > LIKE_NONE_Z2)] = True
+    for c in range(6):
+        out[9 * c + 4] = False
+        out[9 * c + 4, c] = True
+    return out
+
+
+def judge_constraints(plausible: np.ndarray, assign: np.ndarray) -> np.ndarray:
+    """(54,) True where another valid cube, as plausible as the best one,
+    gives the sticker a different colour: the cube's rules do not settle it.
+
+    Every valid cube among the plausible colours is found at once by the
+    exact matcher: implausible colours cost a lot, plausible ones nothing,
+    and a sticker's min-marginal for another colour within the best total
+    means such a cube exists."""
+    if (plausible.sum(axis=1) == 1).all() and plausible[np.arange(54), assign].all():
+        return np.zeros(54, bool)  # the camera named every sticker: nothing for the rules to settle
+    sol = best_cube(np.where(plausible, 0.0, _BIG))
+    marg = sol.marginals.copy()
+    marg[np.arange(54), assign] = np.inf
+    return np.asarray(marg.min(axis=1) < sol.total + _BIG / 2)
+
+
+CLIPPED_LEVEL = 250.0  # sRGB: a channel here may have been brighter; the camera cannot say
+CRUSHED_LEVEL = 15.0  # sRGB: a sticker whose brightest channel is under this shows next to nothing
+
+
+def exposure_problems(samples: np.ndarray) -> tuple[list[int], list[int]]:
+    """(clipped, crushed) sticker indices. Clipped: two or more channels at
+    the top (one is normal for a saturated yellow or orange, two lose the
+    colour: white and yellow both go to near 255, 255, 250). Crushed: even
+    the brightest channel is near black."""
+    rgb = np.asarray(samples, float)
+    seen = ~np.isnan(rgb).any(axis=1)
+    top = (np.nan_to_num(rgb) >= CLIPPED_LEVEL).sum(axis=1) >= 2
+    dark = np.nan_to_num(rgb, nan=255.0).max(axis=1) < CRUSHED_LEVEL
+    return [int(i) for i in np.flatnonzero(seen & top)], [int(i) for i in np.flatnonzero(seen & dark)]
+
+
+def exposure_warnings(clipped: Sequence[int], crushed: Sequence[int]) -> list[str]:
+    """The stickers named, with what to do about them."""
+    out = []
+    for which, advice in ((clipped, "clipped: lower the exposure (or the light)"),
+                          (crushed, "too dark: raise the exposure or add light")):
+        if which:
+            names = " ".join(position_name(i) for i in list(which)[:12]) + (" ..." if len(which) > 12 else "")
+            out.append(f"{names} {advice}")
+    return out
+
+
 def classify(samples: npt.ArrayLike, *, centers: Colours | None = None,
-             profile: Profile | Colours | None = None) -> Classification:
+             profile: Profile | Colours | None = None, min_confidence: float = 0.0) -> Classification:
     """The most likely valid cube for 54 RGB sticker colours (facelet order,
     NaN rows for stickers not seen). ``centers`` gives face -> RGB for
     hidden centres; ``profile`` (a :class:`vision.profile.Profile` or a
-    face -> RGB mapping) seeds the colours and is checked for drift."""
+    face -> RGB mapping) seeds the colours and is checked for drift.
+    Stickers under ``min_confidence`` are doubtful too."""
     rgb = np.asarray(samples, dtype=np.float64)
     if rgb.shape != (54, 3):
         raise ValueError(f"samples must have shape (54, 3), not {rgb.shape}")
@@ -329,10 +481,26 @@ def classify(samples: npt.ArrayLike, *, centers: Colours | None = None,
     overruled = seen & (cost[np.arange(54), assign] - cost.min(axis=1) > OVERRULED_NATS)
     reflections = overruled & _glare_like(rgb, seen, assign)
     overruled &= ~reflections
-    suspect = (gap < SUSPECT_GAP) | (seen & ((nearest_d2 > OUTLIER_D2) | overruled))
+    cam, dist = camera_costs(rgb, x0, seen, assign, scale, mu, cov, beta)
+    plausible = plausible_colours(cam, dist, seen)
+    sure_gap = _gaps(best_cube(cam), assign)
+    confidence = np.minimum(confidence, 1.0 - np.exp(-sure_gap))
+    # the camera ruled the chosen colour out: the pieces overruled it
+    overruled |= seen & ~plausible[np.arange(54), assign] & ~reflections
+    unsettled = judge_constraints(plausible, assign)
+    suspect = (gap < SUSPECT_GAP) | (sure_gap < SURE_NATS) | unsettled
+    suspect |= seen & ((nearest_d2 > OUTLIER_D2) | overruled)
+    suspect |= confidence < min_confidence
     for c in range(6):
         suspect[9 * c + 4] = False
     confidence[suspect] = np.minimum(confidence[suspect], 0.5)
+    named_by_rules = (plausible.sum(axis=1) > 1) & ~suspect
+    by_constraints = [int(i) for i in np.flatnonzero(named_by_rules)]
+    constraints = "do not settle it" if unsettled.any() else "settle it" if by_constraints else "not needed"
+    if unsettled.any():
+        names = ", ".join(position_name(i) for i in np.flatnonzero(unsettled)[:12])
+        warnings.append(f"the camera leaves several valid cubes possible ({names}): the cube's rules"
+                        " do not settle it")
     known = [FACES[c] for c in range(6) if not unknown[c]]
     if not any(b not in (a, OPPOSITE[a]) for a in known for b in known):
         # no two neighbouring centres known: a whole-cube turn of the colours fits as well
@@ -375,7 +543,19 @@ def classify(samples: npt.ArrayLike, *, centers: Colours | None = None,
                         + ", ".join(position_name(i) for i in suspects[:12])
                         + ("..." if len(suspects) > 12 else ""))
     refl = [int(i) for i in np.flatnonzero(reflections) if not suspect[i]]
-    return Classification(facelets, confidence, suspects, valid, error, warnings, colors, refl)
+    clipped, crushed = exposure_problems(rgb)
+    warnings += exposure_warnings(clipped, crushed)
+    return Classification(facelets, confidence, suspects, valid, error, warnings, colors, refl,
+                          by_constraints, clipped, crushed, constraints)
+
+
+def _gaps(sol: Solution, assign: np.ndarray) -> np.ndarray:
+    """Each sticker's cost, over the best valid cube, of the best valid cube
+    with that sticker another colour (0 when such a cube is cheaper)."""
+    own = sol.marginals[np.arange(54), assign]
+    marg = sol.marginals.copy()
+    marg[np.arange(54), assign] = np.inf
+    return np.maximum(marg.min(axis=1) - own, 0.0)
 
 
 def _resolve_unknown_faces(cost: np.ndarray, unknown: np.ndarray) -> np.ndarray:

@@ -11,8 +11,8 @@ import numpy as np
 
 from solver.facelets import FACES, position_name
 
-from .capture import open_camera
-from .classifier import Classification, Colours, classify, exposure
+from .capture import SIM_EXPOSURE, lower_exposure, open_camera
+from .classifier import Classification, Colours, classify, exposure, exposure_problems
 from .color import srgb_to_linear
 from .errors import VisionError
 from .profile import Profile, apply_gains
@@ -105,11 +105,46 @@ def classify_measured(samples: np.ndarray, spread: np.ndarray, glare: np.ndarray
     return result
 
 
+EXPOSURE_RETRIES = 3  # shorter exposures tried when a view clips, before the scan goes on as it is
+
+
+def camera_exposure(profile: Profile | None, camera: str) -> tuple[float | None, float | None]:
+    """(exposure, gain) the profile's calibration found for this camera,
+    None for either it did not fix."""
+    cam = profile.cameras.get(camera) if profile else None
+    settings = cam.settings if cam else {}
+
+    def number(key: str) -> float | None:
+        v = settings.get(key)
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+    return number("exposure"), number("gain")
+
+
+def clipped_in(frame: np.ndarray, view: ViewSpec) -> list[int]:
+    """Facelet indices of the view's stickers that clip (see
+    :func:`vision.classifier.exposure_problems`)."""
+    samples = np.full((54, 3), np.nan)
+    for f, (rgb, _, _) in sample_faces(frame, view.faces).items():
+        k = FACES.index(f)
+        samples[9 * k:9 * k + 9] = rgb
+    return exposure_problems(samples)[0]
+
+
 def capture_frames(cameras: list[CameraSpec], views: list[ViewSpec], *, sim_state: str | None = None,
                    sim_seed: int | None = None, sim_lighting: Lighting | None = None,
-                   settings: dict[str, dict[str, object]] | None = None) -> dict[str, np.ndarray]:
+                   settings: dict[str, dict[str, object]] | None = None,
+                   profile: Profile | None = None, exposures: dict[str, float] | None = None
+                   ) -> dict[str, np.ndarray]:
     """One averaged frame per view (hand-held views: one per face). The
     settings each camera ran with are put into ``settings`` if given.
+
+    Each camera runs at the exposure and gain in ``exposures`` (camera ->
+    exposure) or the profile's calibration, if either fixes one. A view
+    whose stickers clip is captured again at a shorter exposure (up to
+    :data:`EXPOSURE_RETRIES` times) before anyone is asked; ``exposures``,
+    when given, is updated with what each camera ended at, so later
+    captures start there.
 
     Different cameras are read at the same time (OpenCV and numpy let go of
     the interpreter while they work), views of one camera one after another."""
@@ -132,14 +167,26 @@ def capture_frames(cameras: list[CameraSpec], views: list[ViewSpec], *, sim_stat
                 got.update(capture_hand_held(spec, view, sim_state=sim_state, sim_seed=seed,
                                              sim_lighting=sim_lighting))
                 continue
-            cam = open_camera(spec, sim_state=sim_state, sim_seed=seed, sim_view=view,
-                              sim_lighting=sim_lighting)
-            try:
-                got[view.name] = cam.grab()
+            exp, gain = camera_exposure(profile, spec.name)
+            if exposures is not None and spec.name in exposures:
+                exp = exposures[spec.name]
+            for attempt in range(EXPOSURE_RETRIES + 1):
+                cam = open_camera(spec, sim_state=sim_state, sim_seed=seed, sim_view=view,
+                                  sim_lighting=sim_lighting, exposure=exp, gain=gain)
+                try:
+                    frame = cam.grab()
+                    used = dict(cam.settings)
+                finally:
+                    cam.close()
+                got[view.name] = frame
                 if settings is not None:
-                    settings[spec.name] = dict(cam.settings)
-            finally:
-                cam.close()
+                    settings[spec.name] = used
+                current = exp if exp is not None else _reported_exposure(spec, used)
+                if attempt == EXPOSURE_RETRIES or current is None or not clipped_in(frame, view):
+                    break
+                exp = lower_exposure(current)
+                if exposures is not None:
+                    exposures[spec.name] = exp
         return got
 
     per_camera: dict[str, list[tuple[int, ViewSpec]]] = {}
@@ -154,6 +201,15 @@ def capture_frames(cameras: list[CameraSpec], views: list[ViewSpec], *, sim_stat
     for r in results:
         frames.update(r)
     return frames
+
+
+def _reported_exposure(spec: CameraSpec, settings: dict[str, object]) -> float | None:
+    """The exposure a camera ran at, to shorten from: the simulated one's
+    default, or what a webcam's driver reports (None when it reports none)."""
+    if spec.source == "sim":
+        return SIM_EXPOSURE
+    v = settings.get("reported_exposure")
+    return float(v) if isinstance(v, (int, float)) and v not in (0, -1) else None
 
 
 def expand_views(views: list[ViewSpec]) -> list[ViewSpec]:
@@ -175,7 +231,8 @@ def scan(cameras: list[CameraSpec], views: list[ViewSpec], *, profile: Profile |
     simulated cameras show; ``debug_dir`` gets annotated PNGs and the samples."""
     from .preview import annotate
 
-    frames = capture_frames(cameras, views, sim_state=sim_state, sim_seed=sim_seed, sim_lighting=sim_lighting)
+    frames = capture_frames(cameras, views, sim_state=sim_state, sim_seed=sim_seed, sim_lighting=sim_lighting,
+                            profile=profile)
     flat = expand_views(views)
     samples, spread, glare = measure(frames, flat, profile)
     result = classify_measured(samples, spread, glare, centers=centers, profile=profile,

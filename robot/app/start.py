@@ -206,10 +206,12 @@ def scan(run: Run, *, purpose: str = "scan") -> tuple[ScanResult, str]:
     profile = _profile(cfg)
     state = run.rig.sim_state() if run.rig.sim_state else None
     flat = expand_views(views)
+    exposures: dict[str, float] = {}  # shortened where a view clipped; later captures start there
 
     def capture(which: list[ViewSpec]) -> dict[str, np.ndarray]:
         frames = capture_frames(cameras, which, sim_state=state, sim_lighting=_lighting(run),
-                                sim_seed=None if run.seed is None else run.seed * 7919 + run.captures)
+                                sim_seed=None if run.seed is None else run.seed * 7919 + run.captures,
+                                profile=profile, exposures=exposures)
         run.captures += 1
         return frames
 

@@ -108,7 +108,7 @@ def _classify(args: argparse.Namespace) -> int:
     inputs = [(p, _read_rgb_file(p)) for p in args.rgb_json]  # all checked before any output
     all_ok = True
     for name, rgb in inputs:
-        r = classify(rgb)
+        r = classify(rgb, min_confidence=args.min_confidence)
         all_ok &= r.ok
         if args.json:
             print(json.dumps({"file": name, **r.to_dict()}))
@@ -193,6 +193,26 @@ def check_solved(frames: dict[str, np.ndarray], views: list[ViewSpec], debug_dir
                         + (f"; see {debug_dir}" if debug_dir else "; --save-debug DIR shows what was seen"))
 
 
+def _fix_exposures(cameras: list[CameraSpec], settings: dict) -> None:
+    """Every camera's exposure and gain as the calibration ran them, for
+    the profile, so `start` runs at the same ones (auto exposure off)."""
+    from vision.capture import SIM_EXPOSURE
+
+    for spec in cameras:
+        used = settings.get(spec.name)
+        if used is None:
+            continue
+        for key in ("exposure", "gain"):
+            reported = used.get(f"reported_{key}")
+            if key not in used and isinstance(reported, (int, float)) and reported not in (0, -1):
+                used[key] = float(reported)
+        if spec.source == "sim":
+            used.setdefault("exposure", SIM_EXPOSURE)
+        for key in ("exposure", "gain"):
+            if key in used:
+                print(f"camera {spec.name}: {key} {used[key]:g}")
+
+
 def _calibrate(args: argparse.Namespace) -> int:
     from vision.profile import TOO_CLOSE_DE, build_profile, check_name, save_profile
     from vision.scanning import capture_frames, expand_views, measure
@@ -233,7 +253,10 @@ def _calibrate(args: argparse.Namespace) -> int:
         print(text)
         return 0
     settings: dict = {}
-    frames = capture_frames(cameras, views, sim_state=SOLVED, sim_seed=args.seed, settings=settings)
+    exposures: dict[str, float] = {}  # lowered until the solved cube's whites do not clip
+    frames = capture_frames(cameras, views, sim_state=SOLVED, sim_seed=args.seed, settings=settings,
+                            exposures=exposures)
+    _fix_exposures(cameras, settings)
     flat = expand_views(views)
     seen: dict[str, dict[str, np.ndarray]] = {}
     for v in flat:
@@ -257,12 +280,26 @@ def _calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fraction(value: str) -> float:
+    """A number from 0 to 1, for argparse (which turns the ValueError into a usage error)."""
+    try:
+        v = float(value)
+    except ValueError:
+        v = float("nan")
+    if not 0.0 <= v <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, not {value!r}")
+    return v
+
+
 def register(sub: Registry) -> None:
     p = sub.add_parser("classify", help="read stickers' RGB colours from JSON and name the cube")
     p.add_argument("--rgb-json", nargs="+", required=True, metavar="FILE", type=path,
                    help='files of {"rgb": [[r, g, b] x 54]} in facelet order, null for unseen; - for stdin'
                         f" (at most {MAX_INPUT_FILES} files of 1 MiB)")
     p.add_argument("--json", action="store_true", help="one JSON object per file")
+    p.add_argument("--min-confidence", type=_fraction, default=0.0, metavar="P",
+                   help="stickers under this confidence (0..1) are in doubt too (default 0: the"
+                        " classifier's own judgement)")
     p.set_defaults(func=_classify)
 
     def common(p: argparse.ArgumentParser) -> None:
