@@ -61,12 +61,176 @@ def stress_samples(seed: int) -> tuple[np.ndarray, str]:
     return np.clip(np.round(out), 0, 255), facelets
 
 
+# ---------------------------------------------------------------- the stress set (#14)
+
+STRESS_CONDITIONS = ("noise", "exposure", "cast", "red~orange", "glare", "low-res", "motion-blur")
+
+
+def _lit(palette: dict[str, np.ndarray], facelets: str, light: np.ndarray) -> np.ndarray:
+    """(54, 6, 3) each colour as it would look at each sticker: the sticker's
+    own light (linear, per channel) on each face colour, clipped like a sensor."""
+    from vision.color import linear_to_srgb, srgb_to_linear
+
+    cols = srgb_to_linear(np.array([palette[f] for f in FACES]))  # (6, 3)
+    return np.clip(linear_to_srgb(np.clip(light[:, None, :] * cols[None], 0, 1)), 0, 255)
+
+
+def person_could_tell(samples: np.ndarray, lit: np.ndarray, facelets: str) -> bool:
+    """A person who knew the six colours as lit at each sticker would name
+    every sticker right: each measured colour is nearer (ΔE) its own colour
+    than any other, by at least ΔE 3 (what a careful eye separates)."""
+    lab = rgb_to_lab(samples)
+    d = np.linalg.norm(rgb_to_lab(lit) - lab[:, None], axis=-1)  # (54, 6)
+    own = np.array([FACES.index(c) for c in facelets])
+    mine = d[np.arange(54), own]
+    d[np.arange(54), own] = np.inf
+    return bool((d.min(axis=1) - mine >= 3.0).all())
+
+
+def stress_cube(condition: str, seed: int
+                ) -> tuple[np.ndarray, str, bool, np.ndarray | None, np.ndarray | None]:
+    """One cube of the stress set: (samples, truth, a person could tell
+    the colours apart, spread, glare) - spread and glare for rendered ones.
+
+    Colour-level conditions start from sticker shades of real cubes (several
+    brands) under a random lamp and per-sticker light, then perturb them the
+    way the condition does; rendered ones go through the renderer and the
+    sampler (glare spots, a low-resolution camera, motion blur)."""
+    import cv2
+
+    from vision.render import SCHEME, SHADES, kelvin_to_gains
+    from vision.sample import sample_faces  # noqa: F401  (the sampler is what measure uses)
+
+    rng = np.random.default_rng(seed * 7 + STRESS_CONDITIONS.index(condition))
+    truth = random_cube(900_000 + seed * 7 + STRESS_CONDITIONS.index(condition)).to_facelets()
+    if condition in ("glare", "low-res", "motion-blur"):
+        cams, views = default_sim_setup()
+        size = (cams[0].width, cams[0].height)
+        light = Lighting.random(rng)
+        if condition == "glare":
+            light.glare = [(float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.2, 0.8)),
+                            float(rng.uniform(0.01, 0.05)), float(rng.uniform(0.5, 2.0))) for _ in range(4)]
+            light.glare_stickers = {int(i): float(rng.uniform(0.5, 3.0))
+                                    for i in rng.choice(54, 3, replace=False) if i % 9 != 4}
+        frames = {}
+        for v in views:
+            img = render_view(truth, v, size, lighting=light, rng=rng)
+            if condition == "low-res":  # a 320x180 (or 427x240) webcam, stretched to the set-up's size
+                f = float(rng.choice([4.0, 3.0]))
+                small = cv2.resize(img, (int(size[0] / f), int(size[1] / f)), interpolation=cv2.INTER_AREA)
+                img = cv2.resize(small, size, interpolation=cv2.INTER_LINEAR)
+            elif condition == "motion-blur":  # the cube or camera moving during the exposure
+                n = int(rng.integers(9, 31))
+                k = np.zeros((n, n), np.float32)
+                k[n // 2] = 1.0 / n
+                rot = cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), float(rng.uniform(0, 180)), 1.0)
+                k = cv2.warpAffine(k, rot, (n, n))
+                img = cv2.filter2D(img, -1, k / max(k.sum(), 1e-6))
+            frames[v.name] = img
+        samples, spread, glare = measure(frames, views)
+        pal = {f: np.array(light.shades[f], float) for f in FACES}
+        sep = min(float(np.linalg.norm(rgb_to_lab(pal[a]) - rgb_to_lab(pal[b])))
+                  for i, a in enumerate(FACES) for b in FACES[i + 1:])
+        tell = sep >= 10.0 and bool((glare < 0.5).all())
+        return samples, truth, tell, spread, glare
+    pal = {k: np.array(SHADES[c][rng.integers(len(SHADES[c]))], float) for k, c in SCHEME.items()}
+    if condition == "red~orange":
+        r = np.array([rng.uniform(185, 215), rng.uniform(25, 50), rng.uniform(25, 45)])
+        pal["R"], pal["L"] = r, r + [rng.uniform(0, 15), rng.uniform(8, 30), rng.uniform(-10, 0)]
+    level = float(np.exp(rng.uniform(np.log(0.5), np.log(1.2))))
+    kelvin = float(rng.uniform(4500, 6500))
+    if condition == "exposure":
+        level = float(np.exp(rng.uniform(np.log(0.08), np.log(3.0))))
+    if condition == "cast":
+        kelvin = float(rng.choice([rng.uniform(2200, 3200), rng.uniform(7000, 12000)]))
+    lamp = level * kelvin_to_gains(kelvin)
+    if condition == "cast" and rng.random() < 0.5:  # a green or magenta cast (fluorescent, LED)
+        lamp = lamp * np.array([1.0, rng.choice([0.75, 1.3]), 1.0])
+    pos = np.arange(54) % 9
+    vignette = 1 - rng.uniform(0, 0.4) * ((pos % 3 - 1) ** 2 + (pos // 3 - 1) ** 2) / 2
+    per = np.repeat(rng.uniform(0.75, 1.1, 6), 9) * vignette * rng.uniform(0.95, 1.05, 54)
+    light_at = per[:, None] * lamp[None, :]
+    lit = _lit(pal, truth, light_at)
+    clean = lit[np.arange(54), [FACES.index(c) for c in truth]]
+    sigma = float(rng.uniform(8, 14)) if condition == "noise" else float(rng.uniform(1, 4))
+    samples = np.clip(np.round(clean + rng.normal(0, sigma, (54, 3))), 0, 255)
+    return samples, truth, person_could_tell(samples, lit, truth), None, None
+
+
+def stress_set(per_condition: int) -> int:
+    """Score the stress set: wrong-and-sure (bar 0), right-and-sure where a
+    person could tell the colours apart (bar >= 90 %), time per cube."""
+    print(f"stress set: {per_condition} cubes x {len(STRESS_CONDITIONS)} conditions")
+    total_ws = 0
+    all_tell = all_tell_sure = 0
+    times: list[float] = []
+    for cond in STRESS_CONDITIONS:
+        n = right = sure = wrong_sure = tell = tell_sure = flagged = 0
+        for seed in range(per_condition):
+            samples, truth, can_tell, spread, glare = stress_cube(cond, seed)
+            best = np.inf
+            for _ in range(3):  # best of three: the shared machine's other processes are not the code's time
+                t0 = time.perf_counter()
+                if spread is not None and glare is not None:
+                    r = classify_measured(samples, spread, glare)
+                else:
+                    r = classify(samples)
+                best = min(best, time.perf_counter() - t0)
+            times.append(best)
+            ok = r.facelets == truth
+            n += 1
+            right += ok
+            sure += r.ok
+            wrong_sure += r.ok and not ok
+            flagged += not r.ok
+            tell += can_tell
+            tell_sure += can_tell and ok and r.ok
+        total_ws += wrong_sure
+        all_tell += tell
+        all_tell_sure += tell_sure
+        print(f"  {cond:<12} right {right}/{n}, sure {sure}, WRONG AND SURE {wrong_sure}, flagged {flagged};"
+              f" a person could tell: {tell}, of them right and sure {tell_sure}"
+              f" ({100 * tell_sure / max(tell, 1):.1f} %)")
+    ms = 1000 * np.array(times)
+    print(f"  all: wrong and sure {total_ws} (bar 0); right and sure where a person could tell"
+          f" {all_tell_sure}/{all_tell} = {100 * all_tell_sure / max(all_tell, 1):.1f} % (bar >= 90 %)")
+    print(f"  classification: median {np.median(ms):.1f} ms, p95 {np.percentile(ms, 95):.1f} ms"
+          " (bar < 20 ms)")
+    return total_ws == 0 and all_tell_sure >= 0.9 * all_tell
+
+
+def noise_sigma_8(n: int) -> int:
+    """Per-sticker Gaussian noise, sigma 8 on each channel, on real-like
+    measured colours: rendered scenes under random light (no glare spots),
+    sampled as a scan samples them. Bar: 0 wrong and sure."""
+    cams, views = default_sim_setup()
+    size = (cams[0].width, cams[0].height)
+    right = sure = wrong_sure = 0
+    for seed in range(n):
+        rng = np.random.default_rng(500_000 + seed)
+        truth = random_cube(500_000 + seed).to_facelets()
+        light = Lighting.random(rng)
+        light.glare = []
+        samples, _, _ = measure({v.name: render_view(truth, v, size, lighting=light, rng=rng) for v in views},
+                                views)
+        r = classify(np.clip(samples + rng.normal(0, 8, samples.shape), 0, 255))
+        right += r.facelets == truth
+        sure += r.ok
+        wrong_sure += r.ok and r.facelets != truth
+    print(f"per-sticker noise sigma 8, {n} cubes: right {right}, sure {sure},"
+          f" WRONG AND SURE {wrong_sure} (bar 0)")
+    return wrong_sure == 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scenes", type=int, default=1000)
     ap.add_argument("--first-seed", type=int, default=0)
     ap.add_argument("--stress", type=int, default=500, help="colour-level stress cubes (no renderer)")
     ap.add_argument("--verbose", action="store_true", help="print every wrong or flagged scene")
+    ap.add_argument("--stress-set", type=int, default=300, metavar="N",
+                    help="cubes per condition of the #14 stress set (7 conditions)")
+    ap.add_argument("--noise8", type=int, default=1000, metavar="N", help="cubes with sigma-8 sticker noise")
     args = ap.parse_args()
 
     cams, views = default_sim_setup()
@@ -127,21 +291,22 @@ def main() -> int:
                   f" intensity={light.intensity:.2f} K={light.kelvin:.0f}")
     n = args.scenes
     ms = lambda xs, q: 1000 * float(np.percentile(xs, q))  # noqa: E731
-    print(f"scenes: {n}  (python {platform.python_version()}, load {os.getloadavg()[0]:.2f})")
-    print(f"exactly right: {right}/{n} = {100 * right / n:.2f}%   (bar: >= 99.5%)")
-    print(f"wrong but flagged: {flagged_wrong}   wrong and NOT flagged: {unflagged_wrong}   (bar: 0)")
-    print(f"right but flagged for a second look: {false_alarm} ({100 * false_alarm / n:.1f}%)")
-    print(f"  with read_through_glare: {read_through_alarm} ({100 * read_through_alarm / n:.1f}%),"
-          f" wrong and NOT flagged {read_through_unflagged}")
-    print(f"nearest-centre-colour baseline right: {baseline_right}/{n} = {100 * baseline_right / n:.1f}%"
-          f"  -> wrong cubes: baseline {n - baseline_right}, ours {n - right}")
-    print("times are each scene's best of 2-3 runs")
-    print(f"classification: median {ms(t_cls, 50):.1f} ms, p95 {ms(t_cls, 95):.1f} ms,"
-          f" max {ms(t_cls, 100):.1f} ms   (bar: < 20 ms)")
-    print(f"sampling + classification of two 1280x720 frames: median {ms(t_all, 50):.1f} ms,"
-          f" p95 {ms(t_all, 95):.1f} ms, max {ms(t_all, 100):.1f} ms   (bar: < 50 ms)")
-    print("by condition (right/scenes): "
-          + ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in sorted(groups.items())))
+    if n:
+        print(f"scenes: {n}  (python {platform.python_version()}, load {os.getloadavg()[0]:.2f})")
+        print(f"exactly right: {right}/{n} = {100 * right / n:.2f}%   (bar: >= 99.5%)")
+        print(f"wrong but flagged: {flagged_wrong}   wrong and NOT flagged: {unflagged_wrong}   (bar: 0)")
+        print(f"right but flagged for a second look: {false_alarm} ({100 * false_alarm / n:.1f}%)")
+        print(f"  with read_through_glare: {read_through_alarm} ({100 * read_through_alarm / n:.1f}%),"
+              f" wrong and NOT flagged {read_through_unflagged}")
+        print(f"nearest-centre-colour baseline right: {baseline_right}/{n} = {100 * baseline_right / n:.1f}%"
+              f"  -> wrong cubes: baseline {n - baseline_right}, ours {n - right}")
+        print("times are each scene's best of 2-3 runs")
+        print(f"classification: median {ms(t_cls, 50):.1f} ms, p95 {ms(t_cls, 95):.1f} ms,"
+              f" max {ms(t_cls, 100):.1f} ms   (bar: < 20 ms)")
+        print(f"sampling + classification of two 1280x720 frames: median {ms(t_all, 50):.1f} ms,"
+              f" p95 {ms(t_all, 95):.1f} ms, max {ms(t_all, 100):.1f} ms   (bar: < 50 ms)")
+        print("by condition (right/scenes): "
+              + ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in sorted(groups.items())))
     s_right = s_unflagged = s_alarm = 0
     for seed in range(args.stress):
         samples, truth = stress_samples(seed)
@@ -154,6 +319,10 @@ def main() -> int:
         print(f"stress colours (no renderer): right {s_right}/{m} = {100 * s_right / m:.1f}%,"
               f" wrong and NOT flagged {s_unflagged}, right but flagged {s_alarm}")
     safe = unflagged_wrong == 0 and read_through_unflagged == 0 and s_unflagged == 0
+    if args.noise8:
+        safe &= noise_sigma_8(args.noise8)
+    if args.stress_set:
+        safe &= stress_set(args.stress_set)
     return 0 if right >= 0.995 * n and safe else 1
 
 

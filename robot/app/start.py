@@ -236,6 +236,12 @@ def scan(run: Run, *, purpose: str = "scan") -> tuple[ScanResult, str]:
     doubt = _doubtful(result, cfg.start.min_confidence)
     if result.classification.valid and not doubt:
         return result, result.facelets
+    if purpose == "scan":  # the rig turns a face or two to look again before anyone is asked
+        from .doubt import resolve
+
+        settled = resolve(run, result, doubt)
+        if settled is not None:
+            return settled
     if run.headless:
         raise ScanDoubtful(
             f"{purpose}: cannot trust the scan after {run.captures} capture(s): {_why(result)}. "
@@ -381,7 +387,7 @@ def run_start(cfg: Config, *, port: str | None = None, headless: bool = False, f
     log.info("connected to the rig on %s (firmware %s)", rig.port, rig.link.hello)
     run = Run(cfg, rig, headless, out, seed=seed, sim_lighting=sim_lighting)
     record = run.record
-    record.update(seed=seed, port=rig.port, config=str(cfg.path) if cfg.path else None,
+    record.update(seed=seed, port=rig.port, config=str(cfg.path) if cfg.path else None, state_dir=state_dir,
                   started=time.strftime("%Y-%m-%dT%H:%M:%S"), prepare_s=time.monotonic() - t_prepare)
     run_dir = _run_dir(state_dir)
     try:
