@@ -62,6 +62,24 @@ def test_solve_gives_a_solution_that_solves(client):
     assert status == 200 and Cube.from_facelets(facelets).apply(body["moves"]).is_solved()
 
 
+def test_solves_side_by_side_are_all_right(client):
+    """Searches run at once on the API's pool (no lock around the solver):
+    every answer of 48 requests from 8 threads at once solves its own cube."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    cubes = [random_cube(100 + i).to_facelets() for i in range(48)]
+
+    def one(facelets):
+        status, body, _ = client.post("/api/solve", {"facelets": facelets, "budget_ms": 5})
+        return facelets, status, body
+
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(one, cubes))
+    for facelets, status, body in answers:
+        assert status == 200, body
+        assert Cube.from_facelets(facelets).apply(body["moves"]).is_solved()
+
+
 @pytest.mark.parametrize("body,status,kind", [
     ({"facelets": TWISTED}, 422, None),
     ({"facelets": random_cube(5).to_facelets(), "max_length": 3}, 422, "max-length"),

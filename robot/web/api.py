@@ -12,7 +12,8 @@ import asyncio
 import json
 import math
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,8 @@ MAX_JSON_BYTES = 16 * 1024
 """A request body: the largest real one (a cube and options) is ~200 bytes."""
 KEEPALIVE_S = 15.0
 METRICS = ("htm", "qtm", "axial")
+SOLVE_THREADS = 4
+"""Searches at once (see :class:`SolvePool`)."""
 
 
 class ApiError(Exception):
@@ -109,12 +112,42 @@ def cube_or_422(text: str) -> str:
     return text
 
 
+class SolvePool:
+    """The API's searches, several at once on a few threads of their own.
+
+    The solver keeps no state between calls but its tables (read only once
+    loaded) and a search's own arrays, so searches may run side by side; only
+    the first call's loading is done under a lock, so two first requests do
+    not load the tables twice. The pool is small and bounded: a burst of
+    requests waits its turn instead of starting dozens of searches."""
+
+    def __init__(self, threads: int | None = None):
+        self.pool = ThreadPoolExecutor(threads or SOLVE_THREADS, thread_name_prefix="api-solve")
+        self.prepare_lock = threading.Lock()
+        self.prepared = False
+
+    async def run(self, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        def prepared_work() -> dict[str, Any]:
+            if not self.prepared:
+                import solver
+
+                with self.prepare_lock:
+                    solver.prepare()
+                    self.prepared = True
+            return work()
+
+        return await asyncio.get_running_loop().run_in_executor(self.pool, prepared_work)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
 # ---------------------------------------------------------------- endpoints
 
 
 def build(panel: Panel) -> Starlette:
     """The application: the page, its files, the API."""
-    solve_lock = threading.Lock()  # the solver's search runs one cube at a time
+    solves = SolvePool()
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"cache-control": "no-store"})
@@ -143,13 +176,12 @@ def build(panel: Panel) -> Starlette:
         from solver import solve as solve_cube
 
         def work() -> dict[str, Any]:
-            with solve_lock:
-                sol = solve_cube(facelets, max_length=None if max_length is None else int(max_length),
-                                 budget_ms=100.0 if budget is None else float(budget), metric=metric)
+            sol = solve_cube(facelets, max_length=None if max_length is None else int(max_length),
+                             budget_ms=100.0 if budget is None else float(budget), metric=metric)
             return sol.to_dict()
 
         try:
-            return JSONResponse(await run_in_threadpool(work))
+            return JSONResponse(await solves.run(work))
         except SolveError as e:
             raise ApiError(422, e.kind, e.message) from None
 
@@ -257,6 +289,7 @@ def build(panel: Panel) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         panel.loop = asyncio.get_running_loop()
         yield
+        solves.close()
         await run_in_threadpool(panel.close)
 
     from contextlib import asynccontextmanager
