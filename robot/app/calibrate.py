@@ -9,7 +9,7 @@ decided here once."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -106,7 +106,7 @@ def geometry_frame(cameras: list[CameraSpec], view: ViewSpec, *, seed: int | Non
         cam.close()
 
 
-def view_from_corners(view: ViewSpec, corners: dict[str, Sequence[Sequence[float]]]) -> ViewSpec:
+def view_from_corners(view: ViewSpec, corners: Mapping[str, Sequence[Sequence[float]]]) -> ViewSpec:
     """``view`` with each face's four corners as given, the first being the
     face's net top-left corner (the rest in any order); a face missing from
     ``corners`` keeps the ones it had. A UserError names a face whose
