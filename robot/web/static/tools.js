@@ -131,7 +131,7 @@ function drawGrid() {
   const v = geo.view;
   const svg = $("geo-box").querySelector("svg");
   svg.textContent = "";
-  const r = Math.max(10, v.size[0] / 70);
+  const r = Math.max(10, v.size[0] / 36); // a fingertip on a phone
   for (const f of v.faces) {
     const pts = geo.corners[f.face];
     svg.append(svgEl("polygon", { points: pts.map((p) => p.join(",")).join(" "), "data-face": f.face }));
