@@ -8,7 +8,9 @@
   speed; bar: median under 50 ms;
 * solves: POST /api/solve with random cubes (budget_ms 0: the first
   solution, as a client that wants speed asks) from 4 client threads for
-  ``--seconds``; bar: 100 per second, no errors;
+  ``--seconds``, with the API's pool of searches at 4 threads (as served)
+  and, interleaved, at 1 (one search at a time, as before the pool);
+  bar: 100 per second, no errors;
 * idle CPU: `cuberobot serve` as a process with one page's stream open and
   no run, CPU time over ``--seconds``; bar: under 5 % of one core.
 """
@@ -121,11 +123,19 @@ def main() -> None:
             report["latency_ms"].append({"median": round(statistics.median(lat), 2),
                                          "p90": round(sorted(lat)[int(0.9 * len(lat))], 2),
                                          "max": round(max(lat), 2), "turns": len(lat)})
-            ok, bad, wall = solves(Path(tmp), args.seconds)
-            report["solves_per_s"].append(round(ok / wall, 1))
-            report["solve_errors"] += bad
+            import robot.web.api as api
+
+            served = api.SOLVE_THREADS
+            for threads in (1, served):
+                api.SOLVE_THREADS = threads
+                ok, bad, wall = solves(Path(tmp), args.seconds)
+                key = "solves_per_s" if threads == served else "solves_per_s_one_at_a_time"
+                report.setdefault(key, []).append(round(ok / wall, 1))
+                report["solve_errors"] += bad
+            api.SOLVE_THREADS = served
             report["idle_cpu_percent"].append(round(idle_cpu(Path(tmp), args.seconds), 2))
             print(f"run {r + 1}: latency {report['latency_ms'][-1]}, solves/s {report['solves_per_s'][-1]} "
+              f"(one at a time {report['solves_per_s_one_at_a_time'][-1]}) "
                   f"({bad} errors), idle CPU {report['idle_cpu_percent'][-1]} %", flush=True)
     print(json.dumps(report, indent=1))
 

@@ -8,9 +8,10 @@ import subprocess
 import sys
 
 import pytest
-from webserver import Client, panel_server, rig_for_url
+from webserver import NO_LOOK_AGAIN, Client, panel_server, rig_for_url
 
 from robot.cli.commands.serve import sim_glare
+from robot.rig.config import load_config
 from solver import Cube, random_cube
 
 TWISTED = "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
@@ -60,6 +61,24 @@ def test_solve_gives_a_solution_that_solves(client):
         assert sum(len(s) for s in body["steps"]) == body["length"]
     status, body, _ = client.post("/api/solve", {"facelets": facelets, "metric": "qtm", "max_length": 30})
     assert status == 200 and Cube.from_facelets(facelets).apply(body["moves"]).is_solved()
+
+
+def test_solves_side_by_side_are_all_right(client):
+    """Searches run at once on the API's pool (no lock around the solver):
+    every answer of 48 requests from 8 threads at once solves its own cube."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    cubes = [random_cube(100 + i).to_facelets() for i in range(48)]
+
+    def one(facelets):
+        status, body, _ = client.post("/api/solve", {"facelets": facelets, "budget_ms": 5})
+        return facelets, status, body
+
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(one, cubes))
+    for facelets, status, body in answers:
+        assert status == 200, body
+        assert Cube.from_facelets(facelets).apply(body["moves"]).is_solved()
 
 
 @pytest.mark.parametrize("body,status,kind", [
@@ -186,7 +205,7 @@ def test_estop_with_no_run_reaches_the_idle_rig(tmp_path):
 
 
 def test_a_doubtful_scan_waits_for_an_answer(tmp_path):
-    with panel_server(tmp_path, sim_lighting=sim_glare(2)) as (base, panel, rig_url):
+    with panel_server(tmp_path, sim_lighting=sim_glare(2), cfg=NO_LOOK_AGAIN) as (base, panel, rig_url):
         client = Client(base)
         assert client.post("/api/start", {"seed": 22})[0] == 202
         body = client.wait_state("needs_help")
@@ -237,3 +256,209 @@ def test_serve_command_prints_its_url_first(tmp_path):
     cmd = [sys.executable, "-m", "robot", "serve", "--host", "no-such-host.invalid", "--port", "0"]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "no-such-host.invalid" in r.stderr and "Traceback" not in r.stderr
+
+
+# ---------------------------------------------------------------- the workshop endpoints
+
+def multipart(files, boundary="cuberobot-test-boundary"):
+    """A multipart/form-data body as a browser sends it: (headers, bytes)."""
+    out = bytearray()
+    for name, data in files.items():
+        out += (f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; "
+                f"filename=\"{name}.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n").encode() + data + b"\r\n"
+    out += f"--{boundary}--\r\n".encode()
+    return {"Content-Type": f"multipart/form-data; boundary={boundary}"}, bytes(out)
+
+
+@pytest.fixture(scope="module")
+def phone_photos(tmp_path_factory):
+    """Six synthetic phone photos of a known cube, as JPEG/PNG bytes."""
+    import numpy as np
+
+    from vision.photo_render import render_cube_photos, write_photo
+
+    d = tmp_path_factory.mktemp("photos")
+    truth = random_cube(1).to_facelets()  # seeds that read sure (see test_vision_photos.py)
+    shots = render_cube_photos(truth, np.random.default_rng(501), size=(1280, 960))
+    rng = np.random.default_rng(0)
+    out = {}
+    for face, shot in shots.items():
+        p = d / f"{face}.{'png' if face in 'UD' else 'jpg'}"
+        write_photo(shot.image, str(p), rng)
+        out[face] = p.read_bytes()
+    return truth, out
+
+
+def test_photos_upload_reads_the_cube_like_scan_images(client, phone_photos):
+    from vision.photos import read_photos
+
+    truth, photos = phone_photos
+    headers, body = multipart(photos)
+    status, answer, _ = client.post("/api/photos", raw=body, headers=headers)
+    assert status == 200, answer
+    folder = __import__("tempfile").mkdtemp()
+    paths = {}
+    for f, data in photos.items():
+        paths[f] = f"{folder}/{f}.jpg"
+        open(paths[f], "wb").write(data)
+    library = read_photos(paths)  # the engine `scan --images` uses, on the same bytes
+    assert answer["facelets"] == library.facelets and answer["rotations"] == library.rotations
+    assert library.ok and answer["ok"] and answer["facelets"] == truth
+    for f in "URFDLB":
+        status, data, r = client.get(f"/api/photos/{f}.jpg")
+        assert status == 200 and data[:2] == b"\xff\xd8"
+
+
+def test_photos_upload_refusals(client, phone_photos):
+    _, photos = phone_photos
+    five = dict(list(photos.items())[:5])
+    headers, body = multipart(five)
+    status, answer, _ = client.post("/api/photos", raw=body, headers=headers)
+    assert status == 400 and "B" in answer["error"]["message"]
+    headers, body = multipart({**photos, "U": b"not a picture at all"})
+    status, answer, _ = client.post("/api/photos", raw=body, headers=headers)
+    message = answer["error"]["message"]
+    assert status == 422 and "the U photo" in message and "/tmp" not in message
+    status, answer, _ = client.post("/api/photos", raw=b"x" * 100, headers={"Content-Type": "text/plain"})
+    assert status == 400 and answer["error"]["kind"] == "bad-request"
+    from robot.web.api import MAX_PHOTO_BYTES, MAX_UPLOAD_BYTES
+
+    headers, body = multipart({**photos, "U": b"\xff\xd8" + b"0" * (MAX_PHOTO_BYTES + 10)})
+    status, answer, _ = client.post("/api/photos", raw=body, headers=headers)
+    assert status == 413 and "U photo" in answer["error"]["message"]
+    too_long = {**headers, "Content-Length": str(MAX_UPLOAD_BYTES + 1)}  # refused before it is sent
+    status, answer, _ = client.request("POST", "/api/photos", headers=too_long)
+    assert status == 413 and answer["error"]["kind"] == "too-large"
+    chunked = {**headers, "Transfer-Encoding": "chunked"}
+    status, answer, _ = client.post("/api/photos", raw=body[:1000], headers=chunked)
+    assert status == 411
+    headers, body = multipart(photos)
+    status, answer, _ = client.post("/api/photos", raw=body, headers={**headers, "Origin": "http://evil.example"})
+    assert status == 403 and answer["error"]["kind"] == "foreign-origin"
+    status, answer, _ = client.post("/api/check", raw=b"x" * (70 * 1024))  # the large limit is the upload's
+    assert status == 413
+
+
+def test_live_pictures_show_the_cameras(client, served):
+    status, reading, _ = client.get("/api/live")
+    assert status == 200 and reading["source"] == "live" and len(reading["facelets"]) == 54
+    assert reading["views"] == sorted(v.name for v in served[1].cfg.views)
+    for v in reading["views"]:
+        status, data, r = client.get(f"/api/live/{v}.jpg")
+        assert status == 200 and data[:2] == b"\xff\xd8" and r.getheader("x-picture") == "live"
+    status, answer, _ = client.get("/api/live/nowhere.jpg")
+    assert status == 404 and answer["error"]["message"]
+
+
+def test_calibrate_colours_saves_a_profile_the_panel_then_uses(tmp_path):
+    import json as _json
+
+    with panel_server(tmp_path / "state") as (base, panel, _):
+        panel.options.profile_dir = str(tmp_path / "profiles")
+        c = Client(base)
+        status, body, _ = c.post("/api/calibrate", {"profile": "bench"})
+        assert status == 200, body
+        saved = _json.loads((tmp_path / "profiles" / "bench.json").read_text())
+        assert {f: [round(x) for x in saved["face_colors"][f]] for f in "URFDLB"} == body["face_colors"]
+        from vision.profile import TOO_CLOSE_DE, load_profile
+
+        d, a, b = load_profile(body["path"]).separation()  # what `cuberobot calibrate` prints
+        assert body["closest"] == {"delta_e": round(d, 1), "faces": [a, b]}
+        assert body["too_close"] == (d < TOO_CLOSE_DE)
+        assert panel.cfg.profile == body["path"]
+        status, body, _ = c.post("/api/calibrate", {"profile": "../escape"})
+        assert status == 422 and body["error"]["message"]
+        status, body, _ = c.post("/api/calibrate", {"profile": "x"}, headers={"Origin": "http://evil.example"})
+        assert status == 403
+
+
+def test_geometry_corners_are_saved_like_calibrate_geometry(tmp_path):
+    import tomllib
+
+    from robot.app.calibrate import save_geometry, view_from_corners
+
+    with panel_server(tmp_path / "state") as (base, panel, _):
+        c = Client(base)
+        status, body, _ = c.get("/api/geometry")
+        view = body["views"][0]
+        status, data, _ = c.get(f"/api/geometry/{view['name']}.jpg")
+        assert status == 200 and data[:2] == b"\xff\xd8"
+        corners = {f["face"]: [[x + 3, y - 2] for x, y in f["corners"]] for f in view["faces"]}
+        status, body, _ = c.post("/api/geometry", {"views": {view["name"]: corners}})
+        assert status == 200, body
+        written = (tmp_path / "state" / "geometry.toml").read_text()
+        assert written == body["toml"]
+        old = next(v for v in load_config().views if v.name == view["name"])
+        expect = [view_from_corners(old, corners) if v.name == view["name"] else v
+                  for v in load_config().views]
+        assert written == save_geometry(expect, None)  # the same TOML `calibrate --geometry` writes
+        parsed = tomllib.loads(written)
+        got = next(v for v in parsed["view"] if v["name"] == view["name"])
+        assert got["face"][0]["corners"][0] == corners[got["face"][0]["face"]][0]
+        assert next(v for v in panel.cfg.views if v.name == view["name"]) == expect[0]  # used from now on
+        status, now, _ = c.get("/api/geometry")
+        assert now["views"][0]["faces"][0]["corners"][0] == corners[now["views"][0]["faces"][0]["face"]][0]
+        for bad in ({"views": {view["name"]: {"U": [[0, 0], [1, 1]]}}}, {"views": "x"},
+                    {"views": {"nowhere": {"U": [[0, 0], [100, 0], [100, 100], [0, 100]]}}},
+                    {"views": {view["name"]: {"U": [[0, 0], [50, 0], [100, 0], [150, 0]]}}}):
+            status, answer, _ = c.post("/api/geometry", bad)
+            assert status == 400 and answer["error"]["message"], bad
+        status, answer, _ = c.get("/api/geometry/nowhere.jpg")
+        assert status == 404
+
+
+def test_dry_run_turns_on_a_virtual_rig_with_the_runs_events(tmp_path):
+    with panel_server(tmp_path / "state") as (base, panel, rig_url):
+        c = Client(base)
+        before = rig_for_url(rig_url).cube.to_facelets() if rig_for_url(rig_url) else None
+        moves = "R U R' U' F2 D"
+        status, body, _ = c.post("/api/dry-run", {"moves": moves, "speed": 10})
+        assert status == 202, body
+        events = c.events(lambda e: e["kind"] == "finished", timeout=60)
+        done = [e for e in events if e["kind"] == "turn-done"]
+        assert [e["step"] for e in done] == moves.split()
+        assert done[-1]["state_facelets"] == Cube().apply(moves).to_facelets()
+        assert events[-1]["status"] == "dry-run" and events[-1]["state"] == "done"
+        status, data, _ = c.get("/api/dry-run/timeline.png")
+        assert status == 200 and data[:4] == b"\x89PNG"
+        if before is not None:
+            assert rig_for_url(rig_url).cube.to_facelets() == before  # the configured rig was not touched
+        for bad, code in (({"moves": "R Q"}, 400), ({"moves": "R " * 1001}, 400), ({}, 400),
+                          ({"moves": "R", "speed": 0}, 400), ({"moves": "R", "start": "XYZ"}, 422)):
+            status, answer, _ = c.post("/api/dry-run", bad)
+            assert status == code and answer["error"]["message"], bad
+        status, answer, _ = c.post("/api/dry-run", {"moves": "R"}, headers={"Origin": "http://evil.example"})
+        assert status == 403
+
+
+def test_dry_run_emergency_stop_reaches_the_virtual_rig(tmp_path):
+    with panel_server(tmp_path / "state") as (base, panel, _):
+        c = Client(base)
+        status, body, _ = c.post("/api/dry-run", {"moves": "R U " * 40, "speed": 1})
+        assert status == 202
+        c.events(lambda e: e["kind"] == "turn-done", timeout=30)
+        status, answer, _ = c.post("/api/estop")
+        assert status == 200 and answer["sent"], answer
+        end = c.wait_state("stopped", "failed", timeout=30)
+        assert end["state"] == "stopped" and end["estop"] and "emergency" in end["message"]
+        assert end["turn"] < 80
+
+
+def test_last_runs_with_their_pictures(tmp_path):
+    with panel_server(tmp_path / "state") as (base, panel, _):
+        c = Client(base)
+        c.post("/api/start", {"seed": 4})
+        c.wait_state("done", "failed", timeout=120)
+        status, body, _ = c.get("/api/runs")
+        assert status == 200 and body["runs"], body
+        run = body["runs"][0]
+        record = __import__("json").loads((tmp_path / "state" / "runs" / run["id"] / "run.json").read_text())
+        assert run["status"] == record["status"] == "solved" and run["moves"] == record["moves"]
+        assert any(p.startswith("scan-") for p in run["pictures"])
+        for p in run["pictures"]:
+            status, data, _ = c.get(f"/api/runs/{run['id']}/{p}.png")
+            assert status == 200 and data[:4] == b"\x89PNG"
+        for path in (f"/api/runs/{run['id']}/run.png", "/api/runs/..%2F..%2Fetc/scan-x.png",
+                     f"/api/runs/{run['id']}/scan-nothing.png"):
+            status, answer, _ = c.get(path)
+            assert status == 404 and answer["error"]["message"], path

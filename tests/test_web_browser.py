@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from webserver import panel_server, rig_for_url
+from webserver import NO_LOOK_AGAIN, panel_server, rig_for_url
 
 from robot.cli.commands.serve import sim_glare
 
@@ -117,7 +117,8 @@ def _paint(driver, index, letter):
 
 def test_paint_a_doubtful_sticker_and_accept(browser, tmp_path):
     desktop(browser)
-    with panel_server(tmp_path, speed="4", sim_lighting=sim_glare(2)) as (base, panel, rig_url):
+    glare = sim_glare(2)
+    with panel_server(tmp_path, speed="4", sim_lighting=glare, cfg=NO_LOOK_AGAIN) as (base, panel, rig_url):
         browser.get(base)
         wait(browser, lambda d: state_text(d) == "idle")
         browser.find_element(By.ID, "start").click()
@@ -187,3 +188,151 @@ def test_phone_width_has_no_horizontal_scrolling(browser, tmp_path):
             shot(browser, "web-panel-phone.png")
         finally:
             desktop(browser)
+
+
+# ---------------------------------------------------------------- the workshop pages
+
+
+def scroll_to(driver, element_id):
+    el = driver.find_element(By.ID, element_id)
+    driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", el)
+    return el
+
+
+def test_live_camera_view(browser, tmp_path):
+    desktop(browser)
+    with panel_server(tmp_path) as (base, panel, rig_url):
+        browser.get(base)
+        wait(browser, lambda d: state_text(d) == "idle")
+        scroll_to(browser, "cameras-area")
+        browser.find_element(By.ID, "live").click()
+        wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#cameras img.live")) == 2, timeout=30)
+        wait(browser, lambda d: d.execute_script(
+            "return [...document.querySelectorAll('#cameras img.live')]"
+            ".every(i => i.complete && i.naturalWidth)"))
+        first = browser.find_element(By.CSS_SELECTOR, "#cameras img.live").get_attribute("src")
+        wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#cameras img.live").get_attribute("src")
+             != first)  # refreshed
+        line = browser.find_element(By.ID, "live-line").text  # the simulated light varies: doubt may come
+        assert line.startswith("live")
+        assert "every sticker sure" in line or "doubtful sticker(s), ringed" in line
+        shot(browser, "web-panel-live.png")
+        browser.find_element(By.ID, "live").click()
+        no_script_errors(browser)
+
+
+def test_calibrate_colours_and_drag_a_corner(browser, tmp_path):
+    desktop(browser)
+    with panel_server(tmp_path / "state") as (base, panel, rig_url):
+        panel.options.profile_dir = str(tmp_path / "profiles")
+        browser.get(base)
+        wait(browser, lambda d: state_text(d) == "idle")
+        scroll_to(browser, "calibrate-area")
+        browser.find_element(By.ID, "cal-name").clear()
+        browser.find_element(By.ID, "cal-name").send_keys("page")
+        browser.find_element(By.ID, "cal-colours").click()
+        closest = wait(browser, lambda d: d.find_elements(By.ID, "cal-closest"), timeout=60)[0].text
+        assert "smallest colour difference" in closest and "ΔE" in closest
+        assert (tmp_path / "profiles" / "page.json").exists()
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#cal-result .swatch")) == 6
+        # the sticker grid: drag the first face's corner 1 by 40 picture pixels to the right, and save
+        wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#geo-view option"))
+        browser.find_element(By.ID, "geo-load").click()
+        wait(browser, lambda d: d.execute_script(
+            "const i = document.querySelector('#geo-box img'); return i && i.complete && i.naturalWidth"))
+        handle = browser.find_element(By.CSS_SELECTOR, "#geo-box circle[data-corner='0']")
+        face = handle.get_attribute("data-face")
+        view = browser.find_element(By.ID, "geo-view").get_attribute("value")
+        before = next(f for v in panel.cfg.views if v.name == view for f in v.faces if f.face == face).corners
+        scale = browser.execute_script(
+            "const s = document.querySelector('#geo-box svg'); return s.getBoundingClientRect().width / "
+            "s.viewBox.baseVal.width")
+        from selenium.webdriver.common.action_chains import ActionChains
+
+        ActionChains(browser).click_and_hold(handle).move_by_offset(round(40 * scale), 0).release().perform()
+        browser.find_element(By.ID, "geo-save").click()
+        wait(browser, lambda d: "saved to" in d.find_element(By.ID, "geo-message").text)
+        after = next(f for v in panel.cfg.views if v.name == view for f in v.faces if f.face == face).corners
+        moved = [abs(a[0] - b[0]) for a, b in zip(sorted(after), sorted(before))]
+        assert any(30 < m < 50 for m in moved), (before, after)
+        text = (tmp_path / "state" / "geometry.toml").read_text()
+        assert "[[view]]" in text and f'name = "{view}"' in text
+        shot(browser, "web-panel-calibrate.png")
+        no_script_errors(browser)
+
+
+def test_dry_run_from_the_page(browser, tmp_path):
+    from solver import Cube
+
+    desktop(browser)
+    with panel_server(tmp_path) as (base, panel, rig_url):
+        browser.get(base)
+        wait(browser, lambda d: state_text(d) == "idle")
+        scroll_to(browser, "dry-area")
+        moves = "R U R' U' F2 L D'"
+        browser.find_element(By.ID, "dry-moves").send_keys(moves)
+        browser.find_element(By.ID, "dry-run").click()
+        wait(browser, lambda d: state_text(d) == "dry-run", timeout=60)
+        time.sleep(0.8)  # the last turn's animation
+        assert browser.find_element(By.ID, "cube3d").get_attribute("data-facelets") == \
+            Cube().apply(moves).to_facelets()
+        assert [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#steps li")] == moves.split()
+        wait(browser, lambda d: d.execute_script(
+            "const i = document.getElementById('dry-timeline'); return i.complete && i.naturalWidth > 0"))
+        browser.find_element(By.ID, "dry-moves").clear()
+        browser.find_element(By.ID, "dry-moves").send_keys("R Q")
+        browser.find_element(By.ID, "dry-run").click()
+        wait(browser, lambda d: "bad move 'Q'" in d.find_element(By.ID, "dry-message").text)
+        shot(browser, "web-panel-dry-run.png")
+        no_script_errors(browser)
+
+
+def test_last_runs_with_their_pictures(browser, tmp_path):
+    desktop(browser)
+    with panel_server(tmp_path, speed="8") as (base, panel, rig_url):
+        browser.get(base)
+        wait(browser, lambda d: state_text(d) == "idle")
+        browser.find_element(By.ID, "start").click()
+        wait(browser, lambda d: state_text(d) == "solved", timeout=90)
+        scroll_to(browser, "runs-area")
+        browser.find_element(By.ID, "runs-load").click()
+        summary = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#runs summary"))[0]
+        assert "solved in" in summary.text
+        summary.click()
+        wait(browser, lambda d: d.execute_script(
+            "const i = [...document.querySelectorAll('#runs img')]; "
+            "return i.length >= 2 && i.every(x => x.complete && x.naturalWidth > 0)"))
+        shot(browser, "web-panel-runs.png")
+        no_script_errors(browser)
+
+
+def test_upload_six_photos(browser, tmp_path):
+    import numpy as np
+
+    from solver import random_cube
+    from vision.photo_render import render_cube_photos, write_photo
+
+    truth = random_cube(1).to_facelets()  # seeds that read sure (see test_vision_photos.py)
+    shots = render_cube_photos(truth, np.random.default_rng(501), size=(1280, 960))
+    rng = np.random.default_rng(0)
+    paths = {}
+    for face, s in shots.items():
+        paths[face] = str(tmp_path / f"{face}.{'png' if face in 'UD' else 'jpg'}")
+        write_photo(s.image, paths[face], rng)
+    desktop(browser)
+    with panel_server(tmp_path / "state") as (base, panel, rig_url):
+        browser.get(base)
+        wait(browser, lambda d: state_text(d) == "idle")
+        scroll_to(browser, "photos-area")
+        for face, p in paths.items():
+            browser.find_element(By.CSS_SELECTOR, f"#photo-inputs input[name='{face}']").send_keys(p)
+        browser.find_element(By.ID, "photos-read").click()
+        got = wait(browser, lambda d: d.find_elements(By.ID, "photos-facelets"), timeout=90)[0].text
+        assert got == truth
+        assert "every sticker sure" in browser.find_element(By.ID, "photos-message").text
+        assert browser.find_element(By.ID, "cube3d").get_attribute("data-facelets") == truth
+        wait(browser, lambda d: d.execute_script(
+            "const i = [...document.querySelectorAll('#photos-result img')]; "
+            "return i.length === 6 && i.every(x => x.complete && x.naturalWidth > 0)"))
+        shot(browser, "web-panel-photos.png")
+        no_script_errors(browser)

@@ -10,6 +10,7 @@ import threading
 import time
 import urllib.parse
 from contextlib import contextmanager
+from dataclasses import replace
 
 from robot.rig.config import load_config
 from robot.sim.protocol_sim import forget, rig_for_url, sim_url
@@ -17,6 +18,11 @@ from robot.web.panel import Options
 from robot.web.server import Served, bind, make_server
 
 _n = 0
+
+NO_LOOK_AGAIN = load_config()
+NO_LOOK_AGAIN = replace(NO_LOOK_AGAIN, start=replace(NO_LOOK_AGAIN.start, look_again=0))
+"""The default set-up with a doubtful scan going straight to the person (the
+tests of the fix-a-sticker screen)."""
 
 
 @contextmanager

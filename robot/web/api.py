@@ -12,7 +12,8 @@ import asyncio
 import json
 import math
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..app.start import Answer
-from ..cli.limits import MAX_BUDGET_MS, MAX_SEED, MAX_SOLUTION_LENGTH
+from ..cli.limits import MAX_BUDGET_MS, MAX_DRY_RUN_MOVES, MAX_SEED, MAX_SOLUTION_LENGTH, check_moves
+from ..rig.errors import UserError
+from . import tools
 from .panel import Busy, NotAsking, Panel
 
 STATIC = Path(__file__).with_name("static")
@@ -33,6 +36,14 @@ MAX_JSON_BYTES = 16 * 1024
 """A request body: the largest real one (a cube and options) is ~200 bytes."""
 KEEPALIVE_S = 15.0
 METRICS = ("htm", "qtm", "axial")
+MAX_PHOTO_BYTES = 16 << 20
+"""One uploaded photo: a phone's 12-megapixel JPEG is 3 to 6 MiB."""
+MAX_UPLOAD_BYTES = 6 * MAX_PHOTO_BYTES + (64 << 10)
+"""The six photos' form as a whole (the gate refuses more before reading)."""
+MAX_PIXEL = 100_000
+MIN_DRY_SPEED, MAX_DRY_SPEED = 0.25, 50.0
+SOLVE_THREADS = 4
+"""Searches at once (see :class:`SolvePool`)."""
 
 
 class ApiError(Exception):
@@ -109,12 +120,112 @@ def cube_or_422(text: str) -> str:
     return text
 
 
+class SolvePool:
+    """The API's searches, several at once on a few threads of their own.
+
+    The solver keeps no state between calls but its tables (read only once
+    loaded) and a search's own arrays, so searches may run side by side; only
+    the first call's loading is done under a lock, so two first requests do
+    not load the tables twice. The pool is small and bounded: a burst of
+    requests waits its turn instead of starting dozens of searches."""
+
+    def __init__(self, threads: int | None = None):
+        self.pool = ThreadPoolExecutor(threads or SOLVE_THREADS, thread_name_prefix="api-solve")
+        self.prepare_lock = threading.Lock()
+        self.prepared = False
+
+    async def run(self, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        def prepared_work() -> dict[str, Any]:
+            if not self.prepared:
+                import solver
+
+                with self.prepare_lock:
+                    solver.prepare()
+                    self.prepared = True
+            return work()
+
+        return await asyncio.get_running_loop().run_in_executor(self.pool, prepared_work)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+async def in_thread(fn: Callable[..., Any], *args: Any, status: int = 400, kind: str = "bad-request") -> Any:
+    """``fn(*args)`` off the event loop; its refusals as API errors (a
+    person's mistake as ``status``/``kind``, a run going on 409, a camera or
+    rig that fails 502)."""
+    from vision.errors import VisionError
+
+    from ..rig.errors import RigError
+
+    try:
+        return await run_in_threadpool(fn, *args)
+    except Busy as e:
+        raise ApiError(409, "busy", str(e)) from None
+    except UserError as e:
+        raise ApiError(status, kind, str(e)) from None
+    except (RigError, VisionError) as e:
+        raise ApiError(502, "device", str(e)) from None
+
+
+def corners_field(body: dict[str, Any]) -> dict[str, dict[str, list[list[float]]]]:
+    """``{"views": {VIEW: {FACE: [[x, y] x 4]}}}``, every number checked."""
+    views = body.get("views")
+    if not isinstance(views, dict) or not views or len(views) > 16:
+        raise ApiError(400, "bad-request", "'views' must be an object {view: {face: [[x, y] x 4]}}")
+    out: dict[str, dict[str, list[list[float]]]] = {}
+    for name, faces in views.items():
+        if not isinstance(faces, dict) or not faces or len(faces) > 6:
+            raise ApiError(400, "bad-request",
+                           f"view {name[:40]!r}: give {{face: [[x, y] x 4]}} for 1 to 6 faces")
+        out[name] = {}
+        for face, points in faces.items():
+            where = f"view {name[:40]!r}, face {face[:8]!r}"
+            ok = isinstance(points, list) and len(points) == 4 and all(
+                isinstance(p, list) and len(p) == 2 and all(
+                    isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                    and -MAX_PIXEL <= v <= MAX_PIXEL for v in p) for p in points)
+            if not ok:
+                raise ApiError(400, "bad-request", f"{where}: give four corners [x, y] in pixels")
+            out[name][face] = [[float(v) for v in p] for p in points]
+    return out
+
+
+async def read_photos_form(request: Request) -> dict[str, bytes]:
+    """The uploaded form's six photos (face -> bytes), each bounded."""
+    from starlette.datastructures import UploadFile
+
+    try:
+        form = await request.form(max_files=6, max_fields=6, max_part_size=1024)
+    except HTTPException as e:
+        raise ApiError(400, "bad-request", f"the upload is not a form of photos: {e.detail}") from None
+    got: dict[str, bytes] = {}
+    try:
+        for face, value in form.multi_items():
+            if face not in tools.PHOTO_FACES or not isinstance(value, UploadFile):
+                raise ApiError(400, "bad-request",
+                               f"{face[:20]!r} is not a photo field: name the six U R F D L B")
+            if face in got:
+                raise ApiError(400, "bad-request", f"two photos of face {face}: one each")
+            data = await value.read(MAX_PHOTO_BYTES + 1)
+            if len(data) > MAX_PHOTO_BYTES:
+                raise ApiError(413, "too-large", f"the {face} photo is over {MAX_PHOTO_BYTES >> 20} MiB; "
+                                                 "send it smaller")
+            got[face] = data
+    finally:
+        await form.close()
+    missing = [f for f in tools.PHOTO_FACES if f not in got]
+    if missing:
+        raise ApiError(400, "bad-request", f"no photo of face(s) {' '.join(missing)}: send all six")
+    return got
+
+
 # ---------------------------------------------------------------- endpoints
 
 
 def build(panel: Panel) -> Starlette:
     """The application: the page, its files, the API."""
-    solve_lock = threading.Lock()  # the solver's search runs one cube at a time
+    solves = SolvePool()
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"cache-control": "no-store"})
@@ -143,13 +254,12 @@ def build(panel: Panel) -> Starlette:
         from solver import solve as solve_cube
 
         def work() -> dict[str, Any]:
-            with solve_lock:
-                sol = solve_cube(facelets, max_length=None if max_length is None else int(max_length),
-                                 budget_ms=100.0 if budget is None else float(budget), metric=metric)
+            sol = solve_cube(facelets, max_length=None if max_length is None else int(max_length),
+                             budget_ms=100.0 if budget is None else float(budget), metric=metric)
             return sol.to_dict()
 
         try:
-            return JSONResponse(await run_in_threadpool(work))
+            return JSONResponse(await solves.run(work))
         except SolveError as e:
             raise ApiError(422, e.kind, e.message) from None
 
@@ -225,6 +335,91 @@ def build(panel: Panel) -> Starlette:
         return StreamingResponse(_stream(panel, q, history), media_type="text/event-stream",
                                  headers={"cache-control": "no-store", "x-accel-buffering": "no"})
 
+    # -- the workshop pages (robot/web/tools.py) --------------------------------
+    live, photos = tools.Live(panel), tools.Photos()
+
+    async def live_picture(request: Request) -> Response:
+        name = request.path_params["view"]
+        try:
+            data, source = await in_thread(live.picture, name)
+        except KeyError:
+            raise ApiError(404, "not-found", f"no picture of a view {name[:40]!r} (yet)") from None
+        return Response(data, media_type="image/jpeg",
+                        headers={"cache-control": "no-store", "x-picture": source})
+
+    async def live_reading(request: Request) -> Response:
+        return JSONResponse(await in_thread(live.read))
+
+    async def calibrate(request: Request) -> Response:
+        body = await read_json(request)
+        name = field_str(body, "profile", max_chars=100, required=False) or "default"
+        return JSONResponse(await in_thread(tools.calibrate_colours, panel, name, status=422,
+                                            kind="calibration"))
+
+    async def geometry(request: Request) -> Response:
+        return JSONResponse(tools.geometry(panel))
+
+    async def geometry_picture(request: Request) -> Response:
+        name = request.path_params["view"]
+        try:
+            data = await in_thread(tools.geometry_picture, panel, name)
+        except KeyError:
+            raise ApiError(404, "not-found", f"no view {name[:40]!r} with corners to set") from None
+        return Response(data, media_type="image/jpeg", headers={"cache-control": "no-store"})
+
+    async def set_geometry(request: Request) -> Response:
+        body = await read_json(request)
+        return JSONResponse(await in_thread(tools.set_geometry, panel, corners_field(body)))
+
+    async def dry_run(request: Request) -> Response:
+        body = await read_json(request)
+        moves = field_str(body, "moves", max_chars=16 * MAX_DRY_RUN_MOVES + 1024)
+        assert moves is not None
+        speed = field_number(body, "speed", MIN_DRY_SPEED, MAX_DRY_SPEED, whole=False) or 1.0
+        start_cube = field_str(body, "start", required=False)
+        if start_cube:
+            cube_or_422(start_cube)
+        try:
+            check_moves(moves, "'moves'", MAX_DRY_RUN_MOVES)
+            run = panel.start_dry_run(moves, speed=f"{speed:g}", start=start_cube)
+        except Busy as e:
+            raise ApiError(409, "busy", str(e)) from None
+        except (UserError, ValueError) as e:
+            raise ApiError(400, "bad-request", str(e)) from None
+        return JSONResponse({"run": run, "state": "turning"}, status_code=202)
+
+    async def dry_run_timeline(request: Request) -> Response:
+        if panel.timeline is None:
+            raise ApiError(404, "not-found", "no dry run yet")
+        return Response(panel.timeline, media_type="image/png", headers={"cache-control": "no-store"})
+
+    async def runs(request: Request) -> Response:
+        return JSONResponse(await in_thread(tools.last_runs, panel))
+
+    async def run_picture(request: Request) -> Response:
+        run_id, name = request.path_params["run"], request.path_params["name"]
+        try:
+            return FileResponse(tools.run_picture(panel, run_id, name), media_type="image/png")
+        except KeyError:
+            raise ApiError(404, "not-found", f"no picture {name[:40]!r} in run {run_id[:40]!r}") from None
+
+    async def upload_photos(request: Request) -> Response:
+        if request.headers.get("content-length") is None:
+            raise ApiError(411, "length-required", "send the photos with a Content-Length (as a browser's "
+                                                   "form upload does)")
+        if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+            raise ApiError(400, "bad-request", "send the photos as multipart/form-data, one file field per "
+                                               "face named U R F D L B")
+        got = await read_photos_form(request)
+        return JSONResponse(await in_thread(photos.read, got, status=422, kind="photos"))
+
+    async def photo_picture(request: Request) -> Response:
+        face = request.path_params["face"]
+        data = photos.pictures.get(face)
+        if data is None:
+            raise ApiError(404, "not-found", f"no photo of face {face[:2]!r} read (yet)")
+        return Response(data, media_type="image/jpeg", headers={"cache-control": "no-store"})
+
     async def on_api_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
         return exc.response()
@@ -251,12 +446,25 @@ def build(panel: Panel) -> Starlette:
         Route("/api/estop/clear", clear_estop, methods=["POST"]),
         Route("/api/answer", answer, methods=["POST"]),
         Route("/api/images/{view}.jpg", image),
+        Route("/api/live", live_reading),
+        Route("/api/live/{view}.jpg", live_picture),
+        Route("/api/calibrate", calibrate, methods=["POST"]),
+        Route("/api/geometry", geometry),
+        Route("/api/geometry", set_geometry, methods=["POST"]),
+        Route("/api/geometry/{view}.jpg", geometry_picture),
+        Route("/api/dry-run", dry_run, methods=["POST"]),
+        Route("/api/dry-run/timeline.png", dry_run_timeline),
+        Route("/api/runs", runs),
+        Route("/api/runs/{run}/{name}.png", run_picture),
+        Route("/api/photos", upload_photos, methods=["POST"]),
+        Route("/api/photos/{face}.jpg", photo_picture),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
 
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         panel.loop = asyncio.get_running_loop()
         yield
+        solves.close()
         await run_in_threadpool(panel.close)
 
     from contextlib import asynccontextmanager

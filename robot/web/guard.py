@@ -51,12 +51,15 @@ class Guard:
     values (lower case, with the port); ``token`` None means loopback, where
     none is needed."""
 
-    def __init__(self, app: ASGIApp, *, hosts: set[str], token: str | None, max_body: int):
+    def __init__(self, app: ASGIApp, *, hosts: set[str], token: str | None, max_body: int,
+                 large: dict[str, int] | None = None):
         self.app = app
         self.hosts = {h.lower() for h in hosts}
         self.origins = {f"http://{h}" for h in self.hosts}
         self.token = token
         self.max_body = max_body
+        self.large = large or {}
+        """Paths allowed a larger body (the photo upload), and how large."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -95,9 +98,9 @@ class Guard:
         if length is not None:
             if not length.isdigit():
                 return 400, error(f"bad Content-Length {length[:20]!r}", "bad-request")
-            if int(length) > self.max_body:
-                return 413, error(f"the request body is {int(length)} bytes; at most {self.max_body}",
-                                  "too-large")
+            limit = self.large.get(scope["path"], self.max_body)
+            if int(length) > limit:
+                return 413, error(f"the request body is {int(length)} bytes; at most {limit}", "too-large")
         return None
 
     def has_token(self, headers: dict[str, str]) -> bool:

@@ -25,6 +25,7 @@ from typing import Any
 from ..app.start import Answer, Doubt, Engine, Event, Face
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
+from ..rig.link import Link
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,8 @@ class Options:
     firmware: str | None = None
     state_dir: str | None = None
     sim_lighting: Callable[[int], Any] | None = None
+    profile_dir: str | None = None
+    """Where the page's colour calibration saves profiles (None: the user's)."""
 
 
 class WebFace(Face):
@@ -105,6 +108,7 @@ class Status:
     ended: float = 0.0
     estimated_s: float = 0.0
     moves: str = ""
+    estop_sent: bool = False
 
     def to_json(self) -> dict[str, Any]:
         d = dict(self.__dict__)
@@ -128,6 +132,10 @@ class Panel:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.subscribers: set[asyncio.Queue[dict[str, Any] | None]] = set()
         self.seq = 0
+        self.dry_link: Link | None = None
+        self.timeline: bytes | None = None
+        """The last dry run's motor timeline (PNG), as `dry-run --render` draws it."""
+        self.dry_stop = threading.Event()
 
     # -- runs ------------------------------------------------------------------
     def start(self, *, seed: int | None = None, scan_only: bool = False) -> int:
@@ -150,6 +158,89 @@ class Panel:
             self.thread.start()
         return number
 
+    def start_dry_run(self, moves: str, *, speed: str = "1", start: str | None = None) -> int:
+        """Turn ``moves`` on a virtual rig of its own (the configured rig is
+        not touched), with the same events as a run's turns, so the page's
+        cube and turn list follow it; :class:`Busy` if a run is going on."""
+        from solver import SOLVED_CUBE, Cube
+
+        from ..app.render import timeline
+        from ..cli.limits import MAX_DRY_RUN_HOURS
+        from ..rig.motion import estimate_s, plan
+
+        cube = Cube.from_facelets(start) if start else SOLVED_CUBE
+        steps = plan(moves, self.cfg)  # the moves checked before anything starts
+        hours = estimate_s(steps, self.cfg) / float(speed) / 3600
+        if hours > MAX_DRY_RUN_HOURS:
+            raise UserError(f"these moves would take {hours:.1f} hours at speed {speed}; at most "
+                            f"{MAX_DRY_RUN_HOURS:g} hour: choose a higher speed")
+        import cv2
+
+        picture = cv2.imencode(".png", timeline(steps, self.cfg))[1].tobytes()
+        with self.lock:
+            if self.thread is not None and self.thread.is_alive():
+                raise Busy(f"a run is already going on (state {self.status.state}): stop it first")
+            number = self.status.run + 1
+            self.status = Status(state="turning", run=number, kind="dry-run", started=time.time())
+            self.history.clear()
+            self.engine = None
+            self.timeline = picture
+            self.dry_stop = threading.Event()
+            self.thread = threading.Thread(target=self._dry_run, args=(cube, steps, speed), daemon=True,
+                                           name=f"dry-run-{number}")
+            estimate = estimate_s(steps, self.cfg)
+        texts = [s.text for s in steps]
+        self.publish(Event("solution", "turning", {
+            "facelets": cube.to_facelets(), "moves": " ".join(texts), "length": len(texts), "steps": texts,
+            "estimated_s": round(estimate, 3), "dry_run": True},
+            f"dry run: {len(steps)} turns, ~{estimate:.1f} s"))
+        self.thread.start()
+        return number
+
+    def _dry_run(self, cube: Any, steps: list[Any], speed: str) -> None:
+        from ..app.dryrun import dry_run
+        from ..app.start import Stopped
+        from ..rig import job
+
+        n = len(steps)
+        t0 = time.monotonic()
+
+        def on_link(link: Link | None) -> None:
+            self.dry_link = link
+            if link is not None and n:
+                self.publish(Event("turn-started", "turning",
+                                   {"index": 0, "turns": n, "step": steps[0].text}))
+
+        def on_turn(td: job.TurnDone) -> None:
+            self.publish(Event("turn-done", "turning", {
+                "index": td.index, "turns": n, "step": td.step.text, "state_facelets": td.state,
+                "ticks": td.ticks, "elapsed_s": round(time.monotonic() - t0, 3)}))
+            if self.dry_stop.is_set():
+                raise Stopped("dry run stopped by request")
+            if td.index + 1 < n:
+                self.publish(Event("turn-started", "turning", {"index": td.index + 1, "turns": n,
+                                                                "step": steps[td.index + 1].text}))
+
+        try:
+            report = dry_run(self.cfg, cube, steps, speed=speed, on_turn=on_turn, on_link=on_link)
+        except Stopped as e:
+            estop = self.status.estop_sent
+            self.publish(Event("finished", "stopped", {"status": "stopped", "estop": estop},
+                               "emergency stop: the virtual rig was stopped" if estop else str(e)))
+            return
+        except (RigError, UserError) as e:
+            estop = self.status.estop_sent
+            self.publish(Event("finished", "stopped" if estop else "failed",
+                               {"status": "stopped" if estop else "failed", "estop": estop},
+                               f"emergency stop: {e}" if estop else str(e)))
+            return
+        executed = f"{report.executed_s:.3f} s" if report.executed_s is not None else "unknown"
+        self.publish(Event("finished", "done", {"status": "dry-run", "final_state": report.state,
+                                                "estimated_s": round(report.estimated_s, 3),
+                                                "executed_s": report.executed_s},
+                           f"dry run done: estimated {report.estimated_s:.3f} s, executed {executed} "
+                           "(the virtual rig's clock)"))
+
     def _run(self, engine: Engine) -> None:
         try:
             engine.run()
@@ -171,8 +262,11 @@ class Panel:
     def stop(self) -> bool:
         """Stop the run at its next step; False when none is going on."""
         engine = self.engine
-        if engine is None or not self.running():
+        if not self.running():
             return False
+        if engine is None:  # a dry run
+            self.dry_stop.set()
+            return True
         engine.stop()
         return True
 
@@ -180,6 +274,14 @@ class Panel:
         """The emergency stop: onto the running link at once; with no run,
         through a link opened for it (a real rig latches it until cleared)."""
         engine = self.engine
+        if engine is None and self.running():  # a dry run: onto its virtual rig's line
+            link = self.dry_link
+            self.status.estop_sent = True
+            self.dry_stop.set()
+            if link is not None:
+                link.estop()
+                return {"sent": True, "message": "emergency stop sent to the dry run's virtual rig"}
+            return {"sent": False, "message": "the dry run is stopping; it had not reached the rig yet"}
         if engine is not None and self.running():
             sent = engine.estop()
             if sent:

@@ -96,11 +96,12 @@ def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool 
     """The uvicorn server for the panel (not yet running) and the panel."""
     import uvicorn
 
-    from .api import build
+    from .api import MAX_UPLOAD_BYTES, build
     from .guard import Guard
 
     panel = Panel(cfg, options)
-    app = Guard(build(panel), hosts=served.hosts, token=served.token, max_body=MAX_BODY)
+    app = Guard(build(panel), hosts=served.hosts, token=served.token, max_body=MAX_BODY,
+                large={"/api/photos": MAX_UPLOAD_BYTES})
     config = uvicorn.Config(app, log_level="info" if verbose else "warning", access_log=verbose,
                             proxy_headers=False, server_header=False, timeout_graceful_shutdown=2,
                             h11_max_incomplete_event_size=16 * 1024, lifespan="on")

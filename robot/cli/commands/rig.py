@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import time
 from typing import TYPE_CHECKING
 
@@ -167,7 +166,6 @@ def _check_dry_run(args: argparse.Namespace) -> None:
 
 def _dry_run(args: argparse.Namespace) -> int:
     _check_dry_run(args)
-    from ...rig import job
     from ...rig.motion import plan
 
     cfg = load_config(args.config)
@@ -178,21 +176,6 @@ def _dry_run(args: argparse.Namespace) -> int:
         check_path(args.render)
     profiles = cfg.profiles()
     _check_port_arg(args)
-    port = args.port
-    if port is None:
-        from ...sim.protocol_sim import sim_url
-        from ...sim.virtual_rig import make_clock
-
-        try:
-            make_clock(args.speed)
-        except ValueError as e:
-            raise UserError(f"--speed: {e}") from None
-        port = sim_url(f"dry-run-{time.monotonic_ns()}", speed=args.speed, state=start.to_facelets())
-    tmp = None
-    state_dir = args.state_dir
-    if state_dir is None and port.startswith("sim://"):
-        tmp = tempfile.TemporaryDirectory(prefix="cuberobot-dry-run-")
-        state_dir = tmp.name
     header = [f"{'step':>4}  {'turn':<7} {'motors':<22} {'estimate':>9} {'rig':>9}"]
 
     def on_turn(td: job.TurnDone) -> None:
@@ -203,13 +186,10 @@ def _dry_run(args: argparse.Namespace) -> int:
         rig = f"{ticks_to_s(td.ticks):.3f} s" if td.ticks is not None else "?"
         print(f"{td.index + 1:>4}  {td.step.text:<7} {motors:<22} {est:>7.3f} s {rig:>9}", flush=True)
 
-    try:
-        with Journal(state_dir) as journal, _link_for(args, cfg, default_port=port) as link:
-            link.connect()
-            report = job.run(link, journal, start, [list(s.moves) for s in steps], on_turn=on_turn)
-    finally:
-        if tmp is not None:
-            tmp.cleanup()
+    from ...app.dryrun import dry_run
+
+    report = dry_run(cfg, start, steps, port=args.port, speed=args.speed, state_dir=args.state_dir,
+                     on_turn=on_turn)
     executed = f"{report.executed_s:.3f} s" if report.executed_s is not None else "unknown (a DONE was lost)"
     print(f"total: estimated {report.estimated_s:.3f} s, executed {executed} (rig's clock), "
           f"{len(steps)} steps, wall {report.wall_s:.3f} s")

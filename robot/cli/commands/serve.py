@@ -28,7 +28,7 @@ def _serve(args: argparse.Namespace) -> int:
     check_port(args.rig)
     check_firmware(args.firmware)
     check_output_dir(args.state_dir or str(default_state_dir()), "--state-dir")
-    lighting = sim_glare(cfg.start.recaptures) if args.sim_glare else None
+    lighting = sim_glare(cfg.start.recaptures + cfg.start.look_again) if args.sim_glare else None
     options = Options(rig_port=args.rig, firmware=args.firmware, state_dir=args.state_dir,
                       sim_lighting=lighting)
     served = bind(args.host, args.port)
@@ -42,8 +42,10 @@ def _serve(args: argparse.Namespace) -> int:
 
 def sim_glare(recaptures: int):  # type: ignore[no-untyped-def]
     """Simulated cameras: a lamp's reflection on the cube through every
-    capture of a run's first scan, so stickers come out doubtful and the
-    person is asked (to try the fix-a-sticker screen); later scans are clear."""
+    capture of a run's first scan (``recaptures`` after the first, the
+    rig's look-again captures included), so stickers come out doubtful and
+    the person is asked (to try the fix-a-sticker screen); later scans are
+    clear."""
     from vision.render import Lighting
 
     def lighting(capture: int) -> Lighting:

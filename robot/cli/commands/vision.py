@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from solver import SOLVED, random_cube
+from solver import random_cube
 from solver.facelets import FACES, position_name
 
+from ...app.calibrate import check_solved  # noqa: F401  (here before; tests import it)
 from ...rig.config import decode_text, read_limited
 from ...rig.errors import UserError
 from ..limits import (
@@ -236,49 +237,10 @@ def _scan_images(args: argparse.Namespace) -> int:
     return 0 if cls.ok else 1
 
 
-def check_solved(frames: dict[str, np.ndarray], views: list[ViewSpec], debug_dir: str | None = None) -> None:
-    """Calibration learns each face's colour from a solved cube: make sure
-    it is one (and the geometry fits) before storing anything."""
-    from vision.preview import annotate
-    from vision.scanning import ScanResult, classify_measured, measure, write_debug
-
-    samples, spread, glare = measure(frames, views)
-    cls = classify_measured(samples, spread, glare)
-    result = ScanResult(cls.facelets, cls, samples, spread, glare, frames=frames, views=views)
-    result.images = {v.name: annotate(frames[v.name], v, result) for v in views}
-    if debug_dir:
-        write_debug(result, debug_dir)
-    if cls.facelets != SOLVED or not cls.ok:
-        wrong = [position_name(i) for i in range(54) if cls.facelets[i] != SOLVED[i]] or [
-            position_name(i) for i in cls.suspects]
-        raise UserError("the cube does not look solved (" + " ".join(wrong[:12])
-                        + "): put a solved cube in place, check the geometry and the light"
-                        + (f"; see {debug_dir}" if debug_dir else "; --save-debug DIR shows what was seen"))
-
-
-def _fix_exposures(cameras: list[CameraSpec], settings: dict) -> None:
-    """Every camera's exposure and gain as the calibration ran them, for
-    the profile, so `start` runs at the same ones (auto exposure off)."""
-    from vision.capture import SIM_EXPOSURE
-
-    for spec in cameras:
-        used = settings.get(spec.name)
-        if used is None:
-            continue
-        for key in ("exposure", "gain"):
-            reported = used.get(f"reported_{key}")
-            if key not in used and isinstance(reported, (int, float)) and reported not in (0, -1):
-                used[key] = float(reported)
-        if spec.source == "sim":
-            used.setdefault("exposure", SIM_EXPOSURE)
-        for key in ("exposure", "gain"):
-            if key in used:
-                print(f"camera {spec.name}: {key} {used[key]:g}")
-
-
 def _calibrate(args: argparse.Namespace) -> int:
-    from vision.profile import TOO_CLOSE_DE, build_profile, check_name, save_profile
-    from vision.scanning import capture_frames, expand_views, measure
+    from vision.profile import TOO_CLOSE_DE, check_name
+
+    from ...app.calibrate import geometry_frame, learn_colours, save_geometry
 
     if not args.geometry:
         check_name(args.profile)  # a name that cannot be saved is refused before anything is captured
@@ -292,7 +254,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         check_output_dir(args.dir, "--dir")
     cameras, views, _ = load_setup(args)
     if args.geometry:
-        from vision.geometry import click_geometry, geometry_toml
+        from vision.geometry import click_geometry
 
         by_name = {c.name: c for c in cameras}
         new_views = []
@@ -301,45 +263,30 @@ def _calibrate(args: argparse.Namespace) -> int:
                 continue  # the on-screen guide is its geometry
             if v.camera not in by_name:
                 raise UserError(f"view {v.name!r} uses camera {v.camera!r}, which is not configured")
-            frame = None
-            if by_name[v.camera].source == "sim":  # a simulated camera: a solved cube where the config says
-                frame = capture_frames(cameras, [v], sim_state=SOLVED, sim_seed=args.seed)[v.name]
+            simulated = by_name[v.camera].source == "sim"  # a real camera is read in the window itself
+            frame = geometry_frame(cameras, v, seed=args.seed) if simulated else None
             new_views.append(click_geometry(by_name[v.camera], v.name, "".join(f.face for f in v.faces),
                                             frame=frame))
-        text = geometry_toml(new_views)
+        text = save_geometry(new_views, args.output)
         if args.output:
-            try:
-                Path(args.output).write_text(text)
-            except OSError as e:
-                raise UserError(f"cannot write {args.output}: {e.strerror or e}") from None
             print(f"geometry written to {args.output}", file=sys.stderr)
         print(text)
         return 0
-    settings: dict = {}
-    exposures: dict[str, float] = {}  # lowered until the solved cube's whites do not clip
-    frames = capture_frames(cameras, views, sim_state=SOLVED, sim_seed=args.seed, settings=settings,
-                            exposures=exposures)
-    _fix_exposures(cameras, settings)
-    flat = expand_views(views)
-    seen: dict[str, dict[str, np.ndarray]] = {}
-    for v in flat:
-        samples, _, _ = measure({v.name: frames[v.name]}, [v])
-        for f in v.faces:
-            k = FACES.index(f.face)
-            seen.setdefault(v.camera, {})[f.face] = samples[9 * k:9 * k + 9]
-    check_solved(frames, flat, args.save_debug)
-    profile = build_profile(args.profile, seen, settings)
-    path = save_profile(profile, Path(args.dir) if args.dir else None)
+    learned = learn_colours(cameras, views, args.profile, directory=Path(args.dir) if args.dir else None,
+                            seed=args.seed, debug_dir=args.save_debug)
+    profile = learned.profile
+    for line in learned.exposures:
+        print(line)
     for face in FACES:
         red, green, blue = profile.face_colors[face]
         print(f"{face}: rgb({red:.0f}, {green:.0f}, {blue:.0f})")
-    d, a, b = profile.separation()
+    d, a, b = learned.closest
     print(f"smallest colour difference: {a}-{b} ΔE {d:.1f}")
-    if d < TOO_CLOSE_DE:
+    if learned.too_close:
         print(f"warning: faces {a} and {b} are too close to tell apart reliably (ΔE {d:.1f} <"
               f" {TOO_CLOSE_DE:g}): improve the light (whiter, more even) and calibrate again",
               file=sys.stderr)
-    print(f"profile {profile.name!r} saved to {path}")
+    print(f"profile {profile.name!r} saved to {learned.path}")
     return 0
 
 

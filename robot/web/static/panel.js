@@ -203,6 +203,7 @@ function onEvent(e) {
     case "fix-invalid": $("fix-message").textContent = e.text; break;
     case "solving": say("solving…"); page.facelets = e.facelets; cube.show(e.facelets); drawNet(); break;
     case "solution":
+      if (e.dry_run) { page.facelets = e.facelets; cube.show(e.facelets); drawNet(); page.started = e.t; }
       page.steps = e.steps; page.turn = 0; page.estimate = e.estimated_s;
       say(e.text); showSteps(); break;
     case "turn-started": page.turn = e.index; showSteps(); break;
@@ -235,6 +236,16 @@ function connect() {
     if (source.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
   };
 }
+
+// for the workshop pages (tools.js): show a cube read elsewhere (six photos)
+window.Panel = {
+  showCube(facelets, doubtful) {
+    page.facelets = facelets; page.doubtful = new Set(doubtful || []);
+    cube.show(facelets); net.show(facelets, page.doubtful, new Set());
+  },
+  post, say,
+  busy() { return page.status && ["scanning", "needs_help", "solving", "turning"].includes(page.status.state); },
+};
 
 drawNet();
 connect();

@@ -1,0 +1,174 @@
+"""Calibration, shared by `cuberobot calibrate` and the web panel: learning
+the colours from a solved cube, and the sticker grid (each face's corners)
+as the configuration stores it.
+
+Both faces ask for the same thing in their own way (the terminal with
+options and an OpenCV window to click in, the page with a button and
+corners dragged on a picture); what is captured, checked and saved is
+decided here once."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from solver import SOLVED
+from solver.facelets import FACES, position_name
+
+from ..rig.errors import UserError
+
+if TYPE_CHECKING:
+    from vision.profile import Profile
+    from vision.setup import CameraSpec, ViewSpec
+
+
+def check_solved(frames: dict[str, np.ndarray], views: list[ViewSpec], debug_dir: str | None = None) -> None:
+    """Calibration learns each face's colour from a solved cube: make sure
+    it is one (and the geometry fits) before storing anything."""
+    from vision.preview import annotate
+    from vision.scanning import ScanResult, classify_measured, measure, write_debug
+
+    samples, spread, glare = measure(frames, views)
+    cls = classify_measured(samples, spread, glare)
+    result = ScanResult(cls.facelets, cls, samples, spread, glare, frames=frames, views=views)
+    result.images = {v.name: annotate(frames[v.name], v, result) for v in views}
+    if debug_dir:
+        write_debug(result, debug_dir)
+    if cls.facelets != SOLVED or not cls.ok:
+        wrong = [position_name(i) for i in range(54) if cls.facelets[i] != SOLVED[i]] or [
+            position_name(i) for i in cls.suspects]
+        raise UserError("the cube does not look solved (" + " ".join(wrong[:12])
+                        + "): put a solved cube in place, check the geometry and the light"
+                        + (f"; see {debug_dir}" if debug_dir else "; --save-debug DIR shows what was seen"))
+
+
+@dataclass
+class Learned:
+    """A colour profile just made and saved, and how well its faces part."""
+
+    profile: Profile
+    path: Path
+    closest: tuple[float, str, str]
+    """The smallest ΔE between two faces' colours, and which two."""
+    exposures: list[str]
+    """What each camera's exposure and gain were fixed at ("camera upper:
+    exposure 0.8"), for the person to see."""
+
+    @property
+    def too_close(self) -> bool:
+        from vision.profile import TOO_CLOSE_DE
+
+        return self.closest[0] < TOO_CLOSE_DE
+
+
+def learn_colours(cameras: list[CameraSpec], views: list[ViewSpec], name: str, *,
+                  directory: Path | None = None, seed: int | None = None,
+                  debug_dir: str | None = None) -> Learned:
+    """Capture every view of a solved cube (simulated cameras show one),
+    check it is solved, and save each camera's view of each face's colour as
+    the profile ``name``."""
+    from vision.profile import build_profile, check_name, save_profile
+    from vision.scanning import capture_frames, expand_views, measure
+
+    check_name(name)
+    settings: dict = {}
+    exposures: dict[str, float] = {}  # lowered until the solved cube's whites do not clip
+    frames = capture_frames(cameras, views, sim_state=SOLVED, sim_seed=seed, settings=settings,
+                            exposures=exposures)
+    fixed = fix_exposures(cameras, settings)
+    flat = expand_views(views)
+    seen: dict[str, dict[str, np.ndarray]] = {}
+    for v in flat:
+        samples, _, _ = measure({v.name: frames[v.name]}, [v])
+        for f in v.faces:
+            k = FACES.index(f.face)
+            seen.setdefault(v.camera, {})[f.face] = samples[9 * k:9 * k + 9]
+    check_solved(frames, flat, debug_dir)
+    profile = build_profile(name, seen, settings)
+    path = save_profile(profile, directory)
+    return Learned(profile, path, profile.separation(), fixed)
+
+
+def fix_exposures(cameras: list[CameraSpec], settings: dict) -> list[str]:
+    """Every camera's exposure and gain as the calibration ran them go into
+    the profile (``settings``, changed in place), so `start` runs at the
+    same ones with auto exposure off; one line a setting, saying which."""
+    from vision.capture import SIM_EXPOSURE
+
+    lines = []
+    for spec in cameras:
+        used = settings.get(spec.name)
+        if used is None:
+            continue
+        for key in ("exposure", "gain"):
+            reported = used.get(f"reported_{key}")
+            if key not in used and isinstance(reported, (int, float)) and reported not in (0, -1):
+                used[key] = float(reported)
+        if spec.source == "sim":
+            used.setdefault("exposure", SIM_EXPOSURE)
+        lines += [f"camera {spec.name}: {key} {used[key]:g}" for key in ("exposure", "gain") if key in used]
+    return lines
+
+
+def geometry_frame(cameras: list[CameraSpec], view: ViewSpec, *, seed: int | None = None) -> np.ndarray:
+    """The picture a view's corners are set on: a frame from its camera (a
+    simulated camera shows a solved cube where the configuration puts it)."""
+    from vision.capture import open_camera
+    from vision.scanning import capture_frames
+
+    by_name = {c.name: c for c in cameras}
+    if view.camera not in by_name:
+        raise UserError(f"view {view.name!r} uses camera {view.camera!r}, which is not configured")
+    camera = by_name[view.camera]
+    if camera.source == "sim":
+        return capture_frames(cameras, [view], sim_state=SOLVED, sim_seed=seed)[view.name]
+    cam = open_camera(camera)
+    try:
+        return cam.grab()
+    finally:
+        cam.close()
+
+
+def view_from_corners(view: ViewSpec, corners: Mapping[str, Sequence[Sequence[float]]]) -> ViewSpec:
+    """``view`` with each face's four corners as given, the first being the
+    face's net top-left corner (the rest in any order); a face missing from
+    ``corners`` keeps the ones it had. A UserError names a face whose
+    corners do not make a convex face."""
+    from vision.errors import VisionError
+    from vision.geometry import order_corners
+    from vision.setup import FaceSpec
+
+    unknown = set(corners) - {f.face for f in view.faces}
+    if unknown:
+        raise UserError(f"view {view.name!r} shows no face {', '.join(sorted(unknown))} "
+                        f"(it shows {''.join(f.face for f in view.faces)})")
+    faces = []
+    for f in view.faces:
+        if f.face not in corners:
+            faces.append(f)
+            continue
+        try:
+            faces.append(FaceSpec(f.face, order_corners(corners[f.face]), 0, f.center_visible))
+        except VisionError as e:
+            raise UserError(f"view {view.name!r}, face {f.face}: {e}") from None
+    from vision.setup import ViewSpec as View
+
+    return View(view.name, view.camera, tuple(faces), view.hand_held)
+
+
+def save_geometry(views: list[ViewSpec], output: str | Path | None) -> str:
+    """The views as the configuration's ``[[view]]`` TOML, written to
+    ``output`` when given; the text."""
+    from vision.geometry import geometry_toml
+
+    text = geometry_toml(views)
+    if output:
+        try:
+            Path(output).write_text(text)
+        except OSError as e:
+            raise UserError(f"cannot write {output}: {e.strerror or e}") from None
+    return text

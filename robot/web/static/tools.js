@@ -1,0 +1,267 @@
+// The panel's workshop pages: live camera pictures, a dry run, calibration
+// (colours, and the sticker grid by dragging corners), six photos read into
+// a cube, and the last runs. Each calls one API endpoint (docs/api.md).
+(() => {
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const { post } = window.Panel;
+const FACES = "URFDLB";
+
+function el(tag, props, ...children) {
+  const e = document.createElement(tag);
+  Object.assign(e, props || {});
+  for (const c of children) e.append(c);
+  return e;
+}
+
+function errorText(r) {
+  return (r.body && r.body.error && r.body.error.message) || ("refused (" + r.status + ")");
+}
+
+async function getJSON(path) {
+  try {
+    const r = await fetch(path, { cache: "no-store" });
+    let body = {};
+    try { body = await r.json(); } catch (e) { /* not JSON */ }
+    return { ok: r.ok, status: r.status, body };
+  } catch (e) {
+    return { ok: false, status: 0, body: { error: { message: "the panel does not answer: " + e.message } } };
+  }
+}
+
+function say(id, text, isError) {
+  $(id).textContent = text || "";
+  $(id).classList.toggle("error", !!isError);
+}
+
+// ---------------------------------------------------------------- live view
+
+const live = { on: false, timer: null, busy: false };
+
+async function liveTick() {
+  if (live.busy) return;
+  live.busy = true;
+  try {
+    const r = await getJSON("/api/live");
+    if (!live.on) return;
+    if (!r.ok) { $("live-line").textContent = errorText(r); return; }
+    const d = r.body;
+    const n = (d.doubtful || []).length;
+    $("live-line").textContent = (d.source === "live" ? "live" : "the run's last scan") +
+      (d.facelets ? (n ? ` · ${n} doubtful sticker(s), ringed` : " · every sticker sure") : "");
+    const box = $("cameras");
+    box.textContent = "";
+    const stamp = Date.now();
+    for (const v of d.views || []) {
+      box.append(el("img", { alt: "live camera " + v, className: "live",
+                             src: `/api/live/${encodeURIComponent(v)}.jpg?t=${stamp}` }));
+    }
+  } finally {
+    live.busy = false;
+  }
+}
+
+$("live").addEventListener("click", () => {
+  live.on = !live.on;
+  $("live").setAttribute("aria-pressed", String(live.on));
+  if (live.on) { liveTick(); live.timer = setInterval(liveTick, 1000); }
+  else { clearInterval(live.timer); live.timer = null; $("live-line").textContent = ""; }
+});
+
+// ---------------------------------------------------------------- dry run
+
+$("dry-run").addEventListener("click", async () => {
+  const moves = $("dry-moves").value.trim();
+  if (!moves) { say("dry-message", "type some moves first, e.g. R U R' U'", true); return; }
+  const r = await post("/api/dry-run", { moves, speed: Number($("dry-speed").value) });
+  if (!r.ok) { say("dry-message", errorText(r), true); return; }
+  say("dry-message", "turning on the virtual rig…");
+  const img = $("dry-timeline");
+  img.src = "/api/dry-run/timeline.png?t=" + Date.now();
+  img.hidden = false;
+});
+
+// ---------------------------------------------------------------- calibration: colours
+
+$("cal-colours").addEventListener("click", async () => {
+  const box = $("cal-result");
+  box.textContent = "capturing the solved cube…";
+  $("cal-colours").disabled = true;
+  const r = await post("/api/calibrate", { profile: $("cal-name").value.trim() || "default" });
+  $("cal-colours").disabled = false;
+  box.textContent = "";
+  if (!r.ok) { box.append(el("p", { className: "warn", textContent: errorText(r) })); return; }
+  const d = r.body;
+  const list = el("ul", { className: "colours" });
+  for (const f of FACES) {
+    const [red, green, blue] = d.face_colors[f];
+    const sw = el("span", { className: "swatch" });
+    sw.style.background = `rgb(${red}, ${green}, ${blue})`;
+    list.append(el("li", {}, sw, `${f}: rgb(${red}, ${green}, ${blue})`));
+  }
+  box.append(list);
+  box.append(el("p", { id: "cal-closest", className: d.too_close ? "warn" : "",
+    textContent: `smallest colour difference: ${d.closest.faces.join("-")} ΔE ${d.closest.delta_e}` +
+      (d.too_close ? " (too close to tell apart reliably: whiter, more even light, then again)" : "") }));
+  box.append(el("p", { className: "hint", textContent: `profile ${d.profile} saved to ${d.path}; the next runs use it` }));
+});
+
+// ---------------------------------------------------------------- calibration: the sticker grid
+
+const geo = { views: [], view: null, corners: {} };
+const SVG = "http://www.w3.org/2000/svg";
+
+async function loadViews() {
+  const r = await getJSON("/api/geometry");
+  if (!r.ok) return;
+  geo.views = r.body.views;
+  const sel = $("geo-view");
+  sel.textContent = "";
+  for (const v of geo.views) sel.append(el("option", { value: v.name, textContent: `${v.name} (${v.faces.map((f) => f.face).join("")})` }));
+}
+
+function svgEl(tag, attrs) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  return e;
+}
+
+function drawGrid() {
+  const v = geo.view;
+  const svg = $("geo-box").querySelector("svg");
+  svg.textContent = "";
+  const r = Math.max(10, v.size[0] / 36); // a fingertip on a phone
+  for (const f of v.faces) {
+    const pts = geo.corners[f.face];
+    svg.append(svgEl("polygon", { points: pts.map((p) => p.join(",")).join(" "), "data-face": f.face }));
+    const cx = pts.reduce((a, p) => a + p[0], 0) / 4, cy = pts.reduce((a, p) => a + p[1], 0) / 4;
+    const label = svgEl("text", { x: cx - 8, y: cy + 8 });
+    label.textContent = f.face;
+    svg.append(label);
+    pts.forEach((p, k) => {
+      const c = svgEl("circle", { cx: p[0], cy: p[1], r, "data-face": f.face, "data-corner": k });
+      svg.append(c);
+      const t = svgEl("text", { x: p[0] - 6, y: p[1] + 7 });
+      t.textContent = String(k + 1);
+      svg.append(t);
+    });
+  }
+}
+
+function startDrag(ev) {
+  const c = ev.target;
+  if (c.tagName !== "circle") return;
+  ev.preventDefault();
+  const svg = c.ownerSVGElement;
+  const face = c.dataset.face, k = Number(c.dataset.corner);
+  svg.setPointerCapture(ev.pointerId);
+  const move = (e) => {
+    const p = svg.createSVGPoint();
+    p.x = e.clientX; p.y = e.clientY;
+    const q = p.matrixTransform(svg.getScreenCTM().inverse());
+    const [w, h] = geo.view.size;
+    geo.corners[face][k] = [Math.round(Math.min(w, Math.max(0, q.x)) * 10) / 10,
+                            Math.round(Math.min(h, Math.max(0, q.y)) * 10) / 10];
+    drawGrid();
+  };
+  const up = () => { svg.removeEventListener("pointermove", move); svg.removeEventListener("pointerup", up); };
+  svg.addEventListener("pointermove", move);
+  svg.addEventListener("pointerup", up);
+}
+
+$("geo-load").addEventListener("click", async () => {
+  if (!geo.views.length) await loadViews();
+  const v = geo.views.find((x) => x.name === $("geo-view").value);
+  if (!v) { say("geo-message", "no view with corners to set", true); return; }
+  geo.view = v;
+  geo.corners = {};
+  for (const f of v.faces) geo.corners[f.face] = f.corners.map((p) => p.slice());
+  const box = $("geo-box");
+  box.textContent = "";
+  const img = el("img", { alt: "camera " + v.name + " with a solved cube" });
+  img.addEventListener("error", () => say("geo-message", "the camera's picture could not be taken (is a run going on?)", true));
+  img.src = `/api/geometry/${encodeURIComponent(v.name)}.jpg?t=${Date.now()}`;
+  const svg = svgEl("svg", { viewBox: `0 0 ${v.size[0]} ${v.size[1]}`, preserveAspectRatio: "none" });
+  svg.addEventListener("pointerdown", startDrag);
+  box.append(img, svg);
+  drawGrid();
+  $("geo-save").disabled = false;
+  say("geo-message", "drag the yellow corners onto the cube's, then save");
+});
+
+$("geo-save").addEventListener("click", async () => {
+  const r = await post("/api/geometry", { views: { [geo.view.name]: geo.corners } });
+  if (!r.ok) { say("geo-message", errorText(r), true); return; }
+  say("geo-message", `saved to ${r.body.path} (the [[view]] tables for your rig's configuration); the next scans use it`);
+  await loadViews();
+});
+
+loadViews();
+
+// ---------------------------------------------------------------- six photos
+
+for (const f of FACES) {
+  const input = el("input", { type: "file", name: f, accept: "image/*", required: true });
+  input.setAttribute("capture", "environment");
+  $("photo-inputs").append(el("label", {}, `face ${f}`, input));
+}
+
+$("photos-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const form = new FormData($("photos-form"));
+  say("photos-message", "reading the photos…");
+  $("photos-read").disabled = true;
+  let r;
+  try {
+    const resp = await fetch("/api/photos", { method: "POST", body: form });
+    let body = {};
+    try { body = await resp.json(); } catch (e) { /* not JSON */ }
+    r = { ok: resp.ok, status: resp.status, body };
+  } catch (e) {
+    r = { ok: false, status: 0, body: { error: { message: "the panel does not answer: " + e.message } } };
+  } finally {
+    $("photos-read").disabled = false;
+  }
+  const box = $("photos-result");
+  box.textContent = "";
+  if (!r.ok) { say("photos-message", errorText(r), true); return; }
+  const d = r.body;
+  const state = d.ok ? "read, every sticker sure" : (d.valid ? `read; in doubt: ${d.suspect_names.join(" ")}`
+                                                           : `not a valid cube: ${d.error ? d.error.message : ""}`);
+  say("photos-message", state, !d.ok);
+  box.append(el("p", { id: "photos-facelets", textContent: d.facelets }));
+  for (const w of d.warnings || []) box.append(el("p", { className: "hint", textContent: "warning: " + w }));
+  for (const f of d.pictures) box.append(el("img", { alt: "photo " + f, src: `/api/photos/${f}.jpg?t=${Date.now()}` }));
+  window.Panel.showCube(d.facelets, d.suspects);
+});
+
+// ---------------------------------------------------------------- the last runs
+
+$("runs-load").addEventListener("click", async () => {
+  const r = await getJSON("/api/runs");
+  const list = $("runs");
+  list.textContent = "";
+  if (!r.ok) { list.append(el("li", { textContent: errorText(r) })); return; }
+  if (!r.body.runs.length) list.append(el("li", { textContent: "no runs recorded yet" }));
+  for (const run of r.body.runs) {
+    const when = (run.started || run.id).replace("T", " ");
+    let what = run.status || "?";
+    if (run.status === "solved") what += ` in ${run.turns} turns, ${Number(run.total_s).toFixed(1)} s`;
+    if (run.message) what += ": " + run.message;
+    const details = el("details", {}, el("summary", { textContent: `${when} · ${what}` }));
+    if (run.moves) details.append(el("p", { className: "hint", textContent: run.moves }));
+    const pics = el("div", { className: "pics" });
+    details.append(pics);
+    details.addEventListener("toggle", () => {
+      if (!details.open || pics.children.length) return;
+      for (const name of run.pictures) {
+        pics.append(el("img", { alt: `${run.id} ${name}`, loading: "lazy",
+                                src: `/api/runs/${encodeURIComponent(run.id)}/${encodeURIComponent(name)}.png` }));
+      }
+    });
+    list.append(el("li", {}, details));
+  }
+  $("runs-load").textContent = "Refresh";
+});
+})();
