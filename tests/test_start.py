@@ -185,7 +185,7 @@ def test_start_against_the_real_firmware_in_simavr(cfg, tmp_path):
 def test_plan_picture_keeps_the_scan_and_marks_progress():
     import numpy as np
 
-    from robot.app.start import plan_picture
+    from robot.app.terminal import plan_picture
 
     scan = np.full((120, 400, 3), 77, np.uint8)
     steps = ["R", "U D'", "F2"] * 10
@@ -275,7 +275,8 @@ def test_engine_tells_its_face_every_step_in_order(cfg, tmp_path):
 
 
 def test_a_person_fixes_a_doubtful_scan_through_the_face(cfg, tmp_path):
-    from robot.app.start import Answer, Engine
+    from robot.app.events import Answer
+    from robot.app.start import Engine
 
     url = fresh_url()
     truth = {}
@@ -295,7 +296,8 @@ def test_a_person_fixes_a_doubtful_scan_through_the_face(cfg, tmp_path):
 
 
 def test_an_invalid_fix_is_asked_again_and_a_rescan_captures_again(cfg, tmp_path):
-    from robot.app.start import Answer, Engine
+    from robot.app.events import Answer
+    from robot.app.start import Engine
 
     url = fresh_url()
     face = Recorder([lambda d: Answer("accept", "U" * 54), lambda d: Answer("rescan"),

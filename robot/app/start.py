@@ -39,6 +39,7 @@ from ..rig.journal import Journal, default_state_dir
 from ..rig.link import Link
 from ..sim import SimulatedRig
 from ..sim import attach as attach_simulation
+from .events import Doubt, Event, Face
 
 if TYPE_CHECKING:
     from solver.api import Solution
@@ -116,72 +117,6 @@ class Stopped(RigError):
     def __init__(self, message: str, *, estop: bool = False):
         super().__init__(message)
         self.estop = estop
-
-
-@dataclass
-class Event:
-    """Something that happened in a run, for every face to show its way.
-
-    ``kind`` names it (see :data:`EVENT_KINDS`), ``state`` is the run's state
-    after it, ``data`` holds plain JSON values (a face may add its own extras,
-    and later stages may add keys such as a turn's ``stage`` label), ``text``
-    is a sentence a face may print as it is, and ``result`` carries the scan
-    (pictures, samples) to the faces that draw it; it is never serialised."""
-
-    kind: str
-    state: str
-    data: dict[str, Any] = field(default_factory=dict)
-    text: str = ""
-    t: float = field(default_factory=time.time)
-    result: ScanResult | None = field(default=None, repr=False)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "state": self.state, "t": round(self.t, 4), "text": self.text, **self.data}
-
-
-EVENT_KINDS = ("connected", "waiting", "started", "scanning", "recapture", "scan", "doubt", "answer",
-               "fix-invalid", "solving", "solution", "turn-started", "turn-done", "confirmed", "finished")
-STATES = ("idle", "scanning", "needs_help", "solving", "turning", "done", "failed", "stopped")
-
-
-@dataclass
-class Doubt:
-    """A scan that needs a person: the result, which stickers and why."""
-
-    purpose: str
-    result: ScanResult
-    doubtful: list[int]
-    why: str
-
-
-@dataclass
-class Answer:
-    """A person's answer to a :class:`Doubt`: ``accept`` (with the fixed
-    ``facelets``), ``rescan``, or ``stop`` (with why, for the record)."""
-
-    action: str
-    facelets: str = ""
-    message: str = ""
-
-
-class Face:
-    """One way of showing a run to a person and hearing back (the terminal
-    with its preview window, the web page). The engine calls these from the
-    thread that runs it; the defaults suit a face that only watches."""
-
-    auto_start: bool = True
-    """Nobody will press start: a simulated rig's button is pressed for them."""
-
-    def emit(self, event: Event) -> None:
-        """Show ``event``."""
-
-    def ask(self, doubt: Doubt) -> Answer | None:
-        """Let a person fix, rescan or stop; None when nobody can be asked."""
-        return None
-
-    def pressed(self) -> str | None:
-        """Polled while waiting for start: how the person started, if they did."""
-        return None
 
 
 # ---------------------------------------------------------------- the run
@@ -462,25 +397,6 @@ def _solve_cfop(run: Run, facelets: str, quarter_cost: float, half_cost: float) 
     return Solution(moves=format_moves(sol.moves), length=sol.length,
                     cost=axial_cost(sol.moves, quarter_cost, half_cost), elapsed_ms=sol.elapsed_ms,
                     steps=steps, metric="axial")
-
-
-def plan_picture(scan_image: np.ndarray, steps: list[str], done: int) -> np.ndarray:
-    """The scan with the plan under it: turns done in grey, the next one
-    highlighted, the rest in white."""
-    import cv2
-
-    h, w = scan_image.shape[:2]
-    per_row = 12
-    rows = (len(steps) + per_row - 1) // per_row
-    band = np.zeros((40 + 34 * rows, w, 3), np.uint8)
-    cv2.putText(band, f"turn {min(done + 1, len(steps))} of {len(steps)}", (10, 28),
-                cv2.FONT_HERSHEY_SIMPLEX, 0.8, (255, 255, 255), 2)
-    cell = max(60, (w - 20) // per_row)
-    for i, text in enumerate(steps):
-        x, y = 10 + (i % per_row) * cell, 66 + (i // per_row) * 34
-        colour = (110, 110, 110) if i < done else ((0, 215, 255) if i == done else (255, 255, 255))
-        cv2.putText(band, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7, colour, 2)
-    return np.vstack([scan_image, band])
 
 
 def turn_extras(run: Run, index: int) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .start import Answer, Doubt, Event, Face, plan_picture
+from .events import Answer, Doubt, Event, Face
 
 PRINTED = frozenset(("recapture", "look-again", "solution"))
 """Events whose sentence is printed as it is."""
@@ -151,3 +151,22 @@ def _names(indices: list[int]) -> str:
     from solver.facelets import position_name
 
     return ", ".join(position_name(i) for i in indices)
+
+
+def plan_picture(scan_image: np.ndarray, steps: list[str], done: int) -> np.ndarray:
+    """The scan with the plan under it: turns done in grey, the next one
+    highlighted, the rest in white."""
+    import cv2
+
+    h, w = scan_image.shape[:2]
+    per_row = 12
+    rows = (len(steps) + per_row - 1) // per_row
+    band = np.zeros((40 + 34 * rows, w, 3), np.uint8)
+    cv2.putText(band, f"turn {min(done + 1, len(steps))} of {len(steps)}", (10, 28),
+                cv2.FONT_HERSHEY_SIMPLEX, 0.8, (255, 255, 255), 2)
+    cell = max(60, (w - 20) // per_row)
+    for i, text in enumerate(steps):
+        x, y = 10 + (i % per_row) * cell, 66 + (i // per_row) * 34
+        colour = (110, 110, 110) if i < done else ((0, 215, 255) if i == done else (255, 255, 255))
+        cv2.putText(band, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7, colour, 2)
+    return np.vstack([scan_image, band])

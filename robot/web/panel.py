@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..app.start import Answer, Doubt, Engine, Event, Face
+from ..app.events import Answer, Doubt, Event, Face
+from ..app.start import Engine
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
 from ..rig.link import Link
