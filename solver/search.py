@@ -23,7 +23,7 @@ from numba import njit
 from . import coords as co
 from .cubie import Cube
 from .moves import Move
-from .tables import PHASE2_MOVES, get2, get4
+from .tables import P1_DEEPEST, PHASE2_MOVES, get2, get4
 
 MAXD = 40
 
@@ -54,8 +54,6 @@ TURNS = 2
 P2_MAX = 12
 """Longest phase 2 tried: deeper ones are slow to find and rarely needed,
 since a longer phase 1 usually leaves a much shorter phase 2."""
-P1_DEEPEST = 12
-"""Every cube is at most this many moves from the phase-2 subgroup."""
 NO_DISTANCE = 99
 """What :func:`phase1_distance` gives when damaged tables lead it nowhere:
 more than any bound, so the cube is never searched."""
