@@ -427,7 +427,7 @@ def _next_root(st, lv, cp, ep, rcube, rc, rk, bound, t):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def run(st, lv, lp, ch, cp, ep, sol, rcube, rc, rk, rp, bound, node_limit, tables, mode, qc, hc, fcost,
         p2extra):
     """Search on until a solution of at most ``bound`` moves is found

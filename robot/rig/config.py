@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-from solver import FACES
+from solver import FACES, MAX_WORKERS
 from vision.setup import CameraSpec, FaceSpec, ViewSpec
 
 from .errors import UserError
@@ -106,6 +106,8 @@ class SolverConfig:
     budget_ms: int = 100
     metric: str = "axial"
     max_length: int | None = None
+    workers: int | None = None
+    """Threads the search uses; None: every core."""
 
 
 @dataclass(frozen=True)
@@ -396,6 +398,7 @@ def parse_config(text: str, path: Path | None = None) -> Config:
             budget_ms=t.get("budget_ms", int, solver.budget_ms, lo=1, hi=600_000),
             metric=t.get("metric", str, solver.metric, choices=METRICS),
             max_length=ml,
+            workers=t.get("workers", int, None, lo=1, hi=MAX_WORKERS),
         )
         t.done()
 
