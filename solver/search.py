@@ -15,6 +15,7 @@ inverse) side by side. All state lives in the arrays of a :class:`Searcher`.
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numpy as np
@@ -22,7 +23,6 @@ from numba import njit
 
 from . import coords as co
 from .cubie import Cube
-from .moves import Move
 from .tables import P1_DEEPEST, PHASE2_MOVES, get2, get4
 
 MAXD = 40
@@ -538,10 +538,22 @@ PREMOVES_MAX = 3
 _PRE_SEQS = _premove_sequences(PREMOVES_MAX)
 _PRE_LEN = np.array([len(q) for q in _PRE_SEQS], dtype=np.int64)
 _PRE_MOVES = np.full((len(_PRE_SEQS), PREMOVES_MAX), -1, dtype=np.int64)
-_PRE_CUBES = np.zeros((len(_PRE_SEQS), co.CUBE_LEN), dtype=np.int64)
 for _i, _q in enumerate(_PRE_SEQS):
     _PRE_MOVES[_i, :len(_q)] = _q
-    _PRE_CUBES[_i] = co.to_array(Cube().apply([Move.from_index(m) for m in _q]))
+
+
+@functools.cache
+def _premove_cubes() -> np.ndarray:
+    """The premove sequences as cubie arrays, made on first use with the
+    compiled multiply (not at import, which would start numba)."""
+    out = np.zeros((len(_PRE_SEQS), co.CUBE_LEN), dtype=np.int64)
+    tmp = np.empty(co.CUBE_LEN, dtype=np.int64)
+    for i, q in enumerate(_PRE_SEQS):
+        out[i] = co.to_array(Cube())
+        for m in q:
+            co.multiply(out[i], co.MOVES[m], tmp)
+            out[i] = tmp
+    return out
 
 
 @njit(cache=True)
@@ -599,8 +611,8 @@ class Searcher:
         self.done = False
         self.fcost = np.zeros(2, dtype=np.float64)
         self.tables = tuple(Tables.select(tables))
-        _start(self.st, self.lv, self.cp, self.ep, np.ascontiguousarray(cube, dtype=np.int64), _PRE_CUBES,
-               self.rcube, self.rc, self.rk, self.tables)
+        _start(self.st, self.lv, self.cp, self.ep, np.ascontiguousarray(cube, dtype=np.int64),
+               _premove_cubes(), self.rcube, self.rc, self.rk, self.tables)
 
     @property
     def depth(self) -> int:

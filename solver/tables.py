@@ -37,6 +37,7 @@ import numpy as np
 from numba import njit
 
 from . import coords as co
+from . import residency
 from . import symmetry as sy
 from .cache import cache_dir, load_or_build, read_tables
 
@@ -501,6 +502,11 @@ def probe(name: str, t: dict[str, np.ndarray], seed: int | None = None) -> str |
         return _probe_phase2(t, rng)
     except (KeyError, IndexError, ValueError) as e:
         return f"tables that do not fit together ({type(e).__name__})"
+    finally:
+        # the pages the probe touched are mapped in again when the search
+        # needs them (after LLVM's are released: see :mod:`residency`)
+        for a in t.values():
+            residency.drop(a)
 
 
 def _probe_file(name: str, before: dict[str, np.ndarray], seed: int,
