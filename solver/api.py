@@ -10,6 +10,15 @@ its cube after a few premoves (see :class:`search.Searcher`): solutions that
 end with a handful of moves after phase 2, found at the cost of a shorter
 phase 1.
 
+A solve has two stages. The first finds any solution (within
+``max_length`` if one is given) with few roots a view, which takes about a
+millisecond; setting up all the premove roots first would take several.
+The second sets them up and looks for shorter solutions (``htm``) or
+cheaper ones (the rig metrics) until the budget ends. The views' searches
+run on ``workers`` threads: the compiled search lets go of Python's lock,
+and a solution one thread finds lowers the bound every thread searches
+under.
+
 Before that, a cube within 7 moves of solved is solved optimally: the
 two-phase search with a bound of 7 is complete (every solution of at most 7
 moves splits into a phase-1 part and a phase-2 part it tries), and for a
