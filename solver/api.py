@@ -286,15 +286,17 @@ class _View:
         self.turns = 0
 
 
-_POOLS: dict[int, ThreadPoolExecutor] = {}
+_POOLS: dict[tuple[int, int], ThreadPoolExecutor] = {}
 
 
 def _pool(threads: int) -> ThreadPoolExecutor:
     """A pool of ``threads`` threads kept for later solves: starting threads
-    anew would cost a good part of a quick solve."""
-    if threads not in _POOLS:
-        _POOLS[threads] = ThreadPoolExecutor(threads, thread_name_prefix="cuberobot-solver")
-    return _POOLS[threads]
+    anew would cost a good part of a quick solve. Kept per process, since a
+    forked child has none of its parent's threads."""
+    key = (os.getpid(), threads)
+    if key not in _POOLS:
+        _POOLS[key] = ThreadPoolExecutor(threads, thread_name_prefix="cuberobot-solver")
+    return _POOLS[key]
 
 
 class _Race:

@@ -271,3 +271,24 @@ def test_workers_are_checked():
     for bad in (0, -1, MAX_WORKERS + 1, 1.5, True, "2"):
         with pytest.raises(ValueError, match="workers must be a whole number"):
             solve(random_cube(1), workers=bad)
+
+
+def test_threads_work_in_a_forked_child():
+    """A child forked after a solve has none of the parent's threads; its
+    solves must not wait for them."""
+    import multiprocessing
+
+    solve(random_cube(2), budget_ms=5, workers=2)
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        moves = pool.apply_async(_solve_in_child, (NEAR,)).get(timeout=60)
+    assert SOLVED_CUBE.apply(NEAR).apply(moves).is_solved()
+
+
+NEAR = "R U F' L2 D B' R2 U' F"
+
+
+def _solve_in_child(scramble: str) -> str:
+    # a cube near solved: every view runs out of shorter solutions well
+    # before the budget, and the solve waits for its threads' last slices
+    return solve(SOLVED_CUBE.apply(scramble), budget_ms=60_000, workers=2).moves
