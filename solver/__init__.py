@@ -10,17 +10,21 @@ from .moves import Move, format_moves, htm, invert, parse_moves, qtm, simplify
 from .scramble import random_cube, random_scramble
 from .validate import normalize_facelets, parse_facelets
 
+MAX_WORKERS = 64
+"""The most threads one solve may use (``solve(workers=...)``)."""
+
 __all__ = [
+    "MAX_WORKERS",
     "Cube", "CubeError", "SolveError", "SolverFault", "FACES", "MOVE_CUBES", "Move", "SOLVED", "SOLVED_CUBE",
     "format_moves", "htm", "invert", "normalize_facelets", "parse_facelets", "parse_moves",
     "qtm", "random_cube", "random_scramble", "simplify",
-    "Solution", "axial_cost", "group_steps", "prepare", "solve",
+    "Solution", "axial_cost", "default_workers", "group_steps", "prepare", "solve",
 ]
 
 if TYPE_CHECKING:
-    from .api import Solution, prepare, solve
+    from .api import Solution, default_workers, prepare, solve
 
-_SEARCH = ("Solution", "prepare", "solve")
+_SEARCH = ("Solution", "default_workers", "prepare", "solve")
 
 
 def __getattr__(name: str) -> Any:

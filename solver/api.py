@@ -10,6 +10,15 @@ its cube after a few premoves (see :class:`search.Searcher`): solutions that
 end with a handful of moves after phase 2, found at the cost of a shorter
 phase 1.
 
+A solve has two stages. The first finds any solution (within
+``max_length`` if one is given) with few roots a view, which takes about a
+millisecond; setting up all the premove roots first would take several.
+The second sets them up and looks for shorter solutions (``htm``) or
+cheaper ones (the rig metrics) until the budget ends. The views' searches
+run on ``workers`` threads: the compiled search lets go of Python's lock,
+and a solution one thread finds lowers the bound every thread searches
+under.
+
 Before that, a cube within 7 moves of solved is solved optimally: the
 two-phase search with a bound of 7 is complete (every solution of at most 7
 moves splits into a phase-1 part and a phase-2 part it tries), and for a
@@ -35,14 +44,17 @@ from __future__ import annotations
 
 import functools
 import math
+import os
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import MAX_WORKERS, residency, search
 from . import coords as co
-from . import residency, search
 from . import tables as tb
 from .cache import cache_dir
 from .cubie import Cube
@@ -82,6 +94,9 @@ REFUSE_AFTER_MS if that is longer): a search that has found nothing by then
 raises SolveError rather than run on. A sound search finds its first
 solution within a few hundred milliseconds even on a slow machine, so
 reaching it means damaged tables."""
+FINISH_MS = 0.3
+"""Of the budget, what is kept back for checking the answer on the cube and
+writing it out, so that the whole call takes about ``budget_ms``."""
 QUANTUM = 4000
 """Nodes per search slice between clock checks (well under a millisecond)."""
 PREMOVES = 3
@@ -89,6 +104,11 @@ PREMOVES = 3
 many moves (see :class:`search.Searcher`) when it runs for the whole budget:
 more solutions for the same work (shorter, and cheaper on the rig, than
 with two; see docs/benchmarks.md)."""
+PREMOVES_SHORT = 2
+"""The same when less than :data:`SHORT_STAGE_MS` of the budget is left for
+stage 2: setting up the 1,557 roots of three premoves takes 2 to 6 ms, which
+a small budget cannot spare; two premoves need 117 roots."""
+SHORT_STAGE_MS = 40.0
 PREMOVES_QUICK = 1
 """The same for a search that stops at its first good-enough solution (a
 ``max_length``, or the first solution of the rig metrics): one premove
@@ -195,6 +215,24 @@ def _check_options(max_length: int | None, metric: str, quarter_cost: float, hal
         raise ValueError("quarter_cost and half_cost must be non-negative numbers")
 
 
+def default_workers() -> int:
+    """Every core this process may run on (``taskset`` and containers may
+    allow fewer than the machine has)."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        n = os.cpu_count() or 1
+    return max(1, min(n, MAX_WORKERS))
+
+
+def _check_workers(workers: int | None) -> int:
+    if workers is None:
+        return default_workers()
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"workers must be a whole number from 1 to {MAX_WORKERS}, not {workers!r}")
+    return workers
+
+
 _MODES = {"htm": search.LENGTH, "axial": search.AXIAL, "qtm": search.TURNS}
 
 
@@ -238,28 +276,102 @@ class _Best:
         self.shortest = min(self.shortest, len(moves))
 
 
+class _View:
+    """One view's search, as the race schedules it."""
+
+    def __init__(self, searcher: Searcher, back: _Back):
+        self.searcher = searcher
+        self.back = back
+        self.busy = False
+        self.turns = 0
+
+
+_POOLS: dict[tuple[int, int], ThreadPoolExecutor] = {}
+
+
+def _pool(threads: int) -> ThreadPoolExecutor:
+    """A pool of ``threads`` threads kept for later solves: starting threads
+    anew would cost a good part of a quick solve. Kept per process, since a
+    forked child has none of its parent's threads."""
+    key = (os.getpid(), threads)
+    if key not in _POOLS:
+        _POOLS[key] = ThreadPoolExecutor(threads, thread_name_prefix="cuberobot-solver")
+    return _POOLS[key]
+
+
 class _Race:
-    """The views' searches, run side by side a slice of :data:`QUANTUM`
-    nodes at a time."""
+    """The views' searches, run a slice of :data:`QUANTUM` nodes at a time on
+    one or more threads. The compiled search lets go of Python's global lock,
+    so each thread keeps a core busy; the bound they search under is shared,
+    so a solution one view finds shortens the others' work at once."""
 
     def __init__(self, views: list[tuple[np.ndarray, _Back]], tables: dict[str, np.ndarray], premoves: int):
-        self.searchers = [(Searcher(arr, tables, premoves), back) for arr, back in views]
-        self.active = True
+        self.views = [_View(Searcher(arr, tables, premoves), back) for arr, back in views]
 
-    def due(self) -> list[tuple[Searcher, _Back]]:
-        """The searches to run a slice each in this round: those not done
-        at the shallowest phase-1 length, so that no view runs ahead to
-        longer sequences while another can still find a shorter solution.
-        Sets ``active``: whether any search is not done."""
-        live = [s.depth for s, _ in self.searchers if not s.done]
-        self.active = bool(live)
-        shallow = min(live, default=0)
-        return [(s, back) for s, back in self.searchers if not s.done and s.depth == shallow]
+    @property
+    def active(self) -> bool:
+        """Whether any search is not done."""
+        return any(not v.searcher.done for v in self.views)
 
-    def restart(self) -> None:
-        """Let searches that ran out under a lower bound go on under a higher one."""
-        for s, _ in self.searchers:
-            s.done = False
+    def _next(self) -> _View | None:
+        """The view to step next: of those no thread is stepping, one at the
+        shallowest phase-1 length, so that no view runs ahead to longer
+        sequences while another can still find a shorter solution; of those,
+        the one stepped least (so one thread goes round them in turn)."""
+        free = [v for v in self.views if not v.busy and not v.searcher.done]
+        return min(free, key=lambda v: (v.searcher.depth, v.turns)) if free else None
+
+    def run(self, workers: int, step: Callable[[Searcher], list[int] | None],
+            found: Callable[[list[int], _Back], None], stop: Callable[[], bool]) -> None:
+        """Step the views on ``workers`` threads (this one among them) until
+        ``stop()`` says so or every search is done. ``step`` runs a slice of
+        a search; ``found`` hears of each solution and ``stop`` is asked
+        before every slice, both with the race's lock held. With one worker
+        the order of the slices, and so the answer for a given amount of
+        work, does not depend on timing."""
+        lock = threading.Lock()
+        failed: list[BaseException] = []
+        closed = False
+
+        def work() -> bool:
+            """Step views until told to stop (True) or none is left to take."""
+            try:
+                while True:
+                    with lock:
+                        if closed or failed or stop():
+                            return True
+                        v = self._next()
+                        if v is None:
+                            return False
+                        v.busy = True
+                    try:
+                        moves = step(v.searcher)
+                    finally:
+                        with lock:
+                            v.busy = False
+                            v.turns += 1
+                    if moves is not None:
+                        with lock:
+                            if not closed:
+                                found(moves, v.back)
+            except BaseException as e:  # handed to the caller's thread
+                with lock:
+                    failed.append(e)
+                return True
+
+        helpers = [_pool(workers - 1).submit(work) for _ in range(workers - 1)] if workers > 1 else []
+        stopped = work()
+        if stopped:
+            # the answer does not wait for slices still running on other
+            # threads: what they find now is ignored
+            with lock:
+                closed = True
+        else:  # the last searches may still find something: wait for them
+            for h in helpers:
+                h.result()
+        with lock:
+            if failed:
+                raise failed[0]
 
 
 def _original_moves(found: list[int], back: _Back) -> list[int]:
@@ -303,41 +415,43 @@ def _optimal_if_near(cube: Cube, tables: dict[str, np.ndarray], limit: _Limits) 
     return best
 
 
-def _shorter_and_shorter(race: _Race, best: _Best, limit: _Limits) -> list[int] | None:
-    """Stage 1, in every metric: any solution shorter than the shortest so
-    far counts and lowers the bound for all views. Returns a solution of at
-    most ``target`` moves as soon as one turns up. In ``htm`` this is the
-    whole search, until the deadline or until no view can find anything
-    shorter; in the rig metrics it ends with the round that finds the first
-    solution, leaving the budget to stage 2 (which pays better than getting
-    shorter first). If there is none at the deadline, it goes on to the
-    first one until ``limit.give_up`` and then raises SolveError. The bound
-    is never above the target (``max_length``)."""
+def _first(race: _Race, best: _Best, limit: _Limits, workers: int) -> None:
+    """Stage 1: a first solution, within ``limit.target`` moves if given, as
+    fast as it comes (the views race with few roots each). If there is
+    none by ``limit.give_up``: SolveError (or SolverFault if the search ran
+    out, which a sound one never does without a target)."""
     price = best.price
     qc, hc = price.search_costs
     target = limit.target
     bound = min(ANY_BOUND, best.shortest - 1, target if target is not None else ANY_BOUND)
-    while True:
-        for s, back in race.due():
-            found = s.step(bound, QUANTUM, price.mode, qc, hc, best.cost, best.shortest, 0)
-            if found is None:
-                continue
-            moves = _original_moves(found, back)
-            best.offer(moves)
-            if target is not None and len(moves) <= target and price.mode == search.LENGTH:
-                return moves
-            bound = min(bound, len(moves) - 1)
-        if price.mode != search.LENGTH and best.moves is not None:
-            return None
-        now = time.perf_counter()
-        if best.moves is not None and (not race.active or now >= limit.deadline):
-            return None
-        if best.moves is None and (not race.active or now >= limit.give_up):
-            if target is not None and target < GODS_NUMBER:
-                raise _too_short(target, now >= limit.give_up)
-            if not race.active:  # every cube has a solution within ANY_BOUND
-                raise SolverFault(f"the two-phase search ended without a solution: {_damaged()}")
-            raise _hit_the_wall(limit)
+
+    def step(s: Searcher) -> list[int] | None:
+        return s.step(bound, QUANTUM, price.mode, qc, hc, best.cost, best.shortest, 0)
+
+    def stop() -> bool:
+        return best.moves is not None or time.perf_counter() >= limit.give_up
+
+    race.run(workers, step, lambda found, back: best.offer(_original_moves(found, back)), stop)
+    if best.moves is not None:
+        return
+    if target is not None and target < GODS_NUMBER:
+        raise _too_short(target, race.active)
+    if not race.active:  # every cube has a solution within ANY_BOUND
+        raise SolverFault(f"the two-phase search ended without a solution: {_damaged()}")
+    raise _hit_the_wall(limit)
+
+
+def _shorter(race: _Race, best: _Best, deadline: float, workers: int) -> None:
+    """Stage 2 in ``htm``: any solution shorter than the shortest so far
+    counts and lowers the bound for all views, until the deadline or until
+    no view can find anything shorter (then the answer is the shortest
+    there is among the solutions the roots can give)."""
+
+    def step(s: Searcher) -> list[int] | None:
+        return s.step(best.shortest - 1, QUANTUM)
+
+    race.run(workers, step, lambda found, back: best.offer(_original_moves(found, back)),
+             lambda: time.perf_counter() >= deadline)
 
 
 def _too_short(target: int, timed_out: bool) -> SolveError:
@@ -347,22 +461,21 @@ def _too_short(target: int, timed_out: bool) -> SolveError:
                                     f"has one of at most {GODS_NUMBER}: allow more moves")
 
 
-def _cheaper(race: _Race, best: _Best, deadline: float, target: int | None) -> None:
-    """Stage 2, in the rig metrics: a fresh search among solutions up to
-    SLACK moves longer than the shortest found, and at most RIG_BOUND, for
-    any that is cheaper. That is affordable only with a tight length bound,
+def _cheaper(race: _Race, best: _Best, deadline: float, target: int | None, workers: int) -> None:
+    """Stage 2 in the rig metrics: a search among solutions up to SLACK
+    moves longer than the shortest found, and at most RIG_BOUND, for any
+    that is cheaper. That is affordable only with a tight length bound,
     and pays because pairs of opposite turns make some longer solutions
     faster on the rig."""
     price = best.price
     qc, hc = price.search_costs
     bound = min(ANY_BOUND, best.shortest + SLACK, RIG_BOUND, target if target is not None else ANY_BOUND)
-    while True:
-        for s, back in race.due():
-            found = s.step(bound, QUANTUM, price.mode, qc, hc, best.cost, 0, P2_EXTRA)
-            if found is not None:
-                best.offer(_original_moves(found, back))
-        if not race.active or time.perf_counter() >= deadline:
-            return
+
+    def step(s: Searcher) -> list[int] | None:
+        return s.step(bound, QUANTUM, price.mode, qc, hc, best.cost, 0, P2_EXTRA)
+
+    race.run(workers, step, lambda found, back: best.offer(_original_moves(found, back)),
+             lambda: time.perf_counter() >= deadline)
 
 
 def _solution(cube: Cube, moves: list[int], price: _Price, t0: float, target: int | None = None) -> Solution:
@@ -381,7 +494,8 @@ def _solution(cube: Cube, moves: list[int], price: _Price, t0: float, target: in
 
 
 def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float = 100,
-          metric: str = "htm", quarter_cost: float = 1.0, half_cost: float = 1.5) -> Solution:
+          metric: str = "htm", quarter_cost: float = 1.0, half_cost: float = 1.5,
+          workers: int | None = None) -> Solution:
     """A short solution of ``cube`` (a facelet string in any six symbols, or a Cube).
 
     Searches for ``budget_ms`` milliseconds (not counting a first call's
@@ -400,18 +514,28 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
     after max(budget_ms, REFUSE_AFTER_MS) + WALL_MARGIN_MS, which only damaged tables reach;
     a solution is checked on the cube before it is returned (SolverFault if
     it is wrong).
+
+    ``workers`` threads search at once (default: every core this process may
+    run on, see :func:`default_workers`; at most :data:`MAX_WORKERS`). With
+    ``workers=1`` the search's slices run in a fixed order, so its answer
+    depends only on how much it searched, not on how the threads were
+    scheduled: the deterministic mode for tests.
     """
     t0 = time.perf_counter()
     _check_options(max_length, metric, quarter_cost, half_cost)
+    workers = _check_workers(workers)
     c = _to_cube(cube)
     price = _Price(metric, quarter_cost, half_cost)
     if c.is_solved():
         return _solution(c, [], price, t0)
 
+    loading = time.perf_counter()
     prepare()
     tables = tb.load()
-    start = time.perf_counter()
-    budget = max(0.0, budget_ms)
+    # the budget counts from the call, less a first call's loading, and
+    # keeps back what checking and writing out the answer take
+    start = t0 + (time.perf_counter() - loading)
+    budget = max(0.0, budget_ms - FINISH_MS)
     refuse_ms = max(budget, REFUSE_AFTER_MS) if max_length is not None and max_length < GODS_NUMBER else None
     wall_ms = max(budget, REFUSE_AFTER_MS) + WALL_MARGIN_MS
     limit = _Limits(deadline=start + budget / 1000.0,
@@ -431,13 +555,14 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
         best.offer(near)
 
     views = _views(c)
-    quick = max_length is not None or metric != "htm"
-    race = _Race(views, tables, PREMOVES_QUICK if quick else PREMOVES)
-    met = _shorter_and_shorter(race, best, limit)
-    if met is not None:
-        return _solution(c, met, price, t0, max_length)
-
-    if metric != "htm":
-        _cheaper(_Race(views, tables, PREMOVES), best, limit.deadline, max_length)
+    _first(_Race(views, tables, PREMOVES_QUICK), best, limit, workers)
+    if max_length is None or metric != "htm":
+        left_ms = (limit.deadline - time.perf_counter()) * 1000.0
+        if left_ms > 0:
+            race = _Race(views, tables, PREMOVES if left_ms >= SHORT_STAGE_MS else PREMOVES_SHORT)
+            if metric == "htm":
+                _shorter(race, best, limit.deadline, workers)
+            else:
+                _cheaper(race, best, limit.deadline, max_length, workers)
     assert best.moves is not None
     return _solution(c, best.moves, price, t0, max_length)

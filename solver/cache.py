@@ -3,10 +3,15 @@
 The pruning tables take tens of seconds to compute and tens of megabytes to
 hold, so they are computed once and then memory-mapped by every later
 process. A file holds a header (format version, array names, dtypes, shapes
-and a CRC-32 of the data) followed by the raw arrays. It is written to a
+and a SHA-256 of the data) followed by the raw arrays. It is written to a
 temporary file in the same directory and renamed into place, so a reader sees
-either no file or a complete one; a file that is short, has a bad checksum or
-an older version is treated as missing and rebuilt. A lock file makes a second
+either no file or a complete one; a file that is short, has a bad hash or
+an older version is treated as missing and rebuilt. A hash proves only that
+the file holds what was written, so the caller can also hand in a probe that
+checks a few entries against what they must be (:mod:`solver.tables` checks
+the distances against the move tables): a file that a faulty build or a
+hand-made edit filled with wrong numbers under a matching hash is rebuilt
+too, with a line saying why. A lock file makes a second
 process wait for the first one's build instead of repeating it; where locking
 is unavailable the atomic rename alone keeps the file whole.
 """
@@ -14,12 +19,12 @@ is unavailable the atomic rename alone keeps the file whole.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import os
 import struct
 import tempfile
-import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -43,11 +48,15 @@ def cache_dir() -> Path:
     return platformdirs.user_cache_path("cuberobot", appauthor=False)
 
 
-def _crc_file(path: Path, start: int, size: int) -> int:
-    """CRC-32 of a stretch of a file, read in chunks: unlike a memory map this
-    leaves nothing resident in the process, so checking a file costs time but
-    no memory."""
-    crc = 0
+Probe = Callable[[dict[str, np.ndarray]], str | None]
+"""Checks a file's arrays: what is wrong with them in a few words, or None."""
+
+
+def _hash_file(path: Path, start: int, size: int) -> str:
+    """SHA-256 of a stretch of a file, read in chunks: unlike a memory map this
+    leaves nothing resident in the process, so checking a file costs time
+    (about 1 ms a megabyte) but no memory."""
+    h = hashlib.sha256()
     with open(path, "rb") as f:
         f.seek(start)
         left = size
@@ -55,9 +64,9 @@ def _crc_file(path: Path, start: int, size: int) -> int:
             chunk = f.read(min(left, 1 << 22))
             if not chunk:
                 break
-            crc = zlib.crc32(chunk, crc)
+            h.update(chunk)
             left -= len(chunk)
-    return crc
+    return h.hexdigest()
 
 
 def write_tables(path: Path, version: int, arrays: dict[str, np.ndarray]) -> None:
@@ -74,20 +83,20 @@ def write_tables(path: Path, version: int, arrays: dict[str, np.ndarray]) -> Non
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            crc = 0
+            digest = hashlib.sha256()
             f.seek(header_room)
             for arr in arrays.values():
                 arr = np.ascontiguousarray(arr)
                 view = arr.reshape(-1).view(np.uint8).data
                 for k in range(0, len(view), 1 << 22):
                     chunk = view[k:k + (1 << 22)]
-                    crc = zlib.crc32(chunk, crc)
+                    digest.update(chunk)
                     f.write(chunk)
                 pad = -arr.nbytes % _ALIGN
-                crc = zlib.crc32(b"\0" * pad, crc)
+                digest.update(b"\0" * pad)
                 f.write(b"\0" * pad)
             header = json.dumps({"version": version, "arrays": entries, "size": offset,
-                                 "crc32": crc, "start": header_room}).encode()
+                                 "sha256": digest.hexdigest(), "start": header_room}).encode()
             head = MAGIC + struct.pack("<Q", len(header)) + header
             if len(head) > header_room:
                 raise ValueError("table header too large")
@@ -106,26 +115,36 @@ def write_tables(path: Path, version: int, arrays: dict[str, np.ndarray]) -> Non
 def read_tables(path: Path, version: int) -> dict[str, np.ndarray] | None:
     """The arrays, memory-mapped read-only, or None if the file is missing,
     truncated, corrupt or of another version."""
+    return inspect_tables(path, version)[0]
+
+
+MISSING = "missing"
+"""What :func:`inspect_tables` says of a file that is not there."""
+
+
+def inspect_tables(path: Path, version: int,
+                   probe: Probe | None = None) -> tuple[dict[str, np.ndarray] | None, str]:
+    """(the arrays, memory-mapped read-only, "") or (None, what is wrong with
+    the file): :data:`MISSING`, another version, a wrong size, a hash that
+    does not match, an unreadable header, or what ``probe`` found."""
     try:
         with open(path, "rb") as f:
             magic = f.read(len(MAGIC))
             if magic != MAGIC:
-                return None
+                return None, "not a table file"
             (n,) = struct.unpack("<Q", f.read(8))
             if n > 1 << 16:
-                return None
+                return None, "a damaged header"
             header = json.loads(f.read(n))
         if header.get("version") != version:
             log.info("%s: table version %s, want %s", path, header.get("version"), version)
-            return None
+            return None, f"table format {header.get('version')}, this version uses {version}"
         start = int(header["start"])
         size = int(header["size"])
         if os.path.getsize(path) != start + size:
-            log.info("%s: wrong size", path)
-            return None
-        if _crc_file(path, start, size) != header["crc32"]:
-            log.info("%s: checksum mismatch", path)
-            return None
+            return None, "the wrong size (cut short?)"
+        if _hash_file(path, start, size) != header["sha256"]:
+            return None, "its SHA-256 hash does not match its contents"
         raw = np.memmap(path, dtype=np.uint8, mode="r", offset=start, shape=(size,))
         out = {}
         for e in header["arrays"]:
@@ -133,9 +152,14 @@ def read_tables(path: Path, version: int) -> dict[str, np.ndarray] | None:
             count = int(np.prod(e["shape"])) if e["shape"] else 1
             a = np.frombuffer(raw, dtype=dt, count=count, offset=int(e["offset"]))
             out[e["name"]] = a.reshape(e["shape"])
-        return out
-    except (OSError, ValueError, KeyError, TypeError, struct.error):
-        return None
+    except FileNotFoundError:
+        return None, MISSING
+    except (OSError, ValueError, KeyError, TypeError, struct.error) as e:
+        return None, f"unreadable ({type(e).__name__})"
+    wrong = probe(out) if probe is not None else None
+    if wrong is not None:
+        return None, wrong
+    return out, ""
 
 
 @contextlib.contextmanager
@@ -161,27 +185,40 @@ def _lock(path: Path, waiting: Callable[[], None]) -> Iterator[None]:
 
 
 def load_or_build(name: str, version: int, build: Callable[[], dict[str, np.ndarray]],
-                  progress: Callable[[str], None] | None = None) -> dict[str, np.ndarray]:
+                  progress: Callable[[str], None] | None = None,
+                  probe: Probe | None = None) -> dict[str, np.ndarray]:
     """Load ``name`` from the cache directory, building and storing it first
-    if it is missing or damaged. ``progress`` hears, as one line each, about
-    waiting for another process's build and about a cache directory that
-    cannot be used (``build`` reports on its own work)."""
+    if it is missing or damaged (its hash or ``probe`` fails). ``progress``
+    hears, as one line each, why a damaged file is rebuilt, about waiting
+    for another process's build and about a cache directory that cannot be
+    used (``build`` reports on its own work); without ``progress`` a damaged
+    file is logged as a warning."""
     path = cache_dir() / name
-    tables = read_tables(path, version)
-    if tables is not None:
-        return tables
 
     def say(line: str) -> None:
         if progress is not None:
             progress(line)
 
+    tables, wrong = inspect_tables(path, version, probe)
+    if tables is not None:
+        return tables
+    if wrong != MISSING and not wrong.startswith("table format"):
+        line = f"the solver's table file {path} is damaged ({wrong}): building it again"
+        if progress is not None:
+            progress(line)
+        else:
+            log.warning("%s", line)
+
     try:
         with _lock(path, lambda: say(f"waiting for another process to finish building {path}")):
-            tables = read_tables(path, version)  # another process may have built it meanwhile
+            tables = inspect_tables(path, version, probe)[0]  # another process may have built it meanwhile
             if tables is not None:
                 return tables
             log.info("building %s (first use)", path)
             arrays = build()
+            wrong_built = probe(arrays) if probe is not None else None
+            if wrong_built is not None:
+                raise RuntimeError(f"the solver built faulty tables for {path} ({wrong_built})")
             try:
                 write_tables(path, version, arrays)
             except OSError as e:

@@ -8,14 +8,21 @@ process (``madvise(MADV_DONTNEED)``) loses nothing, since the kernel reads
 them back from the page cache if they are ever needed. Mappings that hold
 private modified pages (relocated data) are left alone, because dropping
 those would lose the modifications.
+
+The same goes for the table files' pages that the load-time probes touch:
+they are dropped again so that they do not sit beside LLVM's at the
+process's peak (the search maps the tables in after LLVM is released).
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import mmap
 import re
 import sys
+
+import numpy as np
 
 MADV_DONTNEED = 4
 _HEAD = re.compile(r"^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$")
@@ -58,3 +65,25 @@ def release(path_part: str) -> int:
         if madvise(start, end - start, MADV_DONTNEED) == 0:
             done += end - start
     return done
+
+
+def drop(array: np.ndarray) -> int:
+    """Drop the resident pages of a read-only memory-mapped array (clean file
+    pages: read back from the page cache when next touched); bytes advised.
+    Only whole pages inside the array are advised, so nothing next to it is
+    lost."""
+    if not sys.platform.startswith("linux") or array.flags.writeable or array.nbytes == 0:
+        return 0
+    page = mmap.PAGESIZE
+    start = -(-array.ctypes.data // page) * page
+    end = (array.ctypes.data + array.nbytes) // page * page
+    if end <= start:
+        return 0
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    except OSError:
+        return 0
+    madvise = libc.madvise
+    madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    madvise.restype = ctypes.c_int
+    return end - start if madvise(start, end - start, MADV_DONTNEED) == 0 else 0

@@ -15,6 +15,7 @@ inverse) side by side. All state lives in the arrays of a :class:`Searcher`.
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numpy as np
@@ -22,8 +23,7 @@ from numba import njit
 
 from . import coords as co
 from .cubie import Cube
-from .moves import Move
-from .tables import PHASE2_MOVES, get2, get4
+from .tables import P1_DEEPEST, PHASE2_MOVES, get2, get4
 
 MAXD = 40
 
@@ -54,8 +54,6 @@ TURNS = 2
 P2_MAX = 12
 """Longest phase 2 tried: deeper ones are slow to find and rarely needed,
 since a longer phase 1 usually leaves a much shorter phase 2."""
-P1_DEEPEST = 12
-"""Every cube is at most this many moves from the phase-2 subgroup."""
 NO_DISTANCE = 99
 """What :func:`phase1_distance` gives when damaged tables lead it nowhere:
 more than any bound, so the cube is never searched."""
@@ -429,7 +427,7 @@ def _next_root(st, lv, cp, ep, rcube, rc, rk, bound, t):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def run(st, lv, lp, ch, cp, ep, sol, rcube, rc, rk, rp, bound, node_limit, tables, mode, qc, hc, fcost,
         p2extra):
     """Search on until a solution of at most ``bound`` moves is found
@@ -540,10 +538,22 @@ PREMOVES_MAX = 3
 _PRE_SEQS = _premove_sequences(PREMOVES_MAX)
 _PRE_LEN = np.array([len(q) for q in _PRE_SEQS], dtype=np.int64)
 _PRE_MOVES = np.full((len(_PRE_SEQS), PREMOVES_MAX), -1, dtype=np.int64)
-_PRE_CUBES = np.zeros((len(_PRE_SEQS), co.CUBE_LEN), dtype=np.int64)
 for _i, _q in enumerate(_PRE_SEQS):
     _PRE_MOVES[_i, :len(_q)] = _q
-    _PRE_CUBES[_i] = co.to_array(Cube().apply([Move.from_index(m) for m in _q]))
+
+
+@functools.cache
+def _premove_cubes() -> np.ndarray:
+    """The premove sequences as cubie arrays, made on first use with the
+    compiled multiply (not at import, which would start numba)."""
+    out = np.zeros((len(_PRE_SEQS), co.CUBE_LEN), dtype=np.int64)
+    tmp = np.empty(co.CUBE_LEN, dtype=np.int64)
+    for i, q in enumerate(_PRE_SEQS):
+        out[i] = co.to_array(Cube())
+        for m in q:
+            co.multiply(out[i], co.MOVES[m], tmp)
+            out[i] = tmp
+    return out
 
 
 @njit(cache=True)
@@ -601,8 +611,8 @@ class Searcher:
         self.done = False
         self.fcost = np.zeros(2, dtype=np.float64)
         self.tables = tuple(Tables.select(tables))
-        _start(self.st, self.lv, self.cp, self.ep, np.ascontiguousarray(cube, dtype=np.int64), _PRE_CUBES,
-               self.rcube, self.rc, self.rk, self.tables)
+        _start(self.st, self.lv, self.cp, self.ep, np.ascontiguousarray(cube, dtype=np.int64),
+               _premove_cubes(), self.rcube, self.rc, self.rk, self.tables)
 
     @property
     def depth(self) -> int:

@@ -39,8 +39,10 @@ _S_LR2 = co.to_array(Cube((1, 0, 3, 2, 5, 4, 7, 6), (3,) * 8,
 
 
 def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a * b`` in plain Python: run at import, where the compiled code
+    would cost a numba start-up that importing the solver should not pay."""
     out = np.empty(co.CUBE_LEN, dtype=np.int64)
-    co.multiply(a, b, out)
+    co.multiply.py_func(a, b, out)
     return out
 
 
@@ -50,7 +52,7 @@ def _symmetries() -> np.ndarray:
     for f2 in range(2):
         for u4 in range(4):
             for lr2 in range(2):
-                c = co.identity()
+                c = co.identity.py_func()
                 for factor, times in ((_S_F2, f2), (_S_U4, u4), (_S_LR2, lr2)):
                     for _ in range(times):
                         c = _mul(c, factor)
@@ -59,7 +61,8 @@ def _symmetries() -> np.ndarray:
 
 
 SYMS = _symmetries()
-SYM_INV = np.array([next(t for t in range(N_SYM) if np.array_equal(_mul(SYMS[s], SYMS[t]), co.identity()))
+_ID = co.identity.py_func()
+SYM_INV = np.array([next(t for t in range(N_SYM) if np.array_equal(_mul(SYMS[s], SYMS[t]), _ID))
                     for s in range(N_SYM)], dtype=np.int64)
 
 

@@ -27,6 +27,7 @@ the goal of a phase; the search uses them as lower bounds.
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -36,16 +37,20 @@ import numpy as np
 from numba import njit
 
 from . import coords as co
+from . import residency
 from . import symmetry as sy
 from .cache import cache_dir, load_or_build, read_tables
 
 log = logging.getLogger(__name__)
 
-VERSION = 11
+VERSION = 12
+"""The table files' format: 12 has a SHA-256 where 11 had a CRC-32."""
 
 # Phase-2 moves, as indices into the 18 moves: U U2 U' R2 F2 D D2 D' L2 B2.
 PHASE2_MOVES = np.array([0, 1, 2, 4, 7, 9, 10, 11, 13, 16], dtype=np.int64)
 EMPTY = 3
+P1_DEEPEST = 12
+"""Every cube is at most this many moves from the phase-2 subgroup."""
 """An entry of a 2-bit table not filled in yet."""
 
 
@@ -378,6 +383,138 @@ def build_phase2(moves: dict[str, np.ndarray], steps: BuildProgress) -> dict[str
     return {"phase2": _phase2_prune(moves, steps), "cornslice": cornslice, "edgeslice": edgeslice}
 
 
+# -- probes: a few entries checked against what they must be ---------------
+PROBES = 256
+"""Random entries each probe checks: a millisecond or two at every load."""
+_INVERSE = np.array([3 * (m // 3) + 2 - m % 3 for m in range(18)], dtype=np.int64)
+
+
+def _probe_moves(t: dict[str, np.ndarray], rng: np.random.Generator) -> str | None:
+    """Every move table undoes itself: a coordinate moved by a move and then
+    by its inverse is back where it was."""
+    every = np.arange(18)
+    for name, moves in (("twist_move", every), ("flip_move", every), ("slice_move", every),
+                        ("slice_sorted_move", every), ("corners_move", every),
+                        ("ud_edges_move", PHASE2_MOVES)):
+        a = t[name]
+        x = rng.integers(0, a.shape[0], PROBES)
+        y = a[x[:, None], moves[None, :]].astype(np.int64)
+        if (y >= a.shape[0]).any() or (a[y, _INVERSE[moves][None, :]] != x[:, None]).any():
+            return f"the move table {name} does not undo its own moves"
+    return None
+
+
+def _probe_exact(table: np.ndarray, move_a: np.ndarray, move_b: np.ndarray, moves: np.ndarray,
+                 rng: np.random.Generator) -> bool:
+    """Whether an exact distance table over (a, b) pairs is right at random
+    entries and at the goal: 0 there only, and elsewhere one more than the
+    nearest of its neighbours under ``moves``."""
+    nb = move_b.shape[0]
+    i = np.concatenate([[0], rng.integers(1, table.shape[0], PROBES)])
+    d = table[i].astype(np.int64)
+    near = table[move_a[i // nb][:, moves].astype(np.int64) * nb + move_b[i % nb][:, moves]].min(axis=1)
+    return bool(d[0] == 0 and (d[1:] > 0).all() and (near[1:] == d[1:] - 1).all())
+
+
+def _h1(t: dict[str, np.ndarray], tw: np.ndarray, fl: np.ndarray, ss: np.ndarray) -> np.ndarray:
+    """Phase-1 distance modulo 3, as the search reads it."""
+    cs = t["fs_cs"][ss * co.N_FLIP + fl].astype(np.int64)
+    idx = (cs >> 4) * co.N_TWIST + t["twist_conj"][tw, cs & 15]
+    return (t["phase1"][idx >> 2] >> ((idx & 3) << 1)) & 3
+
+
+def _probe_phase1(t: dict[str, np.ndarray], rng: np.random.Generator) -> str | None:
+    """The solved cube has distance 0; from random coordinates, following the
+    move that lowers the distance modulo 3 reaches the subgroup within
+    P1_DEEPEST moves, and no sooner than the small tables say."""
+    every = np.arange(18)
+    if not _probe_exact(t["twist_slice"], t["twist_move"], t["slice_move"], every, rng) \
+            or not _probe_exact(t["flip_slice"], t["flip_move"], t["slice_move"], every, rng):
+        return "a small phase-1 table disagrees with the move tables"
+    zero = np.zeros(1, dtype=np.int64)
+    if _h1(t, zero, zero, zero)[0] != 0:
+        return "the solved cube is not at phase-1 distance 0"
+    tw = rng.integers(0, co.N_TWIST, PROBES)
+    fl = rng.integers(0, co.N_FLIP, PROBES)
+    ss = rng.integers(0, co.N_SLICE, PROBES)
+    least = np.maximum(t["twist_slice"][tw * co.N_SLICE + ss], t["flip_slice"][fl * co.N_SLICE + ss])
+    steps = np.zeros(PROBES, dtype=np.int64)
+    for _ in range(P1_DEEPEST):
+        away = (tw != 0) | (fl != 0) | (ss != 0)
+        if not away.any():
+            break
+        want = (_h1(t, tw, fl, ss) + 2) % 3
+        ntw = t["twist_move"][tw].astype(np.int64)
+        nfl = t["flip_move"][fl].astype(np.int64)
+        nss = t["slice_move"][ss].astype(np.int64)
+        down = _h1(t, ntw, nfl, nss) == want[:, None]
+        if not down[away].any(axis=1).all():
+            return "the phase-1 pruning table disagrees with the move tables"
+        m = down.argmax(axis=1)
+        k = np.arange(PROBES)
+        tw = np.where(away, ntw[k, m], tw)
+        fl = np.where(away, nfl[k, m], fl)
+        ss = np.where(away, nss[k, m], ss)
+        steps += away
+    if ((tw != 0) | (fl != 0) | (ss != 0)).any() or (steps < least).any():
+        return "the phase-1 pruning table disagrees with the move tables"
+    return None
+
+
+def _probe_phase2(t: dict[str, np.ndarray], rng: np.random.Generator) -> str | None:
+    """The small phase-2 tables are exact; the big one is 0 at the goal only,
+    and at random (corners, U/D edges) one more than its nearest neighbour
+    under the phase-2 moves (or FAR, with no neighbour nearer than FAR - 1)."""
+    sl24 = t["slice_sorted_move"][:24]
+    if not _probe_exact(t["cornslice"], t["corners_move"], sl24, PHASE2_MOVES, rng) \
+            or not _probe_exact(t["edgeslice"], t["ud_edges_move"], sl24, PHASE2_MOVES, rng):
+        return "a small phase-2 table disagrees with the move tables"
+
+    def dist(c: np.ndarray, e: np.ndarray) -> np.ndarray:
+        idx = t["c_classidx"][c].astype(np.int64) * co.N_PERM8 + t["ud_edges_conj"][e, t["c_sym"][c]]
+        return (t["phase2"][idx >> 1] >> ((idx & 1) << 2)) & 15
+
+    c = np.concatenate([[0], rng.integers(0, co.N_PERM8, PROBES)])
+    e = np.concatenate([[0], rng.integers(1, co.N_PERM8, PROBES)])
+    d = dist(c, e).astype(np.int64)
+    nc = t["corners_move"][c][:, PHASE2_MOVES].astype(np.int64)
+    ne = t["ud_edges_move"][e][:, PHASE2_MOVES].astype(np.int64)
+    near = dist(nc, ne).min(axis=1).astype(np.int64)
+    far = d[1:] == FAR
+    ok = d[0] == 0 and (d[1:] > 0).all() and (near[1:][~far] == d[1:][~far] - 1).all() \
+        and (near[1:][far] >= FAR - 1).all()
+    return None if ok else "the phase-2 pruning table disagrees with the move tables"
+
+
+def probe(name: str, t: dict[str, np.ndarray], seed: int | None = None) -> str | None:
+    """What is wrong with the tables of file ``name`` (with those of the
+    files before it in ``t``), found at random entries; None if nothing.
+    A hash says a file holds what was written; this says what was written
+    is right, so a faulty build or a file edited under a fresh hash is
+    caught before the search can give wrong answers. The same ``seed``
+    checks the same entries."""
+    rng = np.random.default_rng(seed)
+    try:
+        if name == "moves.tbl":
+            return _probe_moves(t, rng)
+        if name == "phase1.tbl":
+            return _probe_phase1(t, rng)
+        return _probe_phase2(t, rng)
+    except (KeyError, IndexError, ValueError) as e:
+        return f"tables that do not fit together ({type(e).__name__})"
+    finally:
+        # the pages the probe touched are mapped in again when the search
+        # needs them (after LLVM's are released: see :mod:`residency`)
+        for a in t.values():
+            residency.drop(a)
+
+
+def _probe_file(name: str, before: dict[str, np.ndarray], seed: int,
+                arrays: dict[str, np.ndarray]) -> str | None:
+    """:func:`probe` of file ``name``'s ``arrays`` after the files ``before``."""
+    return probe(name, {**before, **arrays}, seed)
+
+
 # the files, in the order they are built, and the steps of each one's build
 _FILES = (("moves.tbl", 2), ("phase1.tbl", 2), ("phase2.tbl", 2))
 
@@ -385,7 +522,8 @@ _FILES = (("moves.tbl", 2), ("phase1.tbl", 2), ("phase2.tbl", 2))
 def read_or_build(progress: Callable[[str], None] | None = None) -> dict[str, np.ndarray]:
     """All tables from the cache directory, building the files that are
     missing or damaged first, with messages to ``progress`` (see
-    :class:`BuildProgress`); nothing is reported when they all load."""
+    :class:`BuildProgress`); nothing is reported when they all load. A file
+    is damaged when its hash does not match or a :func:`probe` fails."""
     where = cache_dir()
     found = {name: read_tables(where / name, VERSION) for name, _ in _FILES}
     steps = BuildProgress(progress, sum(n for name, n in _FILES if found[name] is None), where)
@@ -395,12 +533,17 @@ def read_or_build(progress: Callable[[str], None] | None = None) -> dict[str, np
         "phase2.tbl": lambda: build_phase2(out, steps),
     }
     out: dict[str, np.ndarray] = {}
+    seed = int(np.random.default_rng().integers(1 << 62))  # other entries in every process
     # one file per big table, so a build holds only one of them in memory
     for name, n in _FILES:
         tables = found[name]
+        if tables is not None and probe(name, {**out, **tables}, seed) is not None:
+            steps.total += n
+            tables = None
         if tables is None:
             planned = steps.step + n
-            tables = load_or_build(name, VERSION, builders[name], progress)
+            tables = load_or_build(name, VERSION, builders[name], progress,
+                                   functools.partial(_probe_file, name, out, seed))
             steps.skip_to(planned)  # another process may have built it meanwhile
         out.update(tables)
     steps.finish()

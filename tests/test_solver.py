@@ -242,3 +242,53 @@ def test_a_max_length_of_20_always_succeeds_quickly(seed):
     sol = solve(cube, max_length=20, budget_ms=0)
     check(cube, sol)
     assert sol.length <= 20 and sol.elapsed_ms < 2000
+
+
+@given(seeds, st.integers(1, 4), st.sampled_from([{}, {"max_length": 20}, {"metric": "axial"}]))
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_any_number_of_workers_gives_right_answers(seed, workers, options):
+    """Threads share the bound and the best solution: whatever their number
+    and timing, the answer solves the cube and keeps max_length."""
+    cube = random_cube(seed)
+    sol = solve(cube, budget_ms=20, workers=workers, **options)
+    assert cube.apply(sol.moves).is_solved() and sol.length <= options.get("max_length", 30)
+
+
+def test_one_worker_is_deterministic():
+    """With one thread the slices run in a fixed order, so a search that
+    does not hit its budget gives the same answer every time."""
+    for seed in range(5):
+        cube = random_cube(seed)
+        first = {solve(cube, max_length=20, budget_ms=60_000, workers=1).moves for _ in range(3)}
+        assert len(first) == 1
+        assert cube.apply(first.pop()).is_solved()
+
+
+def test_workers_are_checked():
+    from solver import MAX_WORKERS, default_workers
+
+    assert 1 <= default_workers() <= MAX_WORKERS
+    for bad in (0, -1, MAX_WORKERS + 1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="workers must be a whole number"):
+            solve(random_cube(1), workers=bad)
+
+
+def test_threads_work_in_a_forked_child():
+    """A child forked after a solve has none of the parent's threads; its
+    solves must not wait for them."""
+    import multiprocessing
+
+    solve(random_cube(2), budget_ms=5, workers=2)
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        moves = pool.apply_async(_solve_in_child, (NEAR,)).get(timeout=60)
+    assert SOLVED_CUBE.apply(NEAR).apply(moves).is_solved()
+
+
+NEAR = "R U F' L2 D B' R2 U' F"
+
+
+def _solve_in_child(scramble: str) -> str:
+    # a cube near solved: every view runs out of shorter solutions well
+    # before the budget, and the solve waits for its threads' last slices
+    return solve(SOLVED_CUBE.apply(scramble), budget_ms=60_000, workers=2).moves

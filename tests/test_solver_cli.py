@@ -115,3 +115,26 @@ def test_start_refuses_before_any_motor_turns(tmp_path):
     record = json.loads(next((tmp_path / "runs").glob("*/run.json")).read_text())
     assert record["status"] == "failed" and "at most 5 moves" in record["message"]
     forget(url)
+
+
+def test_workers_option_and_setting():
+    """`--workers` and `[solver] workers` are bounded like every input."""
+    from robot.rig.config import parse_config
+    from robot.rig.errors import UserError
+
+    cube = random_cube(12)
+    r = run("solve", cube.to_facelets(), "--workers", "1", "--budget-ms", "20")
+    assert r.returncode == 0, r.stderr
+    assert cube.apply(r.stdout.strip()).is_solved()
+    for bad in ("0", "65", "two"):
+        r = run("solve", "solved", "--workers", bad)
+        assert r.returncode == 2 and "--workers" in r.stderr and "Traceback" not in r.stderr
+    assert parse_config("[solver]\nworkers = 2\n").solver.workers == 2
+    assert parse_config("[solver]\nbudget_ms = 50\n").solver.workers is None
+    for bad in ("0", "65", "1.5", '"all"'):
+        try:
+            parse_config(f"[solver]\nworkers = {bad}\n")
+        except UserError as e:
+            assert "workers" in str(e)
+        else:
+            raise AssertionError(f"workers = {bad} was accepted")

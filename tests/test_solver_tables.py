@@ -230,3 +230,79 @@ def test_prepare_reports_progress_of_a_build_and_nothing_after(tmp_path, monkeyp
     assert again == []
     cube = random_cube(5)
     assert cube.apply(solver.solve(cube, max_length=20).moves).is_solved()
+
+
+def test_a_failing_probe_rebuilds_with_a_line_saying_why(tmp_path, monkeypatch):
+    """A file whose hash matches but whose contents a probe rejects is built
+    again, and the person hears why; a build the probe rejects is an error."""
+    monkeypatch.setenv("CUBEROBOT_CACHE", str(tmp_path))
+    bad = sample()
+    bad["a"][:] = 0
+    write_tables(tmp_path / "t.tbl", 1, bad)
+
+    def probe(arrays):
+        return "all zeros" if not arrays["a"].any() else None
+
+    heard = []
+    got = load_or_build("t.tbl", 1, sample, heard.append, probe)
+    assert np.array_equal(got["a"], sample()["a"])
+    path = tmp_path / "t.tbl"
+    assert heard == [f"the solver's table file {path} is damaged (all zeros): building it again"]
+    assert load_or_build("t.tbl", 1, lambda: pytest.fail("built again"), heard.append, probe) is not None
+    with pytest.raises(RuntimeError, match="faulty tables"):
+        load_or_build("u.tbl", 1, lambda: bad, None, probe)
+
+
+@pytest.mark.parametrize("name", ["twist_move", "flip_move", "slice_move", "slice_sorted_move",
+                                  "corners_move", "ud_edges_move", "phase1", "twist_slice", "flip_slice",
+                                  "phase2",
+                                  "cornslice", "edgeslice"])
+@pytest.mark.parametrize("how", ["zero", "noise", "ones"])
+def test_probes_catch_damaged_tables(name, how):
+    """Each table zeroed, filled with noise or with all bits set: a probe of
+    its file (or of a later file that reads it) says so; sound tables pass."""
+    sound = tb.load()
+    for file, _ in tb._FILES:
+        assert tb.probe(file, sound) is None
+    a = np.array(sound[name])
+    rng = np.random.default_rng(1)
+    a[:] = 0 if how == "zero" else a.max() if how == "ones" else rng.integers(0, a.max() + 1, a.shape)
+    damaged = {**sound, name: a}
+    found = [tb.probe(file, damaged, seed) for file, _ in tb._FILES for seed in range(3)]
+    assert any(found), f"{name} damaged ({how}) passed every probe"
+
+
+ZEROED_CLI = textwrap.dedent("""
+    import sys
+    from robot.cli.main import main
+    sys.exit(main(["solve", sys.argv[1]]))
+""")
+
+
+def test_zeroed_pruning_tables_under_a_fresh_hash_are_rebuilt(tmp_path):
+    """The issue's attack: the pruning tables zeroed and the file's checksum
+    made to match again. `cuberobot solve` says the files are damaged,
+    builds them again and prints a right solution; the files are sound
+    after."""
+    sound = tb.load()
+    for name, _ in tb._FILES:
+        arrays = read_tables(cache_dir() / name, tb.VERSION)
+        assert arrays is not None
+        arrays = {k: np.zeros_like(v) if k in ("phase1", "phase2") else np.array(v)
+                  for k, v in arrays.items()}
+        write_tables(tmp_path / name, tb.VERSION, arrays)  # the hash written anew
+    assert read_tables(tmp_path / "phase1.tbl", tb.VERSION) is not None  # the hash alone passes it
+    cube = random_cube(77)
+    env = {**os.environ, "CUBEROBOT_CACHE": str(tmp_path)}
+    r = subprocess.run([sys.executable, "-c", ZEROED_CLI, cube.to_facelets()], env=env, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "phase1.tbl is damaged (the phase-1 pruning table disagrees with the move tables)" in r.stderr
+    assert "phase2.tbl is damaged (the phase-2 pruning table disagrees with the move tables)" in r.stderr
+    moves = r.stdout.strip().splitlines()[0]
+    assert cube.apply(moves).is_solved()
+    for name in ("phase1.tbl", "phase2.tbl"):
+        rebuilt = read_tables(tmp_path / name, tb.VERSION)
+        assert rebuilt is not None and tb.probe(name, {**sound, **rebuilt}) is None
+    for key in ("phase1", "phase2"):
+        assert np.array_equal(read_tables(tmp_path / f"{key}.tbl", tb.VERSION)[key], sound[key])

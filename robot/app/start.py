@@ -369,7 +369,7 @@ def solve(run: Run, facelets: str) -> Solution:
         return _solve_cfop(run, facelets, q, h)
     try:
         return solver.solve(facelets, max_length=s.max_length, budget_ms=s.budget_ms, metric=s.metric,
-                            quarter_cost=q, half_cost=h)
+                            quarter_cost=q, half_cost=h, workers=s.workers)
     except solver.SolveError as e:
         where = f" ([solver] max_length in {run.cfg.path})" if e.kind == "max-length" and run.cfg.path else ""
         raise RigError(f"{e}{where}; no motor turned") from None

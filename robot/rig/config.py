@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-from solver import FACES
+from solver import FACES, MAX_WORKERS
 from vision.setup import CameraSpec, FaceSpec, ViewSpec
 
 from .errors import UserError
@@ -106,6 +106,8 @@ class SolverConfig:
     budget_ms: int = 100
     metric: str = "axial"
     max_length: int | None = None
+    workers: int | None = None
+    """Threads the search uses; None: every core."""
     method: str = "two-phase"
     """How `start` solves: "two-phase" (short, for speed) or "cfop" (the
     stages a person would turn, for a demonstration)."""
@@ -406,6 +408,7 @@ def parse_config(text: str, path: Path | None = None) -> Config:
             metric=t.get("metric", str, solver.metric, choices=METRICS),
             max_length=ml,
             method=t.get("method", str, solver.method, choices=SOLVE_METHODS),
+            workers=t.get("workers", int, None, lo=1, hi=MAX_WORKERS),
         )
         t.done()
 

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from solver import CubeError, SolveError, format_moves, parse_facelets
+from solver import MAX_WORKERS, CubeError, SolveError, format_moves, parse_facelets
 
 from ...rig.errors import UserError
 from ..limits import (
@@ -80,7 +80,8 @@ class Refused(UserError):
 
 
 def _options(args: argparse.Namespace) -> dict:
-    return {"max_length": args.max_length, "budget_ms": args.budget_ms, "metric": args.metric}
+    return {"max_length": args.max_length, "budget_ms": args.budget_ms, "metric": args.metric,
+            "workers": args.workers}
 
 
 def _prepare(args: argparse.Namespace) -> None:
@@ -208,6 +209,9 @@ def register(sub: Registry) -> None:
                    help=f"search time for the best solution (default 100, at most {MAX_BUDGET_MS:.0f})")
     p.add_argument("--metric", choices=("htm", "qtm", "axial"), default="htm",
                    help="what 'best' means: face turns, quarter turns, or six-motor rig time")
+    p.add_argument("--workers", type=whole(1, MAX_WORKERS), default=None, metavar="N",
+                   help=f"threads to search with (default: every core; 1 to {MAX_WORKERS}; 1 gives the"
+                        " same answer for the same amount of search)")
     p.add_argument("--method", choices=("two-phase", "cfop"), default="two-phase",
                    help="two-phase (default): a short solution; cfop: cross, F2L, OLL, PLL as a person"
                         " solves it, each stage named")
