@@ -383,6 +383,15 @@ def grids(small: np.ndarray) -> list[_Scored]:
     return out
 
 
+def _frontal_size(r: _Scored) -> float:
+    """How large and how square-on a grid is seen: its area times the
+    square of its foreshortening (the ratio of the lattice's short to long
+    axis at its middle). The face photographed faces the camera more than
+    the side faces, which at a steep tilt can be nearly as large."""
+    sv = np.linalg.svd(_jacobian(r.hom, np.array([1.0, 1.0])), compute_uv=False)
+    return r.area * float(sv[-1] / max(sv[0], 1e-9)) ** 2
+
+
 def _choose(scored: list[_Scored]) -> _Scored | None:
     """Of the grids that look best, the largest (the face photographed is the
     most frontal one, and side faces are foreshortened); None when another
@@ -393,7 +402,7 @@ def _choose(scored: list[_Scored]) -> _Scored | None:
     top = max(scored, key=lambda r: r.score)
     # as face-like as the best: as well supported and with gaps as dark (a cube of one body colour)
     best = max((r for r in scored if r.score >= top.score - CLOSE_SCORE and r.gaps >= top.gaps - 0.3),
-               key=lambda r: r.area)
+               key=_frontal_size)
     centre = _apply(best.hom, np.array([[1.0, 1.0]]))[0]
     pitch = float(np.sqrt(abs(np.linalg.det(_jacobian(best.hom, np.array([1.0, 1.0]))))))
     for other in scored:
