@@ -9,8 +9,13 @@ sure, cubes where a grid was not found (refused, exit 2), cubes flagged,
 and cubes read wrong while sure (the bar: none). Then the time to read six
 12-megapixel JPEGs, several rounds, with the spread.
 
-    python benchmarks/vision_photos.py                 # 50 cubes, 5 timing rounds
+    python benchmarks/vision_photos.py                 # 200 held-out cubes, 7 timing rounds
     python benchmarks/vision_photos.py --cubes 10 --rounds 3
+    python benchmarks/vision_photos.py --first-seed 0 --cubes 40   # the set the finder was tuned on
+
+The grid finder's weights were tuned on cubes 0..39; the default set
+(cubes 100000..100199) was never looked at while tuning, so it stands for
+photos the project has not seen.
 """
 
 from __future__ import annotations
@@ -58,7 +63,7 @@ def accuracy(cubes: int, first: int, folder: Path, verbose: bool) -> dict[str, i
     return counts
 
 
-def timing(rounds: int, folder: Path) -> list[float]:
+def timing(rounds: int, folder: Path) -> tuple[list[float], list[float]]:
     rng = np.random.default_rng(7)
     truth = random_cube(7).to_facelets()
     shots = render_cube_photos(truth, rng, size=(4000, 3000))
@@ -67,24 +72,25 @@ def timing(rounds: int, folder: Path) -> list[float]:
         paths[face] = str(folder / f"big-{face}.jpg")
         write_photo(shot.image, paths[face], rng)
     read_photos(paths)  # loads the classifier's compiled matcher once, as any first call does
-    times = []
+    times, cpu = [], []
     for _ in range(rounds):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         read_photos(paths)
         times.append(time.perf_counter() - t0)
-    return times
+        cpu.append(time.process_time() - c0)
+    return times, cpu
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cubes", type=int, default=50)
-    ap.add_argument("--first-seed", type=int, default=0)
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--cubes", type=int, default=200)
+    ap.add_argument("--first-seed", type=int, default=100_000)
+    ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         folder = Path(d)
-        times = timing(args.rounds, folder)
+        times, cpu = timing(args.rounds, folder)
         counts = accuracy(args.cubes, args.first_seed, folder, args.verbose)
     n = args.cubes
     print(f"photos: {n} cubes, {6 * n} photos (python {platform.python_version()}, "
@@ -94,6 +100,8 @@ def main() -> int:
     print("  bars: right and sure >= 99 %, wrong and sure 0")
     print(f"six 4000x3000 JPEGs read: median {np.median(times):.2f} s, min {min(times):.2f} s,"
           f" max {max(times):.2f} s over {len(times)} rounds   (bar: < 2 s)")
+    print(f"  processor time of one read: median {np.median(cpu):.2f} s, min {min(cpu):.2f} s,"
+          f" max {max(cpu):.2f} s (the wall time less the waiting for a shared core)")
     good = counts["wrong and sure"] == 0 and counts["right and sure"] >= 0.99 * n and np.median(times) < 2
     return 0 if good else 1
 

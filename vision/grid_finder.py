@@ -36,8 +36,12 @@ WORK_SIDE = 800  # the long side of the copy the grid is searched in
 MIN_STICKERS = 5  # detected stickers a grid needs (the rest are predicted)
 MIN_FACE_FRACTION = 0.08  # the face spans at least this much of the picture's short side
 TOLERANCE = 0.28  # how far (in pitches) a candidate may sit from its predicted place
-MAX_RING = 3  # lattice-aligned stickers allowed just outside a grid (clutter; more: a bigger lattice)
+MAX_RING = 5  # lattice-aligned stickers allowed just outside a grid (clutter; more: a bigger lattice)
+EDGE_RING = 0.25  # counted for each cell of the ring that is outside the picture
+CLOSE_SCORE = 3.0  # grids within this of the best are all faces: the largest is the one photographed
+RESIDUAL_WEIGHT = 100.0  # a lattice of real stickers fits a homography to a hundredth of a pitch
 MIN_SCORE = 6.5  # stickers seen, less those outside, plus half of each cell that looks like one
+GAP_WEIGHT = 6.0  # score for dark gaps between all the stickers (black plastic, grooves)
 
 
 @dataclass
@@ -147,8 +151,9 @@ def _fit(lattice: np.ndarray, image: np.ndarray) -> np.ndarray | None:
 
 
 def _apply(hom: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    p = np.c_[pts, np.ones(len(pts))] @ hom.T
-    return p[:, :2] / p[:, 2:3]
+    p = pts @ hom[:2, :2].T + hom[:2, 2]
+    z = pts @ hom[2, :2] + hom[2, 2]
+    return p / z[:, None]
 
 
 _WINDOW = np.array([(c, r) for r in range(3) for c in range(3)], float)
@@ -158,8 +163,9 @@ _OUTLINE = np.array([[-0.5, -0.5], [2.5, -0.5], [2.5, 2.5], [-0.5, 2.5]])
 
 
 def _grow(seed: _Candidate, cands: list[_Candidate], centres: np.ndarray, areas: np.ndarray,
-          image_size: tuple[int, int]) -> tuple[np.ndarray, int, float, float] | None:
-    """The best 3x3 grid through ``seed``: (homography, members, ring hits, residual)."""
+          image_size: tuple[int, int]) -> tuple[np.ndarray, list[int], float, float] | None:
+    """The best 3x3 grid through ``seed``: (homography, the candidates in
+    it, ring hits, residual in pitches)."""
     basis = np.c_[seed.u, seed.v]
     if abs(np.linalg.det(basis)) < 1e-6:
         return None
@@ -188,37 +194,33 @@ def _grow(seed: _Candidate, cands: list[_Candidate], centres: np.ndarray, areas:
     if inside.sum() < MIN_STICKERS:
         return None
     hom = _fit(idx[inside] - (c0, r0), centres[inside])
-    lat_pts: list[np.ndarray] = []
-    img_pts: list[np.ndarray] = []
+    members: list[tuple[int, int]] = []
     for _ in range(2):  # collect what the fitted grid predicts, and fit again
         if hom is None:
             return None
-        lat_pts, img_pts = [], []
-        for k, j in _matches(hom, cands, centres, similar, _WINDOW):
-            lat_pts.append(_WINDOW[k])
-            img_pts.append(centres[j])
-        if len(lat_pts) < MIN_STICKERS:
+        members = _matches(hom, cands, centres, similar, _WINDOW)
+        if len(members) < MIN_STICKERS:
             return None
-        hom = _fit(np.array(lat_pts), np.array(img_pts))
+        hom = _fit(_WINDOW[[k for k, _ in members]], centres[[j for _, j in members]])
     if hom is None:
         return None
-    members = len(lat_pts)
+    lat_pts, img_pts = _WINDOW[[k for k, _ in members]], centres[[j for _, j in members]]
     pitch_px = float(np.sqrt(abs(np.linalg.det(_jacobian(hom, np.array([1.0, 1.0]))))))
-    residual = float(np.median(np.linalg.norm(_apply(hom, np.array(lat_pts)) - np.array(img_pts), axis=1)))
+    residual = float(np.median(np.linalg.norm(_apply(hom, lat_pts) - img_pts, axis=1)))
     inv = np.linalg.inv(hom)
-    sides = []
-    for p in img_pts:
-        j = int(np.argmin(np.linalg.norm(centres - p, axis=1)))
-        c = cands[j]
-        q = _apply(inv, np.array([c.centre - c.u / 2 - c.v / 2, c.centre + c.u / 2 + c.v / 2]))
-        sides.append(np.abs(q[1] - q[0]).mean())
-    ring = _RING
-    ring_img = _apply(hom, ring)
+    js = [j for _, j in members]
+    cu = np.array([cands[j].u for j in js])
+    cv_ = np.array([cands[j].v for j in js])
+    a = _apply(inv, centres[js] - cu / 2 - cv_ / 2)
+    z = _apply(inv, centres[js] + cu / 2 + cv_ / 2)
+    side = float(np.median(np.abs(z - a).mean(axis=1)))
     h, w = image_size
+    ring_img = _apply(hom, _RING)
     outside = (ring_img[:, 0] < 0) | (ring_img[:, 1] < 0) | (ring_img[:, 0] >= w) | (ring_img[:, 1] >= h)
-    ring_hits = len(_matches(hom, cands, centres, similar, ring[~outside], (float(np.median(sides)), 0.15)))
-    # where the picture ends, nothing says the lattice stops: half a hit for each cell beyond it
-    return hom, members, ring_hits + 0.5 * int(outside.sum()), residual / pitch_px
+    ring_hits = len(_matches(hom, cands, centres, similar, _RING[~outside], (side, 0.15)))
+    # where the picture ends, nothing says the lattice stops (nor that it goes on): a quarter hit
+    # for each cell beyond it
+    return hom, js, ring_hits + EDGE_RING * int(outside.sum()), residual / pitch_px
 
 
 def _jacobian(hom: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -238,32 +240,31 @@ def _matches(hom: np.ndarray, cands: list[_Candidate], centres: np.ndarray, simi
         inv = np.linalg.inv(hom)
     except np.linalg.LinAlgError:
         return []
-    out = []
+    if not len(cells) or not similar.any():
+        return []
     pred = _apply(hom, cells)
-    for k, p in enumerate(pred):
-        d = np.linalg.norm(centres - p, axis=1)
-        j = int(np.argmin(np.where(similar, d, np.inf)))
-        if not similar[j]:
-            continue
-        c = cands[j]
-        quad = np.array([c.centre - c.u / 2 - c.v / 2, c.centre + c.u / 2 - c.v / 2,
-                         c.centre + c.u / 2 + c.v / 2, c.centre - c.u / 2 + c.v / 2])
-        lat = _apply(inv, np.r_[[c.centre], quad])
-        if np.abs(lat[0] - cells[k]).max() > (TOLERANCE if side is None else 0.15):
-            continue
-        q = lat[1:]
-        e1 = ((q[1] - q[0]) + (q[2] - q[3])) / 2
-        e2 = ((q[3] - q[0]) + (q[2] - q[1])) / 2
-        sides = sorted([np.linalg.norm(e1), np.linalg.norm(e2)])
-        if not (0.5 < sides[0] and sides[1] < 1.1 and sides[1] < 1.4 * sides[0]):
-            continue
-        if side is not None and max(abs(sides[0] / side[0] - 1), abs(sides[1] / side[0] - 1)) > side[1]:
-            continue
-        # aligned with the lattice (either way round): each side close to an axis
-        if min(abs(e1[0]), abs(e1[1])) > 0.25 * sides[1] or min(abs(e2[0]), abs(e2[1])) > 0.25 * sides[1]:
-            continue
-        out.append((k, j))
-    return out
+    d = np.linalg.norm(centres[None, :, :] - pred[:, None, :], axis=2)
+    d[:, ~similar] = np.inf
+    js = np.argmin(d, axis=1)
+    cen = centres[js]
+    u = np.array([cands[j].u for j in js])
+    v = np.array([cands[j].v for j in js])
+    pts = np.stack([cen, cen - u / 2 - v / 2, cen + u / 2 - v / 2, cen + u / 2 + v / 2, cen - u / 2 + v / 2],
+                   axis=1)
+    lat = _apply(inv, pts.reshape(-1, 2)).reshape(len(js), 5, 2)
+    off = np.abs(lat[:, 0] - cells).max(axis=1)
+    q = lat[:, 1:]
+    e1 = ((q[:, 1] - q[:, 0]) + (q[:, 2] - q[:, 3])) / 2
+    e2 = ((q[:, 3] - q[:, 0]) + (q[:, 2] - q[:, 1])) / 2
+    l1, l2 = np.linalg.norm(e1, axis=1), np.linalg.norm(e2, axis=1)
+    lo, hi = np.minimum(l1, l2), np.maximum(l1, l2)
+    good = (off <= (TOLERANCE if side is None else 0.15)) & (lo > 0.5) & (hi < 1.1) & (hi < 1.4 * lo)
+    if side is not None:
+        good &= np.maximum(np.abs(lo / side[0] - 1), np.abs(hi / side[0] - 1)) <= side[1]
+    # aligned with the lattice (either way round): each side close to an axis
+    good &= (np.abs(e1).min(axis=1) <= 0.25 * hi) & (np.abs(e2).min(axis=1) <= 0.25 * hi)
+    good &= np.isfinite(d[np.arange(len(js)), js])
+    return [(int(k), int(js[k])) for k in np.flatnonzero(good)]
 
 
 def _uniform_cells(lab: np.ndarray, hom: np.ndarray) -> int:
@@ -279,6 +280,30 @@ def _uniform_cells(lab: np.ndarray, hom: np.ndarray) -> int:
     g = warped.reshape(3, cell, 3, cell, 3)[:, 3:cell - 3, :, 3:cell - 3].astype(np.float32)
     spread = g.std(axis=(1, 3)).sum(axis=-1)  # (3, 3): L + a + b standard deviations
     return int((spread < 15).sum())
+
+
+_GAPS = np.array([(c + 0.5, r) for r in range(3) for c in range(2)]
+                 + [(c, r + 0.5) for r in range(2) for c in range(3)]
+                 + [(c + 0.5, r + 0.5) for r in range(2) for c in range(2)], float)
+
+
+def _dark_gaps(low: np.ndarray, lightness: np.ndarray, hom: np.ndarray) -> float:
+    """The share of the places between the grid's stickers that are dark
+    next to them: a cube's black plastic or a stickerless cube's grooves
+    (``low`` is the lightness after a minimum filter, so a thin groove
+    counts). Tiles with light grout and lattices that straddle a face's
+    edge score low."""
+    h, w = low.shape
+    gaps = np.round(_apply(hom, _GAPS)).astype(int)
+    cells = np.round(_apply(hom, _WINDOW)).astype(int)
+    inside = ((gaps >= 0) & (gaps < (w, h))).all(axis=1)
+    cells_in = ((cells >= 0) & (cells < (w, h))).all(axis=1)
+    if not inside.any() or not cells_in.any():
+        return 0.0
+    sticker = float(np.median(lightness[cells[cells_in, 1], cells[cells_in, 0]]))
+    g = low[np.clip(gaps[:, 1], 0, h - 1), np.clip(gaps[:, 0], 0, w - 1)].astype(float)
+    dark = inside & (g < 0.7 * sticker) & (g < 110)
+    return float(dark.sum() / len(_GAPS))
 
 
 def _upright(hom: np.ndarray) -> np.ndarray:
@@ -306,55 +331,100 @@ def _upright(hom: np.ndarray) -> np.ndarray:
     return best_hom
 
 
-def find_grid(img: np.ndarray) -> Grid | None:
-    """The face's sticker grid in a BGR picture of any size, or None when
-    no grid stands out. Works on a copy about :data:`WORK_SIDE` across."""
+@dataclass
+class _Scored:
+    score: float
+    area: float
+    hom: np.ndarray  # in the working copy's pixels
+    members: int
+    ring: float
+    residual: float
+    uniform: int
+    gaps: float
+
+
+def _work_copy(img: np.ndarray) -> tuple[np.ndarray, float]:
     h, w = img.shape[:2]
     f = min(1.0, WORK_SIDE / max(w, h))
     small = cv2.resize(img, (max(1, round(w * f)), max(1, round(h * f))), interpolation=cv2.INTER_AREA) \
         if f < 1 else img
+    return small, f
+
+
+def grids(small: np.ndarray) -> list[_Scored]:
+    """Every 3x3 lattice of sticker-like regions in the working copy, scored
+    (refused ones included, with ``score`` -inf), one per distinct grid."""
     cands = candidates(small)
     if len(cands) < MIN_STICKERS:
-        return None
+        return []
     centres = np.array([c.centre for c in cands])
     areas = np.array([c.area for c in cands])
     results = []
-    for seed in cands:
-        g = _grow(seed, cands, centres, areas, small.shape[:2])
+    used = np.zeros(len(cands), bool)
+    for i in np.argsort(-areas):  # a candidate already in a grid would only find that grid again
+        if used[i]:
+            continue
+        g = _grow(cands[i], cands, centres, areas, small.shape[:2])
         if g is not None:
             results.append(g)
-    if not results:
-        return None
-
-    def area(hom: np.ndarray) -> float:
-        return float(cv2.contourArea(_apply(hom, _OUTLINE).astype(np.float32)))
-
+            used[g[1]] = True
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
-    scored = []
-    for hom, members, ring, residual in results:
+    lightness = cv2.medianBlur(np.ascontiguousarray(lab[..., 0]), 5)
+    low = cv2.erode(lab[..., 0], np.ones((5, 5), np.uint8))
+    out = []
+    for hom, js, ring, residual in results:
+        uniform = _uniform_cells(lab, hom)
+        gaps = _dark_gaps(low, lightness, hom)
+        score = len(js) - ring + 0.5 * uniform + GAP_WEIGHT * gaps - RESIDUAL_WEIGHT * residual
         if ring > MAX_RING or residual > 0.15:
-            continue
-        score = members - ring + 0.5 * _uniform_cells(lab, hom)
-        scored.append((score, area(hom), hom, members))
+            score = -np.inf
+        area = float(cv2.contourArea(_apply(hom, _OUTLINE).astype(np.float32)))
+        out.append(_Scored(score, area, hom, len(js), ring, residual, uniform, gaps))
+    return out
+
+
+def _frontal_size(r: _Scored) -> float:
+    """How large and how square-on a grid is seen: its area times the
+    square of its foreshortening (the ratio of the lattice's short to long
+    axis at its middle). The face photographed faces the camera more than
+    the side faces, which at a steep tilt can be nearly as large."""
+    sv = np.linalg.svd(_jacobian(r.hom, np.array([1.0, 1.0])), compute_uv=False)
+    return r.area * float(sv[-1] / max(sv[0], 1e-9)) ** 2
+
+
+def _choose(scored: list[_Scored]) -> _Scored | None:
+    """Of the grids that look best, the largest (the face photographed is the
+    most frontal one, and side faces are foreshortened); None when another
+    grid overlapping it fits about as well (a window that could slide)."""
+    scored = [r for r in scored if r.score >= MIN_SCORE]
     if not scored:
         return None
-    # the face photographed is the most frontal one, so the largest: side faces are foreshortened
-    scored = [r for r in scored if r[0] >= MIN_SCORE]
-    if not scored:
+    top = max(scored, key=lambda r: r.score)
+    # as face-like as the best: as well supported and with gaps as dark (a cube of one body colour)
+    best = max((r for r in scored if r.score >= top.score - CLOSE_SCORE and r.gaps >= top.gaps - 0.3),
+               key=_frontal_size)
+    centre = _apply(best.hom, np.array([[1.0, 1.0]]))[0]
+    pitch = float(np.sqrt(abs(np.linalg.det(_jacobian(best.hom, np.array([1.0, 1.0]))))))
+    for other in scored:
+        d = np.linalg.norm(_apply(other.hom, np.array([[1.0, 1.0]]))[0] - centre)
+        if 0.5 * pitch < d < 2.5 * pitch and other.score >= best.score - 0.5 and other.area > 0.8 * best.area:
+            return None
+    return best
+
+
+def find_grid(img: np.ndarray) -> Grid | None:
+    """The face's sticker grid in a BGR picture of any size, or None when
+    no grid stands out. Works on a copy about :data:`WORK_SIDE` across."""
+    h, w = img.shape[:2]
+    small, f = _work_copy(img)
+    best = _choose(grids(small))
+    if best is None:
         return None
-    scored.sort(key=lambda r: (r[1], r[0]), reverse=True)
-    score, _, hom, members = scored[0]
-    centre = _apply(hom, np.array([[1.0, 1.0]]))[0]
-    pitch = float(np.sqrt(abs(np.linalg.det(_jacobian(hom, np.array([1.0, 1.0]))))))
-    for other in scored[1:]:
-        d = np.linalg.norm(_apply(other[2], np.array([[1.0, 1.0]]))[0] - centre)
-        if 0.5 * pitch < d < 2.5 * pitch and other[0] >= score - 0.5 and other[1] > 0.8 * scored[0][1]:
-            return None  # an overlapping grid fits as well: a window that could slide
-    hom = _upright(hom)
+    hom = _upright(best.hom)
     sx = np.diag([1 / f, 1 / f, 1.0])
     hom = sx @ hom
     corners = _apply(hom, _OUTLINE)
     if (corners < -0.02 * max(w, h)).any() or (corners[:, 0] > w * 1.02).any() \
             or (corners[:, 1] > h * 1.02).any():
         return None
-    return Grid(corners, _apply(hom, _WINDOW), members, hom)
+    return Grid(corners, _apply(hom, _WINDOW), best.members, hom)

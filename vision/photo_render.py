@@ -19,8 +19,13 @@ replayed:
   sensor noise and blur; the caller writes PNG or JPEG at any quality;
 * sizes from 640x480 to 4000x3000, the face 22-70 % of the short side.
 
-What it does not draw (and the docs say so): real optics (lens distortion,
-depth of field), sticker texture and wear, a finger over a sticker.
+* optics and handling: barrel (or slight pincushion) lens distortion, so a
+  face's straight rows bend near the picture's edge; motion blur from a
+  moving hand; a mottled texture of worn stickers and dust.
+
+What it does not draw (and the docs say so): depth of field, reflections
+of the room in the stickers, a finger over a sticker (that sticker cannot
+be read: the photo is to be retaken).
 """
 
 from __future__ import annotations
@@ -74,20 +79,33 @@ def _sticker_outline(row: int, col: int, gap: float, roundness: float) -> np.nda
 
 
 def _project(p: np.ndarray, pose: np.ndarray, dist: float, focal: float, size: tuple[int, int],
-             shift: np.ndarray) -> np.ndarray:
-    """Cube points -> picture pixels through a pinhole camera on the +z axis."""
+             shift: np.ndarray, k1: float = 0.0) -> np.ndarray:
+    """Cube points -> picture pixels through a pinhole camera on the +z
+    axis, with radial lens distortion ``k1`` (negative: barrel, as phone
+    and webcam wide lenses; in units of the half diagonal)."""
     q = p @ pose.T
     z = dist - q[:, 2]
-    return np.c_[size[0] / 2 + shift[0] + focal * q[:, 0] / z, size[1] / 2 + shift[1] - focal * q[:, 1] / z]
+    x, y = shift[0] + focal * q[:, 0] / z, shift[1] - focal * q[:, 1] / z
+    r2 = (x * x + y * y) / ((size[0] / 2) ** 2 + (size[1] / 2) ** 2)
+    d = 1 + k1 * r2
+    return np.c_[size[0] / 2 + x * d, size[1] / 2 + y * d]
+
+
+def _densify(quad: np.ndarray, n: int = 12) -> np.ndarray:
+    """Points along a closed polygon's sides, so a distorted straight side bends."""
+    t = np.linspace(0, 1, n, endpoint=False)[:, None]
+    return np.concatenate([a + t * (b - a) for a, b in zip(quad, np.roll(quad, -1, axis=0))])
 
 
 def _background(w: int, h: int, rng: np.random.Generator, palette: list[np.ndarray]) -> np.ndarray:
     """A cluttered scene behind the cube, drawn in sRGB."""
     c0, c1 = rng.integers(0, 256, 3), rng.integers(0, 256, 3)
-    t = np.linspace(0, 1, w, dtype=np.float32)[None, :, None] * rng.uniform(0.3, 1) + \
-        np.linspace(0, 1, h, dtype=np.float32)[:, None, None] * rng.uniform(0, 0.7)
+    # the gradient is drawn small and stretched (it is linear, so nothing is lost)
+    t = np.linspace(0, 1, 64, dtype=np.float32)[None, :, None] * rng.uniform(0.3, 1) + \
+        np.linspace(0, 1, 48, dtype=np.float32)[:, None, None] * rng.uniform(0, 0.7)
     t = np.clip(t, 0, 1)
-    img = (c0 * (1 - t) + c1 * t).astype(np.uint8)
+    img = cv2.resize((c0 * (1 - t) + c1 * t).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    img = np.clip(img + 0.5, 0, 255).astype(np.uint8)
     scale = min(w, h)
     if rng.random() < 0.25:  # a tiled surface (tiles, a keyboard, a chessboard)
         pitch = int(scale * rng.uniform(0.04, 0.12))
@@ -164,15 +182,16 @@ def render_face_photo(stickers: str, size: tuple[int, int], rng: np.random.Gener
         span = rng.uniform(0.22, 0.7) * min(w, h)
         focal = span * dist / 3
         shift = np.array([rng.uniform(-0.5, 0.5) * w, rng.uniform(-0.5, 0.5) * h])
+        k1 = rng.uniform(-0.15, 0.03)
         face = _project(np.array([[-1.5, 1.5, 1.5], [1.5, 1.5, 1.5], [1.5, -1.5, 1.5], [-1.5, -1.5, 1.5]]),
-                        pose, dist, focal, (w, h), shift)
+                        pose, dist, focal, (w, h), shift, k1)
         if (face >= 0.03 * min(w, h)).all() and (face[:, 0] <= w - 0.03 * min(w, h)).all() and \
                 (face[:, 1] <= h - 0.03 * min(w, h)).all():
             break
     cam = np.array([0, 0, dist])
 
     def project(p: np.ndarray) -> np.ndarray:
-        return _project(p, pose, dist, focal, (w, h), shift)
+        return _project(p, pose, dist, focal, (w, h), shift, k1)
 
     img = _background(w, h, rng, palette)
     if rng.random() < 0.5:
@@ -187,8 +206,8 @@ def render_face_photo(stickers: str, size: tuple[int, int], rng: np.random.Gener
         tl = c - 1.5 * r - 1.5 * d
         src = np.array([[0, 0], [3, 0], [3, 3], [0, 3]], float)
         quad = project(np.array([tl + s * r + t * d for s, t in src]))
-        hom = cv2.getPerspectiveTransform(src.astype(np.float32), quad.astype(np.float32)).astype(float)
-        cv2.fillConvexPoly(img, np.round(quad * 16).astype(np.int32), [int(v) for v in body], cv2.LINE_AA, 4)
+        outline = project(np.array([tl + s * r + t * d for s, t in _densify(src)]))
+        cv2.fillPoly(img, [np.round(outline * 16).astype(np.int32)], [int(v) for v in body], cv2.LINE_AA, 4)
         for n in range(9):
             row, col = divmod(n, 3)
             if name == "front":
@@ -196,14 +215,14 @@ def render_face_photo(stickers: str, size: tuple[int, int], rng: np.random.Gener
                 colour = np.clip(colour * (1 + rng.normal(0, 0.03, 3)), 0, 255)
             else:
                 colour = palette[int(rng.integers(6))]
-            pts = np.c_[_sticker_outline(row, col, gap, roundness), np.ones(32)] @ hom.T
-            poly = pts[:, :2] / pts[:, 2:3]
+            net = _sticker_outline(row, col, gap, roundness)
+            poly = project(tl + net[:, :1] * r + net[:, 1:] * d)
             cv2.fillPoly(img, [np.round(poly * 16).astype(np.int32)], [float(v) for v in colour[::-1]],
                          cv2.LINE_AA, 4)
         if name == "front":
             corners = quad
         else:  # side faces turn away from the light
-            cv2.fillConvexPoly(lin_shade, np.round(quad).astype(np.int32), float(rng.uniform(0.4, 0.9)))
+            cv2.fillPoly(lin_shade, [np.round(outline).astype(np.int32)], float(rng.uniform(0.4, 0.9)))
 
     # light, in linear RGB
     lin = srgb_to_linear(np.arange(256)).astype(np.float32)[img]
@@ -219,6 +238,11 @@ def render_face_photo(stickers: str, size: tuple[int, int], rng: np.random.Gener
         field *= np.where(edge > 0, 1.0, rng.uniform(0.35, 0.75)).astype(np.float32)
         field = cv2.GaussianBlur(field, (0, 0), 1.5)
     field = cv2.resize(np.clip(field, 0.05, None).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    # texture: worn, scratched or printed stickers and dust, a mottle of a few per cent at about a
+    # sticker's tenth
+    coarse = rng.normal(0, 1, (max(2, h * 30 // max(1, int(span))), max(2, w * 30 // max(1, int(span)))))
+    grain = cv2.resize(coarse.astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+    field *= 1 + float(rng.uniform(0, 0.06)) * grain
     gains = kelvin_to_gains(rng.uniform(2800, 7000)).astype(np.float32)[::-1]  # BGR
     intensity = float(np.exp(rng.uniform(np.log(0.45), np.log(1.3))))
     lin *= (intensity * field * lin_shade)[..., None] * gains[None, None, :]
@@ -236,6 +260,16 @@ def render_face_photo(stickers: str, size: tuple[int, int], rng: np.random.Gener
     blur = rng.choice([0.0, 0.0, rng.uniform(0.5, 2.0)]) * max(1.0, min(w, h) / 1000)
     if blur > 0.3:
         out = cv2.GaussianBlur(out, (0, 0), float(blur))
+    if rng.random() < 0.3:  # the hand moved while the shutter was open: a streak up to 1 % of the picture
+        length = int(rng.uniform(0.002, 0.01) * min(w, h)) | 1
+        if length >= 3:
+            kernel = np.zeros((length, length), np.float32)
+            kernel[length // 2, :] = 1 / length
+            mid = length / 2 - 0.5
+            turn = cv2.getRotationMatrix2D((mid, mid), float(rng.uniform(0, 180)), 1)
+            streak = cv2.warpAffine(kernel, turn, (length, length))
+            streak = (streak / max(float(streak.sum()), 1e-6)).astype(np.float32)
+            out = cv2.filter2D(out, -1, streak)
     noise = np.empty(out.shape, np.int16)
     cv2.setRNGSeed(int(rng.integers(2**31)))
     cv2.randn(noise, 0.0, float(rng.uniform(1, 6)))  # type: ignore[call-overload]

@@ -33,7 +33,7 @@ from solver.facelets import CORNER_COLORS, CORNER_FACELETS, EDGE_COLORS, EDGE_FA
 from .classifier import Classification, exposure, features
 from .errors import VisionError
 from .grid_finder import Grid, find_grid
-from .sample import sample_faces
+from .sample import robust_colours, warp_face
 from .scanning import classify_measured
 from .setup import FaceSpec
 
@@ -42,6 +42,9 @@ MAX_PHOTO_PIXELS = 64_000_000  # 8000x8000: above every phone camera's ordinary 
 MIN_PHOTO_SIDE = 120  # below this nine stickers cannot be told apart
 SAMPLE_SIDE = 1000  # large JPEGs are decoded at 1/2, 1/4 or 1/8 while the long side stays above this
 CANDIDATES = 8  # arrangements of the faces' turns classified properly
+PHOTO_CELL = 32  # warped pixels per sticker when sampling a photo
+PHOTO_INNER = 0.7  # of each cell (per side) sampled: the grid is fitted to the stickers themselves
+PHOTO_CORE = 0.4  # of each cell: the middle, whose glare the rest of the sticker is checked against
 
 
 class PhotoError(VisionError):
@@ -218,6 +221,22 @@ def read_cube(shown: np.ndarray, spread: np.ndarray, glare: np.ndarray
     return cls, samples, rot
 
 
+def sample_photo(img: np.ndarray, grid: Grid, face: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Nine sticker colours (RGB), spreads and glare fractions, in the order
+    the photo stands. A photo is one look at a face: a lamp's reflection
+    over a sticker's middle must not hide it, so more of each sticker is
+    sampled than from a rig's camera (the grid was fitted to the stickers,
+    not clicked), with the sticker's middle as the glare reference."""
+    spec = FaceSpec(face, tuple((float(x), float(y)) for x, y in grid.corners), 0)
+    cell = PHOTO_CELL
+    warped = warp_face(img, spec, cell).reshape(3, cell, 3, cell, 3).transpose(0, 2, 1, 3, 4)
+    warped = warped.reshape(9, cell, cell, 3)
+    yy, xx = np.mgrid[0:cell, 0:cell]
+    r = np.maximum(np.abs(yy + 0.5 - cell / 2), np.abs(xx + 0.5 - cell / 2)) / cell
+    outer, core = r < PHOTO_INNER / 2, r < PHOTO_CORE / 2
+    return robust_colours(warped[:, outer], warped[:, outer & ~core])
+
+
 def read_photos(paths: Mapping[str, str | os.PathLike], debug_dir: str | Path | None = None) -> PhotoScan:
     """One photo per face (face letter -> file) -> the cube they show.
     Raises :class:`PhotoError` naming the face and file when a photo cannot
@@ -238,8 +257,7 @@ def read_photos(paths: Mapping[str, str | os.PathLike], debug_dir: str | Path | 
         if grid is None:
             raise PhotoError(f"{label}: no 3x3 sticker grid found; photograph the face filling a good part of"
                              " the picture, square on, in even light")
-        spec = FaceSpec(face, tuple((float(x), float(y)) for x, y in grid.corners), 0)
-        rgb, sp, gl = sample_faces(img, [spec])[face]
+        rgb, sp, gl = sample_photo(img, grid, face)
         shown[9 * k:9 * k + 9], spread[9 * k:9 * k + 9], glare[9 * k:9 * k + 9] = rgb, sp, gl
         grids[face], images[face], scales[face] = grid, img, scale
     cls, samples, rot = read_cube(shown, spread, glare)
