@@ -86,7 +86,8 @@ def assert_3d_cube_solved(driver):
 
 def test_a_simulated_solve_from_the_page(browser, tmp_path):
     desktop(browser)
-    with panel_server(tmp_path, speed="3") as (base, panel, rig_url):
+    # at real speed a turn shows for ~0.2 s: long enough for the page to be seen at turn 3
+    with panel_server(tmp_path, speed="1") as (base, panel, rig_url):
         browser.get(base)
         wait(browser, lambda d: state_text(d) == "idle")
         browser.find_element(By.ID, "start").click()
