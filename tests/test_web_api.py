@@ -6,6 +6,7 @@ checked against the simulated rig's own cube."""
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 from webserver import NO_LOOK_AGAIN, Client, panel_server, rig_for_url
@@ -462,3 +463,183 @@ def test_last_runs_with_their_pictures(tmp_path):
                      f"/api/runs/{run['id']}/scan-nothing.png"):
             status, answer, _ = c.get(path)
             assert status == 404 and answer["error"]["message"], path
+
+
+def test_the_rigs_start_button_starts_a_run(tmp_path):
+    """As `cuberobot start` waits for the rig's button, the panel listens to
+    the rig between runs: a press starts a run (a press during one does not
+    start another)."""
+    with panel_server(tmp_path) as (base, panel, rig_url):
+        client = Client(base)
+        deadline = time.monotonic() + 20
+        while not client.get("/api/status")[1]["rig"]["connected"]:
+            assert time.monotonic() < deadline, "the panel did not connect to the rig"
+            time.sleep(0.05)
+        rig = rig_for_url(rig_url)
+        rig.press()
+        assert _wait_run(client, 1)["by"] == "button"
+        rig.press()  # during the run: ignored
+        body = client.wait_state("done", "failed", "stopped")
+        assert body["result"] == "solved" and rig.cube.is_solved()
+        assert client.get("/api/status")[1]["run"] == 1
+        record = json.loads(next(tmp_path.glob("runs/*/run.json")).read_text())
+        assert record["start_by"] == "button" and record["status"] == "solved"
+
+
+def _wait_run(client, number, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        body = client.get("/api/status")[1]
+        if body["run"] == number:
+            return body
+        time.sleep(0.05)
+    raise AssertionError(f"run {number} did not start")
+
+
+def _rig_status(panel):
+    """The rig's own STATUS, asked on the panel's kept line between runs."""
+    with panel.standing.lock:
+        return panel.standing.ready().link.status()
+
+
+@pytest.fixture(scope="module")
+def firmware_elf():
+    from fwtools import UNO_ELF, make
+
+    make("all", "sim")
+    return str(UNO_ELF)
+
+
+def test_serve_with_the_real_firmware_in_simavr(tmp_path, firmware_elf):
+    """`serve --firmware ELF`: one emulated rig for the server's life. A run
+    from the API turns it to solved; the idle emergency stop reaches it and
+    latches (the firmware says so in its STATUS); cleared, the next run is
+    started by the emulated rig's own button."""
+    with panel_server(tmp_path, firmware=firmware_elf, firmware_speed="max") as (base, panel, _):
+        client = Client(base)
+        assert client.post("/api/start", {"seed": 5})[0] == 202
+        events = client.events(lambda e: e["kind"] == "finished", timeout=120)
+        assert events[-1]["status"] == "solved", events[-1]
+        done = [e for e in events if e["kind"] == "turn-done"]
+        assert done and Cube.from_facelets(done[-1]["state_facelets"]).is_solved()
+        assert Cube.from_facelets(panel.standing.handle.simulated.state()).is_solved()
+        status, body, _ = client.post("/api/estop")
+        assert status == 200 and body["sent"] is True, body
+        assert _rig_status(panel).estop
+        assert client.get("/api/status")[1]["rig"]["estop_latched"] is True
+        status, body, _ = client.post("/api/estop/clear")
+        assert status == 200 and body["cleared"] and not _rig_status(panel).estop
+        panel.standing.handle.simulated.press()  # the emulated board's button
+        body = _wait_run(client, 2)
+        assert body["by"] == "button"
+        assert client.wait_state("done", "failed", "stopped", timeout=120)["result"] == "solved"
+
+
+def test_estop_mid_solve_reaches_the_firmware_and_latches(tmp_path, firmware_elf):
+    with panel_server(tmp_path, firmware=firmware_elf, firmware_speed="1") as (base, panel, _):
+        client = Client(base)
+        assert client.post("/api/start", {"seed": 6})[0] == 202
+        client.events(lambda e: e["kind"] == "turn-done" and e["index"] >= 1, timeout=120)
+        status, body, _ = client.post("/api/estop")
+        assert status == 200 and body["sent"] is True
+        body = client.wait_state("stopped", timeout=30)
+        assert body["estop"] is True and body["turn"] < body["turns"]
+        st = _rig_status(panel)
+        assert st.estop and not st.moving
+        cube = panel.standing.handle.simulated.state()
+        time.sleep(0.5)
+        assert panel.standing.handle.simulated.state() == cube and not Cube.from_facelets(cube).is_solved()
+        assert client.post("/api/start", {})[0] == 202  # refused by the latched rig until cleared
+        assert client.wait_state("failed", "stopped", timeout=60)["message"]
+        assert client.post("/api/estop/clear")[0] == 200 and not _rig_status(panel).estop
+
+
+def test_solve_by_cfop_gives_the_stages_like_the_cli(client):
+    for seed in (11, 12):
+        facelets = random_cube(seed).to_facelets()
+        status, body, _ = client.post("/api/solve", {"facelets": facelets, "method": "cfop"})
+        assert status == 200, body
+        cli = subprocess.run([sys.executable, "-m", "robot", "solve", "--method", "cfop", "--json", facelets],
+                             capture_output=True, text=True, timeout=120)
+        want = json.loads(cli.stdout)
+        assert (body["moves"], body["stages"]) == (want["moves"], want["stages"])
+        names = [s["name"] for s in body["stages"]]
+        assert names == ["cross", "F2L 1", "F2L 2", "F2L 3", "F2L 4", "OLL", "PLL"]
+        assert " ".join(s["moves"] for s in body["stages"] if s["moves"]).split() == body["moves"].split()
+        assert Cube.from_facelets(facelets).apply(body["moves"]).is_solved()
+        assert body["length"] == len(body["moves"].split())
+    for extra in ({"metric": "qtm"}, {"max_length": 30}, {"budget_ms": 5}):
+        status, body, _ = client.post("/api/solve", {"facelets": facelets, "method": "cfop", **extra})
+        assert status == 400 and "cfop" in body["error"]["message"]
+    status, body, _ = client.post("/api/solve", {"facelets": facelets, "method": "roux"})
+    assert status == 400 and body["error"]["kind"] == "bad-request"
+
+
+def test_a_run_by_cfop_labels_each_turn_with_its_stage(tmp_path):
+    with panel_server(tmp_path, speed="20") as (base, panel, rig_url):
+        client = Client(base)
+        assert client.post("/api/start", {"seed": 4, "method": "cfop"})[0] == 202
+        assert client.get("/api/status")[1]["method"] == "cfop"
+        events = client.events(lambda e: e["kind"] == "finished", timeout=120)
+        assert events[-1]["status"] == "solved" and rig_for_url(rig_url).cube.is_solved()
+        stages = [e["stage"] for e in events if e["kind"] == "turn-done"]
+        assert stages and all(stages)
+        seen = list(dict.fromkeys(s.split(":")[0] for s in stages))
+        assert seen[0] == "cross" and seen[-1] == "PLL" and "OLL" in seen
+        assert client.post("/api/scan", {"method": "cfop"})[0] == 400
+        assert client.post("/api/start", {"method": "fridrich"})[0] == 400
+
+
+POCKET_SOLVED = "UUUURRRRFFFFDDDDLLLLBBBB"
+
+
+def test_a_2x2_is_checked_like_the_cli(client):
+    from solver.pocket import random_pocket
+
+    answer = client.post("/api/check", {"facelets": random_pocket(3).to_facelets()})
+    assert answer[:2] == (200, {"valid": True})
+    from solver.pocket import PocketCube
+
+    twisted = PocketCube(co=(1,) + (0,) * 7).to_facelets()  # one corner turned in place
+    for bad in (POCKET_SOLVED[:-1] + "R", twisted):
+        cli = subprocess.run([sys.executable, "-m", "robot", "check", "--json", bad], capture_output=True,
+                             text=True, timeout=60)
+        status, body, _ = client.post("/api/check", {"facelets": bad})
+        assert cli.returncode == 2 and status == 422, (bad, body)
+        assert body["error"] == json.loads(cli.stdout)["error"]
+    status, body, _ = client.post("/api/check", {"facelets": POCKET_SOLVED, "size": 3})
+    assert status == 422  # forced to a 3x3: the wrong length
+    status, body, _ = client.post("/api/check", {"facelets": POCKET_SOLVED, "size": 4})
+    assert status == 400
+
+
+def test_a_2x2_is_solved_optimally(client):
+    from solver.pocket import parse_pocket, random_pocket
+    from solver.pocket.cube import MOVES  # noqa: F401 - the model the answers are applied on
+
+    rng = __import__("random").Random(5)
+    for n in range(7):
+        scramble = " ".join(rng.choice("URF") + rng.choice(["", "'", "2"]) for _ in range(n))
+        facelets = parse_pocket(POCKET_SOLVED).apply(scramble).to_facelets()
+        status, body, _ = client.post("/api/solve", {"facelets": facelets})
+        assert status == 200, body
+        assert body["length"] <= n and body["optimal"] and body["size"] == 2
+        assert parse_pocket(facelets).apply(body["moves"]).is_solved()
+    for seed in range(3):
+        facelets = random_pocket(seed).to_facelets()
+        for metric in ("htm", "qtm"):
+            status, body, _ = client.post("/api/solve", {"facelets": facelets, "metric": metric})
+            cli = subprocess.run([sys.executable, "-m", "robot", "solve", "--json", "--metric", metric,
+                                  facelets], capture_output=True, text=True, timeout=120)
+            assert status == 200 and body["length"] == json.loads(cli.stdout)["length"] <= 14
+            assert parse_pocket(facelets).apply(body["moves"]).is_solved()
+            assert body["facelets"] == facelets and body["metric"] == metric
+    other = random_pocket(9).to_facelets().translate(str.maketrans("URFDLB", "WRGYOB"))
+    status, body, _ = client.post("/api/solve", {"facelets": other})
+    assert status == 200 and parse_pocket(other).apply(body["moves"]).is_solved()
+    assert set(body["facelets"]) == set("URFDLB")
+    for extra, word in (({"method": "cfop"}, "3x3"), ({"metric": "axial"}, "htm or qtm")):
+        status, body, _ = client.post("/api/solve", {"facelets": facelets, **extra})
+        assert status == 400 and word in body["error"]["message"]
+    status, body, _ = client.post("/api/solve", {"facelets": POCKET_SOLVED[:-1] + "R"})
+    assert status == 422 and body["error"]["positions"]

@@ -86,7 +86,8 @@ def assert_3d_cube_solved(driver):
 
 def test_a_simulated_solve_from_the_page(browser, tmp_path):
     desktop(browser)
-    with panel_server(tmp_path, speed="3") as (base, panel, rig_url):
+    # at real speed a turn shows for ~0.2 s: long enough for the page to be seen at turn 3
+    with panel_server(tmp_path, speed="1") as (base, panel, rig_url):
         browser.get(base)
         wait(browser, lambda d: state_text(d) == "idle")
         browser.find_element(By.ID, "start").click()
@@ -335,4 +336,78 @@ def test_upload_six_photos(browser, tmp_path):
             "const i = [...document.querySelectorAll('#photos-result img')]; "
             "return i.length === 6 && i.every(x => x.complete && x.naturalWidth > 0)"))
         shot(browser, "web-panel-photos.png")
+        no_script_errors(browser)
+
+
+def test_cfop_from_the_page_shows_each_stage(browser, tmp_path):
+    """Choose CFOP, Start: while the rig turns, the page names the stage
+    (the cross, each F2L pair, OLL and PLL with their cases) as the events
+    carry it."""
+    from selenium.webdriver.support.ui import Select
+
+    desktop(browser)
+    with panel_server(tmp_path, speed="2") as (base, panel, rig_url):
+        browser.get(base)
+        wait(browser, lambda d: state_text(d) == "idle")
+        Select(browser.find_element(By.ID, "method")).select_by_value("cfop")
+        browser.find_element(By.ID, "start").click()
+        seen = set()
+
+        def stage_seen(d):
+            shown = d.find_element(By.ID, "stage")
+            text = shown.text if shown.is_displayed() else ""
+            if text:
+                seen.add(text.removeprefix("stage: ").split(":")[0])
+            return "OLL" in seen or state_text(d) == "solved"
+
+        wait(browser, stage_seen, timeout=120)
+        assert "cross" in seen or "F2L 1" in seen, seen
+        shot(browser, "web-panel-cfop.png")
+        wait(browser, lambda d: stage_seen(d) and state_text(d) == "solved", timeout=120)
+        assert "OLL" in seen and rig_for_url(rig_url).cube.is_solved()
+        assert not browser.find_element(By.ID, "stage").is_displayed()
+        assert panel.status.method == "cfop"
+        no_script_errors(browser)
+
+
+def test_the_rigs_button_starts_a_run_the_page_follows(browser, tmp_path):
+    desktop(browser)
+    with panel_server(tmp_path, speed="4") as (base, panel, rig_url):
+        browser.get(base)
+        wait(browser, lambda d: state_text(d) == "idle")
+        wait(browser, lambda d: "start button" in d.find_element(By.ID, "rig-line").text, timeout=30)
+        rig_for_url(rig_url).press()  # the rig's own button, not the page's
+        wait(browser, lambda d: "rig's button" in d.find_element(By.ID, "message").text
+             or state_text(d) in ("scanning", "turning"), timeout=30)
+        wait(browser, lambda d: state_text(d) == "solved", timeout=90)
+        assert rig_for_url(rig_url).cube.is_solved() and panel.status.by == "button"
+        no_script_errors(browser)
+
+
+def test_a_2x2_drawn_and_solved_on_the_page(browser, tmp_path):
+    from solver.pocket import parse_pocket, random_pocket
+
+    desktop(browser)
+    with panel_server(tmp_path) as (base, panel, rig_url):
+        browser.get(base)
+        wait(browser, lambda d: state_text(d) == "idle")
+        scroll_to(browser, "pocket-area")
+        cube = random_pocket(4).to_facelets()
+        box = browser.find_element(By.ID, "pocket-cube")
+        box.clear()
+        box.send_keys(cube)
+        browser.find_element(By.ID, "pocket-solve").click()
+        text = wait(browser, lambda d: "optimal" in d.find_element(By.ID, "pocket-message").text and
+                    d.find_element(By.ID, "pocket-message").text, timeout=60)
+        moves = text.split(": ", 1)[1].split(" (")[0]
+        assert parse_pocket(cube).apply(moves).is_solved()
+        drawn = "".join(c.get_attribute("data-letter") for c in browser.find_elements(By.CSS_SELECTOR,
+                                                                                      "#pocket-net i"))
+        assert drawn == cube
+        box.clear()
+        box.send_keys(cube[:-1] + ("U" if cube[-1] != "U" else "R"))
+        browser.find_element(By.ID, "pocket-solve").click()
+        wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#pocket-net i.wrong"))
+        assert "colour" in browser.find_element(By.ID, "pocket-message").text
+        shot(browser, "web-panel-2x2.png")
         no_script_errors(browser)

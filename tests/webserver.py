@@ -26,15 +26,18 @@ tests of the fix-a-sticker screen)."""
 
 
 @contextmanager
-def panel_server(state_dir, *, speed="8", token=None, sim_lighting=None, cfg=None):
-    """Yields (base url, panel, rig url); the simulated rig is fresh."""
+def panel_server(state_dir, *, speed="8", token=None, sim_lighting=None, cfg=None, firmware=None,
+                 firmware_speed="1"):
+    """Yields (base url, panel, rig url); the simulated rig is fresh (with
+    ``firmware``, the real firmware in simavr, kept for the server's life)."""
     global _n
     _n += 1
     rig_url = sim_url(f"web-{_n}-{time.monotonic_ns()}", speed=speed)
     served = bind("127.0.0.1", 0)
     if token is not None:
         served = Served(served.sock, served.url, served.hosts, token)
-    options = Options(rig_port=rig_url, state_dir=str(state_dir), sim_lighting=sim_lighting)
+    options = Options(rig_port=None if firmware else rig_url, state_dir=str(state_dir),
+                      sim_lighting=sim_lighting, firmware=firmware, firmware_speed=firmware_speed)
     server, panel = make_server(cfg or load_config(), options, served)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [served.sock]}, daemon=True)
     thread.start()

@@ -456,14 +456,21 @@ class Engine:
     def __init__(self, cfg: Config, face: Face, *, port: str | None = None, firmware: str | None = None,
                  state_dir: str | Path | None = None, seed: int | None = None, no_wait: bool = False,
                  scan_only: bool = False, sim_lighting: Callable[[int], Lighting] | None = None,
-                 progress: Callable[[str], None] | None = None):
+                 progress: Callable[[str], None] | None = None, rig: RigHandle | None = None,
+                 started_by: str | None = None):
         self.cfg, self.face = cfg, face
         self.port, self.firmware, self.state_dir = port, firmware, state_dir
         self.seed = random.SystemRandom().randrange(2**31) if seed is None else seed
         self.no_wait, self.scan_only = no_wait, scan_only
         self.sim_lighting, self.progress = sim_lighting, progress
         self.stop_flag, self.estop_flag = threading.Event(), threading.Event()
-        self._rig: RigHandle | None = None
+        self.rig = rig
+        """An already-open rig to run on and leave open (the web panel keeps one for its
+        life); None: the run opens its own and closes it."""
+        self.started_by = started_by
+        """How the run was started when that happened before it (the rig's button heard
+        by the panel): the run does not wait for start then."""
+        self._rig: RigHandle | None = rig
         self.record: dict = {}
 
     def stop(self) -> None:
@@ -491,7 +498,7 @@ class Engine:
         t_prepare = time.monotonic()
         solver.prepare(self.progress)  # tables loaded before the button: pressing start is answered at once
         _warm_up_vision()
-        rig = open_rig(cfg, port=self.port, firmware=self.firmware, seed=self.seed)
+        rig = self._connect()
         self._rig = rig
         if self.estop_flag.is_set():
             rig.link.estop()  # pressed while connecting
@@ -532,15 +539,25 @@ class Engine:
             raise
         finally:
             self._rig = None
-            rig.close()
+            if self.rig is None:
+                rig.close()
             record["run_dir"] = str(run_dir)
             _write_record(run_dir, record)
+
+    def _connect(self) -> RigHandle:
+        """The rig for this run: the one given, greeted again (it may have been
+        reset since), or one opened now."""
+        if self.rig is None:
+            return open_rig(self.cfg, port=self.port, firmware=self.firmware, seed=self.seed)
+        self._rig = self.rig
+        self.rig.link.handshake()
+        return self.rig
 
     def _stages(self, run: Run, run_dir: Path) -> None:
         """check cameras, wait for start, scan, solve, turn, confirm."""
         cfg, rig, record = run.cfg, run.rig, run.record
         check_cameras(run)
-        record["start_by"] = wait_for_start(run, no_wait=self.no_wait)
+        record["start_by"] = self.started_by or wait_for_start(run, no_wait=self.no_wait)
         run.emit("started", by=record["start_by"])
         t_start = time.monotonic()
         try:

@@ -29,7 +29,7 @@ from ..app.events import Answer
 from ..cli.limits import MAX_BUDGET_MS, MAX_DRY_RUN_MOVES, MAX_SEED, MAX_SOLUTION_LENGTH, check_moves
 from ..rig.errors import UserError
 from . import tools
-from .panel import Busy, NotAsking, Panel
+from .panel import METHODS, Busy, NotAsking, Panel
 
 STATIC = Path(__file__).with_name("static")
 MAX_JSON_BYTES = 16 * 1024
@@ -109,15 +109,49 @@ def field_number(body: dict[str, Any], name: str, lo: float, hi: float, *, whole
     return value
 
 
-def cube_or_422(text: str) -> str:
-    """The facelets, or 422 with the check's kind, message and positions."""
+def cube_or_422(text: str, size: int = 3) -> str:
+    """The facelets, or 422 with the check's kind, message and positions
+    (a 2x2's as `cuberobot check` gives them for 24 symbols)."""
     from solver import CubeError, parse_facelets
 
     try:
-        parse_facelets(text)
+        if size == 2:
+            from solver.pocket import parse_pocket
+
+            parse_pocket(text)
+        else:
+            parse_facelets(text)
     except CubeError as e:
         raise ApiError(422, e.kind, e.message, valid=False, detail={"positions": e.positions}) from None
     return text
+
+
+def cube_size(body: dict[str, Any], facelets: str) -> int:
+    """2 or 3: ``size`` when given, else 2 for 24 symbols (as the CLI tells them apart)."""
+    size = field_number(body, "size", 2, 3, whole=True)
+    if size is not None:
+        return int(size)
+    return 2 if len(facelets.strip()) == 24 else 3
+
+
+def cfop_answer(facelets: str) -> dict[str, Any]:
+    """``cuberobot solve --method cfop --json``: the moves and each named stage."""
+    from solver import parse_facelets
+    from solver.cfop import solve_cfop
+
+    out = solve_cfop(parse_facelets(facelets)).to_dict()
+    keep = ("name", "moves", "case")
+    out["stages"] = [{k: v for k, v in stage.items() if k in keep} for stage in out["stages"]]
+    return out
+
+
+def pocket_answer(facelets: str, metric: str, max_length: int | None) -> dict[str, Any]:
+    """``cuberobot solve --json`` for a 2x2: an optimal solution in ``metric``."""
+    from solver.pocket import normalize_pocket, optimal
+
+    sol = optimal.solve(facelets, metric=metric, max_length=max_length)
+    return {**sol.to_dict(), "metric": metric, "optimal": True, "size": 2,
+            "facelets": normalize_pocket(facelets)}
 
 
 class SolvePool:
@@ -237,23 +271,37 @@ def build(panel: Panel) -> Starlette:
         body = await read_json(request)
         facelets = field_str(body, "facelets")
         assert facelets is not None
-        cube_or_422(facelets)
+        cube_or_422(facelets, cube_size(body, facelets))
         return JSONResponse({"valid": True})
 
     async def solve(request: Request) -> Response:
         body = await read_json(request)
         facelets = field_str(body, "facelets")
         assert facelets is not None
-        cube_or_422(facelets)
+        size = cube_size(body, facelets)
+        cube_or_422(facelets, size)
+        method = field_str(body, "method", max_chars=20, required=False) or "two-phase"
+        if method not in METHODS:
+            raise ApiError(400, "bad-request", f"'method' must be one of {', '.join(METHODS)}")
         metric = field_str(body, "metric", required=False) or "htm"
         if metric not in METRICS:
             raise ApiError(400, "bad-request", f"'metric' must be one of {', '.join(METRICS)}")
         max_length = field_number(body, "max_length", 0, MAX_SOLUTION_LENGTH, whole=True)
         budget = field_number(body, "budget_ms", 0, MAX_BUDGET_MS, whole=False)
+        if method == "cfop" and (size == 2 or any(k in body for k in ("metric", "max_length", "budget_ms"))):
+            raise ApiError(400, "bad-request", "'method': cfop solves a 3x3 by its fixed stages (about 60 "
+                           "moves): leave out metric, max_length and budget_ms" if size == 3 else
+                           "'method': cfop is for a 3x3; a 2x2 is solved optimally without it")
+        if size == 2 and metric == "axial":
+            raise ApiError(400, "bad-request", "'metric': a 2x2 is solved optimally in htm or qtm")
         from solver import SolveError
         from solver import solve as solve_cube
 
         def work() -> dict[str, Any]:
+            if method == "cfop":
+                return cfop_answer(facelets)
+            if size == 2:
+                return pocket_answer(facelets, metric, None if max_length is None else int(max_length))
             sol = solve_cube(facelets, max_length=None if max_length is None else int(max_length),
                              budget_ms=100.0 if budget is None else float(budget), metric=metric)
             return sol.to_dict()
@@ -272,8 +320,12 @@ def build(panel: Panel) -> Starlette:
     async def _start(request: Request, *, scan_only: bool) -> Response:
         body = await read_json(request)
         seed = field_number(body, "seed", 0, MAX_SEED, whole=True)
+        method = field_str(body, "method", max_chars=20, required=False)
+        if method is not None and (scan_only or method not in METHODS):
+            raise ApiError(400, "bad-request", "'method' is for /api/start, one of two-phase or cfop"
+                           if scan_only else f"'method' must be one of {', '.join(METHODS)}")
         try:
-            run = panel.start(seed=None if seed is None else int(seed), scan_only=scan_only)
+            run = panel.start(seed=None if seed is None else int(seed), scan_only=scan_only, method=method)
         except Busy as e:
             raise ApiError(409, "busy", str(e)) from None
         return JSONResponse({"run": run, "state": "scanning"}, status_code=202)
@@ -285,8 +337,8 @@ def build(panel: Panel) -> Starlette:
         return JSONResponse({"stopping": True})
 
     async def estop(request: Request) -> Response:
-        # straight to the link from here: no body to wait for, no thread hop when a run is on
-        if panel.running():
+        # straight to the open line from here: no body to wait for, no thread hop
+        if panel.estop_is_quick():
             return JSONResponse(panel.estop())
         return JSONResponse(await run_in_threadpool(panel.estop))
 
@@ -463,6 +515,7 @@ def build(panel: Panel) -> Starlette:
 
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         panel.loop = asyncio.get_running_loop()
+        panel.open()
         yield
         solves.close()
         await run_in_threadpool(panel.close)

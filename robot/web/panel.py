@@ -18,7 +18,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from ..app.start import Engine
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
 from ..rig.link import Link
+from .rig import StandingRig
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,11 @@ class Options:
     sim_lighting: Callable[[int], Any] | None = None
     profile_dir: str | None = None
     """Where the page's colour calibration saves profiles (None: the user's)."""
+    firmware_speed: str = "1"
+    """The emulated rig's pace with ``firmware`` (1: real time, as a board turns)."""
+
+
+METHODS = ("two-phase", "cfop")
 
 
 class WebFace(Face):
@@ -110,6 +116,9 @@ class Status:
     estimated_s: float = 0.0
     moves: str = ""
     estop_sent: bool = False
+    by: str = ""  # "page" or "button"
+    method: str = ""
+    stage: str = ""
 
     def to_json(self) -> dict[str, Any]:
         d = dict(self.__dict__)
@@ -137,21 +146,30 @@ class Panel:
         self.timeline: bytes | None = None
         """The last dry run's motor timeline (PNG), as `dry-run --render` draws it."""
         self.dry_stop = threading.Event()
+        self.standing = StandingRig(cfg, port=options.rig_port, firmware=options.firmware,
+                                    speed=options.firmware_speed, on_button=self._button, busy=self.running)
+
+    def open(self) -> None:
+        """Server start: connect to the rig and listen for its button."""
+        self.standing.start()
 
     # -- runs ------------------------------------------------------------------
-    def start(self, *, seed: int | None = None, scan_only: bool = False) -> int:
-        """Start a run in its own thread; :class:`Busy` if one is going on."""
+    def start(self, *, seed: int | None = None, scan_only: bool = False, method: str | None = None,
+              by: str = "page") -> int:
+        """Start a run in its own thread on the kept rig; :class:`Busy` if one
+        is going on. ``method`` (two-phase or cfop) overrides ``[solver] method``."""
+        cfg = self.cfg
+        if method is not None:
+            cfg = replace(cfg, solver=replace(cfg.solver, method=method))
         with self.lock:
-            if self.thread is not None and self.thread.is_alive():
-                raise Busy(f"a run is already going on (state {self.status.state}): stop it first")
-            engine = Engine(self.cfg, Face(), port=self.options.rig_port, firmware=self.options.firmware,
-                            state_dir=self.options.state_dir, seed=seed, no_wait=True, scan_only=scan_only,
-                            sim_lighting=self.options.sim_lighting)
+            self._check_free()
+            engine = Engine(cfg, Face(), state_dir=self.options.state_dir, seed=seed, no_wait=True,
+                            scan_only=scan_only, sim_lighting=self.options.sim_lighting, started_by=by)
             engine.face = WebFace(self, engine.stop_flag)
             self.engine = engine
             number = self.status.run + 1
             self.status = Status(state="scanning", run=number, kind="scan" if scan_only else "solve",
-                                 started=time.time())
+                                 started=time.time(), by=by, method=cfg.solver.method)
             self.history.clear()
             self.images = {}
             self.thread = threading.Thread(target=self._run, args=(engine,), name=f"run-{number}",
@@ -179,8 +197,7 @@ class Panel:
 
         picture = cv2.imencode(".png", timeline(steps, self.cfg))[1].tobytes()
         with self.lock:
-            if self.thread is not None and self.thread.is_alive():
-                raise Busy(f"a run is already going on (state {self.status.state}): stop it first")
+            self._check_free()
             number = self.status.run + 1
             self.status = Status(state="turning", run=number, kind="dry-run", started=time.time())
             self.history.clear()
@@ -243,13 +260,28 @@ class Panel:
                            "(the virtual rig's clock)"))
 
     def _run(self, engine: Engine) -> None:
+        error: BaseException | None = None
         try:
-            engine.run()
+            with self.standing.lock:  # the listener lets go of the line within one slice
+                engine.rig = self.standing.ready()
+                self.standing.put_in(engine.seed)
+                engine.run()
         except (RigError, UserError) as e:
+            error = e
             self._finish_unreported(str(e))
         except Exception as e:  # noqa: BLE001 - a run's failure is told to the page, not lost in a thread
+            error = e
             log.exception("the run failed")
             self._finish_unreported(f"the run failed: {type(e).__name__}: {e}")
+        finally:
+            self.standing.after_run(error)
+
+    def _button(self) -> None:
+        """The rig's start button, heard between runs: a run as the page's Start."""
+        try:
+            self.start(by="button")
+        except Busy:
+            log.info("the rig's button was pressed during a run: ignored")
 
     def _finish_unreported(self, message: str) -> None:
         """A run that failed before the engine could say so (no rig, no camera)."""
@@ -258,7 +290,20 @@ class Panel:
         self.publish(Event("finished", "failed", {"status": "failed"}, message))
 
     def running(self) -> bool:
-        return self.thread is not None and self.thread.is_alive()
+        """A run is going on: started and not yet finished (its thread may still
+        be writing the record after it told the page it ended)."""
+        return self.thread is not None and self.thread.is_alive() and not self.status.ended
+
+    def _check_free(self) -> None:
+        """Under :attr:`lock`: :class:`Busy` while a run goes on; a run that has
+        finished is let end its thread first."""
+        if self.thread is None or not self.thread.is_alive():
+            return
+        if self.status.ended:
+            self.thread.join(timeout=10)
+            if not self.thread.is_alive():
+                return
+        raise Busy(f"a run is already going on (state {self.status.state}): stop it first")
 
     def stop(self) -> bool:
         """Stop the run at its next step; False when none is going on."""
@@ -284,18 +329,24 @@ class Panel:
                 return {"sent": True, "message": "emergency stop sent to the dry run's virtual rig"}
             return {"sent": False, "message": "the dry run is stopping; it had not reached the rig yet"}
         if engine is not None and self.running():
-            sent = engine.estop()
-            if sent:
+            if engine.estop() or self.standing.estop():  # the run's line, or the kept one it is about to use
                 return {"sent": True, "message": "emergency stop sent to the rig"}
-            return {"sent": False, "message": "the run is stopping; it had not reached the rig yet"}
+            return {"sent": False, "message": "the run is stopping; the rig is not connected "
+                                              f"({self.standing.error or 'connecting'})"}
         return self._estop_idle()
 
-    def _estop_idle(self) -> dict[str, Any]:
-        if self.options.firmware:
-            return {"sent": False, "message": "no run is going on: the emulated rig is not running"}
-        from ..rig.link import Link
+    def estop_is_quick(self) -> bool:
+        """The emergency stop is a write onto an open line (no connecting to do)."""
+        return self.running() or self.standing.handle is not None
 
-        link = Link(self.cfg, port=self.options.rig_port)
+    def _estop_idle(self) -> dict[str, Any]:
+        if self.standing.estop():
+            return {"sent": True,
+                    "message": "emergency stop sent to the idle rig; clear it before the next run"}
+        if self.options.firmware:
+            return {"sent": False, "message": "the emulated rig is not running: "
+                                              f"{self.standing.error or 'it is starting'}"}
+        link = Link(self.cfg, port=self.options.rig_port)  # the kept line is down: try the port as it is
         try:
             link.open()
             link.estop()
@@ -309,13 +360,7 @@ class Panel:
         """Clear a latched emergency stop (only between runs)."""
         if self.running():
             raise Busy("a run is going on: the emergency stop can be cleared only between runs")
-        if self.options.firmware:
-            return {"cleared": True, "message": "each run starts the emulated rig afresh"}
-        from ..rig.link import Link
-
-        with Link(self.cfg, port=self.options.rig_port) as link:
-            link.connect()
-            link.clear_estop()
+        self.standing.clear_estop()
         return {"cleared": True, "message": "emergency stop cleared"}
 
     def answer(self, answer: Answer) -> None:
@@ -332,6 +377,7 @@ class Panel:
         self.stop()
         if self.thread is not None:
             self.thread.join(timeout=15)
+        self.standing.close()
         self.end_streams()
 
     def end_streams(self) -> None:
@@ -379,9 +425,9 @@ class Panel:
             s.steps, s.turns, s.turn, s.facelets = d["steps"], len(d["steps"]), 0, d["facelets"]
             s.estimated_s, s.moves = d["estimated_s"], d["moves"]
         elif kind == "turn-started":
-            s.turn = d["index"] + 1
+            s.turn, s.stage = d["index"] + 1, d.get("stage", "")
         elif kind == "turn-done":
-            s.turn, s.facelets = d["index"] + 1, d["state_facelets"]
+            s.turn, s.facelets, s.stage = d["index"] + 1, d["state_facelets"], d.get("stage", s.stage)
         elif kind == "finished":
             s.result, s.message, s.estop = d.get("status", ""), event.text, bool(d.get("estop", False))
             s.ended = time.time()
@@ -408,7 +454,7 @@ class Panel:
 
     def snapshot(self) -> dict[str, Any]:
         with self.lock:
-            return self.status.to_json()
+            return {**self.status.to_json(), "rig": self.standing.describe()}
 
 
 def state_dir_runs(state_dir: str | None) -> Path:

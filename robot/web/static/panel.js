@@ -78,7 +78,7 @@ async function command(path, body) {
   return r;
 }
 
-$("start").addEventListener("click", () => { say("starting…"); command("/api/start"); });
+$("start").addEventListener("click", () => { say("starting…"); command("/api/start", { method: $("method").value }); });
 $("scan").addEventListener("click", () => { say("scanning…"); command("/api/scan"); });
 $("stop").addEventListener("click", () => command("/api/stop").then((r) => r.ok && say("stopping after this turn…")));
 $("estop").addEventListener("click", async () => {
@@ -145,6 +145,20 @@ function showSteps() {
     ? `turn ${Math.min(page.turn + 1, page.steps.length)} of ${page.steps.length}` : "no turns yet";
 }
 
+// With CFOP each turn belongs to a stage (the cross, an F2L pair, OLL or PLL with its case).
+function showStage(stage) {
+  $("stage").hidden = !stage;
+  $("stage").textContent = stage ? "stage: " + stage : "";
+}
+
+function showRig(rig) {
+  if (!rig) return;
+  $("rig-line").textContent = rig.connected
+    ? `rig on ${rig.port}` + (rig.estop_latched ? " · emergency stop latched" : "") +
+      " · its start button starts a run"
+    : `rig not connected (${rig.message})`;
+}
+
 function showTimes() {
   if (!page.started) { $("times").textContent = ""; return; }
   const elapsed = (Date.now() / 1000 - page.started);
@@ -176,6 +190,8 @@ function onStatus(s) {
   showTimes();
   if (s.views && s.views.length) showCameras(s.views, s.capture);
   showState(s.state, s);
+  showStage(s.state === "turning" ? s.stage : "");
+  showRig(s.rig);
   if (s.message) say(s.message, s.state === "failed");
   $("clear-estop").hidden = !s.estop;
 }
@@ -183,9 +199,10 @@ function onStatus(s) {
 function onEvent(e) {
   switch (e.kind) {
     case "connected":
-      page.steps = []; page.turn = 0; page.started = e.t; page.estimate = 0; showSteps();
+      page.steps = []; page.turn = 0; page.started = e.t; page.estimate = 0; showSteps(); showStage("");
       say(`connected to the rig on ${e.port}`);
       break;
+    case "started": if (e.by === "button") say("started by the rig's button"); break;
     case "scanning": say(`${e.purpose}: capture ${e.capture}`); break;
     case "recapture": say(e.text); break;
     case "scan":
@@ -206,13 +223,14 @@ function onEvent(e) {
       if (e.dry_run) { page.facelets = e.facelets; cube.show(e.facelets); drawNet(); page.started = e.t; }
       page.steps = e.steps; page.turn = 0; page.estimate = e.estimated_s;
       say(e.text); showSteps(); break;
-    case "turn-started": page.turn = e.index; showSteps(); break;
+    case "turn-started": page.turn = e.index; showSteps(); showStage(e.stage); break;
     case "turn-done": {
       page.turn = e.index + 1;
       page.facelets = e.state_facelets;
       const ms = Math.max(80, Math.min(300, 1000 * (page.estimate / Math.max(1, e.turns)) * 0.8));
       cube.turn(e.step, e.state_facelets, ms);
       showSteps();
+      if (e.stage) showStage(e.stage);
       drawNet();
       break;
     }
@@ -221,6 +239,7 @@ function onEvent(e) {
       page.status = Object.assign(page.status || {}, { result: e.status, estop: !!e.estop });
       say(e.text, e.state === "failed");
       $("clear-estop").hidden = !e.estop;
+      showStage("");
       break;
   }
   showState(e.state, Object.assign({}, page.status || {}, e.kind === "finished" ? { result: e.status, estop: !!e.estop } : {}));

@@ -1,0 +1,183 @@
+"""The rig the panel keeps connected for as long as it serves.
+
+`cuberobot start` connects, then waits for the rig's start button. The panel
+does the same for its whole life: it connects once and, while no run is going
+on, listens to the line, so the rig's own button starts a run as the page's
+Start does, and an emergency stop pressed between runs goes out at once on the
+open line to a rig that is really there. With ``--firmware`` the emulated rig
+(the real firmware in simavr) is started once and kept, like a board that
+stays plugged in; before each run a simulated rig gets a fresh scrambled cube,
+as a person would put one in.
+
+One thread at a time uses the link's commands: whoever holds
+:attr:`StandingRig.lock` (the listener between runs, a run while it runs).
+The emergency stop takes no lock: it is written outside the command stream.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from solver import random_cube
+
+from ..app.start import RigHandle, open_rig
+from ..rig.config import Config
+from ..rig.errors import RigError, UserError
+from ..rig.link import Link, LinkLost, RigReset
+
+if TYPE_CHECKING:
+    from ..sim.pty_rig import SimRigProcess
+
+log = logging.getLogger(__name__)
+
+LISTEN_S = 0.05
+"""One slice of listening to the line (a run waits at most this for the link)."""
+RETRY_S = 3.0
+"""After a failed connection, the next attempt."""
+
+
+class StandingRig:
+    """The kept rig, its listener thread, and what the page is told about it."""
+
+    def __init__(self, cfg: Config, *, port: str | None, firmware: str | None, speed: str = "1",
+                 on_button: Callable[[], None], busy: Callable[[], bool]):
+        self.cfg, self.port, self.firmware, self.speed = cfg, port, firmware, speed
+        self.on_button, self.busy = on_button, busy
+        self.lock = threading.Lock()
+        self.handle: RigHandle | None = None
+        self.error = ""
+        self.buttons = 0
+        """Presses heard between runs."""
+        self._proc: SimRigProcess | None = None
+        self._closed = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- life ------------------------------------------------------------------
+    def start(self) -> None:
+        """Connect and listen, in a thread of its own."""
+        self._thread = threading.Thread(target=self._listen, name="rig-listener", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._closed.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        with self.lock:
+            self.drop()
+
+    def ready(self) -> RigHandle:
+        """The connected rig, connecting first if need be (hold :attr:`lock`)."""
+        if self.handle is None:
+            self.handle = self._open()
+            self.error = ""
+        return self.handle
+
+    def drop(self) -> None:
+        """Forget the connection (a lost line): the next use connects again."""
+        handle, self.handle, self._proc = self.handle, None, None
+        if handle is not None:
+            handle.close()
+
+    def _open(self) -> RigHandle:
+        if not self.firmware:
+            return open_rig(self.cfg, port=self.port, firmware=None, seed=None)
+        from ..sim import SimulatedRig
+        from ..sim.pty_rig import SimRigProcess
+        from ..sim.simavr import check_firmware
+
+        check_firmware(self.firmware)
+        args = ["--speed", self.speed, *(["--config", str(self.cfg.path)] if self.cfg.path else [])]
+        proc = SimRigProcess(*args, firmware=self.firmware)
+        handle = RigHandle(Link(self.cfg, port=proc.port), proc.port,
+                           SimulatedRig(proc.port, proc.state, proc.press, proc.close))
+        try:
+            handle.link.connect()
+        except BaseException:
+            handle.close()
+            raise
+        self._proc = proc
+        return handle
+
+    # -- between runs ----------------------------------------------------------
+    def _listen(self) -> None:
+        """Until the server ends: between runs, read the line; a press of the
+        rig's button starts a run."""
+        while not self._closed.is_set():
+            if self.busy():
+                self._closed.wait(LISTEN_S)
+                continue
+            with self.lock:
+                if self.busy() or self._closed.is_set():
+                    continue
+                heard = self._listen_once()
+            if heard == "button":
+                self.on_button()
+            elif heard == "failed":
+                self._closed.wait(RETRY_S)
+
+    def _listen_once(self) -> str:
+        try:
+            link = self.ready().link
+            before = link.buttons
+            link.poll(LISTEN_S)
+        except (RigError, UserError) as e:
+            if self.error != str(e):
+                log.warning("the rig: %s", e)
+            self.error = str(e)
+            self.drop()
+            return "failed"
+        if link.buttons > before:
+            self.buttons += 1
+            return "button"
+        return ""
+
+    # -- for a run -------------------------------------------------------------
+    def put_in(self, seed: int) -> None:
+        """A simulated rig gets a scrambled cube, as if a person put one in (a
+        real rig holds whatever cube is in it). Hold :attr:`lock`."""
+        facelets = random_cube(seed).to_facelets()
+        if self._proc is not None:
+            self._proc.set_state(facelets)
+        elif self.handle is not None and self.handle.simulated is not None:
+            from ..sim import attach
+
+            attach(self.cfg, port=self.handle.port, firmware=None, scramble=facelets)
+
+    def after_run(self, error: BaseException | None) -> None:
+        """A run that lost the line leaves it to be connected afresh."""
+        if isinstance(error, LinkLost):
+            self.drop()
+
+    # -- at any moment ---------------------------------------------------------
+    def estop(self) -> bool:
+        """The emergency stop onto the open line, from the calling thread; False
+        when no rig is connected."""
+        handle = self.handle
+        if handle is None:
+            return False
+        handle.link.estop()
+        return True
+
+    def clear_estop(self) -> None:
+        """Clear a latched emergency stop (between runs)."""
+        with self.lock:
+            link = self.ready().link
+            try:
+                link.clear_estop()
+            except RigReset:  # restarted since: a new session first
+                link.handshake()
+                link.clear_estop()
+
+    def describe(self) -> dict[str, Any]:
+        """For ``GET /api/status``: connected or why not, and the latch as the rig told it."""
+        handle = self.handle
+        if handle is None:
+            port = self.port or ("simavr" if self.firmware else self.cfg.rig.port)
+            return {"connected": False, "port": port,
+                    "message": self.error or "connecting", "estop_latched": False, "buttons": self.buttons}
+        return {"connected": True, "port": handle.port, "message": "", "buttons": self.buttons,
+                "estop_latched": handle.link.estop_latched, "simulated": handle.simulated is not None,
+                "firmware": bool(self.firmware)}
