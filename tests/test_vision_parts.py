@@ -182,7 +182,7 @@ def test_order_corners_property():
 
 
 def test_calibration_refuses_a_cube_that_is_not_solved(tmp_path):
-    from robot.cli.commands.vision import check_solved
+    from robot.app.calibrate import check_solved
     from robot.rig.errors import UserError
 
     frames = capture_frames(CAMS, VIEWS, sim_state=random_cube(1).to_facelets(), sim_seed=1,

@@ -26,9 +26,17 @@ if TYPE_CHECKING:
     from vision.setup import CameraSpec, ViewSpec
 
 
-def check_solved(frames: dict[str, np.ndarray], views: list[ViewSpec], debug_dir: str | None = None) -> None:
+MIN_CLEAR_STICKERS = 6
+"""A face's colour is learned from at least this many of its 9 stickers read
+beyond doubt; the others (a lamp's reflection, a shadow) are left out."""
+
+
+def check_solved(frames: dict[str, np.ndarray], views: list[ViewSpec],
+                 debug_dir: str | None = None) -> list[int]:
     """Calibration learns each face's colour from a solved cube: make sure
-    it is one (and the geometry fits) before storing anything."""
+    it is one (and the geometry fits) before storing anything. The stickers
+    read as solved but in doubt (glare, shadow) are returned, to be left out
+    of the colours learned; a face with too few clear stickers is refused."""
     from vision.preview import annotate
     from vision.scanning import ScanResult, classify_measured, measure, write_debug
 
@@ -38,12 +46,15 @@ def check_solved(frames: dict[str, np.ndarray], views: list[ViewSpec], debug_dir
     result.images = {v.name: annotate(frames[v.name], v, result) for v in views}
     if debug_dir:
         write_debug(result, debug_dir)
-    if cls.facelets != SOLVED or not cls.ok:
+    doubtful = sorted(set(cls.suspects))
+    per_face = [sum(1 for i in doubtful if i // 9 == k) for k in range(6)]
+    if cls.facelets != SOLVED or not cls.valid or max(per_face) > 9 - MIN_CLEAR_STICKERS:
         wrong = [position_name(i) for i in range(54) if cls.facelets[i] != SOLVED[i]] or [
-            position_name(i) for i in cls.suspects]
+            position_name(i) for i in doubtful]
         raise UserError("the cube does not look solved (" + " ".join(wrong[:12])
                         + "): put a solved cube in place, check the geometry and the light"
                         + (f"; see {debug_dir}" if debug_dir else "; --save-debug DIR shows what was seen"))
+    return doubtful
 
 
 @dataclass
@@ -86,8 +97,11 @@ def learn_colours(cameras: list[CameraSpec], views: list[ViewSpec], name: str, *
         samples, _, _ = measure({v.name: frames[v.name]}, [v])
         for f in v.faces:
             k = FACES.index(f.face)
-            seen.setdefault(v.camera, {})[f.face] = samples[9 * k:9 * k + 9]
-    check_solved(frames, flat, debug_dir)
+            seen.setdefault(v.camera, {})[f.face] = samples[9 * k:9 * k + 9].copy()
+    for i in check_solved(frames, flat, debug_dir):  # a reflection or a shadow teaches no colour
+        for faces in seen.values():
+            if FACES[i // 9] in faces:
+                faces[FACES[i // 9]][i % 9] = np.nan
     profile = build_profile(name, seen, settings)
     path = save_profile(profile, directory)
     return Learned(profile, path, profile.separation(), fixed)

@@ -13,7 +13,6 @@ import numpy as np
 from solver import random_cube
 from solver.facelets import FACES, position_name
 
-from ...app.calibrate import check_solved  # noqa: F401  (here before; tests import it)
 from ...rig.config import decode_text, read_limited
 from ...rig.errors import UserError
 from ..limits import (
