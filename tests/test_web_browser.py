@@ -23,6 +23,7 @@ if not (shutil.which(CHROMIUM) and shutil.which(DRIVER)):
                 allow_module_level=True)
 
 from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -58,7 +59,10 @@ def state_text(driver):
 
 
 def wait(driver, what, timeout=60):
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: what(d))
+    """Until ``what`` holds; an element the page replaced while it was being
+    read (the live view swaps its pictures) is simply read again."""
+    return WebDriverWait(driver, timeout, poll_frequency=0.05,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: what(d))
 
 
 def no_script_errors(driver):
