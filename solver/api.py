@@ -49,7 +49,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -62,6 +62,7 @@ from .errors import SolveError, SolverFault
 from .metrics import METRICS, cost, group_steps
 from .moves import Move, format_moves, simplify
 from .search import Searcher
+from .solution import Solution
 from .symmetry import S_URF3
 from .validate import parse_facelets
 
@@ -113,20 +114,6 @@ PREMOVES_QUICK = 1
 """The same for a search that stops at its first good-enough solution (a
 ``max_length``, or the first solution of the rig metrics): one premove
 finds it soonest; more roots only delay it."""
-
-
-@dataclass(frozen=True)
-class Solution:
-    moves: str
-    length: int
-    cost: float
-    elapsed_ms: float
-    steps: list[list[str]] = field(default_factory=list)
-    metric: str = "htm"
-
-    def to_dict(self) -> dict:
-        return {"moves": self.moves, "length": self.length, "cost": self.cost,
-                "elapsed_ms": round(self.elapsed_ms, 3), "steps": self.steps}
 
 
 _ready = False

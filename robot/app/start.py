@@ -42,7 +42,7 @@ from ..sim import attach as attach_simulation
 from .events import Doubt, Event, Face
 
 if TYPE_CHECKING:
-    from solver.api import Solution
+    from solver.solution import Solution
     from vision.profile import Profile
     from vision.render import Lighting
     from vision.scanning import ScanResult
@@ -381,9 +381,9 @@ def _solve_cfop(run: Run, facelets: str, quarter_cost: float, half_cost: float) 
     stage, so every step belongs to one stage, and each step's label (the
     stage and its case) goes out with its turn events."""
     from solver import format_moves
-    from solver.api import Solution
     from solver.cfop import solve_cfop
     from solver.metrics import axial_cost, group_steps
+    from solver.solution import Solution
 
     sol = solve_cfop(Cube.from_facelets(facelets))
     steps: list[list[str]] = []

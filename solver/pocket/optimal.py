@@ -11,30 +11,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from ..errors import SolveError, SolverFault
 from ..metrics import cost, group_steps
 from ..moves import Move, format_moves, simplify
+from ..solution import Solution as PocketSolution
 from .coords import FACE_MOVES, N_TWIST, to_index
 from .validate import parse_pocket
 
 GODS_NUMBER = {"htm": 11, "qtm": 14}
 """The longest optimal 2x2 solution in each metric."""
-
-
-@dataclass(frozen=True)
-class PocketSolution:
-    moves: str
-    length: int
-    cost: float
-    elapsed_ms: float
-    steps: list[list[str]] = field(default_factory=list)
-    metric: str = "htm"
-
-    def to_dict(self) -> dict:
-        return {"moves": self.moves, "length": self.length, "cost": self.cost,
-                "elapsed_ms": round(self.elapsed_ms, 3), "steps": self.steps}
 
 
 class _Walker:
