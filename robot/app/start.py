@@ -342,8 +342,16 @@ def scan(run: Run, *, purpose: str = "scan") -> tuple[ScanResult, str]:
         run.emit("recapture", text=f"{purpose}: {len(doubt)} doubtful sticker(s) ({_names(doubt)}); "
                  f"capturing {', '.join(v.name for v in concerned)} again", doubtful=doubt,
                  views=[v.name for v in concerned])
-        result = scanner.capture(concerned)
+        result = _recapture(scanner, result, concerned)
     return resolve_doubt(run, scanner, result)
+
+
+def _recapture(scanner: _Scanner, before: ScanResult, views: list[ViewSpec]) -> ScanResult:
+    """Capture ``views`` again; both captures' evidence counts (a worse
+    picture adds little rather than replacing a better one)."""
+    from .doubt import merge_recapture
+
+    return merge_recapture(before, scanner.capture(views), views)
 
 
 def resolve_doubt(run: Run, scanner: _Scanner, result: ScanResult) -> tuple[ScanResult, str]:
