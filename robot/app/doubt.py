@@ -206,3 +206,19 @@ def turn_face(run: Run, facelets: str, move: str) -> None:
 
     with Journal(run.state_dir) as journal:
         job.run(run.rig.link, journal, Cube.from_facelets(facelets), [[m] for m in move.split()])
+
+
+def admits_solved(result: ScanResult | None) -> bool:
+    """A doubtful confirmation scan that the solved cube explains: every
+    sticker's evidence leaves its own face's colour plausible (the camera
+    said nothing, or that colour costs at most
+    :data:`vision.classifier.PLAUSIBLE_NATS` more than the best). The rig
+    turned a solution it had checked; what the scan cannot rule out it has
+    no reason to doubt. A scan that rules the solved cube out is not this."""
+    from vision.classifier import PLAUSIBLE_NATS
+
+    if result is None or result.classification.evidence is None:
+        return False
+    ev = result.classification.evidence
+    own = ev[np.arange(54), np.arange(54) // 9]
+    return bool((own - ev.min(axis=1) <= PLAUSIBLE_NATS).all())
