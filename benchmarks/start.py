@@ -10,6 +10,15 @@ time against the rig's own measurement.
 
     python benchmarks/start.py                 # 50 runs on the Python virtual rig
     python benchmarks/start.py --firmware 10   # plus 10 runs on the real firmware in simavr
+    python benchmarks/start.py --starts 200    # #14's bar: 200 headless starts, random seeds and light
+
+``--starts N`` runs `cuberobot start --headless` N times (the same
+``run_start`` call the command makes, the terminal face headless) with
+random seeds, so random scrambles and random light, and counts: solved,
+needing a person (a doubtful scan: exit 3), other failures (with their exit
+code), and the look-again turns and re-captures used. Failing seeds are
+named, and with ``--keep DIR`` their run folders (scan pictures with the
+doubtful stickers ringed, run.json) are kept there to look at.
 """
 
 from __future__ import annotations
@@ -17,6 +26,8 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -29,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from robot.app.start import ScanDoubtful, run_start  # noqa: E402
 from robot.rig.config import load_config  # noqa: E402
+from robot.rig.errors import RigError  # noqa: E402
 from robot.sim.protocol_sim import forget, rig_for_url, sim_url  # noqa: E402
 
 
@@ -72,15 +84,90 @@ def report(name: str, runs: list[dict]) -> list[str]:
     return lines
 
 
+def headless_start(cfg, seed: int, keep: Path | None) -> dict:
+    """One `cuberobot start --headless --seed SEED` on the default simulated
+    rig, as the command runs it; the outcome and what it took."""
+    lines: list[str] = []
+    state_dir = tempfile.mkdtemp(prefix="cuberobot-start-")
+    t = time.monotonic()
+    out = {"seed": seed, "outcome": "solved", "exit": 0}
+    record: dict = {}
+    try:
+        record = run_start(cfg, port=sim_url(f"starts-{seed}", speed="max"), headless=True,
+                           state_dir=state_dir, seed=seed, out=lines.append)
+        if record.get("status") not in ("solved", "already-solved"):
+            out.update(outcome=f"status {record.get('status')}", exit=1)
+    except ScanDoubtful as e:
+        out.update(outcome="needs a person", exit=e.exit_code, why=str(e))
+    except RigError as e:
+        out.update(outcome="failed", exit=e.exit_code, why=str(e))
+    finally:
+        forget(sim_url(f"starts-{seed}", speed="max"))
+    out.update(seconds=time.monotonic() - t, captures=record.get("captures", 0),
+               look_again=len(record.get("look_again_turns", [])),
+               look_again_undone=bool(record.get("look_again_undone")),
+               recaptured=sum(line.startswith(("scan:", "confirmation scan:")) and "capturing" in line
+                              for line in lines),
+               scan_correct=record.get("scan_correct"))
+    if out["exit"] and keep is not None:
+        shutil.copytree(state_dir, keep / f"seed-{seed}", dirs_exist_ok=True)
+        (keep / f"seed-{seed}" / "output.txt").write_text("\n".join(lines + [out.get("why", "")]) + "\n")
+    shutil.rmtree(state_dir, ignore_errors=True)
+    return out
+
+
+def starts_report(runs: list[dict]) -> list[str]:
+    n = len(runs)
+    solved = sum(r["exit"] == 0 for r in runs)
+    person = [r for r in runs if r["exit"] == 3]
+    other = [r for r in runs if r["exit"] not in (0, 3)]
+    secs = sorted(r["seconds"] for r in runs)
+    lines = [
+        f"headless starts: {solved}/{n} solved, {len(person)} needing a person (exit 3), "
+        f"{len(other)} other failures",
+        f"  look-again turns used in {sum(r['look_again'] > 0 for r in runs)} runs "
+        f"({sum(r['look_again'] for r in runs)} turns, {sum(r['look_again_undone'] for r in runs)} undone); "
+        f"re-captured in {sum(r['recaptured'] > 0 for r in runs)} runs; "
+        f"scan wrong but trusted: {sum(r['scan_correct'] is False for r in runs)}",
+        f"  seconds a start: median {statistics.median(secs):.1f}, max {secs[-1]:.1f}",
+    ]
+    for r in person + other:
+        lines.append(f"  seed {r['seed']}: {r['outcome']} (exit {r['exit']}): {r.get('why', '')[:300]}")
+    return lines
+
+
+def run_starts(cfg, n: int, seeds: list[int] | None, keep: Path | None) -> list[str]:
+    pick = random.SystemRandom()
+    seeds = seeds or [pick.randrange(2**31) for _ in range(n)]
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+    runs = []
+    for i, seed in enumerate(seeds):
+        runs.append(headless_start(cfg, seed, keep))
+        r = runs[-1]
+        print(f"[{i + 1}/{len(seeds)}] seed {seed}: {r['outcome']} in {r['seconds']:.1f} s"
+              + (f", look-again {r['look_again']}" if r["look_again"] else ""), file=sys.stderr, flush=True)
+    return starts_report(runs)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=50)
     ap.add_argument("--firmware", type=int, default=0, metavar="N", help="also N runs in simavr")
     ap.add_argument("--seed", type=int, default=1000)
+    ap.add_argument("--starts", type=int, default=0, metavar="N",
+                    help="instead: N headless starts with random seeds (the #14 bar is 200)")
+    ap.add_argument("--seeds", type=int, nargs="+", metavar="SEED", help="with --starts: these seeds")
+    ap.add_argument("--keep", type=Path, metavar="DIR", help="with --starts: keep failing runs' folders here")
     args = ap.parse_args()
     cfg = load_config()
     out = [f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
            f"Python {platform.python_version()}, load {os.getloadavg()[0]:.1f}"]
+    if args.starts or args.seeds:
+        out += run_starts(cfg, args.starts, args.seeds, args.keep)
+        out.append(f"load at the end {os.getloadavg()[0]:.1f}")
+        print("\n".join(out))
+        return 0
     with tempfile.TemporaryDirectory() as state_dir:
         runs = [one_run(cfg, i, args.seed + i, state_dir, None) for i in range(args.runs)]
         out += report("virtual rig", runs)

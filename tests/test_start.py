@@ -11,6 +11,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from robot.app.start import ScanDoubtful, run_start
@@ -341,3 +342,26 @@ def test_stop_and_emergency_stop_mid_solve(cfg, tmp_path, emergency):
     if emergency:
         assert rig.estop
     forget(url)
+
+
+def test_a_doubtful_confirmation_that_fits_solved_counts_as_solved():
+    """The confirmation knows what it should see: a scan in doubt (glare hid
+    a sticker) whose evidence admits the solved cube is no failure; one that
+    shows another cube is."""
+    from robot.app.doubt import admits_solved
+    from vision.classifier import classify
+    from vision.render import SCHEME, SHADES
+    from vision.scanning import ScanResult
+
+    def scan_of(facelets, hide):
+        rng = np.random.default_rng(3)
+        samples = np.array([SHADES[SCHEME[c]][0] for c in facelets], float) + rng.normal(0, 3, (54, 3))
+        samples = np.clip(samples, 0, 255)
+        cls = classify(samples)
+        cls.evidence[hide] = 0.0  # glare over it: the camera said nothing
+        cls.suspects = sorted(set(cls.suspects) | {hide})
+        return ScanResult(cls.facelets, cls, samples, np.zeros(54), np.zeros(54))
+
+    assert admits_solved(scan_of(SOLVED, 10))
+    assert not admits_solved(scan_of(random_cube(5).to_facelets(), 10))
+    assert not admits_solved(None)

@@ -254,3 +254,76 @@ def test_clipped_and_crushed_stickers_are_named():
     assert r.to_dict()["clipped"][0][0] in "URFDLB"
     r = classify(colours(f, seed=6, light=0.0005, noise=0.5))
     assert r.crushed and any("too dark" in w for w in r.warnings)
+
+
+# --- two looks at one cube (#14: the rig resolves its own doubt) ------------
+
+def _turned(facelets, move):
+    """(the cube after ``move``, where each position's sticker went)."""
+    from solver import Cube
+
+    after = Cube.from_facelets(facelets).apply(move).to_facelets()
+    probe = [random_cube(s).to_facelets() for s in range(12)]
+    moved = [Cube.from_facelets(p).apply(move).to_facelets() for p in probe]
+    dest = [next(j for j in range(54) if all(m[j] == p[i] for p, m in zip(probe, moved, strict=True)))
+            for i in range(54)]
+    return after, dest
+
+
+def test_two_doubtful_looks_that_agree_make_a_sure_one():
+    """Each look alone is in doubt (noisy red/orange); the face turned
+    between them moves the stickers; the evidence adds up, following
+    each sticker, and the two together are sure and right."""
+    from vision.classifier import combine_looks
+
+    pal = dict(STD, R=(205, 45, 35), L=(214, 62, 30))
+    settled = 0
+    for seed in range(12):
+        f = random_cube(4000 + seed).to_facelets()
+        after, dest = _turned(f, "R")
+        rng = np.random.default_rng(seed)
+        one = classify(np.clip(colours(f, pal, seed=seed, noise=2.0) + rng.normal(0, 6, (54, 3)), 0, 255))
+        two = classify(np.clip(colours(after, pal, seed=seed + 50, noise=2.0) + rng.normal(0, 6, (54, 3)),
+                               0, 255))
+        both = combine_looks(one, dest, two, np.ones(54, bool))
+        assert both.facelets == after or not both.ok  # never wrong and sure
+        settled += both.ok and not (one.ok and two.ok)
+    assert settled >= 2
+
+
+def test_a_picture_seen_twice_counts_once():
+    """Re-capturing only some views: the stickers not captured again come
+    from the same pictures and must not double their evidence."""
+    from vision.classifier import combine_looks
+
+    f = random_cube(31).to_facelets()
+    r = classify(colours(f, seed=8, noise=5.0))
+    none_new = combine_looks(r, range(54), r, np.zeros(54, bool))
+    assert np.allclose(none_new.evidence, r.evidence)
+    all_new = combine_looks(r, range(54), r, np.ones(54, bool))
+    assert np.allclose(all_new.evidence, 2 * r.evidence) and all_new.facelets == f
+
+
+def test_looks_that_disagree_are_in_doubt():
+    """One look sure a sticker is red, the other sure it is orange: the sum
+    must not pick one and be sure of it."""
+    from vision.classifier import combine_looks
+
+    f = random_cube(32).to_facelets()
+    r = classify(colours(f, seed=9))
+    i = next(k for k in range(54) if f[k] in "RL" and k % 9 != 4)
+    other = r.evidence.copy()
+    a, b = FACES.index(f[i]), FACES.index("L" if f[i] == "R" else "R")
+    other[i, a], other[i, b] = other[i, b], other[i, a]
+    liar = classify(colours(f, seed=9))
+    liar.evidence = other
+    both = combine_looks(r, range(54), liar, np.ones(54, bool))
+    assert not both.ok and i in both.suspects
+
+
+def test_combining_needs_the_evidence():
+    from vision.classifier import combine_looks
+
+    nothing = classify(np.full((54, 3), np.nan))
+    with pytest.raises(ValueError, match="evidence"):
+        combine_looks(nothing, range(54), classify(colours(random_cube(1).to_facelets())), np.ones(54, bool))

@@ -81,6 +81,11 @@ class Classification:
     camera named every sticker), ``"settle it"`` (some stickers were named
     by the rules alone, and only one valid cube fits) or ``"do not settle
     it"`` (several valid cubes fit what the camera saw: in doubt)."""
+    evidence: np.ndarray | None = field(default=None, repr=False)
+    """(54, 6) what the camera said of each sticker, in nats: the calibrated
+    cost of each colour over the sticker's cheapest, zero everywhere where
+    the camera said nothing (not seen, glare, looks like no colour). Looks
+    at the same cube add up (:func:`combine_looks`)."""
 
     @property
     def ok(self) -> bool:
@@ -181,7 +186,7 @@ def _cluster_missing(x: np.ndarray, means: np.ndarray, seen: np.ndarray) -> np.n
         lab_ = np.argmin(np.linalg.norm(pts[:, None] - centres[None], axis=2), axis=1)
         for k in range(fixed, 6):
             if np.any(lab_ == k):
-                centres[k] = np.median(pts[lab_ == k], axis=0)
+                centres[k] = _median(pts[lab_ == k])
     out = means.copy()
     out[~known] = centres[fixed:]
     return out
@@ -200,6 +205,15 @@ def _costs(x: np.ndarray, seen: np.ndarray, mu: np.ndarray, cov: np.ndarray) -> 
     return cost, d2
 
 
+def _median(pts: np.ndarray) -> np.ndarray:
+    """Column medians of a few rows: ``np.median(pts, axis=0)`` without its
+    overhead, which for nine stickers costs more than the sorting (this runs
+    some forty times a scan)."""
+    srt = np.sort(pts, axis=0)
+    n = len(srt)
+    return srt[n // 2] if n % 2 else (srt[n // 2 - 1] + srt[n // 2]) / 2
+
+
 def _fit(x: np.ndarray, seen: np.ndarray, assign: np.ndarray, prior_mu: np.ndarray
          ) -> tuple[np.ndarray, np.ndarray]:
     mu = prior_mu.copy()
@@ -208,7 +222,7 @@ def _fit(x: np.ndarray, seen: np.ndarray, assign: np.ndarray, prior_mu: np.ndarr
     for c in range(6):
         pts = x[seen & (assign == c)]
         if len(pts):
-            mu[c] = np.median(pts, axis=0) if len(pts) >= 3 else pts.mean(0)
+            mu[c] = _median(pts) if len(pts) >= 3 else pts.mean(0)
             d = pts - mu[c]
             # Huber-like damping so one glare-struck sticker does not inflate the spread
             w = 1.0 / np.maximum(1.0, np.linalg.norm(d, axis=1) / (3 * PRIOR_SIGMA))
@@ -234,14 +248,16 @@ def _kmeans_from(x0: np.ndarray, seen: np.ndarray, mu: np.ndarray) -> np.ndarray
         for c in range(6):
             sel = pts[lab_ == c]
             if len(sel) >= 3:
-                m[c] = np.median(sel, axis=0)
+                m[c] = _median(sel)
     return m
 
 
-def _em(x0: np.ndarray, seen: np.ndarray, mu: np.ndarray, unknown: np.ndarray
+def _em(x0: np.ndarray, seen: np.ndarray, mu: np.ndarray, unknown: np.ndarray, marginals: bool = True
         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, Solution]:
     """Alternate fitting the colour models (and each face's light offset)
-    and finding the best solvable cube; returns the fit and its solution."""
+    and finding the best solvable cube; returns the fit and its solution
+    (with the min-marginals when ``marginals``: the caller needs them, and
+    one pass of the matcher is saved by asking for them here)."""
     cov = np.repeat((np.eye(3) * PRIOR_SIGMA**2 * 4)[None], 6, axis=0)
     beta = np.zeros((6, 3))
     prev = None
@@ -259,7 +275,7 @@ def _em(x0: np.ndarray, seen: np.ndarray, mu: np.ndarray, unknown: np.ndarray
             beta = _face_offsets(x0, seen, assign, mu, cov)
     cost, d2 = _costs(x0 - beta[FACE_OF], seen, mu, cov)
     cost = cost + _beta_penalty(beta) / 54.0
-    sol = best_cube(cost, marginals=False)
+    sol = best_cube(cost, marginals=marginals)
     return mu, cov, beta, cost, d2, sol
 
 
@@ -273,7 +289,7 @@ def _face_offsets(x0: np.ndarray, seen: np.ndarray, assign: np.ndarray, mu: np.n
     for f in range(6):
         sel = seen & (FACE_OF == f)
         if sel.sum() >= 4:
-            med = np.median(r[sel], axis=0)
+            med = _median(r[sel])
             lam = np.mean(var[assign[sel]]) / BETA_SIGMA**2
             beta[f] = med * sel.sum() / (sel.sum() + lam)
     return beta - beta.mean(axis=0)
@@ -304,7 +320,7 @@ def _glare_like(rgb: np.ndarray, seen: np.ndarray, assign: np.ndarray) -> np.nda
         sel = seen & (assign == c)
         if sel.sum() < 3:
             continue
-        m = np.median(lin[sel], axis=0)
+        m = _median(lin[sel])
         o = lin[sel]
         out[sel] = (o >= 0.8 * m - 0.01).all(axis=1) & (o.sum(axis=1) > 1.3 * m.sum())
     return out
@@ -462,10 +478,9 @@ def classify(samples: npt.ArrayLike, *, centers: Colours | None = None,
         mu = _cluster_missing(x, mu, seen)
     x0 = np.where(seen[:, None], x, 0.0)
     mu, cov, beta, cost, d2, sol = _em(x0, seen, mu, unknown)
-    sol = best_cube(cost)  # now with the min-marginals
     if not unknown.any() and _doubtful(sol, cost):
         # a second start that trusts no single centre; keep whichever explains the scan better
-        fit = _em(x0, seen, _kmeans_from(x0, seen, mu), unknown)
+        fit = _em(x0, seen, _kmeans_from(x0, seen, mu), unknown, marginals=False)
         if fit[-1].total < sol.total - 1e-9:
             mu, cov, beta, cost, d2, _ = fit
             sol = best_cube(cost)
@@ -545,8 +560,77 @@ def classify(samples: npt.ArrayLike, *, centers: Colours | None = None,
     refl = [int(i) for i in np.flatnonzero(reflections) if not suspect[i]]
     clipped, crushed = exposure_problems(rgb)
     warnings += exposure_warnings(clipped, crushed)
+    # a reflection shows the lamp, not the sticker: the pieces read it, and the camera said nothing
+    like_none = ~seen | (dist.min(axis=1) > LIKE_NONE_Z2) | reflections
+    evidence = np.where(like_none[:, None], 0.0, cam - cam.min(axis=1, keepdims=True))
     return Classification(facelets, confidence, suspects, valid, error, warnings, colors, refl,
-                          by_constraints, clipped, crushed, constraints)
+                          by_constraints, clipped, crushed, constraints, evidence)
+
+
+def combine_looks(earlier: Classification, moved: Sequence[int], later: Classification,
+                  fresh: npt.ArrayLike) -> Classification:
+    """Two looks at one cube as one: ``later`` read the cube after a turn
+    that took the sticker at position i to ``moved[i]`` (the identity when
+    nothing turned), and saw the stickers where ``fresh`` is True anew (the
+    others it saw in the same pictures as ``earlier``, which must not count
+    twice). Independent looks' evidence adds up (each is a log-likelihood in
+    nats), and the cube is judged on the sum as :func:`classify` judges one
+    look: the best valid cube, each sticker sure only when every cube that
+    changes it costs :data:`SURE_NATS` more, and the rules must leave one
+    valid cube among the colours still plausible. Both looks must carry
+    :attr:`Classification.evidence`."""
+    if earlier.evidence is None or later.evidence is None:
+        raise ValueError("combine_looks needs the evidence classify() records")
+    dest = np.asarray(moved, dtype=np.int64)
+    new = np.asarray(fresh, dtype=bool)
+    total = np.zeros((54, 6))
+    total[dest] += earlier.evidence
+    total[new] += later.evidence[new]
+    sol = best_cube(total)
+    facelets = sol.facelets()
+    assign = np.array([FACES.index(ch) for ch in facelets])
+    gap = _gaps(sol, assign)
+    said = total.max(axis=1) > 0
+    # where each look ruled out what the other saw, one of them is wrong: in doubt whatever the sum says
+    before = np.zeros((54, 6))
+    before[dest] = earlier.evidence
+    pick_a, pick_b = before.argmin(axis=1), later.evidence.argmin(axis=1)
+    rows = np.arange(54)
+    contradict = new & (pick_a != pick_b) & (before[rows, pick_b] > PLAUSIBLE_NATS) & (
+        later.evidence[rows, pick_a] > PLAUSIBLE_NATS)
+    total -= total.min(axis=1, keepdims=True)  # each sticker's cheapest colour back at 0
+    plausible = (total <= PLAUSIBLE_NATS) | ~said[:, None]
+    for c in range(6):
+        plausible[9 * c + 4] = False
+        plausible[9 * c + 4, c] = True
+    unsettled = judge_constraints(plausible, assign)
+    # as with one look: a colour the cameras ruled out, put there by the pieces, is in doubt
+    overruled = said & ~plausible[np.arange(54), assign]
+    # a sticker no look could read (glare, shadow) that a look held in doubt stays so: as with one
+    # look, glare seen over a sticker is not read through; one never seen at all the rules may name
+    doubted = np.zeros(54, bool)
+    doubted[dest[np.asarray(earlier.suspects, dtype=np.int64)]] = True
+    doubted[np.asarray(later.suspects, dtype=np.int64)] = True
+    blind = ~said & doubted
+    suspect = (gap < SURE_NATS) | unsettled | overruled | contradict | blind
+    suspect[4::9] = False
+    confidence = 1.0 - np.exp(-gap)
+    confidence[suspect] = np.minimum(confidence[suspect], 0.5)
+    confidence[4::9] = 1.0
+    suspects = [int(i) for i in np.flatnonzero(suspect)]
+    by_constraints = [int(i) for i in np.flatnonzero((plausible.sum(axis=1) > 1) & ~suspect)]
+    warnings = [w for w in later.warnings if "in doubt" not in w and "do not settle" not in w]
+    if unsettled.any():
+        names = ", ".join(position_name(i) for i in np.flatnonzero(unsettled)[:12])
+        warnings.append(f"the camera leaves several valid cubes possible ({names}) even with both looks:"
+                        " the cube's rules do not settle it")
+    if suspects:
+        warnings.append(f"{len(suspects)} sticker(s) in doubt after both looks: "
+                        + ", ".join(position_name(i) for i in suspects[:12])
+                        + ("..." if len(suspects) > 12 else ""))
+    constraints = "do not settle it" if unsettled.any() else "settle it" if by_constraints else "not needed"
+    return Classification(facelets, confidence, suspects, True, None, warnings, dict(later.colors), [],
+                          by_constraints, list(later.clipped), list(later.crushed), constraints, total)
 
 
 def _gaps(sol: Solution, assign: np.ndarray) -> np.ndarray:

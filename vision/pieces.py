@@ -243,17 +243,25 @@ def best_cube(cost: np.ndarray, marginals: bool = True) -> Solution:
     sm = np.full((54, 6), INF)
     for c in range(6):
         sm[9 * c + 4, c] = total
-    # sticker j of corner slot s under choice (p, o) shows _CCOL[p, o, j]
-    for j in range(3):
-        idx = _CF[:, j]
-        col = np.broadcast_to(_CCOL[None, :, :, j], mc.shape)
-        for c in range(6):
-            sel = np.where(col == c, mc, INF).reshape(8, -1).min(axis=1)
-            sm[idx, c] = sel + centre_cost
-    for j in range(2):
-        idx = _EF[:, j]
-        col = np.broadcast_to(_ECOL[None, :, :, j], me.shape)
-        for c in range(6):
-            sel = np.where(col == c, me, INF).reshape(12, -1).min(axis=1)
-            sm[idx, c] = sel + centre_cost
+    _sticker_marginals(mc, _CF, _CCOL, centre_cost, sm)
+    _sticker_marginals(me, _EF, _ECOL, centre_cost, sm)
     return Solution(cp, co, ep, eo, float(total), sm)
+
+
+@njit(cache=True)
+def _sticker_marginals(m: np.ndarray, stickers: np.ndarray, colours: np.ndarray, extra: float,
+                       out: np.ndarray) -> None:
+    """Each sticker's cheapest choice showing each colour: sticker j of slot s
+    under choice (p, o) shows colour ``colours[p, o, j]``; written into ``out``."""
+    n, _, k = m.shape
+    for s in range(n):
+        for j in range(k):
+            row = stickers[s, j]
+            for c in range(out.shape[1]):
+                out[row, c] = INF
+            for p in range(n):
+                for o in range(k):
+                    c = colours[p, o, j]
+                    w = m[s, p, o] + extra
+                    if w < out[row, c]:
+                        out[row, c] = w

@@ -97,6 +97,8 @@ def classify_measured(samples: np.ndarray, spread: np.ndarray, glare: np.ndarray
         seen_glare &= unsure
     unreadable = seen & ~centre & ((refl & unsure) | seen_glare | dark)
     extra = [int(i) for i in np.flatnonzero(unreadable) if i not in result.suspects]
+    if result.evidence is not None:  # what glare or shadow hid, the camera said nothing about
+        result.evidence[unreadable] = 0.0
     if extra:
         result.suspects = sorted(result.suspects + extra)
         result.confidence[extra] = np.minimum(result.confidence[extra], 0.5)

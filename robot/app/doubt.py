@@ -6,9 +6,14 @@ it doubtful is usually still there. Turning one face moves the sticker to
 another place, often before the other camera and always in another light.
 So: plan the turn that moves most doubtful stickers into another view (or
 at least another place), turn it (journalled like any job), scan again,
-and combine both looks at each sticker: a sticker is named by whichever
-look was sure of it, and the two looks must agree wherever both were
-sure. The turn is not undone: the cube is solved from where it now is,
+and combine both looks at each sticker: what each look's camera said of
+each sticker (in nats) is added up, following the sticker through the
+turn, and the cube is judged on the sum just as one look is judged
+(:func:`vision.classifier.combine_looks`): two half-sure looks that agree
+make a sure one, two sure ones that disagree make a doubt. Re-captures of
+the same views are combined the same way (:func:`merge_recapture`): a new
+picture that is worse than the last adds little, it does not replace it.
+The turn is not undone: the cube is solved from where it now is,
 which folds the turn into the solution. If one turn is not enough, a
 second is tried; only then is a person asked.
 """
@@ -18,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from solver import Cube, random_cube
 from solver.facelets import FACES, position_name
@@ -61,7 +68,7 @@ def plan_turn(doubt: list[int], views: list[ViewSpec], tried: set[str]) -> str |
     best: tuple[int, int, int] | None = None
     choice = None
     for m in CANDIDATES:
-        if m in tried:
+        if m[0] in {t[0] for t in tried}:  # the same face again would only undo or redo that turn
             continue
         dest = facelet_moves(m)
         moved = sum(dest[i] != i for i in doubt)
@@ -70,6 +77,36 @@ def plan_turn(doubt: list[int], views: list[ViewSpec], tried: set[str]) -> str |
         if moved and (best is None or score > best):
             best, choice = score, m
     return choice
+
+
+def _stickers_of(views: list[ViewSpec]) -> np.ndarray:
+    """(54,) True for the stickers the views show."""
+    out = np.zeros(54, bool)
+    for v in views:
+        for f in v.faces:
+            out[9 * FACES.index(f.face):9 * FACES.index(f.face) + 9] = True
+    return out
+
+
+def merge(earlier: ScanResult, moved: tuple[int, ...], later: ScanResult, fresh: np.ndarray) -> ScanResult:
+    """``later`` with its classification replaced by both looks' (see
+    :func:`vision.classifier.combine_looks`); ``later`` as it is when
+    either look has no evidence to add (too few stickers seen)."""
+    from vision.classifier import combine_looks
+
+    a, b = earlier.classification, later.classification
+    if a.evidence is None or b.evidence is None or not a.valid or not b.valid:
+        return later
+    both = combine_looks(a, moved, b, fresh)
+    later.classification, later.facelets = both, both.facelets
+    return later
+
+
+def merge_recapture(earlier: ScanResult, later: ScanResult, views: list[ViewSpec]) -> ScanResult:
+    """A re-capture of ``views`` combined with the capture before it: the
+    stickers those views show were seen twice; the others are the same
+    pictures and count once."""
+    return merge(earlier, tuple(range(54)), later, _stickers_of(views))
 
 
 def combine(first: ScanResult, first_doubt: list[int], second: ScanResult, second_doubt: list[int],
@@ -143,14 +180,21 @@ def _turn_and_look(run: Run, result: ScanResult, doubt: list[int], turn: Callabl
                  f"turning {move} to look again", move=move, doubtful=doubt)
         turn(run, result.facelets, move)
         second = rescan()
-        second_doubt = doubtful(second)
-        facelets, still = combine(result, doubt, second, second_doubt, move)
-        if facelets is not None and not still:
-            return second, facelets
-        if facelets is None or not second.classification.valid:
+        if result.classification.evidence is not None and second.classification.evidence is not None:
+            second = merge(result, facelet_moves(move), second, np.ones(54, bool))
+            still = doubtful(second)
+            if second.classification.valid and not still:
+                return second, second.facelets
+        else:  # no evidence to add up (too few stickers seen in a look): each look as it was
+            facelets, still = combine(result, doubt, second, doubtful(second), move)
+            if facelets is not None and not still:
+                return second, facelets
+            if facelets is None:
+                return None
+            second.facelets = facelets
+        if not second.classification.valid:
             return None
         result, doubt = second, still
-        result.facelets = facelets
     return None
 
 
@@ -162,3 +206,19 @@ def turn_face(run: Run, facelets: str, move: str) -> None:
 
     with Journal(run.state_dir) as journal:
         job.run(run.rig.link, journal, Cube.from_facelets(facelets), [[m] for m in move.split()])
+
+
+def admits_solved(result: ScanResult | None) -> bool:
+    """A doubtful confirmation scan that the solved cube explains: every
+    sticker's evidence leaves its own face's colour plausible (the camera
+    said nothing, or that colour costs at most
+    :data:`vision.classifier.PLAUSIBLE_NATS` more than the best). The rig
+    turned a solution it had checked; what the scan cannot rule out it has
+    no reason to doubt. A scan that rules the solved cube out is not this."""
+    from vision.classifier import PLAUSIBLE_NATS
+
+    if result is None or result.classification.evidence is None:
+        return False
+    ev = result.classification.evidence
+    own = ev[np.arange(54), np.arange(54) // 9]
+    return bool((own - ev.min(axis=1) <= PLAUSIBLE_NATS).all())
