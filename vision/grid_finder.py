@@ -41,6 +41,7 @@ EDGE_RING = 0.25  # counted for each cell of the ring that is outside the pictur
 CLOSE_SCORE = 3.0  # grids within this of the best are all faces: the largest is the one photographed
 RESIDUAL_WEIGHT = 100.0  # a lattice of real stickers fits a homography to a hundredth of a pitch
 MIN_SCORE = 6.5  # stickers seen, less those outside, plus half of each cell that looks like one
+ALTERNATIVES = 3  # grids returned per photo: the best, and the next ones for the cube to choose from
 GAP_WEIGHT = 6.0  # score for dark gaps between all the stickers (black plastic, grooves)
 
 
@@ -55,6 +56,9 @@ class Grid:
     """How many of the nine were seen as stickers (the rest follow from the homography)."""
     homography: np.ndarray
     """Lattice (column, row; sticker centres at 0, 1, 2) -> picture pixels."""
+    stands_out: bool = True
+    """False when another grid in the picture fits about as well (a window that could slide by a
+    row, two faces alike): the photo alone does not say which is the face."""
 
 
 @dataclass
@@ -144,6 +148,12 @@ def _fit(lattice: np.ndarray, image: np.ndarray) -> np.ndarray | None:
         hom, _ = cv2.findHomography(lattice.astype(np.float32), image.astype(np.float32), 0)
         if hom is not None:
             return hom
+    return _affine(lattice, image)
+
+
+def _affine(lattice: np.ndarray, image: np.ndarray) -> np.ndarray | None:
+    """Least-squares affine map lattice -> image (as a 3x3 matrix), or None
+    when the points do not span the plane."""
     if len(lattice) >= 3 and np.linalg.matrix_rank(lattice - lattice.mean(0)) == 2:
         a, *_ = np.linalg.lstsq(np.c_[lattice, np.ones(len(lattice))], image, rcond=None)
         return np.r_[a.T, [[0, 0, 1]]]
@@ -179,31 +189,41 @@ def _grow(seed: _Candidate, cands: list[_Candidate], centres: np.ndarray, areas:
     pitch = float(np.median(np.abs(local[near]).max(axis=1)))
     lat = local / pitch
     idx = np.round(lat)
+    # one sticker's shape gives the directions only roughly (glare, a rounded corner): two pitches
+    # away that can be most of a sticker off, so the lattice is first fitted to the seed's nearest
+    # neighbours and then extended
+    close = similar & (np.abs(lat - idx).max(axis=1) < TOLERANCE) & (np.abs(idx).max(axis=1) <= 1)
+    affine = _affine(idx[close], centres[close])
+    if affine is not None and abs(np.linalg.det(affine[:2, :2])) > 1e-6:
+        lat = (centres - affine[:2, 2]) @ np.linalg.inv(affine[:2, :2]).T
+        idx = np.round(lat)
     ok = similar & (np.abs(lat - idx).max(axis=1) < TOLERANCE) & (np.abs(idx).max(axis=1) <= 2)
     if ok.sum() < MIN_STICKERS:
         return None
-    best = None
+    windows = []
     for c0 in range(-2, 1):
         for r0 in range(-2, 1):
             inside = ok & (idx[:, 0] >= c0) & (idx[:, 0] <= c0 + 2) & (idx[:, 1] >= r0) \
                 & (idx[:, 1] <= r0 + 2)
-            if best is None or inside.sum() > best[0]:
-                best = (int(inside.sum()), c0, r0, inside)
-    assert best is not None
-    _, c0, r0, inside = best
-    if inside.sum() < MIN_STICKERS:
+            windows.append((int(inside.sum()), c0, r0, inside))
+    most = max(w[0] for w in windows)
+    # windows about as well filled are all tried (a stray tile next to the face fills one as well as
+    # the face's own): the one whose fitted grid then holds the most stickers, and fits them best, wins
+    best: tuple[int, float, np.ndarray, list[tuple[int, int]]] | None = None
+    for count, c0, r0, inside in windows:
+        if count < max(MIN_STICKERS, most - 1):
+            continue
+        fitted = _fit_window(_fit(idx[inside] - (c0, r0), centres[inside]), cands, centres, similar)
+        if fitted is None:
+            continue
+        hom, members = fitted
+        lat_pts, img_pts = _WINDOW[[k for k, _ in members]], centres[[j for _, j in members]]
+        err = float(np.median(np.linalg.norm(_apply(hom, lat_pts) - img_pts, axis=1)))
+        if best is None or (len(members), -err) > (best[0], -best[1]):
+            best = (len(members), err, hom, members)
+    if best is None:
         return None
-    hom = _fit(idx[inside] - (c0, r0), centres[inside])
-    members: list[tuple[int, int]] = []
-    for _ in range(2):  # collect what the fitted grid predicts, and fit again
-        if hom is None:
-            return None
-        members = _matches(hom, cands, centres, similar, _WINDOW)
-        if len(members) < MIN_STICKERS:
-            return None
-        hom = _fit(_WINDOW[[k for k, _ in members]], centres[[j for _, j in members]])
-    if hom is None:
-        return None
+    _, _, hom, members = best
     lat_pts, img_pts = _WINDOW[[k for k, _ in members]], centres[[j for _, j in members]]
     pitch_px = float(np.sqrt(abs(np.linalg.det(_jacobian(hom, np.array([1.0, 1.0]))))))
     residual = float(np.median(np.linalg.norm(_apply(hom, lat_pts) - img_pts, axis=1)))
@@ -221,6 +241,22 @@ def _grow(seed: _Candidate, cands: list[_Candidate], centres: np.ndarray, areas:
     # where the picture ends, nothing says the lattice stops (nor that it goes on): a quarter hit
     # for each cell beyond it
     return hom, js, ring_hits + EDGE_RING * int(outside.sum()), residual / pitch_px
+
+
+def _fit_window(hom: np.ndarray | None, cands: list[_Candidate], centres: np.ndarray, similar: np.ndarray
+                ) -> tuple[np.ndarray, list[tuple[int, int]]] | None:
+    """Collect the candidates a first fit predicts, and fit again (twice):
+    (homography, (cell, candidate) members), or None below
+    :data:`MIN_STICKERS`."""
+    members: list[tuple[int, int]] = []
+    for _ in range(2):
+        if hom is None:
+            return None
+        members = _matches(hom, cands, centres, similar, _WINDOW)
+        if len(members) < MIN_STICKERS:
+            return None
+        hom = _fit(_WINDOW[[k for k, _ in members]], centres[[j for _, j in members]])
+    return None if hom is None else (hom, members)
 
 
 def _jacobian(hom: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -412,19 +448,53 @@ def _choose(scored: list[_Scored]) -> _Scored | None:
     return best
 
 
-def find_grid(img: np.ndarray) -> Grid | None:
-    """The face's sticker grid in a BGR picture of any size, or None when
-    no grid stands out. Works on a copy about :data:`WORK_SIDE` across."""
-    h, w = img.shape[:2]
-    small, f = _work_copy(img)
-    best = _choose(grids(small))
-    if best is None:
-        return None
-    hom = _upright(best.hom)
-    sx = np.diag([1 / f, 1 / f, 1.0])
-    hom = sx @ hom
+def _to_grid(r: _Scored, f: float, size: tuple[int, int], stands_out: bool) -> Grid | None:
+    """A scored grid in the working copy -> a :class:`Grid` in the picture's
+    pixels (the working copy was scaled by ``f``), None when its outline
+    leaves the picture."""
+    h, w = size
+    hom = np.diag([1 / f, 1 / f, 1.0]) @ _upright(r.hom)
     corners = _apply(hom, _OUTLINE)
     if (corners < -0.02 * max(w, h)).any() or (corners[:, 0] > w * 1.02).any() \
             or (corners[:, 1] > h * 1.02).any():
         return None
-    return Grid(corners, _apply(hom, _WINDOW), best.members, hom)
+    return Grid(corners, _apply(hom, _WINDOW), r.members, hom, stands_out)
+
+
+def _same_place(a: _Scored, b: _Scored) -> bool:
+    """Two grids over the same stickers (found from different seeds)."""
+    pitch = float(np.sqrt(abs(np.linalg.det(_jacobian(a.hom, np.array([1.0, 1.0]))))))
+    d = np.linalg.norm(_apply(a.hom, np.array([[1.0, 1.0]]))[0] - _apply(b.hom, np.array([[1.0, 1.0]]))[0])
+    return bool(d < 0.3 * pitch and 0.8 < a.area / max(b.area, 1e-9) < 1.25)
+
+
+def find_grids(img: np.ndarray, limit: int = ALTERNATIVES) -> list[Grid]:
+    """The face's sticker grid in a BGR picture of any size, and the next
+    most likely grids after it (at most ``limit`` in all; empty when there
+    is no grid at all). The first one has ``stands_out`` False when another
+    grid fits about as well: then only the cube as a whole can tell which
+    is the face (:mod:`vision.photos` tries them). Works on a copy about
+    :data:`WORK_SIDE` across."""
+    small, f = _work_copy(img)
+    scored = grids(small)
+    chosen = _choose(scored)
+    viable = sorted((r for r in scored if r.score >= MIN_SCORE and r is not chosen), key=lambda r: -r.score)
+    ranked: list[_Scored] = []
+    for r in ([chosen] if chosen is not None else []) + viable:
+        if not any(_same_place(r, k) for k in ranked):
+            ranked.append(r)
+    out = []
+    for r in ranked:
+        g = _to_grid(r, f, img.shape[:2], stands_out=r is chosen)
+        if g is not None:
+            out.append(g)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def find_grid(img: np.ndarray) -> Grid | None:
+    """The face's sticker grid in a BGR picture of any size, or None when
+    no grid stands out."""
+    found = find_grids(img, 1)
+    return found[0] if found and found[0].stands_out else None
