@@ -10,15 +10,24 @@ copy of the picture about 800 pixels across:
    nearly quadrilateral and of a sticker's size are candidate stickers.
    Black plastic, the grooves of a stickerless cube, and a sticker's own
    edge against the background all give such edges.
-2. **Lattices**: each candidate's own shape gives two lattice directions;
-   other candidates of a similar size whose centres fall near whole
-   multiples of one pitch along them are its neighbours. The 3x3 window
-   with the most members is fitted with a homography, which then collects
-   the candidates it predicts, and is fitted again.
-3. **Choice**: the grid with most stickers wins, then the largest (the face
-   the photo is of is the most frontal one, so the largest). A grid with
-   lattice-aligned candidates just outside it (a tiled floor, a 4x4 cube,
-   a window that could slide by one) is refused rather than guessed.
+2. **Lattices**: each candidate's own shape gives two lattice directions,
+   roughly (glare and rounded corners skew one sticker's outline), so the
+   lattice is first fitted to the candidates of a similar size one pitch
+   away and only then extended two pitches each way. Every 3x3 window
+   about as full as the fullest is fitted with a homography, which then
+   collects the candidates it predicts and is fitted again; the window
+   holding the most stickers wins (a stray tile beside the face can fill
+   a window slid by a row as well as the face fills its own). A candidate
+   in a full grid seeds no other search; one in a grid with holes may.
+3. **Choice**: grids are scored by stickers seen, even cells, dark gaps
+   between them and the fit, less lattice-aligned candidates just outside
+   (a tiled floor, a 4x4 cube). Of the grids scoring about as well as the
+   best *on the same cube* (within a few pitches of it), the largest and
+   most square-on is the face photographed; a tiled floor across the room
+   does not compete. When another grid overlapping it fits about as well
+   (a window that could slide), no grid stands out: :func:`find_grids`
+   still returns the best few, and the cube as a whole chooses among them
+   (:mod:`vision.photos`).
 
 The grid is returned as the face's four outer corners, ordered as the photo
 stands: top-left first, clockwise; which way up the face really is, is
@@ -38,9 +47,11 @@ MIN_FACE_FRACTION = 0.08  # the face spans at least this much of the picture's s
 TOLERANCE = 0.28  # how far (in pitches) a candidate may sit from its predicted place
 MAX_RING = 5  # lattice-aligned stickers allowed just outside a grid (clutter; more: a bigger lattice)
 EDGE_RING = 0.25  # counted for each cell of the ring that is outside the picture
+NEIGHBOUR = 4.5  # pitches between the middles of two faces of one cube seen in a photo, at most
 CLOSE_SCORE = 3.0  # grids within this of the best are all faces: the largest is the one photographed
 RESIDUAL_WEIGHT = 100.0  # a lattice of real stickers fits a homography to a hundredth of a pitch
 MIN_SCORE = 6.5  # stickers seen, less those outside, plus half of each cell that looks like one
+SETTLED_MEMBERS = 8  # a grid this full keeps its stickers from seeding other searches
 ALTERNATIVES = 3  # grids returned per photo: the best, and the next ones for the cube to choose from
 GAP_WEIGHT = 6.0  # score for dark gaps between all the stickers (black plastic, grooves)
 
@@ -211,7 +222,7 @@ def _grow(seed: _Candidate, cands: list[_Candidate], centres: np.ndarray, areas:
     # the face's own): the one whose fitted grid then holds the most stickers, and fits them best, wins
     best: tuple[int, float, np.ndarray, list[tuple[int, int]]] | None = None
     for count, c0, r0, inside in windows:
-        if count < max(MIN_STICKERS, most - 1):
+        if count < max(MIN_STICKERS, most):
             continue
         fitted = _fit_window(_fit(idx[inside] - (c0, r0), centres[inside]), cands, centres, similar)
         if fitted is None:
@@ -397,13 +408,16 @@ def grids(small: np.ndarray) -> list[_Scored]:
     areas = np.array([c.area for c in cands])
     results = []
     used = np.zeros(len(cands), bool)
-    for i in np.argsort(-areas):  # a candidate already in a grid would only find that grid again
+    for i in np.argsort(-areas):
         if used[i]:
             continue
         g = _grow(cands[i], cands, centres, areas, small.shape[:2])
         if g is not None:
             results.append(g)
-            used[g[1]] = True
+            # a candidate already in a full grid would only find that grid again; one in a grid with
+            # holes (perhaps slid by a row onto background tiles) may still seed the right one
+            if len(g[1]) >= SETTLED_MEMBERS:
+                used[g[1]] = True
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
     lightness = cv2.medianBlur(np.ascontiguousarray(lab[..., 0]), 5)
     low = cv2.erode(lab[..., 0], np.ones((5, 5), np.uint8))
@@ -436,9 +450,16 @@ def _choose(scored: list[_Scored]) -> _Scored | None:
     if not scored:
         return None
     top = max(scored, key=lambda r: r.score)
+    top_centre = _apply(top.hom, np.array([[1.0, 1.0]]))[0]
+    top_pitch = float(np.sqrt(abs(np.linalg.det(_jacobian(top.hom, np.array([1.0, 1.0]))))))
+
+    def same_cube(r: _Scored) -> bool:  # the best grid's neighbouring faces, not tiles across the room
+        centre = _apply(r.hom, np.array([[1.0, 1.0]]))[0]
+        return bool(np.linalg.norm(centre - top_centre) < NEIGHBOUR * top_pitch)
+
     # as face-like as the best: as well supported and with gaps as dark (a cube of one body colour)
-    best = max((r for r in scored if r.score >= top.score - CLOSE_SCORE and r.gaps >= top.gaps - 0.3),
-               key=_frontal_size)
+    best = max((r for r in scored if r.score >= top.score - CLOSE_SCORE and r.gaps >= top.gaps - 0.3
+                and same_cube(r)), key=_frontal_size)
     centre = _apply(best.hom, np.array([[1.0, 1.0]]))[0]
     pitch = float(np.sqrt(abs(np.linalg.det(_jacobian(best.hom, np.array([1.0, 1.0]))))))
     for other in scored:

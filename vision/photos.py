@@ -13,6 +13,14 @@ reading of the colours; the best few are classified properly
 sure wins, the README net's own orientation first on ties. When two
 arrangements give different cubes that both read as sure, the stickers
 where they differ are put in doubt instead of guessed.
+
+The grid finder keeps each photo's next-best grids too. When the best
+grids do not read as a sure cube (a steep photo where a side face looked
+more like the face, a tiled floor, a window slid by a row), the other
+grids are tried one photo at a time, those whose first reading makes the
+most real pieces first: a grid that is not the face gives colours that
+make no valid cube, so the cube chooses. One sure cube wins; two different
+sure cubes put the stickers where they differ in doubt.
 """
 
 from __future__ import annotations
