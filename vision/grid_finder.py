@@ -184,19 +184,20 @@ _OUTLINE = np.array([[-0.5, -0.5], [2.5, -0.5], [2.5, 2.5], [-0.5, 2.5]])
 
 
 def _grow(seed: _Candidate, cands: list[_Candidate], centres: np.ndarray, areas: np.ndarray,
-          image_size: tuple[int, int]) -> tuple[np.ndarray, list[int], float, float] | None:
-    """The best 3x3 grid through ``seed``: (homography, the candidates in
-    it, ring hits, residual in pitches)."""
+          image_size: tuple[int, int]) -> list[tuple[np.ndarray, list[int], float, float]]:
+    """The fullest 3x3 grids through ``seed`` (one, or several windows that
+    hold as many stickers): (homography, the candidates in it, ring hits,
+    residual in pitches) each."""
     basis = np.c_[seed.u, seed.v]
     if abs(np.linalg.det(basis)) < 1e-6:
-        return None
+        return []
     similar = (areas > seed.area / 2.5) & (areas < seed.area * 2.5)
     local = (centres - seed.centre) @ np.linalg.inv(basis).T
     # the pitch (sticker + gap, in sticker sides) from the nearest neighbours along either axis
     near = similar & (np.abs(local).max(axis=1) > 0.8) & (np.abs(local).max(axis=1) < 1.7) & \
         (np.abs(local).min(axis=1) < 0.3)
     if not near.any():
-        return None
+        return []
     pitch = float(np.median(np.abs(local[near]).max(axis=1)))
     lat = local / pitch
     idx = np.round(lat)
@@ -210,7 +211,7 @@ def _grow(seed: _Candidate, cands: list[_Candidate], centres: np.ndarray, areas:
         idx = np.round(lat)
     ok = similar & (np.abs(lat - idx).max(axis=1) < TOLERANCE) & (np.abs(idx).max(axis=1) <= 2)
     if ok.sum() < MIN_STICKERS:
-        return None
+        return []
     windows = []
     for c0 in range(-2, 1):
         for r0 in range(-2, 1):
@@ -218,23 +219,27 @@ def _grow(seed: _Candidate, cands: list[_Candidate], centres: np.ndarray, areas:
                 & (idx[:, 1] <= r0 + 2)
             windows.append((int(inside.sum()), c0, r0, inside))
     most = max(w[0] for w in windows)
-    # windows about as well filled are all tried (a stray tile next to the face fills one as well as
-    # the face's own): the one whose fitted grid then holds the most stickers, and fits them best, wins
-    best: tuple[int, float, np.ndarray, list[tuple[int, int]]] | None = None
+    # windows as well filled are all tried (a stray tile next to the face fills one as well as the
+    # face's own): those whose fitted grids then hold the most stickers are all kept, for the scores
+    # (and in the end the cube) to choose between
+    fits: list[tuple[np.ndarray, list[tuple[int, int]]]] = []
     for count, c0, r0, inside in windows:
         if count < max(MIN_STICKERS, most):
             continue
         fitted = _fit_window(_fit(idx[inside] - (c0, r0), centres[inside]), cands, centres, similar)
-        if fitted is None:
-            continue
-        hom, members = fitted
-        lat_pts, img_pts = _WINDOW[[k for k, _ in members]], centres[[j for _, j in members]]
-        err = float(np.median(np.linalg.norm(_apply(hom, lat_pts) - img_pts, axis=1)))
-        if best is None or (len(members), -err) > (best[0], -best[1]):
-            best = (len(members), err, hom, members)
-    if best is None:
-        return None
-    _, _, hom, members = best
+        if fitted is not None and all({j for _, j in fitted[1]} != {j for _, j in f[1]} for f in fits):
+            fits.append(fitted)
+    if not fits:
+        return []
+    full = max(len(f[1]) for f in fits)
+    return [_describe(hom, members, cands, centres, similar, image_size)
+            for hom, members in fits if len(members) == full]
+
+
+def _describe(hom: np.ndarray, members: list[tuple[int, int]], cands: list[_Candidate], centres: np.ndarray,
+              similar: np.ndarray, image_size: tuple[int, int]) -> tuple[np.ndarray, list[int], float, float]:
+    """(homography, the candidates in the grid, ring hits, residual in
+    pitches) of a fitted grid."""
     lat_pts, img_pts = _WINDOW[[k for k, _ in members]], centres[[j for _, j in members]]
     pitch_px = float(np.sqrt(abs(np.linalg.det(_jacobian(hom, np.array([1.0, 1.0]))))))
     residual = float(np.median(np.linalg.norm(_apply(hom, lat_pts) - img_pts, axis=1)))
@@ -411,8 +416,7 @@ def grids(small: np.ndarray) -> list[_Scored]:
     for i in np.argsort(-areas):
         if used[i]:
             continue
-        g = _grow(cands[i], cands, centres, areas, small.shape[:2])
-        if g is not None:
+        for g in _grow(cands[i], cands, centres, areas, small.shape[:2]):
             results.append(g)
             # a candidate already in a full grid would only find that grid again; one in a grid with
             # holes (perhaps slid by a row onto background tiles) may still seed the right one
