@@ -174,7 +174,11 @@ def _affine(lattice: np.ndarray, image: np.ndarray) -> np.ndarray | None:
 def _apply(hom: np.ndarray, pts: np.ndarray) -> np.ndarray:
     p = pts @ hom[:2, :2].T + hom[:2, 2]
     z = pts @ hom[2, :2] + hom[2, 2]
-    return p / z[:, None]
+    # a trial fit may send a point to infinity: it then fails every check that follows (NaN and inf
+    # compare false), which is the answer wanted, without a warning on the user's terminal
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out: np.ndarray = p / z[:, None]
+    return out
 
 
 _WINDOW = np.array([(c, r) for r in range(3) for c in range(3)], float)
