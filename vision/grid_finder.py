@@ -45,6 +45,7 @@ WORK_SIDE = 800  # the long side of the copy the grid is searched in
 MIN_STICKERS = 5  # detected stickers a grid needs (the rest are predicted)
 MIN_FACE_FRACTION = 0.08  # the face spans at least this much of the picture's short side
 TOLERANCE = 0.28  # how far (in pitches) a candidate may sit from its predicted place
+ALIGN = 0.35  # how far (per side) a sticker's sides may lean off the lattice's axes (blur skews them)
 MAX_RING = 5  # lattice-aligned stickers allowed just outside a grid (clutter; more: a bigger lattice)
 EDGE_RING = 0.25  # counted for each cell of the ring that is outside the picture
 NEIGHBOUR = 4.5  # pitches between the middles of two faces of one cube seen in a photo, at most
@@ -133,7 +134,8 @@ def candidates(img: np.ndarray) -> list[_Candidate]:
         if q is None:
             continue
         quad_area = cv2.contourArea(q.astype(np.float32))
-        if quad_area <= 0 or not 0.75 < area / quad_area < 1.5:
+        # up to a circle's area over its inscribed square's (pi / 2): a small, very round sticker
+        if quad_area <= 0 or not 0.75 < area / quad_area < 1.65:
             continue
         # a rounded square's corners are cut off: grow the quad to the region's area
         centre = q.mean(axis=0)
@@ -318,7 +320,7 @@ def _matches(hom: np.ndarray, cands: list[_Candidate], centres: np.ndarray, simi
     if side is not None:
         good &= np.maximum(np.abs(lo / side[0] - 1), np.abs(hi / side[0] - 1)) <= side[1]
     # aligned with the lattice (either way round): each side close to an axis
-    good &= (np.abs(e1).min(axis=1) <= 0.25 * hi) & (np.abs(e2).min(axis=1) <= 0.25 * hi)
+    good &= (np.abs(e1).min(axis=1) <= ALIGN * hi) & (np.abs(e2).min(axis=1) <= ALIGN * hi)
     good &= np.isfinite(d[np.arange(len(js)), js])
     return [(int(k), int(js[k])) for k in np.flatnonzero(good)]
 
@@ -417,10 +419,15 @@ def grids(small: np.ndarray) -> list[_Scored]:
     areas = np.array([c.area for c in cands])
     results = []
     used = np.zeros(len(cands), bool)
+    seen: set[frozenset[int]] = set()
     for i in np.argsort(-areas):
         if used[i]:
             continue
         for g in _grow(cands[i], cands, centres, areas, small.shape[:2]):
+            key = frozenset(g[1])
+            if key in seen:
+                continue  # the same stickers found again from another seed of the same grid
+            seen.add(key)
             results.append(g)
             # a candidate already in a full grid would only find that grid again; one in a grid with
             # holes (perhaps slid by a row onto background tiles) may still seed the right one
