@@ -13,9 +13,11 @@ and cubes read wrong while sure (the bar: none). Then the time to read six
     python benchmarks/vision_photos.py --cubes 10 --rounds 3
     python benchmarks/vision_photos.py --first-seed 0 --cubes 40   # the set the finder was tuned on
 
-The grid finder's weights were tuned on cubes 0..39; the default set
-(cubes 100000..100199) was never looked at while tuning, so it stands for
-photos the project has not seen.
+The grid finder was tuned on cubes 0..39, then on the failures of cubes
+100000..100199 and of cubes 300000..300199 (earlier held-out sets, which
+therefore no longer are). The default set, cubes 400000..400199, was
+scored once with the finder as it now is and nothing was changed after
+seeing it: it stands for photos the project has not seen. Use a new range for the next round of changes.
 """
 
 from __future__ import annotations
@@ -84,7 +86,7 @@ def timing(rounds: int, folder: Path) -> tuple[list[float], list[float]]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cubes", type=int, default=200)
-    ap.add_argument("--first-seed", type=int, default=100_000)
+    ap.add_argument("--first-seed", type=int, default=400_000)
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()

@@ -14,8 +14,17 @@ import numpy as np
 import pytest
 
 from solver import random_cube
+from vision.grid_finder import Grid, find_grids
 from vision.photo_render import render_cube_photos, render_face_photo, rotate_net, write_photo
-from vision.photos import PhotoError, arrange, rank_rotations, read_photos
+from vision.photos import (
+    PhotoError,
+    arrange,
+    choose_grids,
+    load_photo,
+    rank_rotations,
+    read_photos,
+    sample_photo,
+)
 
 CUBE_SEED, PHOTO_SEED = 1, 501  # a cube whose six photos (faces turned 0, 0, 3, 2, 2, 1) all read
 
@@ -62,6 +71,36 @@ def test_the_renderer_and_the_reader_agree_on_turns():
     back = arrange(rows, np.array([1] * 6))
     assert "".join(chr(int(v)) for v in back[:9, 0]) == net
     assert arrange(shown, np.zeros(6, int)).tolist() == shown.tolist()
+
+
+def _slid(grid, rows):
+    """The same lattice moved by ``rows`` rows: a window that slid onto the
+    face's edge and what lies beyond it, as the finder can mistake."""
+    hom = grid.homography @ np.array([[1, 0, 0], [0, 1, rows], [0, 0, 1]], float)
+    pts = np.array([[-0.5, -0.5], [2.5, -0.5], [2.5, 2.5], [-0.5, 2.5]])
+    corners = cv2.perspectiveTransform(pts[None], hom)[0]
+    cells = np.array([[(c, r) for r in range(3) for c in range(3)]], float)
+    centres = cv2.perspectiveTransform(cells, hom)[0]
+    return Grid(corners, centres, 9, hom, False)
+
+
+def test_the_cube_chooses_between_a_photos_grids(photos):
+    truth, paths, _ = photos
+    options = []
+    for face in "URFDLB":
+        img, _ = load_photo(paths[face], face)
+        true = find_grids(img)[0]
+        wrong = _slid(true, 1)
+        # the F photo's best guess is the slid window: only the cube can tell the face from it
+        order = [wrong, true] if face == "F" else [true]
+        options.append([(g, sample_photo(img, g, face)) for g in order])
+    choice, cls, _, _ = choose_grids(options)
+    assert choice == [0, 0, 1, 0, 0, 0]
+    assert cls.facelets == truth and cls.ok
+    # with only the slid window to go by, the cube is not read as sure
+    options[2] = options[2][:1]
+    _, cls, _, _ = choose_grids(options)
+    assert not cls.ok and any("stands out" in w for w in cls.warnings)
 
 
 def test_a_solved_cube_reads_solved_whatever_way_up():

@@ -10,15 +10,24 @@ copy of the picture about 800 pixels across:
    nearly quadrilateral and of a sticker's size are candidate stickers.
    Black plastic, the grooves of a stickerless cube, and a sticker's own
    edge against the background all give such edges.
-2. **Lattices**: each candidate's own shape gives two lattice directions;
-   other candidates of a similar size whose centres fall near whole
-   multiples of one pitch along them are its neighbours. The 3x3 window
-   with the most members is fitted with a homography, which then collects
-   the candidates it predicts, and is fitted again.
-3. **Choice**: the grid with most stickers wins, then the largest (the face
-   the photo is of is the most frontal one, so the largest). A grid with
-   lattice-aligned candidates just outside it (a tiled floor, a 4x4 cube,
-   a window that could slide by one) is refused rather than guessed.
+2. **Lattices**: each candidate's own shape gives two lattice directions,
+   roughly (glare and rounded corners skew one sticker's outline), so the
+   lattice is first fitted to the candidates of a similar size one pitch
+   away and only then extended two pitches each way. Every 3x3 window
+   about as full as the fullest is fitted with a homography, which then
+   collects the candidates it predicts and is fitted again; the window
+   holding the most stickers wins (a stray tile beside the face can fill
+   a window slid by a row as well as the face fills its own). A candidate
+   in a full grid seeds no other search; one in a grid with holes may.
+3. **Choice**: grids are scored by stickers seen, even cells, dark gaps
+   between them and the fit, less lattice-aligned candidates just outside
+   (a tiled floor, a 4x4 cube). Of the grids scoring about as well as the
+   best *on the same cube* (within a few pitches of it), the largest and
+   most square-on is the face photographed; a tiled floor across the room
+   does not compete. When another grid overlapping it fits about as well
+   (a window that could slide), no grid stands out: :func:`find_grids`
+   still returns the best few, and the cube as a whole chooses among them
+   (:mod:`vision.photos`).
 
 The grid is returned as the face's four outer corners, ordered as the photo
 stands: top-left first, clockwise; which way up the face really is, is
@@ -36,11 +45,15 @@ WORK_SIDE = 800  # the long side of the copy the grid is searched in
 MIN_STICKERS = 5  # detected stickers a grid needs (the rest are predicted)
 MIN_FACE_FRACTION = 0.08  # the face spans at least this much of the picture's short side
 TOLERANCE = 0.28  # how far (in pitches) a candidate may sit from its predicted place
+ALIGN = 0.35  # how far (per side) a sticker's sides may lean off the lattice's axes (blur skews them)
 MAX_RING = 5  # lattice-aligned stickers allowed just outside a grid (clutter; more: a bigger lattice)
 EDGE_RING = 0.25  # counted for each cell of the ring that is outside the picture
+NEIGHBOUR = 4.5  # pitches between the middles of two faces of one cube seen in a photo, at most
 CLOSE_SCORE = 3.0  # grids within this of the best are all faces: the largest is the one photographed
 RESIDUAL_WEIGHT = 100.0  # a lattice of real stickers fits a homography to a hundredth of a pitch
 MIN_SCORE = 6.5  # stickers seen, less those outside, plus half of each cell that looks like one
+SETTLED_MEMBERS = 8  # a grid this full keeps its stickers from seeding other searches
+ALTERNATIVES = 3  # grids returned per photo: the best, and the next ones for the cube to choose from
 GAP_WEIGHT = 6.0  # score for dark gaps between all the stickers (black plastic, grooves)
 
 
@@ -55,6 +68,9 @@ class Grid:
     """How many of the nine were seen as stickers (the rest follow from the homography)."""
     homography: np.ndarray
     """Lattice (column, row; sticker centres at 0, 1, 2) -> picture pixels."""
+    stands_out: bool = True
+    """False when another grid in the picture fits about as well (a window that could slide by a
+    row, two faces alike): the photo alone does not say which is the face."""
 
 
 @dataclass
@@ -118,7 +134,8 @@ def candidates(img: np.ndarray) -> list[_Candidate]:
         if q is None:
             continue
         quad_area = cv2.contourArea(q.astype(np.float32))
-        if quad_area <= 0 or not 0.75 < area / quad_area < 1.5:
+        # up to a circle's area over its inscribed square's (pi / 2): a small, very round sticker
+        if quad_area <= 0 or not 0.75 < area / quad_area < 1.65:
             continue
         # a rounded square's corners are cut off: grow the quad to the region's area
         centre = q.mean(axis=0)
@@ -144,6 +161,12 @@ def _fit(lattice: np.ndarray, image: np.ndarray) -> np.ndarray | None:
         hom, _ = cv2.findHomography(lattice.astype(np.float32), image.astype(np.float32), 0)
         if hom is not None:
             return hom
+    return _affine(lattice, image)
+
+
+def _affine(lattice: np.ndarray, image: np.ndarray) -> np.ndarray | None:
+    """Least-squares affine map lattice -> image (as a 3x3 matrix), or None
+    when the points do not span the plane."""
     if len(lattice) >= 3 and np.linalg.matrix_rank(lattice - lattice.mean(0)) == 2:
         a, *_ = np.linalg.lstsq(np.c_[lattice, np.ones(len(lattice))], image, rcond=None)
         return np.r_[a.T, [[0, 0, 1]]]
@@ -153,7 +176,11 @@ def _fit(lattice: np.ndarray, image: np.ndarray) -> np.ndarray | None:
 def _apply(hom: np.ndarray, pts: np.ndarray) -> np.ndarray:
     p = pts @ hom[:2, :2].T + hom[:2, 2]
     z = pts @ hom[2, :2] + hom[2, 2]
-    return p / z[:, None]
+    # a trial fit may send a point to infinity: it then fails every check that follows (NaN and inf
+    # compare false), which is the answer wanted, without a warning on the user's terminal
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out: np.ndarray = p / z[:, None]
+    return out
 
 
 _WINDOW = np.array([(c, r) for r in range(3) for c in range(3)], float)
@@ -163,47 +190,62 @@ _OUTLINE = np.array([[-0.5, -0.5], [2.5, -0.5], [2.5, 2.5], [-0.5, 2.5]])
 
 
 def _grow(seed: _Candidate, cands: list[_Candidate], centres: np.ndarray, areas: np.ndarray,
-          image_size: tuple[int, int]) -> tuple[np.ndarray, list[int], float, float] | None:
-    """The best 3x3 grid through ``seed``: (homography, the candidates in
-    it, ring hits, residual in pitches)."""
+          image_size: tuple[int, int]) -> list[tuple[np.ndarray, list[int], float, float]]:
+    """The fullest 3x3 grids through ``seed`` (one, or several windows that
+    hold as many stickers): (homography, the candidates in it, ring hits,
+    residual in pitches) each."""
     basis = np.c_[seed.u, seed.v]
     if abs(np.linalg.det(basis)) < 1e-6:
-        return None
+        return []
     similar = (areas > seed.area / 2.5) & (areas < seed.area * 2.5)
     local = (centres - seed.centre) @ np.linalg.inv(basis).T
     # the pitch (sticker + gap, in sticker sides) from the nearest neighbours along either axis
     near = similar & (np.abs(local).max(axis=1) > 0.8) & (np.abs(local).max(axis=1) < 1.7) & \
         (np.abs(local).min(axis=1) < 0.3)
     if not near.any():
-        return None
+        return []
     pitch = float(np.median(np.abs(local[near]).max(axis=1)))
     lat = local / pitch
     idx = np.round(lat)
+    # one sticker's shape gives the directions only roughly (glare, a rounded corner): two pitches
+    # away that can be most of a sticker off, so the lattice is first fitted to the seed's nearest
+    # neighbours and then extended
+    close = similar & (np.abs(lat - idx).max(axis=1) < TOLERANCE) & (np.abs(idx).max(axis=1) <= 1)
+    affine = _affine(idx[close], centres[close])
+    if affine is not None and abs(np.linalg.det(affine[:2, :2])) > 1e-6:
+        lat = (centres - affine[:2, 2]) @ np.linalg.inv(affine[:2, :2]).T
+        idx = np.round(lat)
     ok = similar & (np.abs(lat - idx).max(axis=1) < TOLERANCE) & (np.abs(idx).max(axis=1) <= 2)
     if ok.sum() < MIN_STICKERS:
-        return None
-    best = None
+        return []
+    windows = []
     for c0 in range(-2, 1):
         for r0 in range(-2, 1):
             inside = ok & (idx[:, 0] >= c0) & (idx[:, 0] <= c0 + 2) & (idx[:, 1] >= r0) \
                 & (idx[:, 1] <= r0 + 2)
-            if best is None or inside.sum() > best[0]:
-                best = (int(inside.sum()), c0, r0, inside)
-    assert best is not None
-    _, c0, r0, inside = best
-    if inside.sum() < MIN_STICKERS:
-        return None
-    hom = _fit(idx[inside] - (c0, r0), centres[inside])
-    members: list[tuple[int, int]] = []
-    for _ in range(2):  # collect what the fitted grid predicts, and fit again
-        if hom is None:
-            return None
-        members = _matches(hom, cands, centres, similar, _WINDOW)
-        if len(members) < MIN_STICKERS:
-            return None
-        hom = _fit(_WINDOW[[k for k, _ in members]], centres[[j for _, j in members]])
-    if hom is None:
-        return None
+            windows.append((int(inside.sum()), c0, r0, inside))
+    most = max(w[0] for w in windows)
+    # windows as well filled are all tried (a stray tile next to the face fills one as well as the
+    # face's own): those whose fitted grids then hold the most stickers are all kept, for the scores
+    # (and in the end the cube) to choose between
+    fits: list[tuple[np.ndarray, list[tuple[int, int]]]] = []
+    for count, c0, r0, inside in windows:
+        if count < max(MIN_STICKERS, most):
+            continue
+        fitted = _fit_window(_fit(idx[inside] - (c0, r0), centres[inside]), cands, centres, similar)
+        if fitted is not None and all({j for _, j in fitted[1]} != {j for _, j in f[1]} for f in fits):
+            fits.append(fitted)
+    if not fits:
+        return []
+    full = max(len(f[1]) for f in fits)
+    return [_describe(hom, members, cands, centres, similar, image_size)
+            for hom, members in fits if len(members) == full]
+
+
+def _describe(hom: np.ndarray, members: list[tuple[int, int]], cands: list[_Candidate], centres: np.ndarray,
+              similar: np.ndarray, image_size: tuple[int, int]) -> tuple[np.ndarray, list[int], float, float]:
+    """(homography, the candidates in the grid, ring hits, residual in
+    pitches) of a fitted grid."""
     lat_pts, img_pts = _WINDOW[[k for k, _ in members]], centres[[j for _, j in members]]
     pitch_px = float(np.sqrt(abs(np.linalg.det(_jacobian(hom, np.array([1.0, 1.0]))))))
     residual = float(np.median(np.linalg.norm(_apply(hom, lat_pts) - img_pts, axis=1)))
@@ -221,6 +263,22 @@ def _grow(seed: _Candidate, cands: list[_Candidate], centres: np.ndarray, areas:
     # where the picture ends, nothing says the lattice stops (nor that it goes on): a quarter hit
     # for each cell beyond it
     return hom, js, ring_hits + EDGE_RING * int(outside.sum()), residual / pitch_px
+
+
+def _fit_window(hom: np.ndarray | None, cands: list[_Candidate], centres: np.ndarray, similar: np.ndarray
+                ) -> tuple[np.ndarray, list[tuple[int, int]]] | None:
+    """Collect the candidates a first fit predicts, and fit again (twice):
+    (homography, (cell, candidate) members), or None below
+    :data:`MIN_STICKERS`."""
+    members: list[tuple[int, int]] = []
+    for _ in range(2):
+        if hom is None:
+            return None
+        members = _matches(hom, cands, centres, similar, _WINDOW)
+        if len(members) < MIN_STICKERS:
+            return None
+        hom = _fit(_WINDOW[[k for k, _ in members]], centres[[j for _, j in members]])
+    return None if hom is None else (hom, members)
 
 
 def _jacobian(hom: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -262,7 +320,7 @@ def _matches(hom: np.ndarray, cands: list[_Candidate], centres: np.ndarray, simi
     if side is not None:
         good &= np.maximum(np.abs(lo / side[0] - 1), np.abs(hi / side[0] - 1)) <= side[1]
     # aligned with the lattice (either way round): each side close to an axis
-    good &= (np.abs(e1).min(axis=1) <= 0.25 * hi) & (np.abs(e2).min(axis=1) <= 0.25 * hi)
+    good &= (np.abs(e1).min(axis=1) <= ALIGN * hi) & (np.abs(e2).min(axis=1) <= ALIGN * hi)
     good &= np.isfinite(d[np.arange(len(js)), js])
     return [(int(k), int(js[k])) for k in np.flatnonzero(good)]
 
@@ -361,13 +419,20 @@ def grids(small: np.ndarray) -> list[_Scored]:
     areas = np.array([c.area for c in cands])
     results = []
     used = np.zeros(len(cands), bool)
-    for i in np.argsort(-areas):  # a candidate already in a grid would only find that grid again
+    seen: set[frozenset[int]] = set()
+    for i in np.argsort(-areas):
         if used[i]:
             continue
-        g = _grow(cands[i], cands, centres, areas, small.shape[:2])
-        if g is not None:
+        for g in _grow(cands[i], cands, centres, areas, small.shape[:2]):
+            key = frozenset(g[1])
+            if key in seen:
+                continue  # the same stickers found again from another seed of the same grid
+            seen.add(key)
             results.append(g)
-            used[g[1]] = True
+            # a candidate already in a full grid would only find that grid again; one in a grid with
+            # holes (perhaps slid by a row onto background tiles) may still seed the right one
+            if len(g[1]) >= SETTLED_MEMBERS:
+                used[g[1]] = True
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
     lightness = cv2.medianBlur(np.ascontiguousarray(lab[..., 0]), 5)
     low = cv2.erode(lab[..., 0], np.ones((5, 5), np.uint8))
@@ -400,9 +465,16 @@ def _choose(scored: list[_Scored]) -> _Scored | None:
     if not scored:
         return None
     top = max(scored, key=lambda r: r.score)
+    top_centre = _apply(top.hom, np.array([[1.0, 1.0]]))[0]
+    top_pitch = float(np.sqrt(abs(np.linalg.det(_jacobian(top.hom, np.array([1.0, 1.0]))))))
+
+    def same_cube(r: _Scored) -> bool:  # the best grid's neighbouring faces, not tiles across the room
+        centre = _apply(r.hom, np.array([[1.0, 1.0]]))[0]
+        return bool(np.linalg.norm(centre - top_centre) < NEIGHBOUR * top_pitch)
+
     # as face-like as the best: as well supported and with gaps as dark (a cube of one body colour)
-    best = max((r for r in scored if r.score >= top.score - CLOSE_SCORE and r.gaps >= top.gaps - 0.3),
-               key=_frontal_size)
+    best = max((r for r in scored if r.score >= top.score - CLOSE_SCORE and r.gaps >= top.gaps - 0.3
+                and same_cube(r)), key=_frontal_size)
     centre = _apply(best.hom, np.array([[1.0, 1.0]]))[0]
     pitch = float(np.sqrt(abs(np.linalg.det(_jacobian(best.hom, np.array([1.0, 1.0]))))))
     for other in scored:
@@ -412,19 +484,53 @@ def _choose(scored: list[_Scored]) -> _Scored | None:
     return best
 
 
-def find_grid(img: np.ndarray) -> Grid | None:
-    """The face's sticker grid in a BGR picture of any size, or None when
-    no grid stands out. Works on a copy about :data:`WORK_SIDE` across."""
-    h, w = img.shape[:2]
-    small, f = _work_copy(img)
-    best = _choose(grids(small))
-    if best is None:
-        return None
-    hom = _upright(best.hom)
-    sx = np.diag([1 / f, 1 / f, 1.0])
-    hom = sx @ hom
+def _to_grid(r: _Scored, f: float, size: tuple[int, int], stands_out: bool) -> Grid | None:
+    """A scored grid in the working copy -> a :class:`Grid` in the picture's
+    pixels (the working copy was scaled by ``f``), None when its outline
+    leaves the picture."""
+    h, w = size
+    hom = np.diag([1 / f, 1 / f, 1.0]) @ _upright(r.hom)
     corners = _apply(hom, _OUTLINE)
     if (corners < -0.02 * max(w, h)).any() or (corners[:, 0] > w * 1.02).any() \
             or (corners[:, 1] > h * 1.02).any():
         return None
-    return Grid(corners, _apply(hom, _WINDOW), best.members, hom)
+    return Grid(corners, _apply(hom, _WINDOW), r.members, hom, stands_out)
+
+
+def _same_place(a: _Scored, b: _Scored) -> bool:
+    """Two grids over the same stickers (found from different seeds)."""
+    pitch = float(np.sqrt(abs(np.linalg.det(_jacobian(a.hom, np.array([1.0, 1.0]))))))
+    d = np.linalg.norm(_apply(a.hom, np.array([[1.0, 1.0]]))[0] - _apply(b.hom, np.array([[1.0, 1.0]]))[0])
+    return bool(d < 0.3 * pitch and 0.8 < a.area / max(b.area, 1e-9) < 1.25)
+
+
+def find_grids(img: np.ndarray, limit: int = ALTERNATIVES) -> list[Grid]:
+    """The face's sticker grid in a BGR picture of any size, and the next
+    most likely grids after it (at most ``limit`` in all; empty when there
+    is no grid at all). The first one has ``stands_out`` False when another
+    grid fits about as well: then only the cube as a whole can tell which
+    is the face (:mod:`vision.photos` tries them). Works on a copy about
+    :data:`WORK_SIDE` across."""
+    small, f = _work_copy(img)
+    scored = grids(small)
+    chosen = _choose(scored)
+    viable = sorted((r for r in scored if r.score >= MIN_SCORE and r is not chosen), key=lambda r: -r.score)
+    ranked: list[_Scored] = []
+    for r in ([chosen] if chosen is not None else []) + viable:
+        if not any(_same_place(r, k) for k in ranked):
+            ranked.append(r)
+    out = []
+    for r in ranked:
+        g = _to_grid(r, f, img.shape[:2], stands_out=r is chosen)
+        if g is not None:
+            out.append(g)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def find_grid(img: np.ndarray) -> Grid | None:
+    """The face's sticker grid in a BGR picture of any size, or None when
+    no grid stands out."""
+    found = find_grids(img, 1)
+    return found[0] if found and found[0].stands_out else None

@@ -13,6 +13,14 @@ reading of the colours; the best few are classified properly
 sure wins, the README net's own orientation first on ties. When two
 arrangements give different cubes that both read as sure, the stickers
 where they differ are put in doubt instead of guessed.
+
+The grid finder keeps each photo's next-best grids too. When the best
+grids do not read as a sure cube (a steep photo where a side face looked
+more like the face, a tiled floor, a window slid by a row), the other
+grids are tried one photo at a time, those whose first reading makes the
+most real pieces first: a grid that is not the face gives colours that
+make no valid cube, so the cube chooses. One sure cube wins; two different
+sure cubes put the stickers where they differ in doubt.
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ from solver.facelets import CORNER_COLORS, CORNER_FACELETS, EDGE_COLORS, EDGE_FA
 
 from .classifier import Classification, exposure, features
 from .errors import VisionError
-from .grid_finder import Grid, find_grid
+from .grid_finder import Grid, find_grids
 from .sample import robust_colours, warp_face
 from .scanning import classify_measured
 from .setup import FaceSpec
@@ -41,6 +49,7 @@ MAX_PHOTO_BYTES = 64 << 20  # a 50-megapixel JPEG is about 25 MB; a PNG of one c
 MAX_PHOTO_PIXELS = 64_000_000  # 8000x8000: above every phone camera's ordinary photo mode
 MIN_PHOTO_SIDE = 120  # below this nine stickers cannot be told apart
 SAMPLE_SIDE = 1000  # large JPEGs are decoded at 1/2, 1/4 or 1/8 while the long side stays above this
+MAX_SWAPS = 4  # other grids (one photo's at a time) classified when the photos' best grids do not read sure
 CANDIDATES = 8  # arrangements of the faces' turns classified properly
 PHOTO_CELL = 32  # warped pixels per sticker when sampling a photo
 PHOTO_INNER = 0.7  # of each cell (per side) sampled: the grid is fitted to the stickers themselves
@@ -177,6 +186,15 @@ def rank_rotations(shown_rgb: np.ndarray) -> list[np.ndarray]:
     """The ways the six faces may have been turned, best first: by how many
     of the 20 pieces the first reading of the colours makes real pieces,
     then fewest turned faces (the README net's orientation first)."""
+    score = _piece_scores(shown_rgb)
+    order = np.argsort(-score, kind="stable")  # stable: keeps the net-first order on ties
+    best = score[order[0]]
+    return [_COMBOS[i] for i in order if score[i] >= best - 2]
+
+
+def _piece_scores(shown_rgb: np.ndarray) -> np.ndarray:
+    """For each of the 4096 ways the faces may be turned, how many of the 20
+    pieces a first, nearest-centre reading of the colours makes real."""
     x = features(shown_rgb, exposure(shown_rgb))
     centres = x[[9 * k + 4 for k in range(6)]]
     labels = np.argmin(((x[:, None, :] - centres[None]) ** 2).sum(-1), axis=1)
@@ -186,10 +204,8 @@ def rank_rotations(shown_rgb: np.ndarray) -> list[np.ndarray]:
     ef = np.array(EDGE_FACELETS)
     corner = lab[:, cf[:, 0]] * 36 + lab[:, cf[:, 1]] * 6 + lab[:, cf[:, 2]]
     edge = lab[:, ef[:, 0]] * 6 + lab[:, ef[:, 1]]
-    score = np.isin(corner, _CORNER_CODES).sum(axis=1) + np.isin(edge, _EDGE_CODES).sum(axis=1)
-    order = np.argsort(-score, kind="stable")  # stable: keeps the net-first order on ties
-    best = score[order[0]]
-    return [_COMBOS[i] for i in order if score[i] >= best - 2]
+    score: np.ndarray = np.isin(corner, _CORNER_CODES).sum(axis=1) + np.isin(edge, _EDGE_CODES).sum(axis=1)
+    return score
 
 
 def read_cube(shown: np.ndarray, spread: np.ndarray, glare: np.ndarray
@@ -237,6 +253,74 @@ def sample_photo(img: np.ndarray, grid: Grid, face: str) -> tuple[np.ndarray, np
     return robust_colours(warped[:, outer], warped[:, outer & ~core])
 
 
+def _shown(options: list[list[tuple[Grid, tuple[np.ndarray, np.ndarray, np.ndarray]]]],
+           choice: list[int]) -> np.ndarray:
+    return np.concatenate([options[k][c][1][0] for k, c in enumerate(choice)])
+
+
+def _read_choice(options: list[list[tuple[Grid, tuple[np.ndarray, np.ndarray, np.ndarray]]]],
+                 choice: list[int]) -> tuple[Classification, np.ndarray, np.ndarray]:
+    """The cube read with grid ``choice[k]`` of face k's photo."""
+    shown = _shown(options, choice)
+    spread = np.concatenate([options[k][c][1][1] for k, c in enumerate(choice)])
+    glare = np.concatenate([options[k][c][1][2] for k, c in enumerate(choice)])
+    return read_cube(shown, spread, glare)
+
+
+def choose_grids(options: list[list[tuple[Grid, tuple[np.ndarray, np.ndarray, np.ndarray]]]]
+                 ) -> tuple[list[int], Classification, np.ndarray, np.ndarray]:
+    """Which of each photo's grids (best first, with their samples) shows the
+    face: (the choice per face, classification, facelet-order samples,
+    turns). The best grid of every photo is read first; when that cube is
+    not sure, or a photo's grid did not stand out, each other grid is tried
+    in one photo at a time. A grid that is not the face (a side face, a
+    window slid by a row, a tiled floor) gives colours that make no valid
+    cube, so the cube decides: when exactly one cube reads as sure it wins;
+    when several do, the stickers where they differ are put in doubt."""
+    base = [0] * len(options)
+    cls, samples, rot = _read_choice(options, base)
+    doubtful = [k for k, opts in enumerate(options) if not opts[0][0].stands_out]
+    if cls.ok and not doubtful:
+        return base, cls, samples, rot
+    tried = [(base, cls, samples, rot)]
+    # a first, cheap reading ranks the other grids: one that is not the face makes fewer real pieces
+    # than the face does, so only the grids that make at least as many as the best reading so far
+    # are classified properly, the most promising first
+    floor = int(_piece_scores(_shown(options, base)).max())
+    swaps = []
+    for k, opts in enumerate(options):
+        for j in range(1, len(opts)):
+            choice = base.copy()
+            choice[k] = j
+            swaps.append((int(_piece_scores(_shown(options, choice)).max()), choice))
+    swaps.sort(key=lambda t: -t[0])
+    if cls.ok:
+        floor = max(floor, 20)  # the photos' best grids read sure: only a grid as good could dispute it
+    for score, choice in swaps[:MAX_SWAPS]:
+        if score < floor:
+            break
+        tried.append((choice, *_read_choice(options, choice)))
+        if tried[-1][1].ok:
+            floor = score  # a sure cube: only grids that read as well could give another one
+    sure = [t for t in tried if t[1].ok]
+    if not sure:
+        if doubtful:
+            cls.warnings.append("no sticker grid stands out in the "
+                                + ", ".join(FACES[k] for k in doubtful)
+                                + " photo(s): photograph the face filling more of the picture")
+        return base, cls, samples, rot
+    choice, cls, samples, rot = sure[0]
+    others = {t[1].facelets for t in sure[1:]} - {cls.facelets}
+    if others:
+        differ = sorted({i for f in others for i in range(54) if f[i] != cls.facelets[i]})
+        cls.suspects = sorted(set(cls.suspects) | set(differ))
+        cls.confidence[differ] = np.minimum(cls.confidence[differ], 0.5)
+        cls.warnings.append("the photos fit more than one cube, with the grid found in different places ("
+                            + ", ".join(position_name(i) for i in differ[:12])
+                            + "): photograph each face filling more of the picture")
+    return choice, cls, samples, rot
+
+
 def read_photos(paths: Mapping[str, str | os.PathLike], debug_dir: str | Path | None = None) -> PhotoScan:
     """One photo per face (face letter -> file) -> the cube they show.
     Raises :class:`PhotoError` naming the face and file when a photo cannot
@@ -244,23 +328,20 @@ def read_photos(paths: Mapping[str, str | os.PathLike], debug_dir: str | Path | 
     missing = [f for f in FACES if f not in paths]
     if missing:
         raise PhotoError(f"no photo for face(s) {', '.join(missing)}: give one photo of each of U R F D L B")
-    shown = np.full((54, 3), np.nan)
-    spread = np.zeros(54)
-    glare = np.zeros(54)
-    grids: dict[str, Grid] = {}
+    options: list[list[tuple[Grid, tuple[np.ndarray, np.ndarray, np.ndarray]]]] = []
     images: dict[str, np.ndarray] = {}
     scales: dict[str, float] = {}
-    for k, face in enumerate(FACES):
+    for face in FACES:
         label = f"{face} photo {os.fspath(paths[face])}"
         img, scale = load_photo(paths[face], label)
-        grid = find_grid(img)
-        if grid is None:
+        found = find_grids(img)
+        if not found:
             raise PhotoError(f"{label}: no 3x3 sticker grid found; photograph the face filling a good part of"
                              " the picture, square on, in even light")
-        rgb, sp, gl = sample_photo(img, grid, face)
-        shown[9 * k:9 * k + 9], spread[9 * k:9 * k + 9], glare[9 * k:9 * k + 9] = rgb, sp, gl
-        grids[face], images[face], scales[face] = grid, img, scale
-    cls, samples, rot = read_cube(shown, spread, glare)
+        options.append([(g, sample_photo(img, g, face)) for g in found])
+        images[face], scales[face] = img, scale
+    choice, cls, samples, rot = choose_grids(options)
+    grids = {f: options[k][choice[k]][0] for k, f in enumerate(FACES)}
     result = PhotoScan(cls, samples, {f: int(r) for f, r in zip(FACES, rot)}, grids, images, scales)
     if debug_dir is not None:
         write_debug(result, debug_dir)
