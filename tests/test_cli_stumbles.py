@@ -3,6 +3,8 @@ met it: through the real `cuberobot` command in a subprocess."""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 
@@ -30,10 +32,15 @@ def test_check_reads_solved_from_stdin_as_it_does_from_the_argument():
     assert r.returncode == 2 and "standard input" in r.stderr
 
 
-def test_solving_a_solved_cube_says_so():
-    r = run("solve", "solved")
+def test_solving_a_solved_cube_says_so_without_building_tables(tmp_path):
+    cache = tmp_path / "cache"
+    r = subprocess.run([sys.executable, "-m", "robot", "solve", "solved"], capture_output=True, text=True,
+                       timeout=120, env={**os.environ, "CUBEROBOT_CACHE": str(cache)})
     assert r.returncode == 0 and r.stdout.strip() == ""
     assert "already solved" in r.stderr
+    assert not cache.exists()  # nothing to search for: no table built or loaded
+    r = run("solve", "solved", "--json")
+    assert json.loads(r.stdout) == {"moves": "", "length": 0, "cost": 0.0, "elapsed_ms": 0.0, "steps": []}
 
 
 def test_estop_on_a_per_command_simulated_rig_does_not_claim_a_latch():

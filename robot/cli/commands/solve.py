@@ -179,12 +179,17 @@ def _solve(args: argparse.Namespace) -> int:
     from solver import solve
 
     facelets = read_cube_arg(args.facelets)
-    parse_facelets(facelets)  # a bad cube is refused before any table is built
-    _prepare(args)
-    try:
-        sol = solve(facelets, **options)
-    except SolveError as e:
-        raise Refused(str(e)) from None
+    cube = parse_facelets(facelets)  # a bad cube is refused before any table is built
+    if cube.is_solved():  # nothing to search for: no tables to build or load
+        from solver.solution import Solution
+
+        sol = Solution(moves="", length=0, cost=0.0, elapsed_ms=0.0, steps=[], metric=args.metric)
+    else:
+        _prepare(args)
+        try:
+            sol = solve(facelets, **options)
+        except SolveError as e:
+            raise Refused(str(e)) from None
     if args.json:
         print(json.dumps(sol.to_dict()))
     else:
