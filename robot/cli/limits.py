@@ -363,3 +363,18 @@ def check_views(cfg: Config) -> None:
     if not cfg.views:
         raise UserError(f"{cfg.path or 'the set-up'}: no [[view]], so no camera sees the cube: add the views "
                         "(and [[camera]] tables) as in config/rig.toml")
+
+
+def check_rig_options(cfg: Config, port: str | None, port_flag: str, firmware: str | None,
+                      state_dir: str | None) -> None:
+    """What `start` and `serve` check before they open a rig: the views, one
+    of --firmware and the port flag, the port, the firmware file and a
+    writable state folder."""
+    from ..rig.journal import default_state_dir
+
+    check_views(cfg)
+    if firmware and port:
+        raise UserError(f"--firmware runs its own emulated rig: give --firmware or {port_flag}, not both")
+    check_port(port)
+    check_firmware(firmware)
+    check_output_dir(state_dir or str(default_state_dir()), "--state-dir")

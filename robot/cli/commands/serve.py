@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from ...rig.config import load_config
 from ...rig.errors import UserError
-from ..limits import check_firmware, check_output_dir, check_port, check_views, path, text, whole
+from ..limits import check_rig_options, path, text, whole
 from . import Registry
 
 SIM_GLARE_CAPTURES = "first-scan"
@@ -19,15 +19,9 @@ def _serve(args: argparse.Namespace) -> int:
         from ...web.server import bind, serve
     except ImportError as e:
         raise UserError(f"the web panel needs its extra: pip install -e '.[web]' ({e})") from None
-    from ...rig.journal import default_state_dir
 
     cfg = load_config(args.config)
-    check_views(cfg)
-    if args.firmware and args.rig:
-        raise UserError("--firmware runs its own emulated rig: give --firmware or --rig, not both")
-    check_port(args.rig)
-    check_firmware(args.firmware)
-    check_output_dir(args.state_dir or str(default_state_dir()), "--state-dir")
+    check_rig_options(cfg, args.rig, "--rig", args.firmware, args.state_dir)
     lighting = sim_glare(cfg.start.recaptures + cfg.start.look_again) if args.sim_glare else None
     options = Options(rig_port=args.rig, firmware=args.firmware, state_dir=args.state_dir,
                       sim_lighting=lighting)

@@ -7,25 +7,18 @@ import sys
 from dataclasses import replace
 
 from ...rig.config import SOLVE_METHODS, load_config
-from ...rig.errors import UserError
-from ..limits import MAX_SEED, check_firmware, check_output_dir, check_port, check_views, path, text, whole
+from ..limits import MAX_SEED, check_rig_options, path, text, whole
 from ..progress import ProgressLine
 from . import Registry
 
 
 def _start(args: argparse.Namespace) -> int:
     from ...app.start import run_start, summary
-    from ...rig.journal import default_state_dir
 
     cfg = load_config(args.config)
     if args.method is not None:
         cfg = replace(cfg, solver=replace(cfg.solver, method=args.method))
-    check_views(cfg)
-    if args.firmware and args.port:
-        raise UserError("--firmware runs its own emulated rig: give --firmware or --port, not both")
-    check_port(args.port)
-    check_firmware(args.firmware)
-    check_output_dir(args.state_dir or str(default_state_dir()), "--state-dir")
+    check_rig_options(cfg, args.port, "--port", args.firmware, args.state_dir)
     progress = ProgressLine(quiet=args.quiet)
     try:
         record = run_start(cfg, port=args.port, headless=args.headless, firmware=args.firmware,

@@ -23,6 +23,7 @@ from ..limits import (
     check_output_file,
     check_views,
     loads_json,
+    number,
     path,
     read_input,
     text,
@@ -289,24 +290,13 @@ def _calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fraction(value: str) -> float:
-    """A number from 0 to 1, for argparse (which turns the ValueError into a usage error)."""
-    try:
-        v = float(value)
-    except ValueError:
-        v = float("nan")
-    if not 0.0 <= v <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, not {value!r}")
-    return v
-
-
 def register(sub: Registry) -> None:
     p = sub.add_parser("classify", help="read stickers' RGB colours from JSON and name the cube")
     p.add_argument("--rgb-json", nargs="+", required=True, metavar="FILE", type=path,
                    help='files of {"rgb": [[r, g, b] x 54]} in facelet order, null for unseen; - for stdin'
                         f" (at most {MAX_INPUT_FILES} files of 1 MiB)")
     p.add_argument("--json", action="store_true", help="one JSON object per file")
-    p.add_argument("--min-confidence", type=_fraction, default=0.0, metavar="P",
+    p.add_argument("--min-confidence", type=number(0.0, 1.0), default=0.0, metavar="P",
                    help="stickers under this confidence (0..1) are in doubt too (default 0: the"
                         " classifier's own judgement)")
     p.set_defaults(func=_classify)
