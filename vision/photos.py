@@ -226,15 +226,22 @@ def read_cube(shown: np.ndarray, spread: np.ndarray, glare: np.ndarray
             break
     sure = [t for t in tried if t[1].ok]
     rot, cls, samples = sure[0] if sure else tried[0]
-    others = {t[1].facelets for t in sure[1:]} - {cls.facelets}
-    if others:
-        differ = sorted({i for f in others for i in range(54) if f[i] != cls.facelets[i]})
-        cls.suspects = sorted(set(cls.suspects) | set(differ))
-        cls.confidence[differ] = np.minimum(cls.confidence[differ], 0.5)
-        cls.warnings.append("the photos fit more than one cube, turned differently ("
-                            + ", ".join(position_name(i) for i in differ[:12])
-                            + "): photograph each face as drawn in the README's net")
+    _doubt_where_they_differ(cls, {t[1].facelets for t in sure[1:]}, "turned differently",
+                             "photograph each face as drawn in the README's net")
     return cls, samples, rot
+
+
+def _doubt_where_they_differ(cls: Classification, others: set[str], how: str, advice: str) -> None:
+    """Other cubes the photos read as sure too: the stickers where they
+    differ from the one chosen are put in doubt, with why and what to do."""
+    others = others - {cls.facelets}
+    if not others:
+        return
+    differ = sorted({i for f in others for i in range(54) if f[i] != cls.facelets[i]})
+    cls.suspects = sorted(set(cls.suspects) | set(differ))
+    cls.confidence[differ] = np.minimum(cls.confidence[differ], 0.5)
+    cls.warnings.append(f"the photos fit more than one cube, {how} ("
+                        + ", ".join(position_name(i) for i in differ[:12]) + f"): {advice}")
 
 
 def sample_photo(img: np.ndarray, grid: Grid, face: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -310,14 +317,9 @@ def choose_grids(options: list[list[tuple[Grid, tuple[np.ndarray, np.ndarray, np
                                 + " photo(s): photograph the face filling more of the picture")
         return base, cls, samples, rot
     choice, cls, samples, rot = sure[0]
-    others = {t[1].facelets for t in sure[1:]} - {cls.facelets}
-    if others:
-        differ = sorted({i for f in others for i in range(54) if f[i] != cls.facelets[i]})
-        cls.suspects = sorted(set(cls.suspects) | set(differ))
-        cls.confidence[differ] = np.minimum(cls.confidence[differ], 0.5)
-        cls.warnings.append("the photos fit more than one cube, with the grid found in different places ("
-                            + ", ".join(position_name(i) for i in differ[:12])
-                            + "): photograph each face filling more of the picture")
+    _doubt_where_they_differ(cls, {t[1].facelets for t in sure[1:]},
+                             "with the grid found in different places",
+                             "photograph each face filling more of the picture")
     return choice, cls, samples, rot
 
 
