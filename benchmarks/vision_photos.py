@@ -15,9 +15,15 @@ and cubes read wrong while sure (the bar: none). Then the time to read six
 
 The grid finder was tuned on cubes 0..39, then on the failures of cubes
 100000..100199 and of cubes 300000..300199 (earlier held-out sets, which
-therefore no longer are). The default set, cubes 400000..400199, was
-scored once with the finder as it now is and nothing was changed after
-seeing it: it stands for photos the project has not seen. Use a new range for the next round of changes.
+therefore no longer are). The reading of the colours (each photo in its own
+light, the faces' turns ranked by the fitted colours) was then tuned on the
+failures of 400000..400199 and 500000..500199. The default set, cubes
+600000..600199, was scored once with the reader as it now is and nothing
+was changed after seeing it: it stands for photos the project has not seen.
+Use a new range for the next round of changes.
+
+"Right" is the issue's bar: all 54 stickers right (sure, or flagged for
+a person to confirm); "wrong and sure" must never happen.
 """
 
 from __future__ import annotations
@@ -40,7 +46,8 @@ from vision.photos import PhotoError, read_photos  # noqa: E402
 
 
 def accuracy(cubes: int, first: int, folder: Path, verbose: bool) -> dict[str, int]:
-    counts = {"right and sure": 0, "no grid (refused)": 0, "flagged": 0, "wrong and sure": 0}
+    counts = {"right (all 54 stickers)": 0, "right and sure": 0, "right but flagged": 0,
+              "no grid (refused)": 0, "wrong, flagged": 0, "wrong and sure": 0}
     for seed in range(first, first + cubes):
         rng = np.random.default_rng(10_000 + seed)
         truth = random_cube(seed).to_facelets()
@@ -57,8 +64,10 @@ def accuracy(cubes: int, first: int, folder: Path, verbose: bool) -> dict[str, i
                 print(f"cube {seed}: {e}")
             continue
         right = r.facelets == truth
+        counts["right (all 54 stickers)"] += right
         counts["right and sure"] += right and r.ok
-        counts["flagged"] += not r.ok
+        counts["right but flagged"] += right and not r.ok
+        counts["wrong, flagged"] += (not right) and not r.ok
         counts["wrong and sure"] += (not right) and r.ok
         if verbose and not (right and r.ok):
             print(f"cube {seed}: {'right' if right else 'WRONG'}, {'sure' if r.ok else 'flagged'}")
@@ -86,7 +95,7 @@ def timing(rounds: int, folder: Path) -> tuple[list[float], list[float]]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cubes", type=int, default=200)
-    ap.add_argument("--first-seed", type=int, default=400_000)
+    ap.add_argument("--first-seed", type=int, default=600_000)
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
@@ -99,12 +108,13 @@ def main() -> int:
           f"load {os.getloadavg()[0]:.2f}, {os.cpu_count()} cpus)")
     for k, v in counts.items():
         print(f"  {k}: {v}/{n} ({100 * v / n:.1f} %)")
-    print("  bars: right and sure >= 99 %, wrong and sure 0")
+    print("  bars: grid found and all 54 stickers right >= 99 %, wrong and sure 0")
     print(f"six 4000x3000 JPEGs read: median {np.median(times):.2f} s, min {min(times):.2f} s,"
           f" max {max(times):.2f} s over {len(times)} rounds   (bar: < 2 s)")
     print(f"  processor time of one read: median {np.median(cpu):.2f} s, min {min(cpu):.2f} s,"
           f" max {max(cpu):.2f} s (the wall time less the waiting for a shared core)")
-    good = counts["wrong and sure"] == 0 and counts["right and sure"] >= 0.99 * n and np.median(times) < 2
+    right = counts["right (all 54 stickers)"]
+    good = counts["wrong and sure"] == 0 and right >= 0.99 * n and np.median(times) < 2
     return 0 if good else 1
 
 

@@ -23,7 +23,7 @@ if not (shutil.which(CHROMIUM) and shutil.which(DRIVER)):
                 allow_module_level=True)
 
 from selenium import webdriver  # noqa: E402
-from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -60,9 +60,16 @@ def state_text(driver):
 
 def wait(driver, what, timeout=60):
     """Until ``what`` holds; an element the page replaced while it was being
-    read (the live view swaps its pictures) is simply read again."""
-    return WebDriverWait(driver, timeout, poll_frequency=0.05,
-                         ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: what(d))
+    read (the live view swaps its pictures) is simply read again. On a
+    timeout the failure says what the page showed."""
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.05,
+                             ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: what(d))
+    except TimeoutException:
+        shown = driver.execute_script(
+            "return ['state', 'message', 'turn-line'].map(i => { const e = document.getElementById(i);"
+            " return i + ': ' + (e ? e.textContent.trim() : '(none)'); }).join(' | ')")
+        pytest.fail(f"waited {timeout} s; the page shows {shown}")
 
 
 def no_script_errors(driver):

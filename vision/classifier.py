@@ -451,12 +451,16 @@ def exposure_warnings(clipped: Sequence[int], crushed: Sequence[int]) -> list[st
 
 
 def classify(samples: npt.ArrayLike, *, centers: Colours | None = None,
-             profile: Profile | Colours | None = None, min_confidence: float = 0.0) -> Classification:
+             profile: Profile | Colours | None = None, min_confidence: float = 0.0,
+             faces_apart: bool = False) -> Classification:
     """The most likely valid cube for 54 RGB sticker colours (facelet order,
     NaN rows for stickers not seen). ``centers`` gives face -> RGB for
     hidden centres; ``profile`` (a :class:`vision.profile.Profile` or a
     face -> RGB mapping) seeds the colours and is checked for drift.
-    Stickers under ``min_confidence`` are doubtful too."""
+    Stickers under ``min_confidence`` are doubtful too. ``faces_apart``:
+    each face was seen in a light of its own (one photo per face, each
+    with its own exposure), so each face's dark channels are judged
+    against that face's brightness, not the brightest photo's."""
     rgb = np.asarray(samples, dtype=np.float64)
     if rgb.shape != (54, 3):
         raise ValueError(f"samples must have shape (54, 3), not {rgb.shape}")
@@ -467,12 +471,16 @@ def classify(samples: npt.ArrayLike, *, centers: Colours | None = None,
                               CubeError("length", f"only {int(seen.sum())} stickers seen"),
                               ["too few stickers seen to read the cube"])
     rgb = np.where(seen[:, None], np.clip(rgb, 0, 255), np.nan)
-    scale = exposure(rgb)
+    if faces_apart:
+        per_face = np.array([exposure(rgb[9 * f:9 * f + 9]) for f in range(6)])
+        scale, mean_scale = per_face[FACE_OF][:, None], per_face[:, None]
+    else:
+        scale = mean_scale = exposure(rgb)
     x = features(np.nan_to_num(rgb), scale)
     x[~seen] = np.nan
     means_rgb = _initial_means(rgb, centers, profile)
     unknown = np.isnan(means_rgb).any(axis=1)
-    mu = features(np.nan_to_num(means_rgb), scale)
+    mu = features(np.nan_to_num(means_rgb), mean_scale)
     mu[unknown] = np.nan
     if unknown.any():
         mu = _cluster_missing(x, mu, seen)

@@ -50,7 +50,8 @@ MAX_PHOTO_PIXELS = 64_000_000  # 8000x8000: above every phone camera's ordinary 
 MIN_PHOTO_SIDE = 120  # below this nine stickers cannot be told apart
 SAMPLE_SIDE = 1000  # large JPEGs are decoded at 1/2, 1/4 or 1/8 while the long side stays above this
 MAX_SWAPS = 4  # other grids (one photo's at a time) classified when the photos' best grids do not read sure
-CANDIDATES = 8  # arrangements of the faces' turns classified properly
+CANDIDATES = 8  # arrangements of the faces' turns classified properly, per ranking
+RANKINGS = 2  # rankings of the arrangements by the evidence, the second from the best fit of the first
 PHOTO_CELL = 32  # warped pixels per sticker when sampling a photo
 PHOTO_INNER = 0.7  # of each cell (per side) sampled: the grid is fitted to the stickers themselves
 PHOTO_CORE = 0.4  # of each cell: the middle, whose glare the rest of the sticker is checked against
@@ -173,6 +174,10 @@ def _piece_codes() -> tuple[np.ndarray, np.ndarray]:
 
 
 _CORNER_CODES, _EDGE_CODES = _piece_codes()
+_ARRANGE = np.array([np.concatenate([9 * k + _MAPS[r] for k, r in enumerate(rot)]) for rot in _COMBOS])
+"""(4096, 54): for each way the faces may be turned, the photo-order sticker at each facelet."""
+_CORNER_COLOURS = (_CORNER_CODES[:, None] // np.array([36, 6, 1])) % 6  # (24, 3): a real corner's colours
+_EDGE_COLOURS = (_EDGE_CODES[:, None] // np.array([6, 1])) % 6  # (24, 2)
 
 
 def arrange(shown: np.ndarray, rotations: np.ndarray) -> np.ndarray:
@@ -192,6 +197,10 @@ def rank_rotations(shown_rgb: np.ndarray) -> list[np.ndarray]:
     return [_COMBOS[i] for i in order if score[i] >= best - 2]
 
 
+def _combo_index(rot: np.ndarray) -> int:
+    return int(np.flatnonzero((_COMBOS == rot).all(axis=1))[0])
+
+
 def _piece_scores(shown_rgb: np.ndarray) -> np.ndarray:
     """For each of the 4096 ways the faces may be turned, how many of the 20
     pieces a first, nearest-centre reading of the colours makes real."""
@@ -208,24 +217,62 @@ def _piece_scores(shown_rgb: np.ndarray) -> np.ndarray:
     return score
 
 
+def rank_by_evidence(evidence: np.ndarray) -> np.ndarray:
+    """(4096, 6): the ways the faces may be turned, best first, by what the
+    camera's evidence (photo order, (54, 6) nats) costs the cheapest real
+    piece in every place, each place on its own (a piece may be used twice:
+    the proper reading is left to the classifier)."""
+    ev = evidence[_ARRANGE]  # (4096, 54, 6)
+    cf, ef = np.array(CORNER_FACELETS), np.array(EDGE_FACELETS)
+    corners = sum(ev[:, cf[:, i][:, None], _CORNER_COLOURS[:, i][None]] for i in range(3))
+    edges = sum(ev[:, ef[:, i][:, None], _EDGE_COLOURS[:, i][None]] for i in range(2))
+    cost = corners.min(axis=2).sum(axis=1) + edges.min(axis=2).sum(axis=1)
+    return _COMBOS[np.argsort(cost, kind="stable")]
+
+
+def _misfit(cls: Classification) -> float:
+    """How much the cube read costs beyond what each sticker looks most like
+    (nats): the arrangement of the faces the colours fit best."""
+    if cls.evidence is None or "?" in cls.facelets:
+        return float("inf")
+    assign = np.array([FACES.index(ch) for ch in cls.facelets])
+    return float(cls.evidence[np.arange(54), assign].sum())
+
+
 def read_cube(shown: np.ndarray, spread: np.ndarray, glare: np.ndarray
               ) -> tuple[Classification, np.ndarray, np.ndarray]:
     """Photo-order samples of the six faces -> (classification, facelet-order
-    samples, the faces' turns), choosing the turns the cube's pieces allow."""
+    samples, the faces' turns), choosing the turns the cube's pieces allow.
+    A first reading (nearest centre colour) picks the likeliest turns; the
+    colours the classifier fits there, which do not depend on the turns,
+    then rank every way of turning the faces again."""
     tried: list[tuple[np.ndarray, Classification, np.ndarray]] = []
     seen: set[bytes] = set()
-    for rot in rank_rotations(shown):
+
+    def attempt(rot: np.ndarray) -> None:
         key = np.round(arrange(shown, rot)).tobytes()
         if key in seen:
-            continue  # turning this face changes nothing (a face of one colour)
+            return  # turning this face changes nothing (a face of one colour)
         seen.add(key)
         samples = arrange(shown, rot)
-        cls = classify_measured(samples, arrange(spread, rot), arrange(glare, rot))
+        cls = classify_measured(samples, arrange(spread, rot), arrange(glare, rot), faces_apart=True)
         tried.append((rot, cls, samples))
-        if len(tried) >= CANDIDATES:
+
+    attempt(rank_rotations(shown)[0])
+    for _ in range(RANKINGS):
+        best = min(tried, key=lambda t: _misfit(t[1]))
+        evidence = np.zeros((54, 6))
+        if best[1].evidence is not None:
+            evidence[_ARRANGE[_combo_index(best[0])]] = best[1].evidence
+        budget = len(tried) + CANDIDATES
+        for rot in rank_by_evidence(evidence):
+            if len(tried) >= budget:
+                break
+            attempt(rot)
+        if any(t[1].ok for t in tried):
             break
     sure = [t for t in tried if t[1].ok]
-    rot, cls, samples = sure[0] if sure else tried[0]
+    rot, cls, samples = sure[0] if sure else min(tried, key=lambda t: _misfit(t[1]))
     _doubt_where_they_differ(cls, {t[1].facelets for t in sure[1:]}, "turned differently",
                              "photograph each face as drawn in the README's net")
     return cls, samples, rot

@@ -74,16 +74,22 @@ def measure(frames: dict[str, np.ndarray], views: list[ViewSpec], profile: Profi
 
 def classify_measured(samples: np.ndarray, spread: np.ndarray, glare: np.ndarray, *,
                       centers: Colours | None = None, profile: Profile | None = None,
-                      read_through_glare: bool = False) -> Classification:
+                      read_through_glare: bool = False, faces_apart: bool = False) -> Classification:
     """Classify, then add the stickers the camera could not really see.
 
     Glare the picture shows over a sticker makes it doubtful; with
     ``read_through_glare`` only when its piece does not settle it beyond
-    doubt (fewer second looks, same safety: the piece logic is exact)."""
-    result = classify(samples, centers=centers, profile=profile)
+    doubt (fewer second looks, same safety: the piece logic is exact).
+    ``faces_apart``: each face was photographed on its own, in its own
+    light (see :func:`vision.classifier.classify`)."""
+    result = classify(samples, centers=centers, profile=profile, faces_apart=faces_apart)
     seen = ~np.isnan(samples).any(axis=1)
     brightest = srgb_to_linear(np.clip(np.nan_to_num(samples), 0, 255)).max(axis=1)
-    dark = brightest < DARK_DOUBT * exposure(samples)
+    if faces_apart:  # each photo's shadows against that photo's light
+        level = np.repeat([exposure(samples[9 * f:9 * f + 9]) for f in range(6)], 9)
+    else:
+        level = np.full(54, exposure(samples))
+    dark = brightest < DARK_DOUBT * level
     centre = np.zeros(54, bool)
     centre[[9 * c + 4 for c in range(6)]] = True
     # a colour that looks washed out is doubtful unless its piece reads it
