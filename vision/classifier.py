@@ -126,9 +126,10 @@ def exposure(rgb: np.ndarray) -> float:
     return float(max(np.percentile(lin.max(axis=1), 90), 0.01)) if len(lin) else 1.0
 
 
-def features(rgb: np.ndarray, scale: float = 1.0) -> np.ndarray:
+def features(rgb: np.ndarray, scale: float | np.ndarray = 1.0) -> np.ndarray:
     """Sticker colour -> the space colours are compared in: the log of
-    linear-light RGB (``scale`` is the scan's :func:`exposure`), as two
+    linear-light RGB (``scale`` is the scan's :func:`exposure`, or one per
+    sticker, shape (n, 1), when faces were photographed apart), as two
     chromaticities (log R/G, log B/G) and a down-weighted log intensity.
 
     A change in the light's brightness or colour multiplies linear RGB, so
@@ -339,7 +340,7 @@ CLIP_HIGH, CLIP_LOW = 250.0, 6.0
 _BIG = 1e4  # cost of an implausible colour in the constraint check: far above any real total
 
 
-def _jacobians(rgb: np.ndarray, scale: float) -> np.ndarray:
+def _jacobians(rgb: np.ndarray, scale: float | np.ndarray) -> np.ndarray:
     """(n, 3, 3): how each feature moves per sRGB level of each channel."""
     out = np.empty((len(rgb), 3, 3))
     for k in range(3):
@@ -349,7 +350,8 @@ def _jacobians(rgb: np.ndarray, scale: float) -> np.ndarray:
     return out
 
 
-def camera_costs(rgb: np.ndarray, x0: np.ndarray, seen: np.ndarray, assign: np.ndarray, scale: float,
+def camera_costs(rgb: np.ndarray, x0: np.ndarray, seen: np.ndarray, assign: np.ndarray,
+                 scale: float | np.ndarray,
                  mu: np.ndarray, cov: np.ndarray, beta: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray]:
     """(54, 6) calibrated costs in nats (and the squared distances they come
@@ -471,6 +473,8 @@ def classify(samples: npt.ArrayLike, *, centers: Colours | None = None,
                               CubeError("length", f"only {int(seen.sum())} stickers seen"),
                               ["too few stickers seen to read the cube"])
     rgb = np.where(seen[:, None], np.clip(rgb, 0, 255), np.nan)
+    scale: float | np.ndarray
+    mean_scale: float | np.ndarray
     if faces_apart:
         per_face = np.array([exposure(rgb[9 * f:9 * f + 9]) for f in range(6)])
         scale, mean_scale = per_face[FACE_OF][:, None], per_face[:, None]
