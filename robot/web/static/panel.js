@@ -207,7 +207,8 @@ function onEvent(e) {
     case "recapture": say(e.text); break;
     case "scan":
       page.doubtful = new Set(e.doubtful);
-      if (e.purpose === "scan") { page.facelets = e.facelets; cube.show(e.facelets); }
+      // a person's painting in progress is never overwritten by a picture of the cube
+      if (e.purpose === "scan" && !page.fixing) { page.facelets = e.facelets; cube.show(e.facelets); }
       showCameras(e.views, e.t);
       drawNet();
       break;
