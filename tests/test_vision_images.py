@@ -249,3 +249,32 @@ def test_saved_photos_read_through_the_camera_code():
     samples, spread, glare = measure(frames, views)
     r = classify_measured(samples, spread, glare)
     assert r.facelets == cfg["truth"]
+
+
+def _six_still_cameras(folder, seed):
+    """One photo per face, each a still-image camera with its face's corners
+    given by hand (as a person sets up six photos in a config): the
+    renderer's photos, each in a light of its own."""
+    from vision.photo_render import render_cube_photos, write_photo
+
+    rng = np.random.default_rng(seed)
+    truth = random_cube(seed).to_facelets()
+    cams, views = [], []
+    for face, shot in render_cube_photos(truth, rng, size=(1280, 960)).items():
+        path = str(folder / f"{face}.png")
+        write_photo(shot.image, path, rng)
+        cams.append(CameraSpec(f"cam-{face}", path, 1280, 960, warmup_frames=0, average_frames=1))
+        corners = tuple((float(x), float(y)) for x, y in shot.corners)
+        views.append(ViewSpec(f"photo-{face}", f"cam-{face}", (FaceSpec(face, corners, 0),)))
+    return truth, cams, views
+
+
+def test_six_still_photos_as_cameras_are_judged_each_in_its_own_light(tmp_path):
+    from vision.scanning import faces_seen_apart
+
+    assert not faces_seen_apart(VIEWS)  # the rig's cameras: three faces each, one lamp
+    # cube 12: the B photo is dim; judged against the brightest photo, B2 was "hidden by darkness"
+    truth, cams, views = _six_still_cameras(tmp_path, 12)
+    assert faces_seen_apart(views)
+    r = scan(cams, views)
+    assert r.facelets == truth and r.ok, r.classification.warnings

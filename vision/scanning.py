@@ -238,6 +238,14 @@ def expand_views(views: list[ViewSpec]) -> list[ViewSpec]:
     return out
 
 
+def faces_seen_apart(views: list[ViewSpec]) -> bool:
+    """Every face in a picture of its own (a camera or a still photo per
+    face, or shown by hand one at a time): each picture has its own
+    exposure, and often its own light, so the classifier judges each face
+    against its own brightness (``faces_apart``)."""
+    return bool(views) and all(v.hand_held or len(v.faces) == 1 for v in views)
+
+
 def scan(cameras: list[CameraSpec], views: list[ViewSpec], *, profile: Profile | None = None,
          sim_state: str | None = None, sim_seed: int | None = None, sim_lighting: Lighting | None = None,
          centers: Colours | None = None, debug_dir: str | Path | None = None,
@@ -251,7 +259,7 @@ def scan(cameras: list[CameraSpec], views: list[ViewSpec], *, profile: Profile |
     flat = expand_views(views)
     samples, spread, glare = measure(frames, flat, profile)
     result = classify_measured(samples, spread, glare, centers=centers, profile=profile,
-                               read_through_glare=read_through_glare)
+                               read_through_glare=read_through_glare, faces_apart=faces_seen_apart(views))
     sr = ScanResult(result.facelets, result, samples, spread, glare, frames=frames, views=flat)
     sr.images = {v.name: annotate(frames[v.name], v, sr) for v in flat if v.name in frames}
     if debug_dir is not None:

@@ -248,10 +248,11 @@ class _Scanner:
 
     def evaluate(self) -> ScanResult:
         from vision.preview import annotate
-        from vision.scanning import ScanResult, classify_measured, measure
+        from vision.scanning import ScanResult, classify_measured, faces_seen_apart, measure
 
         samples, spread, glare = measure(self.frames, self.flat, self.profile)
-        cls = classify_measured(samples, spread, glare, profile=self.profile)
+        cls = classify_measured(samples, spread, glare, profile=self.profile,
+                                faces_apart=faces_seen_apart(self.run.cfg.views))
         res = ScanResult(cls.facelets, cls, samples, spread, glare, frames=self.frames, views=self.flat)
         res.images = {v.name: annotate(self.frames[v.name], v, res)
                       for v in self.flat if v.name in self.frames}

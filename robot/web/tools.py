@@ -92,7 +92,14 @@ class Live:
     def capture(self) -> None:
         from solver import SOLVED
         from vision.preview import annotate
-        from vision.scanning import ScanResult, capture_frames, classify_measured, expand_views, measure
+        from vision.scanning import (
+            ScanResult,
+            capture_frames,
+            classify_measured,
+            expand_views,
+            faces_seen_apart,
+            measure,
+        )
 
         from ..app.start import _profile
 
@@ -101,7 +108,8 @@ class Live:
         flat = expand_views(cfg.views)
         frames = capture_frames(cfg.cameras, cfg.views, sim_state=shown)
         samples, spread, glare = measure(frames, flat, _profile(cfg))
-        cls = classify_measured(samples, spread, glare, profile=_profile(cfg))
+        cls = classify_measured(samples, spread, glare, profile=_profile(cfg),
+                                faces_apart=faces_seen_apart(cfg.views))
         low = {i for i in range(54) if cls.confidence[i] < cfg.start.min_confidence}
         doubt = sorted(set(cls.suspects) | low)
         cls.suspects = doubt  # drawn ringed: the engine's own test of doubt
