@@ -196,6 +196,22 @@ def test_matcher_finds_the_cheapest_valid_cube(seed, scale):
     assert (sol.sticker_marginal >= sol.total - 1e-9).all()
 
 
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**31), st.floats(-5.0, 5.0))
+def test_marginals_from_the_kept_passes_match_a_fresh_matching(seed, shift):
+    """The classifier reuses a matching made without marginals, for costs
+    that differ by a constant per sticker: the marginals it adds later and
+    the shifted totals are those of a fresh matching of the shifted costs."""
+    rng = np.random.default_rng(seed)
+    cost = rng.random((54, 6)) * 3
+    later = best_cube(cost, marginals=False).shifted(54 * shift).with_marginals()
+    fresh = best_cube(cost + shift)
+    assert later.facelets() == fresh.facelets()
+    assert abs(later.total - fresh.total) < 1e-9
+    assert np.allclose(later.marginals, fresh.marginals, atol=1e-9)
+    assert np.isinf(later.marginals).sum() == np.isinf(fresh.marginals).sum()
+
+
 # --- confidence that means something (#14) ---------------------------------
 
 def test_per_sticker_noise_sigma_8_is_never_wrong_and_sure():

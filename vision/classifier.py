@@ -262,12 +262,15 @@ def _em(x0: np.ndarray, seen: np.ndarray, mu: np.ndarray, unknown: np.ndarray, m
     cov = np.repeat((np.eye(3) * PRIOR_SIGMA**2 * 4)[None], 6, axis=0)
     beta = np.zeros((6, 3))
     prev = None
+    settled: Solution | None = None
     for it in range(ITERATIONS):
         cost, _ = _costs(x0 - beta[FACE_OF], seen, mu, cov)
         if unknown.any() and it == 0 and unknown.sum() <= 4:  # more: ambiguous anyway (flagged)
             cost = _resolve_unknown_faces(cost, unknown)
-        f = best_cube(cost, marginals=False).facelets()
+        sol = best_cube(cost, marginals=False)
+        f = sol.facelets()
         if f == prev:
+            settled = sol  # the fit did not move since: this matching is the final one
             break
         prev = f
         assign = np.array([FACES.index(ch) for ch in f])
@@ -275,9 +278,12 @@ def _em(x0: np.ndarray, seen: np.ndarray, mu: np.ndarray, unknown: np.ndarray, m
             mu, cov = _fit(x0 - beta[FACE_OF], seen, assign, mu)
             beta = _face_offsets(x0, seen, assign, mu, cov)
     cost, d2 = _costs(x0 - beta[FACE_OF], seen, mu, cov)
-    cost = cost + _beta_penalty(beta) / 54.0
-    sol = best_cube(cost, marginals=marginals)
-    return mu, cov, beta, cost, d2, sol
+    penalty = _beta_penalty(beta)
+    if settled is None:
+        sol = best_cube(cost + penalty / 54.0, marginals=marginals)
+    else:  # the same costs less a constant per sticker: the matcher's passes are reused
+        sol = (settled.with_marginals() if marginals else settled).shifted(penalty)
+    return mu, cov, beta, cost + penalty / 54.0, d2, sol
 
 
 def _face_offsets(x0: np.ndarray, seen: np.ndarray, assign: np.ndarray, mu: np.ndarray, cov: np.ndarray
@@ -494,8 +500,8 @@ def classify(samples: npt.ArrayLike, *, centers: Colours | None = None,
         # a second start that trusts no single centre; keep whichever explains the scan better
         fit = _em(x0, seen, _kmeans_from(x0, seen, mu), unknown, marginals=False)
         if fit[-1].total < sol.total - 1e-9:
-            mu, cov, beta, cost, d2, _ = fit
-            sol = best_cube(cost)
+            mu, cov, beta, cost, d2, sol = fit
+            sol = sol.with_marginals()
     facelets = sol.facelets()
     assign = np.array([FACES.index(ch) for ch in facelets])
 

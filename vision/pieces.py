@@ -191,12 +191,35 @@ class Solution:
     """The best solvable cube and the min-marginal colour costs."""
 
     def __init__(self, cp: np.ndarray, co: np.ndarray, ep: np.ndarray, eo: np.ndarray, total: float,
-                 sticker_marginal: np.ndarray | None):
+                 sticker_marginal: np.ndarray | None, passes: tuple | None = None, shift: float = 0.0):
         self.cp, self.co, self.ep, self.eo = cp, co, ep, eo
         self.total = total
         self.sticker_marginal = sticker_marginal
         """(54, 6): the cost of the best solvable cube with that sticker that
         colour; None when :func:`best_cube` was asked for no marginals."""
+        self._passes = passes
+        """What :func:`best_cube` computed on the way (the choice costs, the
+        corners' forward and the edges' backward pass), which the marginals
+        reuse."""
+        self._shift = shift
+
+    def shifted(self, amount: float) -> Solution:
+        """The same cube for costs with ``amount`` added to every cube's
+        total (a constant per sticker, times 54)."""
+        marg = None if self.sticker_marginal is None else self.sticker_marginal + amount
+        return Solution(self.cp, self.co, self.ep, self.eo, self.total + amount, marg, self._passes,
+                        self._shift + amount)
+
+    def with_marginals(self) -> Solution:
+        """The marginals too, computed from the passes already made (two of
+        the matcher's five); no-op when they are there."""
+        if self.sticker_marginal is None:
+            if self._passes is None:
+                raise ValueError("no passes kept to compute the marginals from")
+            cc, ec, fc, be, centre_cost = self._passes
+            self.sticker_marginal = _sticker_marginal_costs(cc, ec, fc, be, centre_cost,
+                                                            self.total - self._shift) + self._shift
+        return self
 
     @property
     def marginals(self) -> np.ndarray:
@@ -233,19 +256,24 @@ def best_cube(cost: np.ndarray, marginals: bool = True) -> Solution:
     term = np.array([INF, INF])
     term[_parity(ep)] = 0.0
     cp, co = _best_path(cc, 3, _backward(cc, 3, term, _POP))
-    if not marginals:
-        return Solution(cp, co, ep, eo, float(total), None)
+    sol = Solution(cp, co, ep, eo, float(total), None, (cc, ec, fc, be, centre_cost))
+    return sol.with_marginals() if marginals else sol
+
+
+def _sticker_marginal_costs(cc: np.ndarray, ec: np.ndarray, fc: np.ndarray, be: np.ndarray,
+                            centre_cost: float, total: float) -> np.ndarray:
+    """(54, 6) every sticker's cheapest solvable cube showing each colour,
+    from the corners' forward and the edges' backward pass already made."""
     fe = _forward(ec, 2, _POP)
     bc = _backward(cc, 3, fe[4095, 0, :].copy(), _POP)
     mc = _marginals(cc, 3, fc, bc, _POP)
     me = _marginals(ec, 2, fe, be, _POP)
-
     sm = np.full((54, 6), INF)
     for c in range(6):
         sm[9 * c + 4, c] = total
     _sticker_marginals(mc, _CF, _CCOL, centre_cost, sm)
     _sticker_marginals(me, _EF, _ECOL, centre_cost, sm)
-    return Solution(cp, co, ep, eo, float(total), sm)
+    return sm
 
 
 @njit(cache=True)
