@@ -197,10 +197,6 @@ def rank_rotations(shown_rgb: np.ndarray) -> list[np.ndarray]:
     return [_COMBOS[i] for i in order if score[i] >= best - 2]
 
 
-def _combo_index(rot: np.ndarray) -> int:
-    return int(np.flatnonzero((_COMBOS == rot).all(axis=1))[0])
-
-
 def _piece_scores(shown_rgb: np.ndarray) -> np.ndarray:
     """For each of the 4096 ways the faces may be turned, how many of the 20
     pieces a first, nearest-centre reading of the colours makes real."""
@@ -263,7 +259,7 @@ def read_cube(shown: np.ndarray, spread: np.ndarray, glare: np.ndarray
         best = min(tried, key=lambda t: _misfit(t[1]))
         evidence = np.zeros((54, 6))
         if best[1].evidence is not None:
-            evidence[_ARRANGE[_combo_index(best[0])]] = best[1].evidence
+            evidence[arrange(np.arange(54), best[0])] = best[1].evidence  # back to photo order
         budget = len(tried) + CANDIDATES
         for rot in rank_by_evidence(evidence):
             if len(tried) >= budget:
