@@ -276,5 +276,7 @@ def test_six_still_photos_as_cameras_are_judged_each_in_its_own_light(tmp_path):
     # cube 12: the B photo is dim; judged against the brightest photo, B2 was "hidden by darkness"
     truth, cams, views = _six_still_cameras(tmp_path, 12)
     assert faces_seen_apart(views)
+    shared = [ViewSpec(v.name, "cam-U", v.faces) for v in views]
+    assert not faces_seen_apart(shared)  # one camera's frame, one exposure
     r = scan(cams, views)
     assert r.facelets == truth and r.ok, r.classification.warnings

@@ -242,8 +242,11 @@ def faces_seen_apart(views: list[ViewSpec]) -> bool:
     """Every face in a picture of its own (a camera or a still photo per
     face, or shown by hand one at a time): each picture has its own
     exposure, and often its own light, so the classifier judges each face
-    against its own brightness (``faces_apart``)."""
-    return bool(views) and all(v.hand_held or len(v.faces) == 1 for v in views)
+    against its own brightness (``faces_apart``). Faces sharing a camera's
+    frame share its exposure: not apart."""
+    fixed = [v.camera for v in views if not v.hand_held]
+    return (bool(views) and all(v.hand_held or len(v.faces) == 1 for v in views)
+            and len(fixed) == len(set(fixed)))
 
 
 def scan(cameras: list[CameraSpec], views: list[ViewSpec], *, profile: Profile | None = None,
