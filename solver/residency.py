@@ -21,6 +21,7 @@ import ctypes.util
 import mmap
 import re
 import sys
+from collections.abc import Callable
 
 import numpy as np
 
@@ -54,12 +55,11 @@ def release(path_part: str) -> int:
         return 0
     try:
         spans = _mappings(path_part)
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
     except OSError:
         return 0
-    madvise = libc.madvise
-    madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    madvise.restype = ctypes.c_int
+    madvise = _madvise()
+    if madvise is None:
+        return 0
     done = 0
     for start, end in spans:
         if madvise(start, end - start, MADV_DONTNEED) == 0:
@@ -79,11 +79,19 @@ def drop(array: np.ndarray) -> int:
     end = (array.ctypes.data + array.nbytes) // page * page
     if end <= start:
         return 0
+    madvise = _madvise()
+    if madvise is None:
+        return 0
+    return end - start if madvise(start, end - start, MADV_DONTNEED) == 0 else 0
+
+
+def _madvise() -> Callable[[int, int, int], int] | None:
+    """libc's madvise(addr, length, advice), or None when libc cannot be loaded."""
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
     except OSError:
-        return 0
+        return None
     madvise = libc.madvise
     madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     madvise.restype = ctypes.c_int
-    return end - start if madvise(start, end - start, MADV_DONTNEED) == 0 else 0
+    return madvise
