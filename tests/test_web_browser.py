@@ -72,6 +72,12 @@ def wait(driver, what, timeout=60):
         pytest.fail(f"waited {timeout} s; the page shows {shown}")
 
 
+def open_page(driver, base):
+    """Load the panel and wait until it has the server's status (idle)."""
+    driver.get(base)
+    wait(driver, lambda d: state_text(d) == "idle")
+
+
 def no_script_errors(driver):
     errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE" and e["source"] == "javascript"]
     assert not errors, errors
@@ -99,8 +105,7 @@ def test_a_simulated_solve_from_the_page(browser, tmp_path):
     desktop(browser)
     # at real speed a turn shows for ~0.2 s: long enough for the page to be seen at turn 3
     with panel_server(tmp_path, speed="1") as (base, panel, rig_url):
-        browser.get(base)
-        wait(browser, lambda d: state_text(d) == "idle")
+        open_page(browser, base)
         browser.find_element(By.ID, "start").click()
         wait(browser, lambda d: "turn 3 of" in d.find_element(By.ID, "turn-line").text)
         assert browser.find_elements(By.CSS_SELECTOR, "#steps li.current")
@@ -138,8 +143,7 @@ def test_paint_a_doubtful_sticker_and_accept(browser, tmp_path):
     desktop(browser)
     glare = sim_glare(2)
     with panel_server(tmp_path, speed="4", sim_lighting=glare, cfg=NO_LOOK_AGAIN) as (base, panel, rig_url):
-        browser.get(base)
-        wait(browser, lambda d: state_text(d) == "idle")
+        open_page(browser, base)
         browser.find_element(By.ID, "start").click()
         wait(browser, lambda d: d.find_element(By.ID, "state").get_attribute("data-state") == "needs_help")
         doubtful = [int(b.get_attribute("data-index"))
@@ -170,8 +174,7 @@ def test_paint_a_doubtful_sticker_and_accept(browser, tmp_path):
 def test_emergency_stop_mid_solve(browser, tmp_path):
     desktop(browser)
     with panel_server(tmp_path, speed="1") as (base, panel, rig_url):
-        browser.get(base)
-        wait(browser, lambda d: state_text(d) == "idle")
+        open_page(browser, base)
         browser.find_element(By.ID, "start").click()
         wait(browser, lambda d: "turn 3 of" in d.find_element(By.ID, "turn-line").text)
         browser.find_element(By.ID, "estop").click()
@@ -194,8 +197,7 @@ def test_phone_width_has_no_horizontal_scrolling(browser, tmp_path):
         browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                                 {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
         try:
-            browser.get(base)
-            wait(browser, lambda d: state_text(d) == "idle")
+            open_page(browser, base)
             browser.find_element(By.ID, "start").click()
             wait(browser, lambda d: state_text(d) == "solved")
             width = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
@@ -221,8 +223,7 @@ def scroll_to(driver, element_id):
 def test_live_camera_view(browser, tmp_path):
     desktop(browser)
     with panel_server(tmp_path) as (base, panel, rig_url):
-        browser.get(base)
-        wait(browser, lambda d: state_text(d) == "idle")
+        open_page(browser, base)
         scroll_to(browser, "cameras-area")
         browser.find_element(By.ID, "live").click()
         wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#cameras img.live")) == 2, timeout=30)
@@ -244,8 +245,7 @@ def test_calibrate_colours_and_drag_a_corner(browser, tmp_path):
     desktop(browser)
     with panel_server(tmp_path / "state") as (base, panel, rig_url):
         panel.options.profile_dir = str(tmp_path / "profiles")
-        browser.get(base)
-        wait(browser, lambda d: state_text(d) == "idle")
+        open_page(browser, base)
         scroll_to(browser, "calibrate-area")
         browser.find_element(By.ID, "cal-name").clear()
         browser.find_element(By.ID, "cal-name").send_keys("page")
@@ -285,8 +285,7 @@ def test_dry_run_from_the_page(browser, tmp_path):
 
     desktop(browser)
     with panel_server(tmp_path) as (base, panel, rig_url):
-        browser.get(base)
-        wait(browser, lambda d: state_text(d) == "idle")
+        open_page(browser, base)
         scroll_to(browser, "dry-area")
         moves = "R U R' U' F2 L D'"
         browser.find_element(By.ID, "dry-moves").send_keys(moves)
@@ -309,8 +308,7 @@ def test_dry_run_from_the_page(browser, tmp_path):
 def test_last_runs_with_their_pictures(browser, tmp_path):
     desktop(browser)
     with panel_server(tmp_path, speed="8") as (base, panel, rig_url):
-        browser.get(base)
-        wait(browser, lambda d: state_text(d) == "idle")
+        open_page(browser, base)
         browser.find_element(By.ID, "start").click()
         wait(browser, lambda d: state_text(d) == "solved", timeout=90)
         scroll_to(browser, "runs-area")
@@ -340,8 +338,7 @@ def test_upload_six_photos(browser, tmp_path):
         write_photo(s.image, paths[face], rng)
     desktop(browser)
     with panel_server(tmp_path / "state") as (base, panel, rig_url):
-        browser.get(base)
-        wait(browser, lambda d: state_text(d) == "idle")
+        open_page(browser, base)
         scroll_to(browser, "photos-area")
         for face, p in paths.items():
             browser.find_element(By.CSS_SELECTOR, f"#photo-inputs input[name='{face}']").send_keys(p)
@@ -365,8 +362,7 @@ def test_cfop_from_the_page_shows_each_stage(browser, tmp_path):
 
     desktop(browser)
     with panel_server(tmp_path, speed="2") as (base, panel, rig_url):
-        browser.get(base)
-        wait(browser, lambda d: state_text(d) == "idle")
+        open_page(browser, base)
         Select(browser.find_element(By.ID, "method")).select_by_value("cfop")
         browser.find_element(By.ID, "start").click()
         seen = set()
@@ -391,8 +387,7 @@ def test_cfop_from_the_page_shows_each_stage(browser, tmp_path):
 def test_the_rigs_button_starts_a_run_the_page_follows(browser, tmp_path):
     desktop(browser)
     with panel_server(tmp_path, speed="4") as (base, panel, rig_url):
-        browser.get(base)
-        wait(browser, lambda d: state_text(d) == "idle")
+        open_page(browser, base)
         wait(browser, lambda d: "start button" in d.find_element(By.ID, "rig-line").text, timeout=30)
         rig_for_url(rig_url).press()  # the rig's own button, not the page's
         wait(browser, lambda d: "rig's button" in d.find_element(By.ID, "message").text
@@ -407,8 +402,7 @@ def test_a_2x2_drawn_and_solved_on_the_page(browser, tmp_path):
 
     desktop(browser)
     with panel_server(tmp_path) as (base, panel, rig_url):
-        browser.get(base)
-        wait(browser, lambda d: state_text(d) == "idle")
+        open_page(browser, base)
         scroll_to(browser, "pocket-area")
         cube = random_pocket(4).to_facelets()
         box = browser.find_element(By.ID, "pocket-cube")
