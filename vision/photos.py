@@ -174,7 +174,7 @@ def _piece_codes() -> tuple[np.ndarray, np.ndarray]:
 
 
 _CORNER_CODES, _EDGE_CODES = _piece_codes()
-_ARRANGE = np.array([np.concatenate([9 * k + _MAPS[r] for k, r in enumerate(rot)]) for rot in _COMBOS])
+_ARRANGE = (_MAPS[_COMBOS] + 9 * np.arange(6)[:, None]).reshape(len(_COMBOS), 54)
 """(4096, 54): for each way the faces may be turned, the photo-order sticker at each facelet."""
 _CORNER_COLOURS = (_CORNER_CODES[:, None] // np.array([36, 6, 1])) % 6  # (24, 3): a real corner's colours
 _EDGE_COLOURS = (_EDGE_CODES[:, None] // np.array([6, 1])) % 6  # (24, 2)
