@@ -126,6 +126,14 @@ def exposure(rgb: np.ndarray) -> float:
     return float(max(np.percentile(lin.max(axis=1), 90), 0.01)) if len(lin) else 1.0
 
 
+def sticker_exposures(rgb: np.ndarray, faces_apart: bool) -> np.ndarray:
+    """(54,) the brightness each sticker is judged against: the scan's
+    :func:`exposure`, or with ``faces_apart`` its own face's."""
+    if faces_apart:
+        return np.repeat([exposure(rgb[9 * f:9 * f + 9]) for f in range(6)], 9)
+    return np.full(len(rgb), exposure(rgb))
+
+
 def features(rgb: np.ndarray, scale: float | np.ndarray = 1.0) -> np.ndarray:
     """Sticker colour -> the space colours are compared in: the log of
     linear-light RGB (``scale`` is the scan's :func:`exposure`, or one per
@@ -479,13 +487,9 @@ def classify(samples: npt.ArrayLike, *, centers: Colours | None = None,
                               CubeError("length", f"only {int(seen.sum())} stickers seen"),
                               ["too few stickers seen to read the cube"])
     rgb = np.where(seen[:, None], np.clip(rgb, 0, 255), np.nan)
-    scale: float | np.ndarray
-    mean_scale: float | np.ndarray
-    if faces_apart:
-        per_face = np.array([exposure(rgb[9 * f:9 * f + 9]) for f in range(6)])
-        scale, mean_scale = per_face[FACE_OF][:, None], per_face[:, None]
-    else:
-        scale = mean_scale = exposure(rgb)
+    levels = sticker_exposures(rgb, faces_apart)
+    scale: float | np.ndarray = levels[:, None] if faces_apart else float(levels[0])
+    mean_scale: float | np.ndarray = levels[4::9, None] if faces_apart else float(levels[0])
     x = features(np.nan_to_num(rgb), scale)
     x[~seen] = np.nan
     means_rgb = _initial_means(rgb, centers, profile)

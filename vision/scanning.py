@@ -12,7 +12,7 @@ import numpy as np
 from solver.facelets import FACES, position_name
 
 from .capture import SIM_EXPOSURE, lower_exposure, open_camera
-from .classifier import Classification, Colours, classify, exposure, exposure_problems
+from .classifier import Classification, Colours, classify, exposure_problems, sticker_exposures
 from .color import srgb_to_linear
 from .errors import VisionError
 from .profile import Profile, apply_gains
@@ -85,11 +85,7 @@ def classify_measured(samples: np.ndarray, spread: np.ndarray, glare: np.ndarray
     result = classify(samples, centers=centers, profile=profile, faces_apart=faces_apart)
     seen = ~np.isnan(samples).any(axis=1)
     brightest = srgb_to_linear(np.clip(np.nan_to_num(samples), 0, 255)).max(axis=1)
-    if faces_apart:  # each photo's shadows against that photo's light
-        level = np.repeat([exposure(samples[9 * f:9 * f + 9]) for f in range(6)], 9)
-    else:
-        level = np.full(54, exposure(samples))
-    dark = brightest < DARK_DOUBT * level
+    dark = brightest < DARK_DOUBT * sticker_exposures(samples, faces_apart)  # apart: each photo's own light
     centre = np.zeros(54, bool)
     centre[[9 * c + 4 for c in range(6)]] = True
     # a colour that looks washed out is doubtful unless its piece reads it
