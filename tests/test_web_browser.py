@@ -123,6 +123,14 @@ def test_a_simulated_solve_from_the_page(browser, tmp_path):
         no_script_errors(browser)
 
 
+PAGE_SHOWS = """
+const $ = (id) => document.getElementById(id);
+return [$('state').dataset.state, $('message').textContent, 'fix buttons hidden: ' + $('fix-buttons').hidden,
+        [...document.querySelectorAll('#palette .picked')].map(b => b.dataset.letter),
+        $('fix-message').textContent];
+"""
+
+
 def _press(driver, css):
     """A click delivered to the element itself (the page's own click
     handler runs), not at the point where the element was a moment ago:
@@ -136,7 +144,7 @@ def _paint(driver, index, letter):
         _press(driver, f"#palette button[data-letter='{letter}']")
     _press(driver, f"#net button[data-index='{index}']")
     assert driver.find_element(By.CSS_SELECTOR, f"#net button[data-index='{index}']").get_attribute(
-        "data-letter") == letter
+        "data-letter") == letter, driver.execute_script(PAGE_SHOWS)
 
 
 def test_paint_a_doubtful_sticker_and_accept(browser, tmp_path):

@@ -11,6 +11,7 @@ const page = {
   facelets: SOLVED, // what the net and the cube show
   doubtful: new Set(),
   wrong: new Set(),
+  painted: new Map(), // stickers a person painted while the scan waits: index -> letter
   fixing: false,
   pick: null, // the palette colour picked, or null: a tap cycles
   steps: [],
@@ -38,6 +39,14 @@ for (const f of FACES) {
   $("palette").appendChild(b);
 }
 
+// The scan's stickers with a person's painting on top: the same doubt shown again (the event
+// stream reconnecting, a late event) must not undo what they painted.
+function withPainting(facelets) {
+  let out = facelets;
+  for (const [i, letter] of page.painted) out = out.slice(0, i) + letter + out.slice(i + 1);
+  return out;
+}
+
 function drawNet() {
   net.show(page.facelets, page.fixing ? page.doubtful : new Set(), page.wrong);
 }
@@ -48,6 +57,7 @@ function tap(i) {
   const now = page.facelets[i];
   const next = page.pick && page.pick !== now ? page.pick : FACES[(FACES.indexOf(now) + 1) % 6];
   page.facelets = page.facelets.slice(0, i) + next + page.facelets.slice(i + 1);
+  page.painted.set(i, next);
   page.wrong.clear();
   $("fix-message").textContent = "";
   drawNet();
@@ -123,7 +133,7 @@ function setFixing(on) {
   page.fixing = on;
   $("fix-buttons").hidden = !on;
   $("fix-help").hidden = !on;
-  if (!on) { page.wrong.clear(); $("fix-message").textContent = ""; }
+  if (!on) { page.wrong.clear(); page.painted.clear(); $("fix-message").textContent = ""; }
   drawNet();
 }
 
@@ -184,7 +194,10 @@ function onStatus(s) {
   page.started = s.started || 0;
   page.estimate = s.estimated_s || 0;
   page.doubtful = new Set(s.doubtful || []);
-  if (s.facelets) { page.facelets = s.facelets; cube.show(s.facelets); }
+  if (s.facelets) {
+    page.facelets = s.state === "needs_help" ? withPainting(s.facelets) : s.facelets;
+    cube.show(page.facelets);
+  }
   drawNet();
   showSteps();
   showTimes();
@@ -214,8 +227,8 @@ function onEvent(e) {
       break;
     case "doubt":
       page.doubtful = new Set(e.doubtful);
-      page.facelets = e.facelets;
-      cube.show(e.facelets);
+      page.facelets = withPainting(e.facelets);
+      cube.show(page.facelets);
       say(e.text, true);
       break;
     case "fix-invalid": $("fix-message").textContent = e.text; break;
