@@ -82,73 +82,246 @@ class PhotoScan:
         return self.classification.ok
 
 
-def _header_size(data: bytes) -> tuple[int, int] | None:
-    """(width, height) from a PNG or JPEG header, read before decoding so a
-    small file claiming a gigantic picture is refused; None for other kinds."""
-    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
-        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-    if data[:2] == b"\xff\xd8":
-        i = 2
-        while i + 9 < len(data):
-            if data[i] != 0xFF:
-                i += 1
-                continue
-            marker = data[i + 1]
-            if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7 or marker == 0xFF:
-                i += 1 if marker == 0xFF else 2
-                continue
-            length = int.from_bytes(data[i + 2:i + 4], "big")
-            if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
-                return int.from_bytes(data[i + 7:i + 9], "big"), int.from_bytes(data[i + 5:i + 7], "big")
-            i += 2 + length
-    return None
+ACCEPTED = "JPEG, PNG, WebP or BMP"
+"""The formats a photo may come in: those whose size is read from the header
+before anything is decoded (see :func:`probe`)."""
+MAX_DECODE_BYTES = 192 << 20
+"""What decoding one photo may take at once: the decoded picture, or a
+progressive JPEG's coefficients. Six photos are decoded one after the other
+and kept reduced (:data:`SAMPLE_SIDE`), so this bounds a reading's memory."""
+_REFUSED_KINDS = (
+    (b"II*\x00", "TIFF"), (b"MM\x00*", "TIFF"), (b"II+\x00", "TIFF"), (b"MM\x00+", "TIFF"),
+    (b"GIF8", "GIF"), (b"\x00\x00\x00\x0cjP  ", "JPEG 2000"), (b"\xff\x4f\xff\x51", "JPEG 2000"),
+    (b"#?RADIANCE", "HDR"), (b"#?RGBE", "HDR"), (b"\x59\xa6\x6a\x95", "Sun raster"),
+    (b"v/1\x01", "OpenEXR"),
+)
+"""Formats OpenCV also decodes but whose size is not checked here: refused
+unread (a 9.5 KB TIFF can claim 30000x30000 pixels)."""
 
 
-def load_photo(path: str | os.PathLike, label: str) -> tuple[np.ndarray, float]:
-    """A photo as BGR and the scale it was decoded at (1, 1/2, 1/4 or 1/8).
-    ``label`` names it in errors ("U photo x.jpg"). Refuses what is not a
-    regular file, over :data:`MAX_PHOTO_BYTES` bytes or
-    :data:`MAX_PHOTO_PIXELS` pixels, or not an image OpenCV can read."""
-    name = os.fspath(path)
+@dataclass(frozen=True)
+class Probe:
+    """What a photo's header says, before decoding: its kind, its size, and
+    how many bytes per pixel decoding it takes at full size (0: a JPEG of one
+    scan, decoded reduced with no full-size buffer at all)."""
+
+    kind: str
+    width: int
+    height: int
+    bytes_per_pixel: float
+
+    @property
+    def max_pixels(self) -> int:
+        """The most pixels a photo of this kind may have."""
+        if not self.bytes_per_pixel:
+            return MAX_PHOTO_PIXELS
+        return min(MAX_PHOTO_PIXELS, int(MAX_DECODE_BYTES / self.bytes_per_pixel))
+
+
+def probe(data: bytes) -> Probe | str:
+    """The photo's :class:`Probe`, read from its header alone, or why it
+    cannot be read (a sentence): an unknown or refused kind, a damaged
+    header. Nothing is decoded, so a small file claiming a gigantic picture
+    costs nothing."""
+    refused = _refused_kind(data)
+    if refused:
+        return f"{refused} images are not read here (their size cannot be checked before decoding); " \
+               f"give a {ACCEPTED} photo"
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        return _png(data)
+    if data[:3] == b"\xff\xd8\xff":
+        return _jpeg(data)
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return _webp(data)
+    if data[:2] == b"BM":
+        return _bmp(data)
+    return f"not an image this reads; give a {ACCEPTED} photo"
+
+
+def _refused_kind(data: bytes) -> str:
+    """The kind of a picture OpenCV would decode but this refuses, or "".
+    Asked first: a file that starts like a BMP or a WebP but also has
+    ``ftyp`` where an AVIF has it could be taken for an AVIF by OpenCV."""
+    if data[4:8] == b"ftyp":
+        return "AVIF or HEIF"
+    for magic, kind in _REFUSED_KINDS:
+        if data.startswith(magic):
+            return kind
+    if data[:1] == b"P" and len(data) > 1 and data[1:2] in b"1234567Ff":
+        return "PNM or PFM"
+    return ""
+
+
+def _damaged(kind: str) -> str:
+    return f"a {kind} whose header is damaged (no size in it); save it again as a {ACCEPTED} photo"
+
+
+def _png(data: bytes) -> Probe | str:
+    if len(data) < 24 or data[12:16] != b"IHDR":
+        return _damaged("PNG")
+    return Probe("PNG", int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big"), 4)
+
+
+def _jpeg(data: bytes) -> Probe | str:
+    """The frame header (SOF) and the first scan (SOS): a progressive JPEG,
+    or one whose first scan holds fewer components than the frame, is
+    decoded through a coefficient buffer of the whole picture (2 bytes a
+    sample, each component at its own sampling) even at a reduced scale; a
+    JPEG of one interleaved scan is decoded reduced with nothing of full
+    size (0 bytes a pixel)."""
+    i, n = 2, len(data)
+    frame: tuple[int, int, float, int, bool] | None = None  # see _jpeg_frame
+    while i + 4 <= n:
+        if data[i] != 0xFF:  # stray bytes between segments: the decoder skips to the next marker too
+            i = data.find(b"\xff", i)
+            if i < 0:
+                break
+            continue
+        marker = data[i + 1]
+        if marker == 0xFF:
+            i += 1
+            continue
+        if marker in (0x01, 0xD8) or 0xD0 <= marker <= 0xD7:
+            i += 2
+            continue
+        if marker == 0xD9:
+            break
+        length = int.from_bytes(data[i + 2:i + 4], "big")
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            if frame is not None:
+                return _damaged("JPEG")
+            frame = _jpeg_frame(data[i + 4:i + 2 + length], progressive=marker in (0xC2, 0xC6, 0xCA, 0xCE))
+            if frame is None:
+                return _damaged("JPEG")
+        if marker == 0xDA:
+            if frame is None or i + 5 > n:
+                return _damaged("JPEG")
+            width, height, coefficients, components, progressive = frame
+            whole = progressive or data[i + 4] < components
+            return Probe("JPEG", width, height, coefficients if whole else 0)
+        i += 2 + length
+    if frame is None:
+        return _damaged("JPEG")
+    return Probe("JPEG", frame[0], frame[1], frame[2])  # no scan seen: the worst
+
+
+def _jpeg_frame(sof: bytes, *, progressive: bool) -> tuple[int, int, float, int, bool] | None:
+    """(width, height, coefficient bytes a pixel, components, progressive)
+    from a SOF segment's body, or None when it is cut short."""
+    if len(sof) < 6:
+        return None
+    components = sof[5]
+    factors = [(sof[7 + 3 * k] >> 4, sof[7 + 3 * k] & 15) for k in range(components) if 8 + 3 * k < len(sof)]
+    if not factors or len(factors) < components:
+        return None
+    hmax, vmax = max(max(h for h, _ in factors), 1), max(max(v for _, v in factors), 1)
+    coefficients = 2 * sum(max(h, 1) * max(v, 1) for h, v in factors) / (hmax * vmax)
+    width, height = int.from_bytes(sof[3:5], "big"), int.from_bytes(sof[1:3], "big")
+    return width, height, coefficients, components, progressive
+
+
+def _webp(data: bytes) -> Probe | str:
+    """The first chunk: VP8X (the canvas, which every frame must fit), VP8
+    (a lossy key frame) or VP8L (lossless). Decoding goes through an ARGB
+    or YUV buffer and then BGR: 8 bytes a pixel is counted."""
+    chunk = data[12:16]
+    if chunk == b"VP8X" and len(data) >= 30:
+        width = 1 + int.from_bytes(data[24:27], "little")
+        height = 1 + int.from_bytes(data[27:30], "little")
+    elif chunk == b"VP8 " and len(data) >= 30 and data[23:26] == b"\x9d\x01\x2a":
+        width = int.from_bytes(data[26:28], "little") & 0x3FFF
+        height = int.from_bytes(data[28:30], "little") & 0x3FFF
+    elif chunk == b"VP8L" and len(data) >= 25 and data[20] == 0x2F:
+        bits = int.from_bytes(data[21:25], "little")
+        width, height = 1 + (bits & 0x3FFF), 1 + ((bits >> 14) & 0x3FFF)
+    else:
+        return _damaged("WebP")
+    return Probe("WebP", width, height, 8)
+
+
+def _bmp(data: bytes) -> Probe | str:
+    if len(data) < 26:
+        return _damaged("BMP")
+    if int.from_bytes(data[14:18], "little") == 12:  # the old OS/2 header: 16-bit sizes
+        return Probe("BMP", int.from_bytes(data[18:20], "little"), int.from_bytes(data[20:22], "little"), 4)
+    width = int.from_bytes(data[18:22], "little", signed=True)
+    height = int.from_bytes(data[22:26], "little", signed=True)  # negative: stored top-down
+    return Probe("BMP", abs(width), abs(height), 4)
+
+
+def check_size(found: Probe, label: str) -> None:
+    """Refuse (:class:`PhotoError`) a photo too big to decode, from its header."""
+    if found.width <= 0 or found.height <= 0:
+        raise PhotoError(f"{label}: {_damaged(found.kind)}")
+    limit = found.max_pixels
+    if found.width * found.height > limit:
+        how = "" if limit == MAX_PHOTO_PIXELS else f" for a {found.kind} like this one"
+        raise PhotoError(f"{label}: {found.width}x{found.height} pixels is too big (at most "
+                         f"{limit / 1e6:.0f} megapixels{how}); resize it")
+
+
+def _read_bytes(name: str, label: str) -> bytes:
     try:
         with open(name, "rb") as fh:
             st = os.fstat(fh.fileno())
             if not stat.S_ISREG(st.st_mode):
-                raise PhotoError(f"{label}: not a regular file; give a PNG or JPEG photo")
+                raise PhotoError(f"{label}: not a regular file; give a {ACCEPTED} photo")
             if st.st_size > MAX_PHOTO_BYTES:
                 raise PhotoError(f"{label}: {st.st_size} bytes is too big for a photo"
                                  f" (at most {MAX_PHOTO_BYTES}); save it smaller")
-            data = fh.read(MAX_PHOTO_BYTES + 1)
+            return fh.read(MAX_PHOTO_BYTES + 1)
     except FileNotFoundError:
         raise PhotoError(f"{label}: file not found") from None
     except IsADirectoryError:
         raise PhotoError(f"{label}: is a folder, not a photo") from None
     except OSError as e:
         raise PhotoError(f"{label}: cannot read: {e.strerror or e}") from None
-    size = _header_size(data)
-    if size is not None and size[0] * size[1] > MAX_PHOTO_PIXELS:
-        raise PhotoError(f"{label}: {size[0]}x{size[1]} pixels is too big"
-                         f" (at most {MAX_PHOTO_PIXELS // 10**6} megapixels); resize it")
-    buf = np.frombuffer(data, np.uint8)
-    flag, scale = cv2.IMREAD_COLOR, 1.0
-    if data[:2] == b"\xff\xd8" and size is not None:
-        for f, s in ((cv2.IMREAD_REDUCED_COLOR_8, 8), (cv2.IMREAD_REDUCED_COLOR_4, 4),
-                     (cv2.IMREAD_REDUCED_COLOR_2, 2)):
-            if max(size) / s >= SAMPLE_SIDE:
-                flag, scale = f, 1.0 / s
-                break
+
+
+def _reduction(found: Probe) -> int:
+    """1, 2, 4 or 8: the largest that keeps the long side above :data:`SAMPLE_SIDE`."""
+    for s in (8, 4, 2):
+        if max(found.width, found.height) / s >= SAMPLE_SIDE:
+            return s
+    return 1
+
+
+def load_photo(path: str | os.PathLike, label: str) -> tuple[np.ndarray, float]:
+    """A photo as BGR and the scale it was read at (1, 1/2, 1/4 or 1/8).
+    ``label`` names it in errors ("U photo x.jpg"). Refuses what is not a
+    regular file, over :data:`MAX_PHOTO_BYTES` bytes, not of an accepted
+    kind, or too big to decode (:func:`probe`, :func:`check_size`): all
+    from the header, before decoding. A JPEG is decoded at the reduced
+    scale directly; any other kind is decoded whole and then reduced, so
+    six photos of any kind are kept at the same small size."""
+    data = _read_bytes(os.fspath(path), label)
+    found = probe(data)
+    if isinstance(found, str):
+        raise PhotoError(f"{label}: {found}")
+    check_size(found, label)
+    reduce = _reduction(found)
+    flag = cv2.IMREAD_COLOR
+    if found.kind == "JPEG":
+        flag = {8: cv2.IMREAD_REDUCED_COLOR_8, 4: cv2.IMREAD_REDUCED_COLOR_4,
+                2: cv2.IMREAD_REDUCED_COLOR_2, 1: cv2.IMREAD_COLOR}[reduce]
     try:
-        img = cv2.imdecode(buf, flag) if len(buf) else None
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), flag)
     except cv2.error:
         img = None
+    del data
     if img is None:
-        raise PhotoError(f"{label}: not an image OpenCV can read; give a PNG or JPEG photo")
-    if size is None and img.shape[0] * img.shape[1] > MAX_PHOTO_PIXELS:
-        raise PhotoError(f"{label}: {img.shape[1]}x{img.shape[0]} pixels is too big; resize it")
-    if min(img.shape[:2]) * (1 / scale) < MIN_PHOTO_SIDE:
+        raise PhotoError(f"{label}: not an image OpenCV can read (a damaged {found.kind}?); give a "
+                         f"{ACCEPTED} photo")
+    if found.kind != "JPEG" and reduce > 1:
+        h, w = img.shape[:2]
+        img = cv2.resize(img, (max(1, round(w / reduce)), max(1, round(h / reduce))),
+                         interpolation=cv2.INTER_AREA)
+    if img.shape[0] * img.shape[1] * reduce * reduce > 1.1 * found.max_pixels + 64 * reduce * reduce:
+        raise PhotoError(f"{label}: its picture is larger than its header says; save it again")
+    if min(img.shape[:2]) * reduce < MIN_PHOTO_SIDE:
         raise PhotoError(f"{label}: {img.shape[1]}x{img.shape[0]} pixels is too small to read stickers from"
                          f" (at least {MIN_PHOTO_SIDE} on each side)")
-    return img, scale
+    return img, 1.0 / reduce
 
 
 def _net_maps() -> np.ndarray:
