@@ -2,14 +2,26 @@
 token, and uvicorn running the application until Ctrl-C.
 
 The socket is bound here, before uvicorn starts, so that ``--port 0`` has
-its real port in the printed address (the first line of output)."""
+its real port in the printed address (the first line of output).
+
+Importing this module caps the pixels OpenCV decodes in this process
+(``OPENCV_IO_MAX_IMAGE_PIXELS``, which OpenCV reads once, when it is
+loaded: the panel loads it later, for its first picture). The photo reader
+refuses an oversized photo from its header first (vision/photos.py); the
+cap is the second net, for any picture a decoder would size differently."""
 
 from __future__ import annotations
 
 import ipaddress
+import logging
+import os
 import secrets
+import signal
 import socket
+import sys
+import threading
 from dataclasses import dataclass
+from types import FrameType
 from typing import TYPE_CHECKING
 
 from ..rig.config import Config
@@ -22,6 +34,22 @@ if TYPE_CHECKING:
 MAX_BODY = 64 * 1024
 """Any request body (the API's JSON is bounded tighter, at 16 KiB)."""
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+MAX_DECODED_PIXELS = 64_000_000
+"""OpenCV's own cap: the largest photo vision/photos.py accepts (MAX_PHOTO_PIXELS)."""
+
+log = logging.getLogger(__name__)
+
+
+def cap_decoders() -> bool:
+    """Set OpenCV's pixel cap for this process, lowering any larger one
+    given; True when it takes effect (OpenCV not loaded yet)."""
+    given = os.environ.get("OPENCV_IO_MAX_IMAGE_PIXELS", "")
+    if not given.isdigit() or int(given) > MAX_DECODED_PIXELS:
+        os.environ["OPENCV_IO_MAX_IMAGE_PIXELS"] = str(MAX_DECODED_PIXELS)
+    return "cv2" not in sys.modules
+
+
+cap_decoders()
 
 
 @dataclass
@@ -62,8 +90,12 @@ def bind(host: str, port: int) -> Served:
     sock.listen(128)
     sock.set_inheritable(True)
     real_port = sock.getsockname()[1]
-    loopback = is_loopback(host)
-    names = set(LOOPBACK_NAMES) if loopback else {_url_host(host)}
+    loopback = is_loopback(host) or is_loopback(str(address[0]))
+    names = {_url_host(host)}  # the address printed, and the one it named
+    if not ipaddress.ip_address(str(address[0]).split("%")[0]).is_unspecified:
+        names.add(_url_host(str(address[0])))
+    if loopback:
+        names |= set(LOOPBACK_NAMES)
     if host in ("0.0.0.0", "::"):
         names |= set(LOOPBACK_NAMES) | _own_names()
     hosts = {f"{n}:{real_port}" for n in names}
@@ -91,17 +123,19 @@ def _own_names() -> set[str]:
     return names
 
 
-def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool = False
-                ) -> tuple[uvicorn.Server, Panel]:
-    """The uvicorn server for the panel (not yet running) and the panel."""
+def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool = False,
+                body_grace_s: float | None = None) -> tuple[uvicorn.Server, Panel]:
+    """The uvicorn server for the panel (not yet running) and the panel.
+    ``body_grace_s`` shortens the guard's grace for a slow body (tests)."""
     import uvicorn
 
     from .api import MAX_UPLOAD_BYTES, build
-    from .guard import Guard
+    from .guard import BODY_GRACE_S, Guard
 
     panel = Panel(cfg, options)
     app = Guard(build(panel), hosts=served.hosts, token=served.token, max_body=MAX_BODY,
-                large={"/api/photos": MAX_UPLOAD_BYTES})
+                large={"/api/photos": MAX_UPLOAD_BYTES},
+                body_grace_s=BODY_GRACE_S if body_grace_s is None else body_grace_s)
     config = uvicorn.Config(app, log_level="info" if verbose else "warning", access_log=verbose,
                             proxy_headers=False, server_header=False, timeout_graceful_shutdown=2,
                             h11_max_incomplete_event_size=16 * 1024, lifespan="on")
@@ -115,6 +149,32 @@ def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool 
 
 
 def serve(cfg: Config, options: Options, served: Served, *, verbose: bool = False) -> None:
-    """Run the panel on ``served`` until Ctrl-C (a run going on is stopped)."""
-    server, _ = make_server(cfg, options, served, verbose=verbose)
-    server.run(sockets=[served.sock])
+    """Run the panel on ``served`` until Ctrl-C (a run going on is stopped);
+    KeyboardInterrupt after a Ctrl-C, once the server has ended.
+
+    Ctrl-C is this function's from the first moment: a KeyboardInterrupt
+    raised wherever the main thread happens to be (in asyncio's start, in
+    the lifespan's start) would leave tracebacks of cancelled tasks, so the
+    signal only asks the server to end (uvicorn's own handler does the same
+    while it runs, and passes the signal back here when it stops)."""
+    interrupted = threading.Event()
+    server: uvicorn.Server | None = None
+
+    def on_interrupt(signum: int, frame: FrameType | None) -> None:
+        if interrupted.is_set() and server is not None:
+            server.force_exit = True  # a second Ctrl-C: no more waiting for connections
+        interrupted.set()
+        if server is not None:
+            server.should_exit = True
+
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, on_interrupt) if main else None
+    try:
+        server, _ = make_server(cfg, options, served, verbose=verbose)
+        if not interrupted.is_set():
+            server.run(sockets=[served.sock])
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
+    if interrupted.is_set():
+        raise KeyboardInterrupt
