@@ -10,17 +10,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import math
+import re
+import tempfile
 import threading
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -29,17 +32,27 @@ from ..app.events import Answer
 from ..cli.limits import MAX_BUDGET_MS, MAX_DRY_RUN_MOVES, MAX_SEED, MAX_SOLUTION_LENGTH, check_moves
 from ..rig.errors import UserError
 from . import tools
+from .guard import SlowBody
 from .panel import METHODS, Busy, NotAsking, Panel
+
+log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).with_name("static")
 MAX_JSON_BYTES = 16 * 1024
 """A request body: the largest real one (a cube and options) is ~200 bytes."""
+MAX_JSON_DEPTH = 16
+"""Nesting: the deepest real body (corners: body, views, view, face, corner) is 5."""
+MAX_NUMBER_CHARS = 24
+"""Digits in a JSON number: every real one (a seed, a budget, a pixel) has at most 20."""
 KEEPALIVE_S = 15.0
 METRICS = ("htm", "qtm", "axial")
 MAX_PHOTO_BYTES = 16 << 20
 """One uploaded photo: a phone's 12-megapixel JPEG is 3 to 6 MiB."""
 MAX_UPLOAD_BYTES = 6 * MAX_PHOTO_BYTES + (64 << 10)
 """The six photos' form as a whole (the gate refuses more before reading)."""
+MAX_UPLOADS = 2
+"""Photo uploads taken in at once (each may hold 96 MiB of temporary files,
+and the photos are read one upload at a time anyway); more get 429."""
 MAX_PIXEL = 100_000
 MIN_DRY_SPEED, MAX_DRY_SPEED = 0.25, 50.0
 SOLVE_THREADS = 4
@@ -63,25 +76,96 @@ class ApiError(Exception):
 
 async def read_json(request: Request, limit: int = MAX_JSON_BYTES) -> dict[str, Any]:
     """The body as a JSON object; an empty body is ``{}``. Counted as it
-    arrives, so a body sent without a length is bounded too."""
+    arrives, so a body sent without a length is bounded too; its nesting and
+    its numbers are bounded before it is parsed (:func:`parse_json`)."""
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
         if len(body) > limit:
             raise ApiError(413, "too-large", f"the request body is over {limit} bytes")
+    return parse_json(bytes(body))
+
+
+def parse_json(body: bytes) -> dict[str, Any]:
+    """A request's JSON object, or :class:`ApiError` 400 saying what is
+    wrong: not UTF-8, not JSON, nested deeper than :data:`MAX_JSON_DEPTH`
+    (checked before parsing: the parser recurses), a number longer than
+    :data:`MAX_NUMBER_CHARS` (a 400-digit integer would overflow every
+    check of range), a text with a lone surrogate (which no file or
+    terminal can hold), or not an object."""
     if not body.strip():
         return {}
     try:
-        value = json.loads(body.decode("utf-8"), parse_constant=_no_constant)
-    except (UnicodeDecodeError, json.JSONDecodeError, ValueError) as e:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ApiError(400, "bad-json", f"the body is not UTF-8: {e.reason} at byte {e.start}") from None
+    depth = _json_depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise ApiError(400, "bad-json", f"the body is nested {depth} deep; at most {MAX_JSON_DEPTH}")
+    try:
+        value = json.loads(text, parse_constant=_no_constant, parse_int=_json_int, parse_float=_json_float)
+    except (json.JSONDecodeError, ValueError, RecursionError) as e:
         raise ApiError(400, "bad-json", f"the body is not JSON: {e}") from None
+    where = _surrogate_in(value)
+    if where is not None:
+        raise ApiError(400, "bad-json", f"{where} holds a lone surrogate (U+D800 to U+DFFF), not text")
     if not isinstance(value, dict):
         raise ApiError(400, "bad-json", f"the body must be a JSON object, not {type(value).__name__}")
     return value
 
 
+_JSON_OPENERS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+"""The strings (skipped whole, escapes included) and the brackets of a JSON text."""
+
+
+def _json_depth(text: str) -> int:
+    """How deep the text's brackets nest, outside its strings (a regex
+    scan: no recursion, whatever the nesting)."""
+    depth = deepest = 0
+    for m in _JSON_OPENERS.finditer(text):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth -= 1
+    return deepest
+
+
 def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _json_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_NUMBER_CHARS:
+        raise ValueError(f"a number of {len(text)} digits; at most {MAX_NUMBER_CHARS}")
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    if len(text) > 2 * MAX_NUMBER_CHARS:
+        raise ValueError(f"a number of {len(text)} characters; at most {2 * MAX_NUMBER_CHARS}")
+    return float(text)
+
+
+def _surrogate_in(value: Any, where: str = "the body") -> str | None:
+    """Where a text in ``value`` holds a lone surrogate, or None."""
+    if isinstance(value, str):
+        return where if _SURROGATE.search(value) else None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            name = f"{where}: a key" if _SURROGATE.search(k) else _surrogate_in(v, f"field {k[:40]!r}")
+            if name is not None:
+                return name
+    if isinstance(value, list):
+        for v in value:
+            name = _surrogate_in(v, where)
+            if name is not None:
+                return name
+    return None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def field_str(body: dict[str, Any], name: str, *, max_chars: int = 256, required: bool = True) -> str | None:
@@ -104,9 +188,18 @@ def field_number(body: dict[str, Any], name: str, lo: float, hi: float, *, whole
     wrong_kind = isinstance(value, bool) or not isinstance(value, (int, float))
     if wrong_kind or (whole and not isinstance(value, int)):
         raise ApiError(400, "bad-request", f"{name!r} must be a {'whole ' if whole else ''}number")
-    if not (math.isfinite(value) and lo <= value <= hi):
+    if not _in_range(value, lo, hi):
         raise ApiError(400, "bad-request", f"{name!r} must be from {lo:g} to {hi:g}")
     return value
+
+
+def _in_range(value: float, lo: float, hi: float) -> bool:
+    """``lo <= value <= hi`` for a finite number; an integer too large for a
+    float is simply out of range (math.isfinite would overflow on it)."""
+    try:
+        return math.isfinite(value) and lo <= value <= hi
+    except OverflowError:
+        return False
 
 
 def cube_or_422(text: str, size: int = 3) -> str:
@@ -203,7 +296,10 @@ async def in_thread(fn: Callable[..., Any], *args: Any, status: int = 400, kind:
 
 
 def corners_field(body: dict[str, Any]) -> dict[str, dict[str, list[list[float]]]]:
-    """``{"views": {VIEW: {FACE: [[x, y] x 4]}}}``, every number checked."""
+    """``{"views": {VIEW: {FACE: [[x, y] x 4]}}}``, every number checked;
+    each face's corners must go round a convex quadrilateral (422 naming the
+    view and face): a crossed or folded one would warp the stickers into
+    nonsense at the next scan."""
     views = body.get("views")
     if not isinstance(views, dict) or not views or len(views) > 16:
         raise ApiError(400, "bad-request", "'views' must be an object {view: {face: [[x, y] x 4]}}")
@@ -215,25 +311,59 @@ def corners_field(body: dict[str, Any]) -> dict[str, dict[str, list[list[float]]
         out[name] = {}
         for face, points in faces.items():
             where = f"view {name[:40]!r}, face {face[:8]!r}"
-            ok = isinstance(points, list) and len(points) == 4 and all(
-                isinstance(p, list) and len(p) == 2 and all(
-                    isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-                    and -MAX_PIXEL <= v <= MAX_PIXEL for v in p) for p in points)
-            if not ok:
+            if not _four_corners(points):
                 raise ApiError(400, "bad-request", f"{where}: give four corners [x, y] in pixels")
-            out[name][face] = [[float(v) for v in p] for p in points]
+            corners = [[float(v) for v in p] for p in points]
+            turns = _turns(corners)
+            if 0.0 in turns:
+                raise ApiError(400, "bad-request", f"{where}: three of the four corners are on one line; "
+                                                   "give the face's four corners")
+            if not is_convex(corners):
+                raise ApiError(422, "bad-corners", f"{where}: the four corners do not go round a convex "
+                                                   "quadrilateral (they cross or fold in); give them in "
+                                                   "order around the face")
+            out[name][face] = corners
     return out
 
 
-async def read_photos_form(request: Request) -> dict[str, bytes]:
-    """The uploaded form's six photos (face -> bytes), each bounded."""
+def _four_corners(points: Any) -> bool:
+    """Four [x, y] pairs of finite numbers within :data:`MAX_PIXEL`."""
+    return isinstance(points, list) and len(points) == 4 and all(
+        isinstance(p, list) and len(p) == 2 and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and _in_range(v, -MAX_PIXEL, MAX_PIXEL)
+            for v in p) for p in points)
+
+
+def is_convex(corners: list[list[float]]) -> bool:
+    """The corners, in order, turn the same way at every corner, none
+    straight: a convex quadrilateral (four points can make no star, so
+    turning one way also means the sides do not cross)."""
+    turns = _turns(corners)
+    return all(t > 0 for t in turns) or all(t < 0 for t in turns)
+
+
+def _turns(corners: list[list[float]]) -> list[float]:
+    """At each corner, which way the outline turns (the cross product of the
+    sides in and out: its sign is the direction, 0 is straight on)."""
+    turns = []
+    for k in range(4):
+        (ax, ay), (bx, by), (cx, cy) = corners[k], corners[(k + 1) % 4], corners[(k + 2) % 4]
+        turns.append((bx - ax) * (cy - by) - (by - ay) * (cx - bx))
+    return turns
+
+
+async def read_photos_form(request: Request, folder: Path) -> dict[str, Path]:
+    """The uploaded form's six photos, each copied into ``folder`` (face ->
+    file) and bounded. The form's parser keeps at most a megabyte of each
+    file in memory (the rest goes to a temporary file), and the copy goes in
+    pieces: an upload's memory stays small whatever its size."""
     from starlette.datastructures import UploadFile
 
     try:
         form = await request.form(max_files=6, max_fields=6, max_part_size=1024)
     except HTTPException as e:
         raise ApiError(400, "bad-request", f"the upload is not a form of photos: {e.detail}") from None
-    got: dict[str, bytes] = {}
+    got: dict[str, Path] = {}
     try:
         for face, value in form.multi_items():
             if face not in tools.PHOTO_FACES or not isinstance(value, UploadFile):
@@ -241,17 +371,29 @@ async def read_photos_form(request: Request) -> dict[str, bytes]:
                                f"{face[:20]!r} is not a photo field: name the six U R F D L B")
             if face in got:
                 raise ApiError(400, "bad-request", f"two photos of face {face}: one each")
-            data = await value.read(MAX_PHOTO_BYTES + 1)
-            if len(data) > MAX_PHOTO_BYTES:
+            got[face] = folder / f"{face}.photo"
+            if not await run_in_threadpool(_copy_bounded, value.file, got[face], MAX_PHOTO_BYTES):
                 raise ApiError(413, "too-large", f"the {face} photo is over {MAX_PHOTO_BYTES >> 20} MiB; "
                                                  "send it smaller")
-            got[face] = data
     finally:
         await form.close()
     missing = [f for f in tools.PHOTO_FACES if f not in got]
     if missing:
         raise ApiError(400, "bad-request", f"no photo of face(s) {' '.join(missing)}: send all six")
     return got
+
+
+def _copy_bounded(source: BinaryIO, path: Path, limit: int) -> bool:
+    """Copy ``source`` to ``path`` a megabyte at a time; False (and the copy
+    stopped) when it holds more than ``limit`` bytes."""
+    copied = 0
+    with open(path, "wb") as out:
+        while chunk := source.read(1 << 20):
+            copied += len(chunk)
+            if copied > limit:
+                return False
+            out.write(chunk)
+    return True
 
 
 # ---------------------------------------------------------------- endpoints
@@ -389,6 +531,7 @@ def build(panel: Panel) -> Starlette:
 
     # -- the workshop pages (robot/web/tools.py) --------------------------------
     live, photos = tools.Live(panel), tools.Photos()
+    uploads = [0]  # photo uploads being taken in (on the event loop: no lock needed)
 
     async def live_picture(request: Request) -> Response:
         name = request.path_params["view"]
@@ -451,7 +594,8 @@ def build(panel: Panel) -> Starlette:
     async def run_picture(request: Request) -> Response:
         run_id, name = request.path_params["run"], request.path_params["name"]
         try:
-            return FileResponse(tools.run_picture(panel, run_id, name), media_type="image/png")
+            return Response(await run_in_threadpool(tools.run_picture, panel, run_id, name),
+                             media_type="image/png")
         except KeyError:
             raise ApiError(404, "not-found", f"no picture {name[:40]!r} in run {run_id[:40]!r}") from None
 
@@ -462,8 +606,16 @@ def build(panel: Panel) -> Starlette:
         if not request.headers.get("content-type", "").startswith("multipart/form-data"):
             raise ApiError(400, "bad-request", "send the photos as multipart/form-data, one file field per "
                                                "face named U R F D L B")
-        got = await read_photos_form(request)
-        return JSONResponse(await in_thread(photos.read, got, status=422, kind="photos"))
+        if uploads[0] >= MAX_UPLOADS:
+            raise ApiError(429, "busy", f"{MAX_UPLOADS} photo uploads are being read; send yours again when "
+                                        "they are done")
+        uploads[0] += 1
+        try:
+            with tempfile.TemporaryDirectory(prefix="cuberobot-photos-") as folder:
+                got = await read_photos_form(request, Path(folder))
+                return JSONResponse(await in_thread(photos.read, got, status=422, kind="photos"))
+        finally:
+            uploads[0] -= 1
 
     async def photo_picture(request: Request) -> Response:
         face = request.path_params["face"]
@@ -481,6 +633,18 @@ def build(panel: Panel) -> Starlette:
         kind = {404: "not-found", 405: "method-not-allowed"}.get(exc.status_code, "http")
         where = f"{request.method} {request.url.path[:80]}"
         return ApiError(exc.status_code, kind, f"{exc.detail}: {where}").response()
+
+    async def on_disconnect(request: Request, exc: Exception) -> Response:
+        # the client left mid-body: nobody to answer, nothing wrong with the server
+        log.info("%s %s: the client left before its request was sent whole", request.method,
+                 request.url.path[:80])
+        return ApiError(400, "disconnected", "the client left before its request was sent whole").response()
+
+    async def on_slow_body(request: Request, exc: Exception) -> Response:
+        log.info("%s %s: %s; dropped", request.method, request.url.path[:80], exc)
+        response = ApiError(408, "too-slow", f"{exc}; the request was dropped: send it again").response()
+        response.headers["connection"] = "close"
+        return response
 
     async def on_crash(request: Request, exc: Exception) -> Response:
         return ApiError(500, "internal", f"the panel failed: {type(exc).__name__}: {exc}").response()
@@ -524,6 +688,7 @@ def build(panel: Panel) -> Starlette:
 
     return Starlette(routes=routes, lifespan=asynccontextmanager(lifespan),
                      exception_handlers={ApiError: on_api_error, HTTPException: on_http_error,
+                                         ClientDisconnect: on_disconnect, SlowBody: on_slow_body,
                                          Exception: on_crash})
 
 

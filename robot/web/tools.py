@@ -9,8 +9,10 @@ scan would make it read the wrong thing."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
-import tempfile
+import stat
 import threading
 import time
 from collections.abc import Sequence
@@ -34,6 +36,10 @@ MAX_RUNS_LISTED = 20
 RUN_ID = re.compile(r"^\d{8}-\d{6}(-\d{1,3})?$")
 PICTURE_NAME = re.compile(r"^(scan|confirm)-[A-Za-z0-9_.-]{1,64}$")
 PHOTO_FACES = "URFDLB"
+MAX_RECORD_BYTES = 1 << 20
+"""A run record: a real one is a few kilobytes."""
+MAX_PICTURE_BYTES = 32 << 20
+"""A run's scan picture: a real one (a 1280x720 PNG) is about a megabyte."""
 
 
 def jpeg(img: np.ndarray) -> bytes:
@@ -200,34 +206,86 @@ def set_geometry(panel: Panel, corners: dict[str, dict[str, list[list[float]]]])
 
 def last_runs(panel: Panel) -> dict[str, Any]:
     """The newest run records (``runs/*/run.json``), newest first, with the
-    names of their scan pictures."""
-    import json
-
+    names of their scan pictures. Only real folders and files count: a link
+    inside ``runs/`` is not followed (it could lead anywhere on the disk)."""
     base = state_dir_runs(panel.options.state_dir)
-    dirs = sorted((d for d in base.glob("*") if RUN_ID.match(d.name) and d.is_dir()), reverse=True)
     runs = []
-    for d in dirs[:MAX_RUNS_LISTED]:
-        try:
-            record = json.loads((d / "run.json").read_text()[:1_000_000])
-        except (OSError, ValueError):
-            continue  # a run still going on, or a record cut short
-        if not isinstance(record, dict):
-            continue
+    for d in _run_folders(base)[:MAX_RUNS_LISTED]:
+        record = _run_record(d)
+        if record is None:
+            continue  # a run still going on, a record cut short, or not a file of its own
         keep = ("status", "message", "started", "facelets", "moves", "length", "turns", "scan_s", "compute_s",
                 "turning_s", "total_s", "captures", "start_by", "estop", "scan_correct", "confirmed")
-        runs.append({"id": d.name, **{k: record[k] for k in keep if k in record},
-                     "pictures": sorted(p.stem for p in d.glob("*.png") if PICTURE_NAME.match(p.stem))})
+        runs.append({"id": d.name, **{k: record[k] for k in keep if k in record}, "pictures": _pictures(d)})
     return {"runs": runs}
 
 
-def run_picture(panel: Panel, run_id: str, name: str) -> Path:
-    """A run's scan picture; KeyError for a name that is not one."""
+def _run_folders(base: Path) -> list[Path]:
+    """The folders in ``base`` named like a run, newest first (links left out)."""
+    try:
+        with os.scandir(base) as entries:
+            return sorted((Path(e.path) for e in entries
+                           if RUN_ID.match(e.name) and e.is_dir(follow_symlinks=False)), reverse=True)
+    except OSError:
+        return []
+
+
+def _pictures(folder: Path) -> list[str]:
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(e.name[:-4] for e in entries if e.name.endswith(".png")
+                          and PICTURE_NAME.match(e.name[:-4]) and e.is_file(follow_symlinks=False))
+    except OSError:
+        return []
+
+
+def _run_record(folder: Path) -> dict[str, Any] | None:
+    """``run.json`` as an object, or None: missing, not JSON, or not a
+    regular file of at most :data:`MAX_RECORD_BYTES` (a link, a FIFO, a
+    device are not opened for reading at all)."""
+    data = read_run_file(folder, "run.json", MAX_RECORD_BYTES)
+    if data is None:
+        return None
+    try:
+        record = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def read_run_file(folder: Path, name: str, limit: int) -> bytes | None:
+    """The bytes of ``folder/name`` when both are what they seem: the folder
+    not a link, the file a regular file (not a link) of at most ``limit``
+    bytes; otherwise None. Opened without following links and without
+    blocking (a FIFO would wait for a writer)."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+    try:
+        folder_fd = os.open(folder, flags | os.O_DIRECTORY)
+    except OSError:
+        return None
+    try:
+        fd = os.open(name, flags, dir_fd=folder_fd)
+    except OSError:
+        return None
+    finally:
+        os.close(folder_fd)
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        data = fh.read(limit + 1)
+    return data if len(data) <= limit else None
+
+
+def run_picture(panel: Panel, run_id: str, name: str) -> bytes:
+    """A run's scan picture (PNG bytes); KeyError for a name that is not
+    one, or a picture that is not a regular file of the run's own."""
     if not RUN_ID.match(run_id) or not PICTURE_NAME.match(name):
         raise KeyError(name)
-    path = state_dir_runs(panel.options.state_dir) / run_id / f"{name}.png"
-    if not path.is_file():
+    data = read_run_file(state_dir_runs(panel.options.state_dir) / run_id, f"{name}.png", MAX_PICTURE_BYTES)
+    if data is None:
         raise KeyError(name)
-    return path
+    return data
 
 
 # ---------------------------------------------------------------- photos
@@ -242,20 +300,18 @@ class Photos:
         self.lock = threading.Lock()
         self.pictures: dict[str, bytes] = {}
 
-    def read(self, photos: dict[str, bytes]) -> dict[str, Any]:
+    def read(self, photos: dict[str, Path]) -> dict[str, Any]:
+        """The cube in six uploaded photos (face -> its file, which the photo
+        reader bounds and checks before decoding: vision/photos.py)."""
         from vision.errors import VisionError
         from vision.photos import annotate, read_photos
 
-        with self.lock, tempfile.TemporaryDirectory(prefix="cuberobot-photos-") as tmp:
-            paths = {}
-            for face, data in photos.items():
-                paths[face] = Path(tmp) / f"{face}.photo"
-                paths[face].write_bytes(data)
+        with self.lock:
             try:
-                result = read_photos(paths)
+                result = read_photos(photos)
             except VisionError as e:  # the messages name the files: here, temporary ones
                 message = str(e)
-                for face, path in paths.items():
+                for face, path in photos.items():
                     message = message.replace(f"{face} photo {path}", f"the {face} photo")
                 raise UserError(message) from None
             self.pictures = {f: jpeg(annotate(result, f)) for f in result.grids}
