@@ -138,7 +138,7 @@ def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool 
                 body_grace_s=BODY_GRACE_S if body_grace_s is None else body_grace_s)
     config = uvicorn.Config(app, log_level="info" if verbose else "warning", access_log=verbose,
                             proxy_headers=False, server_header=False, timeout_graceful_shutdown=2,
-                            h11_max_incomplete_event_size=16 * 1024, lifespan="on")
+                            h11_max_incomplete_event_size=16 * 1024, lifespan="on", http=_http_protocol())
 
     class PanelServer(uvicorn.Server):
         async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
@@ -146,6 +146,29 @@ def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool 
             await super().shutdown(sockets)
 
     return PanelServer(config), panel
+
+
+def _http_protocol() -> type:
+    """uvicorn's HTTP/1.1 protocol (h11), answering a request it cannot parse
+    (a bad request line, a header with a control character) with the API's
+    JSON error, as every other refusal, instead of a line of plain text."""
+    import json
+
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class JsonH11Protocol(H11Protocol):
+        def send_400_response(self, msg: str) -> None:
+            message = "the request is not HTTP/1.1 as this server reads it (its request line or a header)"
+            body = json.dumps({"error": {"kind": "bad-request", "message": message}}).encode()
+            headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                       (b"connection", b"close")]
+            for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
+                          h11.Data(data=body), h11.EndOfMessage()):
+                self.transport.write(self.conn.send(event) or b"")
+            self.transport.close()
+
+    return JsonH11Protocol
 
 
 def serve(cfg: Config, options: Options, served: Served, *, verbose: bool = False) -> None:
