@@ -46,6 +46,9 @@ SAFE_METHODS = frozenset(("GET", "HEAD", "OPTIONS"))
 OPEN_PATHS = ("/static/", "/favicon.ico")
 """The page's own files: served without a token (they hold no secret)."""
 MAX_QUERY_FIELDS = 32
+IGNORED_HEADERS = frozenset((b"range", b"if-range"))
+"""Taken out before the application sees them: the panel's files are small
+and sent whole (a malformed range would otherwise be a plain-text 400)."""
 BODY_GRACE_S = 10.0
 """A body's first seconds, free of the floor rate (a phone waking its radio)."""
 MIN_BODY_RATE = 32 * 1024
@@ -112,6 +115,7 @@ class Guard:
         if token is not None:
             await self.take_token(token, send)
             return
+        scope["headers"] = [(k, v) for k, v in scope["headers"] if k.lower() not in IGNORED_HEADERS]
         await self.app(scope, self.timed(receive), send)
 
     def gate(self, scope: Scope) -> tuple[tuple[int, dict[str, Any]] | None, str | None]:
