@@ -85,10 +85,17 @@ class PhotoScan:
 ACCEPTED = "JPEG, PNG, WebP or BMP"
 """The formats a photo may come in: those whose size is read from the header
 before anything is decoded (see :func:`probe`)."""
-MAX_DECODE_BYTES = 192 << 20
+MAX_DECODE_BYTES = 160 << 20
 """What decoding one photo may take at once: the decoded picture, or a
 progressive JPEG's coefficients. Six photos are decoded one after the other
 and kept reduced (:data:`SAMPLE_SIDE`), so this bounds a reading's memory."""
+FULL_DECODE = 9
+"""Bytes a pixel reading a PNG or a BMP takes at its peak (measured with
+OpenCV 5.0 in the server: 6.9 and 8.0, the picture and a copy of it)."""
+WEBP_DECODE = 10
+"""The same for a WebP (measured: 8.5)."""
+COEFFICIENT_OVERHEAD = 1.25
+"""A progressive JPEG's peak over its coefficients (measured: 1.17)."""
 _REFUSED_KINDS = (
     (b"II*\x00", "TIFF"), (b"MM\x00*", "TIFF"), (b"II+\x00", "TIFF"), (b"MM\x00+", "TIFF"),
     (b"GIF8", "GIF"), (b"\x00\x00\x00\x0cjP  ", "JPEG 2000"), (b"\xff\x4f\xff\x51", "JPEG 2000"),
@@ -159,7 +166,7 @@ def _damaged(kind: str) -> str:
 def _png(data: bytes) -> Probe | str:
     if len(data) < 24 or data[12:16] != b"IHDR":
         return _damaged("PNG")
-    return Probe("PNG", int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big"), 4)
+    return Probe("PNG", int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big"), FULL_DECODE)
 
 
 def _jpeg(data: bytes) -> Probe | str:
@@ -198,11 +205,11 @@ def _jpeg(data: bytes) -> Probe | str:
                 return _damaged("JPEG")
             width, height, coefficients, components, progressive = frame
             whole = progressive or data[i + 4] < components
-            return Probe("JPEG", width, height, coefficients if whole else 0)
+            return Probe("JPEG", width, height, coefficients * COEFFICIENT_OVERHEAD if whole else 0)
         i += 2 + length
     if frame is None:
         return _damaged("JPEG")
-    return Probe("JPEG", frame[0], frame[1], frame[2])  # no scan seen: the worst
+    return Probe("JPEG", frame[0], frame[1], frame[2] * COEFFICIENT_OVERHEAD)  # no scan seen: the worst
 
 
 def _jpeg_frame(sof: bytes, *, progressive: bool) -> tuple[int, int, float, int, bool] | None:
@@ -222,8 +229,7 @@ def _jpeg_frame(sof: bytes, *, progressive: bool) -> tuple[int, int, float, int,
 
 def _webp(data: bytes) -> Probe | str:
     """The first chunk: VP8X (the canvas, which every frame must fit), VP8
-    (a lossy key frame) or VP8L (lossless). Decoding goes through an ARGB
-    or YUV buffer and then BGR: 8 bytes a pixel is counted."""
+    (a lossy key frame) or VP8L (lossless)."""
     chunk = data[12:16]
     if chunk == b"VP8X" and len(data) >= 30:
         width = 1 + int.from_bytes(data[24:27], "little")
@@ -236,17 +242,18 @@ def _webp(data: bytes) -> Probe | str:
         width, height = 1 + (bits & 0x3FFF), 1 + ((bits >> 14) & 0x3FFF)
     else:
         return _damaged("WebP")
-    return Probe("WebP", width, height, 8)
+    return Probe("WebP", width, height, WEBP_DECODE)
 
 
 def _bmp(data: bytes) -> Probe | str:
     if len(data) < 26:
         return _damaged("BMP")
     if int.from_bytes(data[14:18], "little") == 12:  # the old OS/2 header: 16-bit sizes
-        return Probe("BMP", int.from_bytes(data[18:20], "little"), int.from_bytes(data[20:22], "little"), 4)
+        return Probe("BMP", int.from_bytes(data[18:20], "little"), int.from_bytes(data[20:22], "little"),
+                     FULL_DECODE)
     width = int.from_bytes(data[18:22], "little", signed=True)
     height = int.from_bytes(data[22:26], "little", signed=True)  # negative: stored top-down
-    return Probe("BMP", abs(width), abs(height), 4)
+    return Probe("BMP", abs(width), abs(height), FULL_DECODE)
 
 
 def check_size(found: Probe, label: str) -> None:
