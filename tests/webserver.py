@@ -277,7 +277,7 @@ def png_bomb(width=12000, height=12000):
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", data) + chunk(b"IEND", b"")
 
 
-def _bmp_bomb(width=30000, height=30000):
+def bmp_bomb(width=30000, height=30000):
     """An RLE8 BMP that ends at once: the decoder fills every pixel itself."""
     palette = bytes(1024)
     rle = b"\x00\x01"
@@ -320,7 +320,7 @@ def image_bombs(png=(12000, 12000)):
         "PNG": png_bomb(*png),
         "JPEG": _sof_patched(progressive, 30000, 30000),
         "WebP": b"RIFF" + struct.pack("<I", 4 + len(webp_body)) + b"WEBP" + webp_body,
-        "BMP": _bmp_bomb(),
+        "BMP": bmp_bomb(),
         "TIFF": _tiff_bomb(),
         "GIF": _gif_bomb(),
         "AVIF": cv2.imencode(".avif", small)[1].tobytes(),
