@@ -81,7 +81,8 @@ def test_boot_event_and_handshake(shim):
     assert boot and boot[0].event == P.EventCode.BOOT
     ok = shim.request(P.Hello())
     assert isinstance(ok, P.HelloOk)
-    assert (ok.version, ok.board, ok.queue_capacity, ok.tick_hz) == (1, P.BOARD_UNO, 4, 25000)
+    assert (ok.version, ok.board, ok.queue_capacity, ok.tick_hz) == (P.PROTOCOL_VERSION, P.BOARD_UNO, 4,
+                                                                     25000)
     first = ok.boot_id
     shim.cmd("reset")
     shim.replies()
@@ -98,7 +99,7 @@ def test_commands_before_hello_get_no_session(shim):
 def test_wrong_version_is_refused_with_own_version(shim):
     fresh(shim)
     err = shim.request(P.Hello(version=7))
-    assert isinstance(err, P.Err) and (err.code, err.detail) == (P.ErrorCode.VERSION, 1)
+    assert isinstance(err, P.Err) and (err.code, err.detail) == (P.ErrorCode.VERSION, P.PROTOCOL_VERSION)
 
 
 def test_duplicate_move_is_not_executed_twice(shim):
@@ -270,11 +271,19 @@ def test_estop_mid_move_stops_at_once_and_latches(shim):
     err = shim.request(P.MoveCommand(2, 0, 10))
     assert isinstance(err, P.Err) and err.code == P.ErrorCode.ESTOP
     st_ = shim.request(P.StatusQuery())
-    assert st_.estop and not st_.moving and st_.last_done_id == P.NO_ID
+    assert st_.estop and st_.cut and not st_.moving and st_.last_done_id == P.NO_ID
     assert shim.request(P.ClearEstop()) == P.Ack(4)
+    # Clearing the latch keeps the evidence that a move was cut short; the next move ends it.
+    st_ = shim.request(P.StatusQuery())
+    assert not st_.estop and st_.cut
+    assert shim.request(P.Hello()) and shim.request(P.StatusQuery()).cut
     assert isinstance(shim.request(P.MoveCommand(3, 0, 10)), P.Ack)
+    assert not shim.request(P.StatusQuery()).cut
     run_until_idle(shim)
     assert shim.steps()[0][0] == before + 10
+    # A stop on an idle rig cuts nothing.
+    shim.rx(host_estop_bytes())
+    assert not shim.request(P.StatusQuery()).cut
 
 
 NOISE = [

@@ -142,8 +142,8 @@ def test_a_reset_between_jobs_is_survived(cfg, tmp_path):
 
 
 def test_version_mismatch_and_silence_are_clear_errors(cfg):
-    url, _ = _url("v2", [], protocol=2)
-    with Link(cfg, url) as link, pytest.raises(RigError, match="protocol version 2.*version 1"):
+    url, _ = _url("v1", [], protocol=1)
+    with Link(cfg, url) as link, pytest.raises(RigError, match="protocol version 1.*version 2"):
         link.connect()
     with Link(cfg, "/dev/cuberobot-no-such-port") as link, pytest.raises(RigError, match="cannot open"):
         link.connect()

@@ -130,7 +130,7 @@ def test_garbage_on_the_line(tmp_path):
 def test_other_protocol_version(tmp_path):
     r = _cli("dry-run", "U", "--port", "sim://?protocol=7", "--state-dir", str(tmp_path))
     assert r.returncode == 1
-    assert "speaks protocol version 7, this cuberobot speaks version 1" in r.stderr
+    assert "speaks protocol version 7, this cuberobot speaks version 2" in r.stderr
 
 
 def test_malformed_config_and_bad_fault_spec(tmp_path):

@@ -54,7 +54,7 @@ def make(**kw):
 def test_commands_need_a_session_and_a_matching_version():
     rig, w = make()
     assert w.send(P.MoveCommand(1, 0, 400)) == [(1, P.Err(P.ErrorCode.NO_SESSION))]
-    assert w.send(P.Hello(2)) == [(2, P.Err(P.ErrorCode.VERSION, 1))]
+    assert w.send(P.Hello(1)) == [(2, P.Err(P.ErrorCode.VERSION, 2))]
     (seq, ok), = w.send(P.Hello())
     assert seq == 3 and isinstance(ok, P.HelloOk) and ok.queue_capacity == 4 and ok.tick_hz == 25000
     assert w.send(P.MoveCommand(1, 0, 400)) == [(4, P.Err(P.ErrorCode.NOT_CONFIGURED, 0))]
@@ -268,3 +268,29 @@ def test_inverted_motors_follow_the_config():
 def test_bad_fault_specs_are_explained(spec):
     with pytest.raises(ValueError, match="fault"):
         Faults.parse(spec)
+
+
+def _status(w):
+    (_, st), = [f for f in w.send(P.StatusQuery()) if isinstance(f[1], P.Status)]
+    return st
+
+
+def test_a_stop_that_cuts_a_move_is_remembered_past_the_clear_until_the_next_move():
+    """Protocol 3.2: the CUT flag, as the firmware keeps it (test_firmware_host)."""
+    rig, w = make()
+    w.setup()
+    w.send(P.MoveCommand(1, 0, 3000))
+    rig.advance(rig.now_tick() + 500)
+    w.conn.write(host_estop_bytes())
+    st = _status(w)
+    assert st.estop and st.cut and not st.moving
+    w.send(P.ClearEstop())
+    assert not _status(w).estop and _status(w).cut
+    w.send(P.Hello())
+    assert _status(w).cut
+    w.send(P.MoveCommand(2, 0, 10))
+    assert not _status(w).cut
+    rig.advance(rig.now_tick() + 5000)
+    w.conn.write(host_estop_bytes())  # an idle rig: nothing cut
+    st = _status(w)
+    assert st.estop and not st.cut

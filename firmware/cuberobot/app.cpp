@@ -12,6 +12,11 @@
 static FrameDecoder dec;
 static volatile uint8_t estop_latched;
 static volatile uint8_t estop_event; /* cause waiting to be reported, 0 none */
+/* An e-stop found moves queued or running: one may have stopped part-way.
+ * Kept through CLEAR_ESTOP and new sessions (only a boot or the next
+ * accepted MOVE clears it), so that clearing the latch cannot hide that a
+ * turn was cut short (docs/protocol.md 3.2). */
+static volatile uint8_t cut;
 static volatile uint8_t rt_status_pending;
 static uint8_t estop_run; /* RT_ESTOP bytes in a row; the receive interrupt's own */
 static uint8_t session;
@@ -64,6 +69,7 @@ static void bump_rx_errors(void) {
 /* Emergency stop: from the receive or tick interrupt, or with interrupts
  * masked. Steps stop at once; the drivers go off; the latch holds. */
 static void estop_now(uint8_t cause) {
+  if (motion_queue_len()) cut = 1;
   motion_stop();
   hal_drivers(0);
   if (!estop_latched) {
@@ -101,6 +107,7 @@ static uint8_t status_payload(uint8_t *p) {
   if (hal_drivers_enabled()) flags |= FLAG_ENABLED;
   if (button_held) flags |= FLAG_BUTTON;
   if (motion_all_configured()) flags |= FLAG_CONFIGURED;
+  if (cut) flags |= FLAG_CUT;
   uint8_t n = 0;
   n += wr16(p + n, boot_id);
   p[n++] = flags;
@@ -152,6 +159,7 @@ static uint8_t do_move(const uint8_t *p, uint8_t *r) {
     n = reply_err(r, ERR_QUEUE_FULL, 0);
   } else {
     hal_drivers(1);
+    cut = 0;
     motion_push(m);
     n = reply_ack(r);
   }
@@ -331,6 +339,7 @@ void app_setup(void) {
   motion_init();
   estop_latched = 0;
   estop_event = 0;
+  cut = 0;
   rt_status_pending = 0;
   estop_run = 0;
   session = 0;

@@ -4,9 +4,9 @@
 
 #include <stdint.h>
 
-#define CR_PROTOCOL_VERSION 1
+#define CR_PROTOCOL_VERSION 2
 #define CR_FW_MAJOR 1
-#define CR_FW_MINOR 0
+#define CR_FW_MINOR 1
 #define CR_FW_PATCH 0
 
 #define CR_TICK_HZ 25000UL
@@ -74,5 +74,6 @@ enum { ESTOP_BY_BYTE = 1, ESTOP_BY_INPUT = 2 };
 #define FLAG_ENABLED 0x08
 #define FLAG_BUTTON 0x10
 #define FLAG_CONFIGURED 0x20
+#define FLAG_CUT 0x40 /* an e-stop emptied a non-empty queue; cleared by the next MOVE */
 
 #endif

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import ClassVar, TypeVar
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 FLAG = 0x7E
 ESC = 0x7D
@@ -73,6 +73,10 @@ class StatusFlag(enum.IntFlag):
     DRIVERS = 8
     BUTTON = 16
     CONFIGURED = 32
+    CUT = 64
+    """An emergency stop emptied a non-empty queue (a turn may have stopped
+    part-way); kept until the next accepted MOVE or a boot, clearing the
+    latch does not clear it."""
 
 
 BOARD_UNO = 1
@@ -319,6 +323,10 @@ class Status(Message):
     @property
     def moving(self) -> bool:
         return bool(self.flags & StatusFlag.MOVING)
+
+    @property
+    def cut(self) -> bool:
+        return bool(self.flags & StatusFlag.CUT)
 
 
 @_msg(0x86, "HBHHBIB")

@@ -17,6 +17,7 @@ from serial.serialutil import PortNotOpenError, SerialBase, SerialException
 
 from solver import Cube, CubeError
 
+from ..rig import protocol as P
 from .virtual_rig import Disconnected, Faults, Mechanics, VirtualRig, make_clock
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def rig_for_url(url: str) -> VirtualRig:
         clock = make_clock(opts.get("speed", "1"))
         seed = int(opts["seed"]) if opts.get("seed") else 0
         cube = Cube.from_facelets(opts["state"]) if opts.get("state") else Cube()
-        version = int(opts.get("protocol") or 1)
+        version = int(opts.get("protocol") or P.PROTOCOL_VERSION)
         rig = VirtualRig(clock=clock, faults=Faults.parse(opts.get("faults")), seed=seed, cube=cube,
                          protocol_version=version)
         _RIGS[key] = rig

@@ -261,6 +261,7 @@ class VirtualRig:
         self.profiles: list[Profile | None] = [None] * 6
         self.idle_ms = 0
         self.estop = False
+        self.cut = False  # an e-stop emptied a non-empty queue (protocol 3.2)
         self.queue: deque[P.MoveCommand] = deque()
         self.active: list[_Active] = []
         self.last_done_id = P.NO_ID
@@ -442,6 +443,8 @@ class VirtualRig:
             self.rx_errors = min(255, self.rx.errors)
 
     def _do_estop(self, arg: int) -> None:
+        if self.queue or self.active:
+            self.cut = True
         self._interrupt_all()
         self.drivers = False
         already = self.estop
@@ -463,7 +466,8 @@ class VirtualRig:
         flags = ((P.StatusFlag.SESSION if self.session else 0) | (P.StatusFlag.ESTOP if self.estop else 0)
                  | (P.StatusFlag.MOVING if moving else 0) | (P.StatusFlag.DRIVERS if self.drivers else 0)
                  | (P.StatusFlag.BUTTON if self.button_held else 0)
-                 | (P.StatusFlag.CONFIGURED if all(self.profiles) else 0))
+                 | (P.StatusFlag.CONFIGURED if all(self.profiles) else 0)
+                 | (P.StatusFlag.CUT if self.cut else 0))
         active = min(self.active, key=lambda a: a.start).cmd.move_id if self.active else P.NO_ID
         uptime = (self.tick - self.boot_tick) * 1000 // P.TICK_HZ
         return (self.boot_id, flags, self.last_done_id, active, len(self.queue) + len(self.active),
@@ -525,6 +529,7 @@ class VirtualRig:
             if self._queue_free() <= 0:
                 return P.Err(P.ErrorCode.QUEUE_FULL)
             self.queue.append(msg)
+            self.cut = False
             if self._reset_base is None:
                 self._reset_base = self.tick
             self._start_next(self.tick)
