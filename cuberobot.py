@@ -1,8 +1,6 @@
 """``python -m cuberobot``: the same as the ``cuberobot`` command."""
 
-import sys
-
-from robot.cli.main import main
+from robot.__main__ import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

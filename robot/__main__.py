@@ -1,7 +1,22 @@
-"""``python -m robot``: the ``cuberobot`` command."""
+"""``python -m robot`` and the ``cuberobot`` command's entry point."""
 
 import sys
 
-from .cli.main import main
+EXIT_INTERRUPTED = 130
 
-sys.exit(main())
+
+def run() -> None:
+    """The command, with Ctrl-C during start-up (imports, the parser) an
+    "interrupted" line like Ctrl-C at any later moment, never a traceback."""
+    try:
+        from .cli.main import main
+
+        code = main()
+    except KeyboardInterrupt:
+        print("cuberobot: interrupted", file=sys.stderr)
+        code = EXIT_INTERRUPTED
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    run()

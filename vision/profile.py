@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -160,8 +161,7 @@ def load_profile(name_or_path: str | Path, directories: list[Path] | None = None
                                " place), or give the path of a profile's .json file")
         path = found
     try:
-        with path.open("rb") as f:
-            raw = f.read(MAX_PROFILE_BYTES + 1)
+        raw = _read_regular(path, MAX_PROFILE_BYTES + 1)
         if len(raw) > MAX_PROFILE_BYTES:
             raise ValueError(f"larger than {MAX_PROFILE_BYTES // 1024} KiB, which no profile is")
         data = json.loads(raw.decode("utf-8"))
@@ -206,3 +206,15 @@ def apply_gains(rgb: np.ndarray, gains: list[float]) -> np.ndarray:
     lin = srgb_to_linear(np.clip(np.asarray(rgb, float), 0, 255))
     out = linear_to_srgb(np.clip(lin * np.asarray(gains, float)[:, None], 0, 1))
     return np.where(np.isnan(rgb), np.nan, out)
+
+
+def _read_regular(path: Path, limit: int) -> bytes:
+    """At most ``limit`` bytes of ``path`` if it is a regular file (a FIFO, a
+    device or a link to one would block or never end: a ValueError instead)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError("not a regular file")
+        return os.read(fd, limit)
+    finally:
+        os.close(fd)

@@ -91,18 +91,25 @@ class RigHandle:
                 self.simulated.close()
 
 
-def open_rig(cfg: Config, *, port: str | None, firmware: str | None, seed: int | None) -> RigHandle:
-    """Connect to the configured rig (handshake, motion settings sent).
+def attach_rig(cfg: Config, *, port: str | None, firmware: str | None, seed: int | None) -> RigHandle:
+    """The configured rig's link, not yet connected: whoever holds it can send
+    the emergency stop on it from the moment its port opens, handshake or not.
 
     A simulated rig (``sim://`` or the firmware in simavr) gets a randomly
     scrambled cube, as if someone had put one in."""
     simulated = attach_simulation(cfg, port=port, firmware=firmware, scramble=random_cube(seed).to_facelets())
     url = simulated.port if simulated else (port or cfg.rig.port)
-    link = Link(cfg, port=url)
-    handle = RigHandle(link, url, simulated)
+    return RigHandle(Link(cfg, port=url), url, simulated)
+
+
+def connect_rig(handle: RigHandle) -> RigHandle:
+    """Handshake and motion settings; the handle is closed if that fails
+    (after the emergency stop, on Ctrl-C)."""
     try:
-        link.connect()
-    except BaseException:
+        handle.link.connect()
+    except BaseException as e:
+        if isinstance(e, KeyboardInterrupt):
+            handle.link.estop()
         handle.close()
         raise
     return handle
@@ -507,15 +514,12 @@ class Engine:
 
     def estop(self) -> bool:
         """The emergency stop: straight onto the rig's line, from the calling
-        thread (as Ctrl-C's handler does), then the run ends. True when a
-        link was there to send it on."""
+        thread (as Ctrl-C's handler does), then the run ends. True when an
+        open line took it."""
         self.estop_flag.set()
         self.stop_flag.set()
         rig = self._rig
-        if rig is None:
-            return False
-        rig.link.estop()
-        return True
+        return rig is not None and rig.link.estop()
 
     def run(self) -> dict:
         """The whole loop. Returns the run record (also written to the state
@@ -576,7 +580,9 @@ class Engine:
         """The rig for this run: the one given, greeted again (it may have been
         reset since), or one opened now."""
         if self.rig is None:
-            return open_rig(self.cfg, port=self.port, firmware=self.firmware, seed=self.seed)
+            # Known before the handshake, so that a stop pressed meanwhile reaches the line.
+            handle = self._rig = attach_rig(self.cfg, port=self.port, firmware=self.firmware, seed=self.seed)
+            return connect_rig(handle)
         self._rig = self.rig
         self.rig.link.handshake()
         return self.rig

@@ -20,13 +20,14 @@ The numbers, and why:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import math
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -363,6 +364,24 @@ def check_views(cfg: Config) -> None:
     if not cfg.views:
         raise UserError(f"{cfg.path or 'the set-up'}: no [[view]], so no camera sees the cube: add the views "
                         "(and [[camera]] tables) as in config/rig.toml")
+
+
+@contextlib.contextmanager
+def rig_claims(rig_port: str | None, state_dir: str | None, *, folder: bool = True,
+               url: str | None = None) -> Iterator[None]:
+    """The rig on ``rig_port`` (None: a rig of this process's own, nothing to
+    claim) and the state folder (``state_dir``, or the default one; none with
+    ``folder=False``), held for a command's whole life (owner.py): a second
+    command on either is refused in one line naming this one. A journal that
+    cannot be one is named now, before anything is scanned or moved."""
+    from ..rig import journal
+    from ..rig.owner import holding
+
+    where = (Path(state_dir) if state_dir else journal.default_state_dir()) if folder else None
+    with holding(rig_port, where, details={"url": url} if url else None):
+        if where is not None:
+            journal.check_file(where / journal.FILENAME)
+        yield
 
 
 def check_rig_options(cfg: Config, port: str | None, port_flag: str, firmware: str | None,

@@ -12,6 +12,7 @@ and the rig's driver load inside the handlers that use them.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import io
 import logging
@@ -86,6 +87,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # before the command ran (building the parser, the imports)
+        print("cuberobot: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: list[str] | None) -> int:
     for stream in (sys.stdout, sys.stderr):
         # A file name that is not UTF-8 (a byte the terminal's encoding lacks) is printed escaped
         # rather than ending the command with an encoding error.
@@ -114,11 +123,34 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
-    except Exception as e:  # a bug: still one line, the traceback with -v
-        log.debug("internal error", exc_info=True)
-        print(one_line(f"cuberobot {args.command}: internal error (a bug, please report it; -v shows "
-                       f"where): {type(e).__name__}: {e}"), file=sys.stderr)
+    except OSError as e:
+        if e.errno not in _STORAGE_ERRNOS:
+            return _internal_error(args, e)
+        print(one_line(f"cuberobot {args.command}: {storage_problem(e)}"), file=sys.stderr)
         return EXIT_FAILED
+    except Exception as e:
+        return _internal_error(args, e)
+
+
+_STORAGE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG}
+
+
+def storage_problem(e: OSError) -> str:
+    """A file that cannot be written, as the user's to fix: where, why, what to do."""
+    where = e.filename or "a file"
+    what = {errno.ENOSPC: "the disk is full: free some space", errno.EDQUOT: "the disk quota is used up",
+            errno.EROFS: "the folder is read-only: give a writable --state-dir (or --out)",
+            errno.EFBIG: "the file is too large for this file system"}.get(
+        e.errno or 0, "no permission: give a folder you can write")
+    return f"cannot write {where}: {what}; then run the command again"
+
+
+def _internal_error(args: argparse.Namespace, e: Exception) -> int:
+    """A bug: still one line, the traceback with -v."""
+    log.debug("internal error", exc_info=True)
+    print(one_line(f"cuberobot {args.command}: internal error (a bug, please report it; -v shows "
+                   f"where): {type(e).__name__}: {e}"), file=sys.stderr)
+    return EXIT_FAILED
 
 
 if __name__ == "__main__":

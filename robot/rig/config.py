@@ -68,6 +68,7 @@ class RigConfig:
     reply_timeout_s: float = 0.04
     connect_timeout_s: float = 5.0
     stall_timeout_s: float = 10.0
+    reply_limit_s: float = 3.0
     idle_ms: int = 2000
     overlap_deg: float = 0.0
 
@@ -391,6 +392,7 @@ def parse_config(text: str, path: Path | None = None) -> Config:
             reply_timeout_s=t.get("reply_timeout_s", float, rig.reply_timeout_s, lo=0.001, hi=5.0),
             connect_timeout_s=t.get("connect_timeout_s", float, rig.connect_timeout_s, lo=0.1, hi=300.0),
             stall_timeout_s=t.get("stall_timeout_s", float, rig.stall_timeout_s, lo=0.5, hi=300.0),
+            reply_limit_s=t.get("reply_limit_s", float, rig.reply_limit_s, lo=0.2, hi=300.0),
             idle_ms=t.get("idle_ms", int, rig.idle_ms, lo=0, hi=65535),
             overlap_deg=t.get("overlap_deg", float, rig.overlap_deg, lo=0.0, hi=45.0),
         )

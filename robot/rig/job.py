@@ -234,7 +234,7 @@ def execute(link: Link, journal: Journal, js: JobState, steps: list[MotorStep], 
         raise type(e)(f"{e}. The journal has every finished turn: when the rig is back, "
                       "`cuberobot resume` finishes the job") from None
     except KeyboardInterrupt:
-        link.estop()
+        _stop_on_interrupt(link, journal, js)
         raise
     finally:
         link.on_done = None
@@ -265,8 +265,20 @@ def run(link: Link, journal: Journal, start: Cube, moves: Moves, *,
     try:
         return execute(link, journal, js, steps, on_turn=on_turn)
     except KeyboardInterrupt:
-        link.estop()
+        _stop_on_interrupt(link, journal, js)
         raise
+
+
+def _stop_on_interrupt(link: Link, journal: Journal, js: JobState) -> None:
+    """Ctrl-C during a job: the emergency stop first, then a word in the
+    journal, so that a resume after the stop is cleared still knows that a
+    turn under way may be half done (docs/protocol.md 3.2)."""
+    link.estop()
+    if js.stopped is None and js.end is None:
+        try:
+            journal.stop(js, "interrupted (Ctrl-C)")
+        except Exception:  # noqa: BLE001 - the stop went out; a full disk must not hide the interrupt
+            pass
 
 
 def resume(link: Link, journal: Journal, *, on_turn: Callable[[TurnDone], None] | None = None,
@@ -302,15 +314,14 @@ def _resume(link: Link, journal: Journal, js: JobState, *, on_turn: Callable[[Tu
         if _possibly_under_way(js):
             raise _unknown(journal, js, "The rig was restarted since the job was interrupted")
     else:
+        _check_nothing_else_ran(journal, js, st, rig_done)
         done = rig_done or 0
         if done < js.done:
             why = f"The journal says {js.done} turn(s) finished, the rig says {done}: they disagree"
             raise _unknown(journal, js, why)
         _record_rig_turns(journal, js, steps, done)
+        _check_not_cut(journal, js, st, done)
         if st.estop:
-            if any(i >= done for i in js.sent):
-                # The emergency stop emptied the queue: a turn that was running is half done.
-                raise _unknown(journal, js, "The rig was stopped (emergency stop) in the middle of the job")
             link.clear_estop()
     # The rig is idle and every move it accepted is accounted for: the rest never arrived.
     js.sent = set(range(js.done))
@@ -337,6 +348,31 @@ def _settled_status(link: Link, journal: Journal, js: JobState, steps: list[Moto
             link.estop()
             raise _unknown(journal, js, "The rig's queued turns did not finish in time")
         link.poll(0.05)
+
+
+def _check_nothing_else_ran(journal: Journal, js: JobState, st: P.Status, rig_done: int | None) -> None:
+    """The rig's last finished move is none of the job's, yet not the one it
+    had finished when the job began: something else turned the cube since (a
+    jog, a job of another journal), after or instead of the job's moves."""
+    if (rig_done is None and js.rig_last is not None and st.last_done_id != js.rig_last
+            and _possibly_under_way(js)):
+        raise _unknown(journal, js, "The rig has turned other moves since the job was interrupted (a jog, "
+                                    "or a job of another state folder)")
+
+
+def _check_not_cut(journal: Journal, js: JobState, st: P.Status, done: int) -> None:
+    """An emergency stop empties the rig's queue: a turn that was running is
+    half done. The rig says so while its stop is latched and, once it is
+    cleared, by its CUT flag; the journal says so when the host stopped it."""
+    if not any(i >= done for i in js.sent):
+        return  # every move sent had finished: the stop cut nothing of this job
+    if st.estop:
+        raise _unknown(journal, js, "The rig was stopped (emergency stop) in the middle of the job")
+    if st.cut:
+        raise _unknown(journal, js, "The rig was emergency-stopped in the middle of the job (and the stop "
+                                    "has been cleared since)")
+    if js.stopped:
+        raise _unknown(journal, js, f"The job was stopped in the middle ({js.stopped})")
 
 
 def _rig_progress(js: JobState, last_done_id: int) -> int | None:

@@ -18,8 +18,10 @@ say where the cube is.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,11 +32,15 @@ import platformdirs
 from solver import Cube, CubeError
 
 from .errors import UserError
+from .owner import Claim, claim_folder
 
 FILENAME = "journal.jsonl"
 ROTATE_BYTES = 256 * 1024
 """A journal larger than this is set aside (as journal.1.jsonl) when a new job
 starts with nothing unfinished, so reading it stays quick."""
+MAX_BYTES = 16 * 1024 * 1024
+"""A journal is set aside at 256 KiB between jobs; one larger than this is
+not a journal (a wrong file, a link to a big one) and is not read."""
 ID_SPACE = 0xFFFE
 JOG_ID = 0xFFFE
 """Jobs' move ids run 0..0xFFFD: 0xFFFE is the id of a hand jog (`cuberobot
@@ -50,6 +56,7 @@ _SHAPES: dict[str, dict[str, type | tuple[type, ...]]] = {
     "refused": {"job": int, "i": int},
     "turn": {"job": int, "i": int, "state": str},
     "end": {"job": int, "status": str},
+    "stop": {"job": int, "why": str},
 }
 
 
@@ -74,6 +81,11 @@ class JobState:
     sent: set[int] = field(default_factory=set)  # step indices written to the rig
     end: dict | None = None
     boot_id: int | None = None
+    rig_last: int | None = None
+    """The id of the last move the rig had finished when the job began: while
+    the rig still says so, none of the job's moves has run, nor anything else."""
+    stopped: str | None = None
+    """Why the host emergency-stopped the rig during the job (Ctrl-C), if it did."""
 
     @property
     def done(self) -> int:
@@ -94,8 +106,39 @@ class JournalDamaged(UserError):
     exit_code = 1
 
 
+def check_file(path: Path) -> None:
+    """The journal must be a regular file of a journal's size: a device, a
+    FIFO or a huge file (or a link to one) is named, not read. A command
+    checks it before it scans or moves anything, and again when it opens it."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            raise UserError(f"the journal {path} is a link to nothing: move it away") from None
+        return
+    except OSError as e:
+        raise UserError(f"cannot read the journal {path}: {e.strerror or e}") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = ("a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
+                else "a device or a socket")
+        raise UserError(f"the journal {path} is {kind}, not a file: move it away (a fresh journal "
+                        "is started in its place)")
+    if st.st_size > MAX_BYTES:
+        raise UserError(f"the journal {path} is {st.st_size} bytes, more than any journal "
+                        f"({MAX_BYTES // (1024 * 1024)} MiB): move it away (a fresh journal is started "
+                        "in its place)")
+
+
+class StorageError(UserError):
+    """The state folder cannot be written (a full disk, a read-only folder):
+    the user's to fix; nothing was lost, nothing moved after it (exit 1)."""
+
+    exit_code = 1
+
+
 class Journal:
-    """The journal file in ``state_dir`` (default: the user's state folder)."""
+    """The journal file in ``state_dir`` (default: the user's state folder),
+    held by this process alone for as long as it is open (owner.py)."""
 
     def __init__(self, state_dir: str | os.PathLike | None = None):
         self.dir = Path(state_dir) if state_dir is not None else default_state_dir()
@@ -104,9 +147,16 @@ class Journal:
         except OSError as e:
             raise UserError(f"cannot create the state directory {self.dir}: {e.strerror}") from None
         self.path = self.dir / FILENAME
-        self._cut_torn_tail()
-        self._f = self._open()
+        self._claim: Claim = claim_folder(self.dir)
+        try:
+            check_file(self.path)
+            self._cut_torn_tail()
+            self._f = self._open()
+        except BaseException:
+            self._claim.release()
+            raise
         self.fsyncs = 0
+
 
     def _cut_torn_tail(self) -> None:
         """A record cut short by a crash is dropped before anything is
@@ -132,13 +182,24 @@ class Journal:
             raise UserError(f"cannot open the journal {self.path}: {e.strerror}") from None
 
     def _open(self) -> TextIO:
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
         try:
-            return open(self.path, "a", encoding="utf-8")
+            fd = os.open(self.path, flags, 0o644)
         except OSError as e:
-            raise UserError(f"cannot open the journal {self.path}: {e.strerror}") from None
+            raise UserError(f"cannot open the journal {self.path}: {e.strerror}{_advice(e)}") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped since the check
+            os.close(fd)
+            raise UserError(f"the journal {self.path} is not a regular file: move it away")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "a", encoding="utf-8")
 
     def close(self) -> None:
-        self._f.close()
+        try:
+            self._f.close()
+        except OSError:
+            pass  # what could not be written was already reported
+        finally:
+            self._claim.release()
 
     def __enter__(self) -> Journal:
         return self
@@ -148,11 +209,15 @@ class Journal:
 
     def _write(self, record: dict, sync: bool) -> None:
         record.setdefault("t", round(time.time(), 3))
-        self._f.write(json.dumps(record, separators=(",", ":")) + "\n")
-        self._f.flush()
-        if sync:
-            os.fsync(self._f.fileno())
-            self.fsyncs += 1
+        try:
+            self._f.write(json.dumps(record, separators=(",", ":")) + "\n")
+            self._f.flush()
+            if sync:
+                os.fsync(self._f.fileno())
+                self.fsyncs += 1
+        except OSError as e:
+            raise StorageError(f"cannot write the journal in {self.dir}: {e.strerror or e}{_advice(e)}; "
+                               "nothing was sent to the rig after the last record that was written") from None
 
     # -- writing ---------------------------------------------------------
     def start_job(self, start: str, steps: list[str], *, port: str = "",
@@ -160,7 +225,7 @@ class Journal:
         """Record a new job. ``avoid_id``: the id of the last move the rig
         finished, which must not be one of the new job's ids (else a resume
         would take it for a step of this job); the rig may have run jobs of
-        another journal since it booted."""
+        another journal since it booted. It is kept as the job's ``rig_last``."""
         jobs, next_id = self._read()
         if avoid_id is not None and avoid_id < ID_SPACE and (avoid_id - next_id) % ID_SPACE < len(steps):
             next_id = (avoid_id + 1) % ID_SPACE
@@ -168,8 +233,8 @@ class Journal:
             self._rotate(next_id)
         job = (jobs[-1].job + 1) if jobs else 1
         self._write({"type": "job", "job": job, "start": start, "steps": steps, "first_id": next_id,
-                     "port": port, "config": config}, sync=True)
-        return JobState(job, start, list(steps), next_id, port, config)
+                     "port": port, "config": config, "rig_last": avoid_id}, sync=True)
+        return JobState(job, start, list(steps), next_id, port, config, rig_last=avoid_id)
 
     def session(self, js: JobState, boot_id: int) -> None:
         """The rig the job's moves go to (its boot id): on disk before any of them."""
@@ -185,6 +250,12 @@ class Journal:
         """The rig provably did not take a sent move (it answered with an error)."""
         js.sent.discard(index)
         self._write({"type": "refused", "job": js.job, "i": index}, sync=False)
+
+    def stop(self, js: JobState, why: str) -> None:
+        """The host emergency-stopped the rig during the job (Ctrl-C): a turn
+        under way may be half done, whatever the rig says later."""
+        js.stopped = why
+        self._write({"type": "stop", "job": js.job, "why": why}, sync=True)
 
     def turn(self, js: JobState, index: int, state: str, ticks: int | None) -> None:
         """A turn finished: on disk before anything else is sent."""
@@ -228,11 +299,22 @@ class Journal:
 
     def _read(self) -> tuple[list[JobState], int]:
         try:
-            data = self.path.read_bytes()
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
         except FileNotFoundError:
             return [], 0
         except OSError as e:
             raise UserError(f"cannot read the journal {self.path}: {e.strerror}") from None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise UserError(f"the journal {self.path} is not a regular file: move it away")
+            data = os.read(fd, MAX_BYTES + 1)
+        except OSError as e:
+            raise UserError(f"cannot read the journal {self.path}: {e.strerror}") from None
+        finally:
+            os.close(fd)
+        if len(data) > MAX_BYTES:
+            raise UserError(f"the journal {self.path} is larger than any journal "
+                            f"({MAX_BYTES // (1024 * 1024)} MiB): move it away")
         reader = JournalReader(self.path)
         reader.feed(data)
         return reader.jobs, reader.next_id
@@ -330,9 +412,12 @@ class JournalReader:
             raise self._damaged(n, f"a job whose cube or moves are not valid ({e})") from None
         port = r.get("port", "")
         config = r.get("config")
+        rig_last = r.get("rig_last")
         self.jobs.append(JobState(r["job"], r["start"], list(steps), r["first_id"],
                                   port if isinstance(port, str) else "",
-                                  config if isinstance(config, str) else None))
+                                  config if isinstance(config, str) else None,
+                                  rig_last=rig_last if isinstance(rig_last, int) and 0 <= rig_last <= 0xFFFF
+                                  else None))
         self.next_id = (r["first_id"] + len(steps)) % ID_SPACE
 
     def _session(self, n: int, r: dict) -> None:
@@ -345,6 +430,9 @@ class JournalReader:
     def _refused(self, n: int, r: dict) -> None:
         js = self._job_of(n, r)
         js.sent.discard(self._index(n, js, r["i"]))
+
+    def _stop(self, n: int, r: dict) -> None:
+        self._job_of(n, r).stopped = r["why"][:200]
 
     def _turn(self, n: int, r: dict) -> None:
         js = self._job_of(n, r)
@@ -365,3 +453,14 @@ class JournalReader:
         if r["status"] == "done" and (js.done != len(js.steps) or r.get("state", js.state) != js.state):
             raise self._damaged(n, f"job {js.job} recorded as done, but its turns do not say so")
         js.end = r
+
+
+def _advice(e: OSError) -> str:
+    """What to do about a folder that cannot be written."""
+    if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        return " (the disk is full: free some space)"
+    if e.errno == errno.EROFS:
+        return " (the folder is read-only: give a writable --state-dir)"
+    if e.errno in (errno.EACCES, errno.EPERM):
+        return " (no permission: give a --state-dir you can write)"
+    return ""

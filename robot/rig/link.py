@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
@@ -32,6 +33,8 @@ FAST_TRIES = 5
 """Transmissions of a command at the reply timeout's pace; after them the
 line is probably stalled, and a try every ``STALLED_RETRY_S`` is enough."""
 STALLED_RETRY_S = 0.25
+POLL_SLICE_S = 0.1
+"""The longest one read waits, so that :attr:`Link.abort` is seen soon."""
 STALL_NOTICE_S = 1.0
 """Silence after which the person is told that the rig is being waited for."""
 
@@ -42,6 +45,11 @@ class LinkLost(RigError):
 
 class LinkStalled(RigError):
     """The line stayed silent for longer than ``[rig] stall_timeout_s``."""
+
+
+class LinkAborted(RigError):
+    """The owner of the link gave it up (a server shutting down) while a
+    command was waiting: what the rig did is not known from here."""
 
 
 class RigReset(RigError):
@@ -79,6 +87,10 @@ class Link:
         self.on_stall: Callable[[str], None] = log.warning
         """Told, in words, when the line goes quiet and when it is back."""
         self.stall_timeout_s = config.rig.stall_timeout_s
+        self.reply_limit_s = config.rig.reply_limit_s
+        self.abort = threading.Event()
+        """Set from another thread (a server shutting down): every wait ends
+        with :class:`LinkAborted` within one slice of reading."""
         self.last_heard = 0.0
         self.retransmissions = 0
         self.completion_margin_s = 0.2
@@ -129,7 +141,11 @@ class Link:
     def __enter__(self) -> Link:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        """Ctrl-C anywhere inside the ``with`` (a handshake, a request that
+        hangs) sends the emergency stop before the line closes."""
+        if exc_type is not None and issubclass(exc_type, KeyboardInterrupt):
+            self.estop()
         self.close()
 
     def connect(self) -> P.HelloOk:
@@ -209,7 +225,9 @@ class Link:
 
     def poll(self, timeout: float) -> bool:
         """Read and handle frames for up to ``timeout`` s; True if any came."""
-        data = self._read(timeout)
+        if self.abort.is_set():
+            raise LinkAborted(f"the link to the rig on {self.port} was given up")
+        data = self._read(min(timeout, POLL_SLICE_S))
         if not data:
             return False
         got = False
@@ -285,6 +303,7 @@ class Link:
         frame = P.encode(msg, seq)
         per_try = self.config.rig.reply_timeout_s + len(frame) * 10 / self.config.rig.baud
         started = time.monotonic()
+        talking_since: float | None = None  # the rig has sent bytes, but no reply, since then
         noticed = False
         attempt = 0
         while True:
@@ -300,7 +319,19 @@ class Link:
                 raise RigReset(f"the rig on {self.port} was reset ({self.reset_seen})")
             if reply is None:
                 attempt += 1
-                silent = time.monotonic() - max(self.last_heard, started)
+                now = time.monotonic()
+                silent = now - max(self.last_heard, started)
+                # Bytes without a reply count against the reply limit; a silence
+                # (the stall rule's) starts that count again.
+                if silent >= STALL_NOTICE_S or self.last_heard <= started:
+                    talking_since = None
+                elif talking_since is None:
+                    talking_since = self.last_heard
+                if talking_since is not None and now - talking_since >= self.reply_limit_s:
+                    raise LinkStalled(f"the rig on {self.port} sends but does not answer: no reply to "
+                                      f"{type(msg).__name__} in {now - talking_since:.1f} s of traffic "
+                                      f"({attempt} tries): is it cuberobot's firmware, at "
+                                      f"{self.config.rig.baud} baud? Check the port and reset the rig")
                 if silent >= self.stall_timeout_s:
                     raise LinkStalled(f"the rig on {self.port} has not answered for {silent:.0f} s (no reply "
                                       f"to {type(msg).__name__} after {attempt} tries): check the cable and "
@@ -356,18 +387,52 @@ class Link:
             self.estop()
             raise
 
-    def estop(self) -> None:
-        """Emergency stop, outside the command stream; never raises.
+    def estop(self) -> bool:
+        """Emergency stop, outside the command stream (no lock, no reply
+        awaited, whatever another thread's request is doing); never raises.
+        True when the bytes were handed to the port.
 
         The rig stops on a run of ``P.ESTOP_RUN`` RT_ESTOP bytes; the run goes
         out ``P.ESTOP_REPEATS`` times, so that one damaged byte cannot cancel it."""
-        if self.ser is None:
-            return
+        ser = self.ser
+        if ser is None:
+            return False
         try:
-            self.ser.write(P.ESTOP_SEQUENCE * P.ESTOP_REPEATS)  # one write: nothing can come between
-            self.ser.flush()
+            ser.write(P.ESTOP_SEQUENCE * P.ESTOP_REPEATS)  # one write: nothing can come between
+            ser.flush()
         except Exception:  # noqa: BLE001 - an estop attempt must never raise
-            pass
+            return False
+        return True
+
+
+def estop_beside(port: str) -> None:
+    """The emergency stop onto a port that another process holds open: the
+    stop run written on a descriptor of our own, the line's settings left as
+    its owner set them, nothing read (its replies are the owner's). A port
+    that is not a device path goes through pyserial."""
+    sequence = P.ESTOP_SEQUENCE * P.ESTOP_REPEATS
+    if "://" in port:
+        try:
+            with serial.serial_for_url(port, do_not_open=False, write_timeout=1.0) as ser:
+                ser.write(sequence)
+                ser.flush()
+        except (serial.SerialException, OSError, ValueError) as e:
+            raise RigError(f"cannot send the emergency stop to {port!r}: {_reason(e)}") from None
+        return
+    import os
+
+    try:
+        fd = os.open(port, os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise RigError(f"cannot send the emergency stop to {port!r}: {_reason(e)}: cut the motors' "
+                       "power if they must stop") from None
+    try:
+        os.write(fd, sequence)
+    except OSError as e:
+        raise RigError(f"cannot send the emergency stop to {port!r}: {_reason(e)}: cut the motors' "
+                       "power if they must stop") from None
+    finally:
+        os.close(fd)
 
 
 def _reason(e: BaseException) -> str:

@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 from solver import random_cube
 
-from ..app.start import RigHandle, open_rig
+from ..app.start import RigHandle, attach_rig, connect_rig
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
-from ..rig.link import Link, LinkLost, RigReset
+from ..rig.link import Link, LinkLost, RigReset, estop_beside
 
 if TYPE_CHECKING:
     from ..sim.pty_rig import SimRigProcess
@@ -48,6 +48,8 @@ class StandingRig:
         self.on_button, self.busy = on_button, busy
         self.lock = threading.Lock()
         self.handle: RigHandle | None = None
+        self._connecting: Link | None = None
+        """The link being connected: the emergency stop goes onto it too."""
         self.error = ""
         self.buttons = 0
         """Presses heard between runs."""
@@ -62,11 +64,19 @@ class StandingRig:
         self._thread.start()
 
     def close(self) -> None:
+        """Stop listening and let the line go, within about a second whatever
+        the rig does (a hung handshake is given up, not waited for)."""
         self._closed.set()
+        for link in (self._connecting, self.handle.link if self.handle else None):
+            if link is not None:
+                link.abort.set()
         if self._thread is not None:
-            self._thread.join(timeout=5)
-        with self.lock:
-            self.drop()
+            self._thread.join(timeout=1.5)
+        if self.lock.acquire(timeout=1.0):
+            try:
+                self.drop()
+            finally:
+                self.lock.release()
 
     def ready(self) -> RigHandle:
         """The connected rig, connecting first if need be (hold :attr:`lock`)."""
@@ -83,7 +93,12 @@ class StandingRig:
 
     def _open(self) -> RigHandle:
         if not self.firmware:
-            return open_rig(self.cfg, port=self.port, firmware=None, seed=None)
+            handle = attach_rig(self.cfg, port=self.port, firmware=None, seed=None)
+            self._connecting = handle.link
+            try:
+                return connect_rig(handle)
+            finally:
+                self._connecting = None
         from ..sim import SimulatedRig
         from ..sim.pty_rig import SimRigProcess
         from ..sim.simavr import check_firmware
@@ -93,11 +108,11 @@ class StandingRig:
         proc = SimRigProcess(*args, firmware=self.firmware)
         handle = RigHandle(Link(self.cfg, port=proc.port), proc.port,
                            SimulatedRig(proc.port, proc.state, proc.press, proc.close))
+        self._connecting = handle.link
         try:
-            handle.link.connect()
-        except BaseException:
-            handle.close()
-            raise
+            connect_rig(handle)
+        finally:
+            self._connecting = None
         self._proc = proc
         return handle
 
@@ -153,12 +168,26 @@ class StandingRig:
 
     # -- at any moment ---------------------------------------------------------
     def estop(self) -> bool:
-        """The emergency stop onto the open line, from the calling thread; False
-        when no rig is connected."""
-        handle = self.handle
-        if handle is None:
+        """The emergency stop onto the open line (or the one being connected,
+        a handshake that hangs included), from the calling thread, taking no
+        lock; False when no line is open."""
+        handle, connecting = self.handle, self._connecting
+        link = handle.link if handle is not None else connecting
+        if link is not None and link.estop():
+            return True
+        return self._estop_beside()
+
+    def _estop_beside(self) -> bool:
+        """No line of ours is open (between two tries to connect, or it closed
+        under the stop): the stop goes onto the port through a descriptor of
+        its own. The emulated rig of ``--firmware`` has no port but ours."""
+        if self.firmware:
             return False
-        handle.link.estop()
+        try:
+            estop_beside(self.port or self.cfg.rig.port)
+        except RigError as e:
+            log.warning("the emergency stop: %s", e)
+            return False
         return True
 
     def clear_estop(self) -> None:

@@ -12,6 +12,7 @@ from solver import FACES, SOLVED_CUBE, Cube, Move, random_cube
 from ...rig.config import Config, load_config, rig_turn_costs
 from ...rig.errors import RigError, UserError
 from ...rig.journal import JOG_ID, Journal
+from ...rig.owner import port_holder
 from ...rig.timing import move_ticks, ticks_to_s
 from ..limits import (
     MAX_DRY_RUN_HOURS,
@@ -27,6 +28,7 @@ from ..limits import (
     check_output_file,
     check_port,
     path,
+    rig_claims,
     sim_speed,
     text,
     whole,
@@ -188,8 +190,12 @@ def _dry_run(args: argparse.Namespace) -> int:
 
     from ...app.dryrun import dry_run
 
-    report = dry_run(cfg, start, steps, port=args.port, speed=args.speed, state_dir=args.state_dir,
-                     on_turn=on_turn)
+    simulated = args.port is None or args.port.startswith("sim://")  # a rig and a journal of its own
+    # A virtual rig of its own; with no --state-dir, a journal of its own too.
+    with rig_claims(None if simulated else args.port, args.state_dir,
+                    folder=not simulated or args.state_dir is not None):
+        report = dry_run(cfg, start, steps, port=args.port, speed=args.speed, state_dir=args.state_dir,
+                         on_turn=on_turn)
     executed = f"{report.executed_s:.3f} s" if report.executed_s is not None else "unknown (a DONE was lost)"
     print(f"total: estimated {report.estimated_s:.3f} s, executed {executed} (rig's clock), "
           f"{len(steps)} steps, wall {report.wall_s:.3f} s")
@@ -223,7 +229,7 @@ def _resume(args: argparse.Namespace) -> int:
         port = args.port or (js.port if js.port and not js.port.startswith("sim://") else None) \
             or cfg.rig.port
         print(f"resuming job {js.job}: {js.done} of {len(js.steps)} turns done, on {port}")
-        with _link_for(args, cfg, default_port=port) as link:
+        with rig_claims(port, args.state_dir), _link_for(args, cfg, default_port=port) as link:
             report = job.resume(link, journal, on_turn=lambda td: print(
                 f"  turn {td.index + 1}/{len(js.steps)} {td.step.text}", flush=True))
         if report is None:  # finished by someone else since we looked
@@ -237,7 +243,6 @@ def _resume(args: argparse.Namespace) -> int:
 
 
 def _jog(args: argparse.Namespace) -> int:
-    from ...rig import protocol as P
     from ...rig.motion import motor_steps
 
     face = args.face.upper()
@@ -248,12 +253,20 @@ def _jog(args: argparse.Namespace) -> int:
                         f"{MAX_JOG_TURNS}")
     _check_rig_options(args)
     cfg = load_config(args.config)
-    with Journal(args.state_dir) as journal:
+    with rig_claims(args.port or cfg.rig.port, args.state_dir), Journal(args.state_dir) as journal:
         if journal.unfinished() is not None:
             raise UserError("a job is unfinished in the journal; run `cuberobot resume` first "
                             "(jogging now would make its recorded cube state wrong)")
-    motor, steps = motor_steps(Move(FACES.index(face), 1), cfg)
-    steps *= args.turns
+        motor, steps = motor_steps(Move(FACES.index(face), 1), cfg)
+        steps *= args.turns
+        _jog_motor(args, cfg, face, motor, steps)
+    print(f"turned {face} by {args.turns} quarter turn(s) ({steps:+d} steps on motor {motor})")
+    return 0
+
+
+def _jog_motor(args: argparse.Namespace, cfg: Config, face: str, motor: int, steps: int) -> None:
+    from ...rig import protocol as P
+
     with _link_for(args, cfg) as link, link.estop_on_interrupt():
         link.connect()
         done: list[P.Done] = []
@@ -270,8 +283,6 @@ def _jog(args: argparse.Namespace) -> int:
                 link.estop()
                 raise RigError(f"the jog of {face} did not finish; the rig was stopped")
             link.poll(deadline - time.monotonic())
-    print(f"turned {face} by {args.turns} quarter turn(s) ({steps:+d} steps on motor {motor})")
-    return 0
 
 
 def _estop(args: argparse.Namespace) -> int:
@@ -284,7 +295,10 @@ def _estop(args: argparse.Namespace) -> int:
         raise UserError("the rig is simulated inside each command (sim://), so there is no running rig "
                         "to stop; for an emergency stop that lasts, run `cuberobot sim-rig` and pass the "
                         "pty it prints with --port")
-    with _link_for(args, cfg) as link:
+    port = args.port or cfg.rig.port
+    if not args.clear and (holder := port_holder(port)) is not None:
+        return _estop_held_port(args, cfg, holder)
+    with rig_claims(port, None, folder=False), _link_for(args, cfg) as link:
         if args.clear:
             link.connect()
             link.clear_estop()
@@ -297,6 +311,20 @@ def _estop(args: argparse.Namespace) -> int:
                 raise RigError(f"the rig on {link.port} did not latch its emergency stop: check the "
                                "cable, and cut the motors' power if they must stop")
             print("emergency stop latched (drivers off); clear with `cuberobot estop --clear`")
+    return 0
+
+
+def _estop_held_port(args: argparse.Namespace, cfg: Config, holder: dict) -> int:
+    """The rig is held by another command (a run, the panel): the stop goes
+    straight onto the line beside it, with no handshake that would cut into
+    that command's session. The holder hears the latch from the rig and says so."""
+    from ...rig.link import estop_beside
+    from ...rig.owner import describe_holder
+
+    port = args.port or cfg.rig.port
+    estop_beside(port)
+    print(f"emergency stop sent to the rig on {port}, which {describe_holder(holder)} holds; it reports "
+          "the latch. Clear it there (the panel's Clear, or `cuberobot estop --clear` once it has ended)")
     return 0
 
 

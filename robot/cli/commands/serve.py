@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from ...rig.config import load_config
 from ...rig.errors import UserError
-from ..limits import check_rig_options, path, text, whole
+from ..limits import check_rig_options, path, rig_claims, text, whole
 from . import Registry
 
 SIM_GLARE_CAPTURES = "first-scan"
@@ -26,11 +26,13 @@ def _serve(args: argparse.Namespace) -> int:
     options = Options(rig_port=args.rig, firmware=args.firmware, state_dir=args.state_dir,
                       sim_lighting=lighting)
     served = bind(args.host, args.port)
-    print(served.url, flush=True)
-    if served.token:
-        print(f"the panel listens on {args.host}: open the address above once (it holds the token); "
-              "the browser then keeps it in a cookie", flush=True)
-    serve(cfg, options, served, verbose=args.verbose)
+    with rig_claims(None if args.firmware else (args.rig or cfg.rig.port), args.state_dir,
+                    url=served.url.split("?")[0]):
+        print(served.url, flush=True)
+        if served.token:
+            print(f"the panel listens on {args.host}: open the address above once (it holds the token); "
+                  "the browser then keeps it in a cookie", flush=True)
+        serve(cfg, options, served, verbose=args.verbose)
     return 0
 
 

@@ -7,7 +7,7 @@ import sys
 from dataclasses import replace
 
 from ...rig.config import SOLVE_METHODS, load_config
-from ..limits import MAX_SEED, check_rig_options, path, text, whole
+from ..limits import MAX_SEED, check_rig_options, path, rig_claims, text, whole
 from ..progress import ProgressLine
 from . import Registry
 
@@ -19,13 +19,14 @@ def _start(args: argparse.Namespace) -> int:
     if args.method is not None:
         cfg = replace(cfg, solver=replace(cfg.solver, method=args.method))
     check_rig_options(cfg, args.port, "--port", args.firmware, args.state_dir)
-    progress = ProgressLine(quiet=args.quiet)
-    try:
-        record = run_start(cfg, port=args.port, headless=args.headless, firmware=args.firmware,
-                           state_dir=args.state_dir, seed=args.seed, no_wait=args.no_wait,
-                           out=lambda line: print(line, flush=True), progress=progress)
-    finally:
-        progress.end()
+    with rig_claims(None if args.firmware else (args.port or cfg.rig.port), args.state_dir):
+        progress = ProgressLine(quiet=args.quiet)
+        try:
+            record = run_start(cfg, port=args.port, headless=args.headless, firmware=args.firmware,
+                               state_dir=args.state_dir, seed=args.seed, no_wait=args.no_wait,
+                               out=lambda line: print(line, flush=True), progress=progress)
+        finally:
+            progress.end()
     print(summary(record))
     if record.get("scan_correct") is False:
         print("note: the simulated rig's cube differed from the scan", file=sys.stderr)

@@ -1,0 +1,367 @@
+"""Issue 21's bars for the rig's word: one owner per rig and per state
+folder; Ctrl-C and a cleared emergency stop never make `resume` lie; a rig
+that talks but never answers is given up within the reply limit, and the
+emergency stop still reaches it from the panel, the terminal and Ctrl-C.
+
+Real processes throughout: `cuberobot` commands as subprocesses where a
+signal or a second process is the point, the virtual rig behind a real pty
+(`cuberobot sim-rig`), and the misbehaving rigs of fakerig.py on ptys."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from fakerig import TalkingRig
+from webserver import Client
+
+from robot.cli.main import main
+from robot.rig.journal import Journal
+from robot.sim.pty_rig import SimRigProcess
+from solver import SOLVED, SOLVED_CUBE, Cube, format_moves, random_cube, random_scramble
+
+CMD = [sys.executable, "-m", "robot"]
+
+
+def _popen(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([*CMD, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _cli(*args: str) -> tuple[int, str, str]:
+    """The command in this process (the same code path, without an interpreter's start-up)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    assert "Traceback" not in err.getvalue(), err.getvalue()
+    return code, out.getvalue(), err.getvalue()
+
+
+def _quick_config(tmp_path: Path, reply_limit: float = 0.5) -> str:
+    """The default set-up with a short handshake and reply limit."""
+    text = (Path(__file__).parent.parent / "config" / "rig.toml").read_text()
+    text = text.replace("connect_timeout_s = 5.0", "connect_timeout_s = 2.0")
+    text = text.replace("reply_limit_s = 3.0", f"reply_limit_s = {reply_limit}")
+    assert f"reply_limit_s = {reply_limit}" in text
+    p = tmp_path / "quick.toml"
+    p.write_text(text)
+    return str(p)
+
+
+def _one_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+# ---------------------------------------------------------------- one owner
+
+
+def test_two_starts_on_one_folder_one_runs_and_the_other_is_refused(tmp_path):
+    for i in range(20):
+        d = tmp_path / f"state{i}"
+        procs = [_popen("start", "--headless", "--no-wait", "--state-dir", str(d), "--seed", str(seed),
+                        "--port", f"sim://two-starts-{i}-{seed}?speed=max") for seed in (1, 2)]
+        results = [p.communicate(timeout=120) + (p.returncode,) for p in procs]
+        codes = sorted(r[2] for r in results)
+        assert codes == [0, 1], results
+        _, err, _ = next(r for r in results if r[2] == 1)
+        line = _one_line(err)
+        assert f"the state folder {d} is in use by `cuberobot start` (process " in line, line
+        assert "another --state-dir" in line
+        jobs = Journal(d).read()  # readable, every record in place
+        assert jobs and all(js.end is not None and js.end["status"] == "done" for js in jobs)
+
+
+def test_two_dry_runs_on_one_folder_and_the_winner_killed_stays_resumable(tmp_path):
+    with SimRigProcess("--speed", "2") as sim:
+        for i in range(20):
+            d = tmp_path / f"state{i}"
+            sim.set_state(SOLVED)
+            moves = format_moves(random_scramble(12, seed=100 + i))
+            procs = [_popen("dry-run", moves, "--port", sim.port, "--state-dir", str(d)) for _ in range(2)]
+            deadline = time.monotonic() + 30
+            while all(p.poll() is None for p in procs):
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+            loser = next(p for p in procs if p.poll() is not None)
+            winner = next(p for p in procs if p is not loser)
+            _, err = loser.communicate()
+            assert loser.returncode == 1, err
+            line = _one_line(err)
+            assert " is in use by `cuberobot dry-run` (process " in line, line
+            assert "`cuberobot estop` still stops the rig" in line or "another --state-dir" in line
+            # The winner is killed in the middle of its job.
+            while "   1  " not in (winner.stdout.readline() or "   1  "):
+                pass
+            winner.kill()
+            winner.communicate()
+            code, out, err = _cli("resume", "--port", sim.port, "--state-dir", str(d))
+            assert code == 0, err
+            assert sim.state() == SOLVED_CUBE.apply(moves).to_facelets()
+            (js,) = Journal(d).read()
+            assert js.end is not None and js.end["status"] == "done"
+
+
+def test_serve_holds_its_rig_and_folder_and_the_terminal_is_told_where_the_panel_is(tmp_path):
+    cfg = _quick_config(tmp_path)
+    with TalkingRig("events") as rig:
+        serve = _popen("serve", "--rig", rig.port, "--port", "0", "--state-dir", str(tmp_path / "panel"),
+                       "--config", cfg)
+        try:
+            url = serve.stdout.readline().strip()
+            assert url.startswith("http://127.0.0.1:"), url
+            rig.wait_for_hello()
+            for i in range(20):
+                code, _, err = _cli("dry-run", "U", "--port", rig.port, "--config", cfg,
+                                    "--state-dir", str(tmp_path / f"o{i}"))
+                line = _one_line(err)
+                assert code == 1 and f"the rig on {rig.port} is in use by `cuberobot serve` (process " in line
+                assert f"use the panel at {url}" in line, line
+            code, _, err = _cli("start", "--headless", "--state-dir", str(tmp_path / "panel"),
+                                "--config", cfg, "--port", "sim://")
+            assert code == 1 and f"use the panel at {url}" in _one_line(err)
+            # The emergency stop is the one command that still goes through, beside the server.
+            before = len(rig.estops)
+            t0 = time.monotonic()
+            code, out, err = _cli("estop", "--port", rig.port, "--config", cfg)
+            assert code == 0 and "`cuberobot serve`" in out, err
+            assert rig.wait_for_estop(before + 1) - t0 < 0.1
+        finally:
+            serve.send_signal(signal.SIGINT)
+            _, err = serve.communicate(timeout=10)
+        assert "Traceback" not in err, err
+
+
+# ---------------------------------------------------------------- Ctrl-C, a cleared stop, resume
+
+
+def test_ctrl_c_at_random_moments_then_a_cleared_stop_never_makes_resume_lie(tmp_path):
+    """50 jobs interrupted at random; the e-stop cleared by hand; resume is
+    right or says "unknown" and moves nothing; no step ever runs twice."""
+    rng = random.Random(21)
+    outcomes = {"before": 0, "finished": 0, "resumed": 0, "unknown": 0}
+    with SimRigProcess("--speed", "3") as sim:
+        for i in range(50):
+            d = tmp_path / f"state{i}"
+            start = random_cube(1000 + i).to_facelets()
+            sim.set_state(start)
+            moves = format_moves(random_scramble(14, seed=2000 + i))
+            expected = Cube.from_facelets(start).apply(moves).to_facelets()
+            moved_before = sim.counts()["moves"]
+            p = _popen("dry-run", moves, "--from", start, "--port", sim.port, "--state-dir", str(d))
+            time.sleep(rng.uniform(0.3, 1.6))
+            p.send_signal(signal.SIGINT)
+            _, err = p.communicate(timeout=30)
+            assert "Traceback" not in err, err
+            assert p.returncode in (0, 130, -signal.SIGINT), err  # -2: before Python took the signal
+            code, _, err = _cli("estop", "--clear", "--port", sim.port)
+            assert code == 0, err
+            state_before = sim.state()
+            code, out, err = _cli("resume", "--port", sim.port, "--state-dir", str(d))
+            jobs = Journal(d).read()
+            steps = len(jobs[-1].steps) if jobs else 0
+            if "nothing to resume" in out and code == 0 and not jobs:
+                outcomes["before"] += 1  # stopped before the job began: nothing moved
+                assert sim.state() == start
+            elif "nothing to resume" in out and code == 0:
+                outcomes["finished"] += 1  # done before the signal landed
+                assert jobs[-1].end is not None and jobs[-1].end["status"] == "done"
+                assert sim.state() == expected
+            elif code == 0:
+                outcomes["resumed"] += 1
+                assert f"final state {expected}" in out and sim.state() == expected
+                assert sim.counts()["moves"] - moved_before == steps, "a step ran twice"
+            else:
+                outcomes["unknown"] += 1
+                assert code == 1 and "unknown" in err and "Rescan" in err, err
+                assert sim.state() == state_before, "resume moved a cube whose state it did not know"
+    print(outcomes)
+    assert outcomes["unknown"] + outcomes["resumed"] >= 25, outcomes
+
+
+# ---------------------------------------------------------------- a rig that talks but never answers
+
+
+@pytest.mark.parametrize("mode", ["babble", "events"])
+def test_a_rig_that_talks_but_never_answers_is_given_up_within_the_reply_limit(mode, tmp_path):
+    cfg = _quick_config(tmp_path, reply_limit=0.5)
+    with TalkingRig(mode, seed=3) as rig:
+        for i in range(20):
+            t0 = time.monotonic()
+            code, _, err = _cli("dry-run", "R U", "--port", rig.port, "--config", cfg,
+                                "--state-dir", str(tmp_path / f"s{i}"))
+            elapsed = time.monotonic() - t0
+            line = _one_line(err)
+            assert code == 1 and "sends but does not answer" in line, line
+            assert elapsed < 0.5 + 1.0, elapsed
+
+
+@pytest.mark.parametrize("mode", ["babble", "events"])
+def test_ctrl_c_and_the_estop_command_reach_a_talking_rig_within_100_ms(mode, tmp_path):
+    """The terminal's two stops while a command hangs on a rig that never
+    answers: Ctrl-C in that command, and `cuberobot estop` beside it."""
+    cfg = _quick_config(tmp_path, reply_limit=3.0)
+    latencies = {"ctrl-c": [], "estop": []}
+    with TalkingRig(mode, seed=6) as rig:
+        for i in range(20):
+            hellos = rig.hellos
+            p = _popen("dry-run", "R U", "--port", rig.port, "--config", cfg,
+                       "--state-dir", str(tmp_path / f"s{i}"))
+            deadline = time.monotonic() + 20
+            while rig.hellos == hellos:
+                assert time.monotonic() < deadline and p.poll() is None, p.communicate()
+                time.sleep(0.002)
+            time.sleep(0.05 + (i % 5) * 0.1)  # somewhere in the handshake's requests, which get no reply
+            before = len(rig.estops)
+            t0 = time.monotonic()
+            if i % 2:
+                code, out, err = _cli("estop", "--port", rig.port, "--config", cfg)
+                assert code == 0 and "`cuberobot dry-run`" in out, err
+                latencies["estop"].append(rig.wait_for_estop(before + 1) - t0)
+                p.send_signal(signal.SIGINT)
+            else:
+                p.send_signal(signal.SIGINT)
+                latencies["ctrl-c"].append(rig.wait_for_estop(before + 1) - t0)
+            _, err = p.communicate(timeout=10)
+            assert p.returncode == 130 and "Traceback" not in err, err
+    print(json.dumps({k: round(max(v) * 1000, 2) for k, v in latencies.items()}))
+    assert max(latencies["ctrl-c"] + latencies["estop"]) < 0.1, latencies
+
+
+@pytest.mark.parametrize("mode", ["babble", "events"])
+def test_the_panels_estop_reaches_a_talking_rig_within_100_ms_and_serve_ends_in_2_s(mode, tmp_path):
+    cfg = _quick_config(tmp_path, reply_limit=1.0)
+    latencies = []
+    with TalkingRig(mode, seed=4) as rig:
+        serve = _popen("serve", "--rig", rig.port, "--port", "0", "--state-dir", str(tmp_path / "panel"),
+                       "--config", cfg)
+        try:
+            url = serve.stdout.readline().strip()
+            assert url, serve.stderr.read()
+            client = Client(url)
+            rig.wait_for_hello()
+            rng = random.Random(5)
+            for i in range(20):
+                if i % 2:  # half of them during a run that is stuck connecting to the rig
+                    status, body, _ = client.post("/api/start")
+                    assert status in (200, 202, 409), body
+                time.sleep(rng.uniform(0.1, 0.3))  # the stops of the last round have all arrived
+                before = len(rig.estops)
+                t0 = time.monotonic()
+                status, body, _ = client.post("/api/estop")
+                assert status == 200 and body["sent"] is True, body
+                latencies.append(rig.wait_for_estop(before + 1) - t0)
+            t0 = time.monotonic()
+            status, body, _ = client.post("/api/start")
+            time.sleep(0.2)
+        finally:
+            t0 = time.monotonic()
+            serve.send_signal(signal.SIGINT)
+            _, err = serve.communicate(timeout=10)
+            ended = time.monotonic() - t0
+    assert "Traceback" not in err, err
+    assert ended < 2.0, (ended, err)
+    assert max(latencies) < 0.1, latencies
+    print(json.dumps({"mode": mode, "estop_ms_max": round(max(latencies) * 1000, 2), "serve_end_s": ended}))
+
+
+# ---------------------------------------------------------------- a full disk, a read-only folder
+
+
+@contextlib.contextmanager
+def _small_disk(where: Path, size_kb: int):
+    """A file system of its own, ``size_kb`` large (a tmpfs: needs root)."""
+    where.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kb}k", "tmpfs", str(where)],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a small file system here: {r.stderr.strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def _fill(folder: Path, leave: int) -> Path:
+    """Fill the disk under ``folder`` but ``leave`` bytes."""
+    filler = folder / "filler"
+    with open(filler, "wb", buffering=0) as f:
+        try:
+            while True:
+                f.write(b"\1" * 4096)
+        except OSError:
+            pass
+    size = filler.stat().st_size
+    with open(filler, "r+b") as f:
+        f.truncate(max(0, size - leave))
+    return filler
+
+
+def test_a_full_disk_is_one_line_the_journal_stays_true_and_resume_finishes(tmp_path):
+    moves = format_moves(random_scramble(20, seed=77))
+    with _small_disk(tmp_path / "disk", 256) as disk, SimRigProcess("--speed", "20") as sim:
+        state = disk / "state"
+        state.mkdir()
+        (state / "owner.lock").touch()
+        filler = _fill(disk, leave=8192)  # a page for the lock, one for the job and some of its moves
+        code, out, err = _cli("dry-run", moves, "--port", sim.port, "--state-dir", str(state))
+        line = _one_line(err)
+        assert code == 1 and "the disk is full" in line and str(state) in line, line
+        turned = sim.counts()["moves"]
+        filler.unlink()
+        jobs = Journal(state).read()
+        assert len(jobs) == 1 and turned >= len(jobs[0].turns)
+        assert len(jobs[0].sent) >= turned - len(jobs[0].turns), "a move went out without its record"
+        code, out, err = _cli("resume", "--port", sim.port, "--state-dir", str(state))
+        assert code == 0, err
+        assert sim.state() == SOLVED_CUBE.apply(moves).to_facelets()
+        assert sim.counts()["moves"] == len(jobs[0].steps), "a step ran twice"
+
+
+def test_a_read_only_state_folder_is_one_line(tmp_path):
+    with _small_disk(tmp_path / "disk", 64) as disk:
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        code, out, err = _cli("dry-run", "R U", "--port", "/dev/null", "--state-dir", str(disk / "state"))
+        line = _one_line(err)
+        assert code in (1, 2) and str(disk) in line and ("read-only" in line or "Read-only" in line), line
+
+
+# ---------------------------------------------------------------- a journal that is not a file
+
+
+@pytest.mark.parametrize("kind", ["/dev/full", "/dev/zero", "fifo", "2 GB file", "link to the 2 GB file",
+                                  "link to nothing"])
+def test_a_journal_that_is_not_a_journal_file_is_one_line_within_a_second(kind, tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    journal = state / "journal.jsonl"
+    if kind.startswith("/dev/"):
+        journal.symlink_to(kind)
+    elif kind == "fifo":
+        import os
+
+        os.mkfifo(journal)
+    elif kind == "link to nothing":
+        journal.symlink_to(tmp_path / "gone.jsonl")
+    else:
+        big = tmp_path / "big.jsonl" if kind.startswith("link") else journal
+        with open(big, "wb") as f:
+            f.truncate(2 * 1024**3)  # sparse: 2 GB that take no room
+        if big != journal:
+            journal.symlink_to(big)
+    for command in (["resume", "--port", "sim://"], ["dry-run", "R U", "--port", "sim://"],
+                    ["start", "--headless", "--no-wait", "--port", "sim://?speed=max"]):
+        t0 = time.monotonic()
+        code, _, err = _cli(*command, "--state-dir", str(state))
+        elapsed = time.monotonic() - t0
+        line = _one_line(err)
+        assert code in (1, 2) and str(journal) in line and "move it away" in line, line
+        assert elapsed < 1.0, elapsed
