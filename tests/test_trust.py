@@ -365,3 +365,25 @@ def test_a_journal_that_is_not_a_journal_file_is_one_line_within_a_second(kind, 
         line = _one_line(err)
         assert code in (1, 2) and str(journal) in line and "move it away" in line, line
         assert elapsed < 1.0, elapsed
+
+
+def test_serve_ends_within_2_s_of_ctrl_c_whatever_the_run_is_doing(tmp_path):
+    seen = set()
+    for i, delay in enumerate((0.0, 0.4, 1.2, 2.2, 3.2)):
+        serve = _popen("serve", "--port", "0", "--state-dir", str(tmp_path / f"s{i}"))
+        try:
+            url = serve.stdout.readline().strip()
+            client = Client(url)
+            if delay:
+                status, body, _ = client.post("/api/start")
+                assert status == 202, body
+                time.sleep(delay)
+            seen.add(client.get("/api/status")[1]["state"])
+        finally:
+            t0 = time.monotonic()
+            serve.send_signal(signal.SIGINT)
+            _, err = serve.communicate(timeout=20)
+            ended = time.monotonic() - t0
+        assert serve.returncode == 130 and "Traceback" not in err, err
+        assert ended < 2.0, (delay, ended)
+    assert {"idle", "scanning"} <= seen, seen  # and, timing allowing, solving or turning

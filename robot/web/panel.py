@@ -372,12 +372,15 @@ class Panel:
         face.answers.put(answer)
 
     def close(self) -> None:
-        """Server shutdown: stop the run (a stop, not an emergency stop) and
-        end every stream."""
+        """Server shutdown, within about 1.5 s whatever the run is doing: stop
+        the run (a stop, not an emergency stop); one that has not ended by then
+        (a table build, a hung line) loses its line, and the rig runs its
+        queued turns to their end, as after a crash (`cuberobot resume`
+        finishes the job). Then end every stream."""
         self.stop()
         if self.thread is not None:
-            self.thread.join(timeout=15)
-        self.standing.close()
+            self.thread.join(timeout=0.5)
+        self.standing.close(timeout=1.0)
         self.end_streams()
 
     def end_streams(self) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -63,16 +64,17 @@ class StandingRig:
         self._thread = threading.Thread(target=self._listen, name="rig-listener", daemon=True)
         self._thread.start()
 
-    def close(self) -> None:
-        """Stop listening and let the line go, within about a second whatever
-        the rig does (a hung handshake is given up, not waited for)."""
+    def close(self, timeout: float = 1.0) -> None:
+        """Stop listening and let the line go within ``timeout`` whatever the
+        rig does (a hung handshake is given up, not waited for)."""
+        deadline = time.monotonic() + timeout
         self._closed.set()
         for link in (self._connecting, self.handle.link if self.handle else None):
             if link is not None:
                 link.abort.set()
         if self._thread is not None:
-            self._thread.join(timeout=1.5)
-        if self.lock.acquire(timeout=1.0):
+            self._thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        if self.lock.acquire(timeout=max(0.01, deadline - time.monotonic())):
             try:
                 self.drop()
             finally:
