@@ -29,7 +29,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..app.events import Answer
-from ..cli.limits import MAX_BUDGET_MS, MAX_DRY_RUN_MOVES, MAX_SEED, MAX_SOLUTION_LENGTH, check_moves
+from ..app.limits import MAX_BUDGET_MS, MAX_DRY_RUN_MOVES, MAX_SEED, MAX_SOLUTION_LENGTH, check_moves
 from ..rig.errors import UserError
 from . import tools
 from .guard import SlowBody

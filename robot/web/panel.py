@@ -183,8 +183,8 @@ class Panel:
         cube and turn list follow it; :class:`Busy` if a run is going on."""
         from solver import SOLVED_CUBE, Cube
 
+        from ..app.limits import MAX_DRY_RUN_HOURS
         from ..app.render import timeline
-        from ..cli.limits import MAX_DRY_RUN_HOURS
         from ..rig.motion import estimate_s, plan
 
         cube = Cube.from_facelets(start) if start else SOLVED_CUBE

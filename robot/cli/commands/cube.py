@@ -25,9 +25,7 @@ from solver import (
     random_scramble,
 )
 
-from ...rig.config import decode_text
-from ...rig.errors import UserError
-from ..limits import (
+from ...app.limits import (
     MAX_APPLY_MOVES,
     MAX_CUBE_CHARS,
     MAX_SCRAMBLE_MOVES,
@@ -36,8 +34,10 @@ from ..limits import (
     check_cube_text,
     check_moves,
     read_stdin,
-    whole,
 )
+from ...rig.config import decode_text
+from ...rig.errors import UserError
+from ..limits import whole
 from ..netprint import render_net, render_net_size
 from . import Registry
 

@@ -9,12 +9,7 @@ from typing import TYPE_CHECKING
 
 from solver import FACES, SOLVED_CUBE, Cube, Move, random_cube
 
-from ...rig.config import Config, load_config, rig_turn_costs
-from ...rig.errors import RigError, UserError
-from ...rig.journal import JOG_ID, Journal
-from ...rig.owner import port_holder
-from ...rig.timing import move_ticks, ticks_to_s
-from ..limits import (
+from ...app.limits import (
     MAX_DRY_RUN_HOURS,
     MAX_DRY_RUN_MOVES,
     MAX_JOG_TURNS,
@@ -27,12 +22,14 @@ from ..limits import (
     check_output_dir,
     check_output_file,
     check_port,
-    path,
     rig_claims,
-    sim_speed,
-    text,
-    whole,
 )
+from ...rig.config import Config, load_config, rig_turn_costs
+from ...rig.errors import RigError, UserError
+from ...rig.journal import JOG_ID, Journal
+from ...rig.owner import port_holder
+from ...rig.timing import move_ticks, ticks_to_s
+from ..limits import path, sim_speed, text, whole
 from . import Registry
 from .cube import read_cube_arg
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 
+from ...app.limits import check_rig_options, rig_claims
 from ...rig.config import load_config
 from ...rig.errors import UserError
-from ..limits import check_rig_options, path, rig_claims, text, whole
+from ..limits import path, text, whole
 from . import Registry
 
 SIM_GLARE_CAPTURES = "first-scan"

@@ -8,19 +8,17 @@ import sys
 
 from solver import MAX_WORKERS, CubeError, SolveError, format_moves, parse_facelets
 
-from ...rig.errors import UserError
-from ..limits import (
+from ...app.limits import (
     MAX_BATCH_BYTES,
     MAX_BATCH_HOURS,
     MAX_BATCH_LINES,
     MAX_BUDGET_MS,
     MAX_LINE_CHARS,
     MAX_SOLUTION_LENGTH,
-    number,
-    path,
     read_input,
-    whole,
 )
+from ...rig.errors import UserError
+from ..limits import number, path, whole
 from ..progress import ProgressLine
 from . import Registry
 from .cube import read_cube_arg, whole_size

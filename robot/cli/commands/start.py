@@ -6,8 +6,9 @@ import argparse
 import sys
 from dataclasses import replace
 
+from ...app.limits import MAX_SEED, check_rig_options, rig_claims
 from ...rig.config import SOLVE_METHODS, load_config
-from ..limits import MAX_SEED, check_rig_options, path, rig_claims, text, whole
+from ..limits import path, text, whole
 from ..progress import ProgressLine
 from . import Registry
 

@@ -13,9 +13,7 @@ import numpy as np
 from solver import random_cube
 from solver.facelets import FACES, position_name
 
-from ...rig.config import decode_text, read_limited
-from ...rig.errors import UserError
-from ..limits import (
+from ...app.limits import (
     MAX_INPUT_FILES,
     MAX_JSON_BYTES,
     MAX_SEED,
@@ -23,12 +21,11 @@ from ..limits import (
     check_output_file,
     check_views,
     loads_json,
-    number,
-    path,
     read_input,
-    text,
-    whole,
 )
+from ...rig.config import decode_text, read_limited
+from ...rig.errors import UserError
+from ..limits import number, path, text, whole
 from . import Registry
 
 if TYPE_CHECKING:
