@@ -8,9 +8,28 @@ is measured in benchmarks/, so the deadline is off. Health checks stay on.
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
+
+from robot.sim.protocol_sim import keeping_rigs
 
 settings.register_profile("cuberobot", deadline=None)
 settings.load_profile("cuberobot")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the tests' helper modules (fwtools, ptyproxy)
+
+
+@pytest.fixture(autouse=True)
+def _virtual_rigs_kept_for_the_test(request):
+    """The virtual rigs a test makes outlive their ports until the test ends,
+    so that it can look at them afterwards (in the product a rig lives as
+    long as whoever holds it). A test marked ``rigs_as_in_production`` opts out."""
+    if request.node.get_closest_marker("rigs_as_in_production"):
+        yield
+        return
+    with keeping_rigs():
+        yield
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "rigs_as_in_production: virtual rigs live only as long as their holders")

@@ -643,3 +643,24 @@ def test_a_2x2_is_solved_optimally(client):
         assert status == 400 and word in body["error"]["message"]
     status, body, _ = client.post("/api/solve", {"facelets": POCKET_SOLVED[:-1] + "R"})
     assert status == 422 and body["error"]["positions"]
+
+
+@pytest.mark.rigs_as_in_production
+def test_serve_holds_no_virtual_rig_after_a_dry_run_ends(tmp_path):
+    import gc
+
+    from robot.sim.protocol_sim import live_rigs
+
+    with panel_server(tmp_path / "state") as (base, panel, rig_url):
+        c = Client(base)
+        c.wait_state("idle")
+        gc.collect()
+        before = live_rigs()
+        for _ in range(3):
+            status, body, _ = c.post("/api/dry-run", {"moves": "R U R' U'", "speed": 50})
+            assert status == 202, body
+            c.events(lambda e: e["kind"] == "finished", timeout=60)
+            while panel.running():
+                time.sleep(0.01)
+        gc.collect()
+        assert live_rigs() == before, "a finished dry run's virtual rig is still held"

@@ -36,10 +36,8 @@ from ..rig import job
 from ..rig.config import Config, rig_turn_costs
 from ..rig.errors import RigError, UserError
 from ..rig.journal import Journal, default_state_dir
-from ..rig.link import Link
-from ..sim import SimulatedRig
-from ..sim import attach as attach_simulation
 from .events import Doubt, Event, Face
+from .rigs import RigHandle, attach_rig, connect_rig
 
 if TYPE_CHECKING:
     from solver.solution import Solution
@@ -61,58 +59,6 @@ class ScanDoubtful(RigError):
     def __init__(self, message: str, result: ScanResult | None = None):
         super().__init__(message)
         self.result = result
-
-
-# ---------------------------------------------------------------- the rig
-
-
-@dataclass
-class RigHandle:
-    """The link plus, for a simulated rig, a way to see its cube and press its
-    button (what simulated cameras render and headless runs press)."""
-
-    link: Link
-    port: str
-    simulated: SimulatedRig | None = None
-
-    @property
-    def sim_state(self) -> Callable[[], str] | None:
-        return self.simulated.state if self.simulated else None
-
-    @property
-    def press(self) -> Callable[[], None] | None:
-        return self.simulated.press if self.simulated else None
-
-    def close(self) -> None:
-        try:
-            self.link.close()
-        finally:
-            if self.simulated is not None:
-                self.simulated.close()
-
-
-def attach_rig(cfg: Config, *, port: str | None, firmware: str | None, seed: int | None) -> RigHandle:
-    """The configured rig's link, not yet connected: whoever holds it can send
-    the emergency stop on it from the moment its port opens, handshake or not.
-
-    A simulated rig (``sim://`` or the firmware in simavr) gets a randomly
-    scrambled cube, as if someone had put one in."""
-    simulated = attach_simulation(cfg, port=port, firmware=firmware, scramble=random_cube(seed).to_facelets())
-    url = simulated.port if simulated else (port or cfg.rig.port)
-    return RigHandle(Link(cfg, port=url), url, simulated)
-
-
-def connect_rig(handle: RigHandle) -> RigHandle:
-    """Handshake and motion settings; the handle is closed if that fails
-    (after the emergency stop, on Ctrl-C)."""
-    try:
-        handle.link.connect()
-    except BaseException as e:
-        if isinstance(e, KeyboardInterrupt):
-            handle.link.estop()
-        handle.close()
-        raise
-    return handle
 
 
 # ---------------------------------------------------------------- events and faces

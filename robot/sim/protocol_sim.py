@@ -3,14 +3,21 @@ virtual rig as a pyserial port, in this process (``protocol`` makes it speak
 another protocol version, to test that mismatch).
 
 The same URL opened again reaches the same rig (its cube, queue and clock
-carry on), which is what a reconnect after a pulled cable needs. ``speed``
-is a factor on real time, or ``max`` to run event by event.
+carry on), which is what a reconnect after a pulled cable needs, for as long
+as somebody holds the rig: an open port, the application's handle on the
+simulation (:func:`robot.sim.attach`), a test. The table of rigs holds them
+weakly, so a rig nobody holds any more (a finished dry run's) is gone, and
+a long-running server does not collect them. ``speed`` is a factor on real
+time, or ``max`` to run event by event.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 import urllib.parse
+import weakref
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from serial.serialutil import PortNotOpenError, SerialBase, SerialException
@@ -23,7 +30,7 @@ from .virtual_rig import Disconnected, Faults, Mechanics, VirtualRig, make_clock
 if TYPE_CHECKING:
     from ..rig.config import Config
 
-_RIGS: dict[str, VirtualRig] = {}
+_RIGS: weakref.WeakValueDictionary[str, VirtualRig] = weakref.WeakValueDictionary()
 _OPTIONS = ("speed", "seed", "faults", "state", "protocol")
 
 
@@ -58,7 +65,29 @@ def rig_for_url(url: str) -> VirtualRig:
         rig = VirtualRig(clock=clock, faults=Faults.parse(opts.get("faults")), seed=seed, cube=cube,
                          protocol_version=version)
         _RIGS[key] = rig
+        if _kept is not None:
+            _kept.append(rig)
     return rig
+
+
+_kept: list[VirtualRig] | None = None
+
+
+@contextlib.contextmanager
+def keeping_rigs() -> Iterator[None]:
+    """Within the block, every rig made is held until the block ends, so a
+    test (or a benchmark) can look at a rig after its last port has closed."""
+    global _kept
+    outer, _kept = _kept, []
+    try:
+        yield
+    finally:
+        _kept = outer
+
+
+def live_rigs() -> int:
+    """How many virtual rigs somebody still holds (for tests and leaks)."""
+    return len(_RIGS)
 
 
 def forget(url: str | None = None) -> None:

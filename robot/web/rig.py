@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from solver import random_cube
 
-from ..app.start import RigHandle, attach_rig, connect_rig
+from ..app.rigs import RigHandle, attach_rig, connect_rig
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
 from ..rig.link import Link, LinkLost, RigReset, estop_beside

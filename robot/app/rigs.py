@@ -1,0 +1,92 @@
+"""The rig a run drives: its link and, when it is a simulation, what a
+simulation offers that a real rig does not.
+
+The press-start engine (start.py) gets a :class:`RigHandle` and asks it for
+capabilities, never for what kind of rig it is: a rig whose cube can be seen
+(what simulated cameras render, and what a run checks its scan against) and
+whose start button can be pressed (for a run nobody attends). This module is
+where the application composes the simulation in (``robot.sim``), and only
+when the port or a firmware file asks for one: a server or a run on real
+hardware never imports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from solver import random_cube
+
+from ..rig.config import Config
+from ..rig.link import Link
+
+
+class Simulation(Protocol):
+    """What a simulated rig offers beyond its serial line."""
+
+    port: str
+
+    def state(self) -> str:
+        """The cube as the simulation holds it (facelets)."""
+
+    def press(self) -> None:
+        """Press the rig's start button."""
+
+    def close(self) -> None:
+        """Let the simulation go."""
+
+
+@dataclass
+class RigHandle:
+    """The link plus, for a simulated rig, a way to see its cube and press its
+    button (what simulated cameras render and headless runs press)."""
+
+    link: Link
+    port: str
+    simulated: Simulation | None = None
+
+    @property
+    def sim_state(self) -> Callable[[], str] | None:
+        return self.simulated.state if self.simulated else None
+
+    @property
+    def press(self) -> Callable[[], None] | None:
+        return self.simulated.press if self.simulated else None
+
+    def close(self) -> None:
+        try:
+            self.link.close()
+        finally:
+            if self.simulated is not None:
+                self.simulated.close()
+
+
+def attach_rig(cfg: Config, *, port: str | None, firmware: str | None, seed: int | None) -> RigHandle:
+    """The configured rig's link, not yet connected: whoever holds it can send
+    the emergency stop on it from the moment its port opens, handshake or not.
+
+    A simulated rig (``sim://`` or the firmware in simavr) gets a randomly
+    scrambled cube, as if someone had put one in."""
+    url = port or cfg.rig.port
+    simulated: Simulation | None = None
+    if firmware or url.startswith("sim://"):
+        from ..sim import attach
+
+        simulated = attach(cfg, port=port, firmware=firmware, scramble=random_cube(seed).to_facelets())
+        if simulated is not None:
+            url = simulated.port
+    return RigHandle(Link(cfg, port=url), url, simulated)
+
+
+def connect_rig(handle: RigHandle) -> RigHandle:
+    """Handshake and motion settings; the handle is closed if that fails
+    (after the emergency stop, on Ctrl-C)."""
+    try:
+        handle.link.connect()
+    except BaseException as e:
+        if isinstance(e, KeyboardInterrupt):
+            handle.link.estop()
+        handle.close()
+        raise
+    return handle
