@@ -15,6 +15,11 @@ from .facelets import FACES, OPPOSITE
 from .moves import Move, parse_moves
 
 METRICS = ("htm", "qtm", "axial")
+"""What a solution's cost counts: face turns, quarter turns, or the six-motor
+rig's time (opposite faces together, half turns dearer)."""
+METHODS = ("two-phase", "cfop")
+"""How a 3x3 is solved: the shortest found by the two-phase search, or the
+stages a person turns (cross, F2L, OLL, PLL)."""
 
 
 def group_steps(moves: str | Iterable[Move]) -> list[list[Move]]:

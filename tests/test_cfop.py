@@ -321,7 +321,7 @@ def test_cli_cfop_json_gives_moves_length_and_named_stages():
     r = run("solve", cube.to_facelets(), "--method", "cfop", "--json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
-    assert set(out) == {"moves", "length", "stages"}
+    assert set(out) == {"moves", "length", "stages", "elapsed_ms"}
     assert cube.apply(out["moves"]).is_solved() and out["length"] == len(out["moves"].split())
     names = [s["name"] for s in out["stages"]]
     assert names[0] == "cross" and names[-2:] == ["OLL", "PLL"]
@@ -329,7 +329,7 @@ def test_cli_cfop_json_gives_moves_length_and_named_stages():
     assert " ".join(s["moves"] for s in out["stages"] if s["moves"]) == out["moves"]
     by_name = {s["name"]: s for s in out["stages"]}
     assert by_name["OLL"]["case"].startswith("OLL ") and by_name["PLL"]["case"].startswith("PLL ")
-    assert all(set(s) <= {"name", "moves", "case"} for s in out["stages"])
+    assert all(set(s) <= {"name", "moves", "case", "slot"} for s in out["stages"])
 
 
 def test_cli_cfop_plain_names_each_stage():
@@ -346,7 +346,7 @@ def test_cli_cfop_plain_names_each_stage():
 
 
 def test_cli_cfop_refuses_what_it_cannot_do():
-    for extra, word in ((["--max-length", "20"], "max-length"), (["--metric", "qtm"], "metric"),
+    for extra, word in ((["--max-length", "20"], "max_length"), (["--metric", "qtm"], "metric"),
                         (["--batch", "-"], "batch")):
         r = run("solve", "solved", "--method", "cfop", *extra)
         assert r.returncode == 2 and word in r.stderr and "Traceback" not in r.stderr

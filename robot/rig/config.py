@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from solver import FACES, MAX_WORKERS
+from solver.metrics import METHODS, METRICS
 from vision.setup import CameraSpec, FaceSpec, ViewSpec
 
 from .errors import UserError
@@ -28,7 +29,6 @@ from .timing import Profile, quantize, turn_costs
 PACKAGE_DIR = Path(__file__).resolve().parent
 _DEFAULT_CANDIDATES = (PACKAGE_DIR.parents[1] / "config" / "rig.toml", PACKAGE_DIR / "default_rig.toml")
 MICROSTEPS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-METRICS = ("axial", "htm", "qtm")
 
 # Bounds on the file itself, checked before it is parsed (the default file is
 # under 4 KiB and 3 levels deep; these leave room for comments and more views).
@@ -114,7 +114,6 @@ class SolverConfig:
     stages a person would turn, for a demonstration)."""
 
 
-SOLVE_METHODS = ("two-phase", "cfop")
 
 
 @dataclass(frozen=True)
@@ -409,7 +408,7 @@ def parse_config(text: str, path: Path | None = None) -> Config:
             budget_ms=t.get("budget_ms", int, solver.budget_ms, lo=1, hi=600_000),
             metric=t.get("metric", str, solver.metric, choices=METRICS),
             max_length=ml,
-            method=t.get("method", str, solver.method, choices=SOLVE_METHODS),
+            method=t.get("method", str, solver.method, choices=METHODS),
             workers=t.get("workers", int, None, lo=1, hi=MAX_WORKERS),
         )
         t.done()

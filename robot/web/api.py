@@ -28,12 +28,17 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from solver.metrics import METHODS
+
 from ..app.events import Answer
 from ..app.limits import MAX_BUDGET_MS, MAX_DRY_RUN_MOVES, MAX_SEED, MAX_SOLUTION_LENGTH, check_moves
+from ..app.solving import SolveRequest
+from ..app.solving import answer as answer_solve
+from ..app.solving import check as check_solve
 from ..rig.errors import UserError
 from . import tools
 from .guard import SlowBody
-from .panel import METHODS, Busy, NotAsking, Panel
+from .panel import Busy, NotAsking, Panel
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +50,6 @@ MAX_JSON_DEPTH = 16
 MAX_NUMBER_CHARS = 24
 """Digits in a JSON number: every real one (a seed, a budget, a pixel) has at most 20."""
 KEEPALIVE_S = 15.0
-METRICS = ("htm", "qtm", "axial")
 MAX_PHOTO_BYTES = 16 << 20
 """One uploaded photo: a phone's 12-megapixel JPEG is 3 to 6 MiB."""
 MAX_UPLOAD_BYTES = 6 * MAX_PHOTO_BYTES + (64 << 10)
@@ -227,26 +231,6 @@ def cube_size(body: dict[str, Any], facelets: str) -> int:
     return 2 if len(facelets.strip()) == 24 else 3
 
 
-def cfop_answer(facelets: str) -> dict[str, Any]:
-    """``cuberobot solve --method cfop --json``: the moves and each named stage."""
-    from solver import parse_facelets
-    from solver.cfop import solve_cfop
-
-    out = solve_cfop(parse_facelets(facelets)).to_dict()
-    keep = ("name", "moves", "case")
-    out["stages"] = [{k: v for k, v in stage.items() if k in keep} for stage in out["stages"]]
-    return out
-
-
-def pocket_answer(facelets: str, metric: str, max_length: int | None) -> dict[str, Any]:
-    """``cuberobot solve --json`` for a 2x2: an optimal solution in ``metric``."""
-    from solver.pocket import normalize_pocket, optimal
-
-    sol = optimal.solve(facelets, metric=metric, max_length=max_length)
-    return {**sol.to_dict(), "metric": metric, "optimal": True, "size": 2,
-            "facelets": normalize_pocket(facelets)}
-
-
 class SolvePool:
     """The API's searches, several at once on a few threads of their own.
 
@@ -422,34 +406,20 @@ def build(panel: Panel) -> Starlette:
         assert facelets is not None
         size = cube_size(body, facelets)
         cube_or_422(facelets, size)
-        method = field_str(body, "method", max_chars=20, required=False) or "two-phase"
-        if method not in METHODS:
-            raise ApiError(400, "bad-request", f"'method' must be one of {', '.join(METHODS)}")
-        metric = field_str(body, "metric", required=False) or "htm"
-        if metric not in METRICS:
-            raise ApiError(400, "bad-request", f"'metric' must be one of {', '.join(METRICS)}")
         max_length = field_number(body, "max_length", 0, MAX_SOLUTION_LENGTH, whole=True)
         budget = field_number(body, "budget_ms", 0, MAX_BUDGET_MS, whole=False)
-        if method == "cfop" and (size == 2 or any(k in body for k in ("metric", "max_length", "budget_ms"))):
-            raise ApiError(400, "bad-request", "'method': cfop solves a 3x3 by its fixed stages (about 60 "
-                           "moves): leave out metric, max_length and budget_ms" if size == 3 else
-                           "'method': cfop is for a 3x3; a 2x2 is solved optimally without it")
-        if size == 2 and metric == "axial":
-            raise ApiError(400, "bad-request", "'metric': a 2x2 is solved optimally in htm or qtm")
+        req = SolveRequest(facelets, size=size,
+                           method=field_str(body, "method", max_chars=20, required=False) or "two-phase",
+                           metric=field_str(body, "metric", max_chars=20, required=False),
+                           max_length=None if max_length is None else int(max_length), budget_ms=budget)
+        try:
+            check_solve(req)  # the same refusals, in the same words, as the terminal's and the engine's
+        except UserError as e:
+            raise ApiError(400, "bad-request", str(e)) from None
         from solver import SolveError
-        from solver import solve as solve_cube
-
-        def work() -> dict[str, Any]:
-            if method == "cfop":
-                return cfop_answer(facelets)
-            if size == 2:
-                return pocket_answer(facelets, metric, None if max_length is None else int(max_length))
-            sol = solve_cube(facelets, max_length=None if max_length is None else int(max_length),
-                             budget_ms=100.0 if budget is None else float(budget), metric=metric)
-            return sol.to_dict()
 
         try:
-            return JSONResponse(await solves.run(work))
+            return JSONResponse(await solves.run(lambda: answer_solve(req)))
         except SolveError as e:
             raise ApiError(422, e.kind, e.message) from None
 

@@ -61,7 +61,6 @@ class Options:
     """The emulated rig's pace with ``firmware`` (1: real time, as a board turns)."""
 
 
-METHODS = ("two-phase", "cfop")
 
 
 class WebFace(Face):

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 
-from solver import MAX_WORKERS, CubeError, SolveError, format_moves, parse_facelets
+from solver import MAX_WORKERS, CubeError, SolveError, parse_facelets
+from solver.metrics import METHODS, METRICS
 
 from ...app.limits import (
     MAX_BATCH_BYTES,
@@ -17,57 +19,12 @@ from ...app.limits import (
     MAX_SOLUTION_LENGTH,
     read_input,
 )
+from ...app.solving import DEFAULT_BUDGET_MS, SolveRequest, answer, check
 from ...rig.errors import UserError
 from ..limits import number, path, whole
 from ..progress import ProgressLine
 from . import Registry
 from .cube import read_cube_arg, whole_size
-
-
-class _Pocket:
-    """``solve`` for a 2x2 (24 symbols, or --size 2): optimal in face turns
-    or quarter turns, from a distance table built once (a second or two)."""
-
-    @staticmethod
-    def wanted(args: argparse.Namespace) -> bool:
-        if args.size is not None:
-            return bool(args.size == 2)
-        text = args.facelets
-        return text is not None and text != "-" and len(text.strip()) == 24
-
-    @staticmethod
-    def solve(args: argparse.Namespace) -> int:
-        from solver.pocket import parse_pocket
-
-        if args.batch is not None:
-            raise UserError("--batch solves 3x3 cubes; solve a 2x2 one at a time")
-        if args.metric not in ("htm", "qtm"):
-            raise UserError(f"--metric {args.metric}: a 2x2 is solved optimally in htm or qtm")
-        if args.facelets is None:
-            raise UserError("give a 2x2 cube (24 symbols, 'solved', or - for stdin)")
-        facelets = read_cube_arg(args.facelets, sizes=(2,) if args.size == 2 else (2, 3))
-        parse_pocket(facelets)  # a bad cube is refused before the table is built
-        from solver.pocket import optimal
-
-        progress = ProgressLine(quiet=args.quiet)
-        try:
-            optimal.prepare(progress, args.metric)
-        finally:
-            progress.end()
-        try:
-            sol = optimal.solve(facelets, metric=args.metric, max_length=args.max_length)
-        except SolveError as e:
-            raise Refused(str(e)) from None
-        if args.json:
-            print(json.dumps(sol.to_dict()))
-            return 0
-        print(sol.moves)
-        if sol.length == 0:
-            print("the cube is already solved: no moves", file=sys.stderr)
-        else:
-            print(f"({sol.length} moves, {args.metric} cost {sol.cost:g}, optimal, {sol.elapsed_ms:.1f} ms)",
-                  file=sys.stderr)
-        return 0
 
 
 class Refused(UserError):
@@ -77,9 +34,18 @@ class Refused(UserError):
     exit_code = 1
 
 
-def _options(args: argparse.Namespace) -> dict:
-    return {"max_length": args.max_length, "budget_ms": args.budget_ms, "metric": args.metric,
-            "workers": args.workers}
+def _request(args: argparse.Namespace, facelets: str = "") -> SolveRequest:
+    """The options as the one solving service takes them (robot/app/solving.py)."""
+    return SolveRequest(facelets, size=_size(args), method=args.method, metric=args.metric,
+                        max_length=args.max_length, budget_ms=args.budget_ms, workers=args.workers)
+
+
+def _size(args: argparse.Namespace) -> int:
+    """2 when --size 2 says so or the cube has 24 symbols; else 3."""
+    if args.size is not None:
+        return int(args.size)
+    text = args.facelets
+    return 2 if text is not None and text != "-" and len(text.strip()) == 24 else 3
 
 
 def _prepare(args: argparse.Namespace) -> None:
@@ -112,13 +78,11 @@ def _read_batch(name: str) -> list[tuple[int, str]]:
     return cubes
 
 
-def _batch(cubes: list[tuple[int, str]], options: dict) -> int:
-    from solver import solve
-
+def _batch(cubes: list[tuple[int, str]], req: SolveRequest) -> int:
     failed = 0
     for line_number, text in cubes:
         try:
-            out = {"line": line_number, "cube": text, **solve(text, **options).to_dict()}
+            out = {"line": line_number, "cube": text, **answer(replace(req, facelets=text))}
         except (CubeError, SolveError) as e:
             failed += 1
             out = {"line": line_number, "cube": text, "error": e.to_dict()}
@@ -126,78 +90,87 @@ def _batch(cubes: list[tuple[int, str]], options: dict) -> int:
     return 2 if failed else 0
 
 
-def _solve_cfop(args: argparse.Namespace) -> int:
-    """``--method cfop``: the stages a person would turn, each named."""
-    if args.batch is not None:
-        raise UserError("--method cfop solves one cube: give it a cube, not --batch")
-    if args.max_length is not None or args.metric != "htm":
-        raise UserError("--max-length and --metric are for the two-phase search; --method cfop turns the"
-                        " fixed CFOP stages (about 60 moves): leave them out")
-    if args.facelets is None:
-        raise UserError("give a cube (54 symbols, 'solved', or - for stdin)")
-    from solver.cfop import solve_cfop
-
-    sol = solve_cfop(parse_facelets(read_cube_arg(args.facelets)))
-    if args.json:
-        out = sol.to_dict()
-        keep = ("name", "moves", "case")
-        out["stages"] = [{k: v for k, v in s.items() if k in keep} for s in out["stages"]]
-        print(json.dumps(out))
-        return 0
-    for stage in sol.stages:
-        label = f"{stage.name} ({stage.slot}):" if stage.slot else f"{stage.name}:"
-        case = f" [{stage.case}]" if stage.case else ""
-        print(f"{label:<14} {format_moves(stage.moves) or '-'}{case}")
-    print(f"({sol.length} moves, {sol.elapsed_ms:.1f} ms)", file=sys.stderr)
-    return 0
-
-
 def _solve(args: argparse.Namespace) -> int:
-    if _Pocket.wanted(args):
-        if args.method == "cfop":
-            raise UserError("--method cfop is for a 3x3; a 2x2 is solved optimally without it")
-        return _Pocket.solve(args)
-    if args.method == "cfop":
-        return _solve_cfop(args)
-    options = _options(args)
+    req = _request(args)
+    check(req)  # the same refusals as the web API's and the engine's
     if args.batch is not None:
-        if args.facelets is not None:
-            raise UserError("give either a cube or --batch FILE, not both")
-        cubes = _read_batch(args.batch)  # a bad file is refused before any table is built
-        hours = len(cubes) * args.budget_ms / 3_600_000
-        if hours > MAX_BATCH_HOURS:
-            raise UserError(f"--batch: {len(cubes)} cubes at --budget-ms {args.budget_ms:g} is {hours:.1f} "
-                            f"hours of search; at most {MAX_BATCH_HOURS:g} hour: lower --budget-ms or split "
-                            "the file")
-        if cubes:  # an empty batch needs no tables
-            _prepare(args)
-        return _batch(cubes, options)
+        return _solve_batch(args, req)
     if args.facelets is None:
-        raise UserError("give a cube (54 symbols, 'solved', or - for stdin) or --batch FILE")
-    from solver import solve
-
-    facelets = read_cube_arg(args.facelets)
-    cube = parse_facelets(facelets)  # a bad cube is refused before any table is built
-    if cube.is_solved():  # nothing to search for: no tables to build or load
-        from solver.solution import Solution
-
-        sol = Solution(moves="", length=0, cost=0.0, elapsed_ms=0.0, steps=[], metric=args.metric)
+        raise UserError("give a 2x2 cube (24 symbols, 'solved', or - for stdin)" if req.size == 2 else
+                        "give a cube (54 symbols, 'solved', or - for stdin) or --batch FILE")
+    if req.size == 2:
+        facelets = read_cube_arg(args.facelets, sizes=(2,) if args.size == 2 else (2, 3))
     else:
-        _prepare(args)
-        try:
-            sol = solve(facelets, **options)
-        except SolveError as e:
-            raise Refused(str(e)) from None
+        facelets = read_cube_arg(args.facelets)
+    req = replace(req, facelets=facelets)
+    _prepare_for(req, args)
+    try:
+        out = answer(req)
+    except SolveError as e:
+        raise Refused(str(e)) from None
     if args.json:
-        print(json.dumps(sol.to_dict()))
+        print(json.dumps(out))
     else:
-        print(sol.moves)
-        if sol.length == 0:
-            print("the cube is already solved: no moves", file=sys.stderr)
-            return 0
-        print(f"({sol.length} moves, {args.metric} cost {sol.cost:g}, "
-              f"{len(sol.steps)} steps, {sol.elapsed_ms:.1f} ms)", file=sys.stderr)
+        _print_answer(req, out)
     return 0
+
+
+def _prepare_for(req: SolveRequest, args: argparse.Namespace) -> None:
+    """Check the cube, then build or load the tables its solver needs, with
+    the one-time build shown; a solved 3x3 needs none."""
+    if req.method == "cfop":
+        parse_facelets(req.facelets)
+        return
+    if req.size == 2:
+        from solver.pocket import optimal, parse_pocket
+
+        parse_pocket(req.facelets)  # a bad cube is refused before the table is built
+        progress = ProgressLine(quiet=args.quiet)
+        try:
+            optimal.prepare(progress, req.metric_or_default)
+        finally:
+            progress.end()
+        return
+    if not parse_facelets(req.facelets).is_solved():  # a bad cube is refused before any table is built
+        _prepare(args)
+
+
+def _print_answer(req: SolveRequest, out: dict) -> None:
+    """The moves on stdout, what they cost on stderr."""
+    if req.method == "cfop":
+        for stage in out["stages"]:
+            label = f"{stage['name']} ({stage['slot']}):" if stage.get("slot") else f"{stage['name']}:"
+            case = f" [{stage['case']}]" if stage.get("case") else ""
+            print(f"{label:<14} {stage['moves'] or '-'}{case}")
+        print(f"({out['length']} moves, {out['elapsed_ms']:.1f} ms)", file=sys.stderr)
+        return
+    print(out["moves"])
+    if out["length"] == 0:
+        print("the cube is already solved: no moves", file=sys.stderr)
+    elif req.size == 2:
+        print(f"({out['length']} moves, {req.metric_or_default} cost {out['cost']:g}, optimal, "
+              f"{out['elapsed_ms']:.1f} ms)", file=sys.stderr)
+    else:
+        print(f"({out['length']} moves, {req.metric_or_default} cost {out['cost']:g}, "
+              f"{len(out['steps'])} steps, {out['elapsed_ms']:.1f} ms)", file=sys.stderr)
+
+
+def _solve_batch(args: argparse.Namespace, req: SolveRequest) -> int:
+    if req.size != 3 or req.method != "two-phase":
+        raise UserError("--batch solves 3x3 cubes with the two-phase search; solve a 2x2, or with "
+                        "--method cfop, one at a time")
+    if args.facelets is not None:
+        raise UserError("give either a cube or --batch FILE, not both")
+    cubes = _read_batch(args.batch)  # a bad file is refused before any table is built
+    budget = DEFAULT_BUDGET_MS if req.budget_ms is None else req.budget_ms
+    hours = len(cubes) * budget / 3_600_000
+    if hours > MAX_BATCH_HOURS:
+        raise UserError(f"--batch: {len(cubes)} cubes at --budget-ms {budget:g} is {hours:.1f} "
+                        f"hours of search; at most {MAX_BATCH_HOURS:g} hour: lower --budget-ms or split "
+                        "the file")
+    if cubes:  # an empty batch needs no tables
+        _prepare(args)
+    return _batch(cubes, req)
 
 
 def register(sub: Registry) -> None:
@@ -208,14 +181,15 @@ def register(sub: Registry) -> None:
                    help="return as soon as a solution of at most N moves is found; never a longer one:"
                         " below 20 the search gives up (exit 1) after 2 s or --budget-ms, whichever is"
                         f" longer (0 to {MAX_SOLUTION_LENGTH})")
-    p.add_argument("--budget-ms", type=number(0, MAX_BUDGET_MS), default=100.0, metavar="MS",
-                   help=f"search time for the best solution (default 100, at most {MAX_BUDGET_MS:.0f})")
-    p.add_argument("--metric", choices=("htm", "qtm", "axial"), default="htm",
+    p.add_argument("--budget-ms", type=number(0, MAX_BUDGET_MS), default=None, metavar="MS",
+                   help=f"search time for the best solution (default {DEFAULT_BUDGET_MS:g}, at most "
+                        f"{MAX_BUDGET_MS:.0f})")
+    p.add_argument("--metric", choices=METRICS, default=None,
                    help="what 'best' means: face turns, quarter turns, or six-motor rig time")
     p.add_argument("--workers", type=whole(1, MAX_WORKERS), default=None, metavar="N",
                    help=f"threads to search with (default: every core; 1 to {MAX_WORKERS}; 1 gives the"
                         " same answer for the same amount of search)")
-    p.add_argument("--method", choices=("two-phase", "cfop"), default="two-phase",
+    p.add_argument("--method", choices=METHODS, default="two-phase",
                    help="two-phase (default): a short solution; cfop: cross, F2L, OLL, PLL as a person"
                         " solves it, each stage named")
     p.add_argument("--json", action="store_true", help="print moves, length, cost, elapsed_ms, steps as JSON"

@@ -6,8 +6,10 @@ import argparse
 import sys
 from dataclasses import replace
 
+from solver.metrics import METHODS
+
 from ...app.limits import MAX_SEED, check_rig_options, rig_claims
-from ...rig.config import SOLVE_METHODS, load_config
+from ...rig.config import load_config
 from ..limits import path, text, whole
 from ..progress import ProgressLine
 from . import Registry
@@ -48,7 +50,7 @@ def register(sub: Registry) -> None:
                    help="journal and run records (default: ~/.local/state/cuberobot)")
     p.add_argument("--seed", type=whole(0, MAX_SEED),
                    help=f"simulated rig: which random scramble and lighting (0 to {MAX_SEED})")
-    p.add_argument("--method", choices=SOLVE_METHODS, default=None,
+    p.add_argument("--method", choices=METHODS, default=None,
                    help="two-phase (fastest turning) or cfop (the stages a person would turn, named as "
                         "they turn); default: [solver] method")
     p.add_argument("--no-wait", action="store_true", help="do not wait for the start button or Enter")

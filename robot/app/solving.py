@@ -1,0 +1,107 @@
+"""One way to solve a cube, whichever face asks: `cuberobot solve`, the web
+API's ``POST /api/solve``, and the press-start engine all build a
+:class:`SolveRequest`, have it checked by :func:`check` (the same refusal, in
+the same words, everywhere) and answered by :func:`answer` (the same moves).
+
+The lists of methods and metrics live in the solver; this module decides
+which combinations make sense for which cube: the two-phase search for a 3x3
+in any metric, CFOP's fixed stages for a 3x3 with no search options, and the
+2x2's optimal solver in face or quarter turns.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from solver.metrics import METHODS, METRICS
+
+from ..rig.errors import UserError
+from .limits import MAX_BUDGET_MS, MAX_SOLUTION_LENGTH
+
+DEFAULT_BUDGET_MS = 100.0
+POCKET_METRICS = ("htm", "qtm")
+"""A 2x2 is solved optimally; the six-motor rig's axial time is a 3x3 notion."""
+
+
+@dataclass(frozen=True)
+class SolveRequest:
+    """What a face asks for. ``None`` means "not given": CFOP refuses search
+    options that were given, even at their default values."""
+
+    facelets: str
+    size: int = 3
+    method: str = "two-phase"
+    metric: str | None = None
+    max_length: int | None = None
+    budget_ms: float | None = None
+    workers: int | None = None
+
+    @property
+    def metric_or_default(self) -> str:
+        return self.metric or "htm"
+
+
+def check(req: SolveRequest) -> None:
+    """Refuse a request that no solver answers, in one line naming the
+    option and what to do (a :class:`UserError`); the cube itself is checked
+    by the solver (a ``CubeError``)."""
+    if req.method not in METHODS:
+        raise UserError(f"method {req.method!r}: expected one of {', '.join(METHODS)}")
+    if req.metric is not None and req.metric not in METRICS:
+        raise UserError(f"metric {req.metric!r}: expected one of {', '.join(METRICS)}")
+    if req.size not in (2, 3):
+        raise UserError(f"size {req.size}: cubes of size 2 and 3 are solved (larger ones can be turned "
+                        "with `apply`)")
+    if req.max_length is not None and not 0 <= req.max_length <= MAX_SOLUTION_LENGTH:
+        raise UserError(f"max_length {req.max_length}: expected 0 to {MAX_SOLUTION_LENGTH}")
+    if req.budget_ms is not None and not 0 <= req.budget_ms <= MAX_BUDGET_MS:
+        raise UserError(f"budget_ms {req.budget_ms:g}: expected 0 to {MAX_BUDGET_MS:g}")
+    if req.method == "cfop":
+        if req.size == 2:
+            raise UserError("method cfop is for a 3x3; a 2x2 is solved optimally without it")
+        if req.metric is not None or req.max_length is not None or req.budget_ms is not None:
+            raise UserError("method cfop turns the fixed CFOP stages (about 60 moves): leave out metric, "
+                            "max_length and budget_ms, which are for the two-phase search")
+    if req.size == 2 and req.metric is not None and req.metric not in POCKET_METRICS:
+        raise UserError(f"metric {req.metric}: a 2x2 is solved optimally in {' or '.join(POCKET_METRICS)}")
+
+
+def answer(req: SolveRequest) -> dict[str, Any]:
+    """The solution as a JSON-ready dict (``moves``, ``length``, and what the
+    method adds: ``cost``, ``steps``, ``stages``, ``optimal``). Raises
+    ``CubeError`` for a cube that cannot be and ``SolveError`` when the
+    search finds nothing within what was asked."""
+    check(req)
+    if req.method == "cfop":
+        return _cfop(req.facelets)
+    if req.size == 2:
+        return _pocket(req.facelets, req.metric_or_default, req.max_length)
+    from solver import solve
+
+    budget = DEFAULT_BUDGET_MS if req.budget_ms is None else req.budget_ms
+    return solve(req.facelets, max_length=req.max_length, budget_ms=budget, metric=req.metric_or_default,
+                 workers=req.workers).to_dict()
+
+
+def _cfop(facelets: str) -> dict[str, Any]:
+    """The moves and each named stage (its moves and the case it met)."""
+    from solver import parse_facelets
+    from solver.cfop import solve_cfop
+
+    t0 = time.perf_counter()
+    out = solve_cfop(parse_facelets(facelets)).to_dict()
+    out["elapsed_ms"] = round((time.perf_counter() - t0) * 1000, 3)
+    keep = ("name", "moves", "case", "slot")
+    out["stages"] = [{k: v for k, v in stage.items() if k in keep} for stage in out["stages"]]
+    return out
+
+
+def _pocket(facelets: str, metric: str, max_length: int | None) -> dict[str, Any]:
+    """An optimal 2x2 solution in ``metric``."""
+    from solver.pocket import normalize_pocket, optimal
+
+    sol = optimal.solve(facelets, metric=metric, max_length=max_length)
+    return {**sol.to_dict(), "metric": metric, "optimal": True, "size": 2,
+            "facelets": normalize_pocket(facelets)}
