@@ -32,4 +32,4 @@ def _virtual_rigs_kept_for_the_test(request):
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "rigs_as_in_production: virtual rigs live only as long as their holders")
+    config.addinivalue_line("markers", "rigs_as_in_production: virtual rigs live only while held")

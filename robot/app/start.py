@@ -36,7 +36,7 @@ from ..rig import job
 from ..rig.config import Config, rig_turn_costs
 from ..rig.errors import RigError, UserError
 from ..rig.journal import Journal, default_state_dir
-from .events import Doubt, Event, Face
+from .events import Doubt, Event, Face, TurnEvents
 from .rigs import RigHandle, attach_rig, connect_rig
 
 if TYPE_CHECKING:
@@ -99,6 +99,11 @@ class Run:
         if state is not None:
             self.state = state
         self.face.emit(Event(kind, self.state, data, text, result=result))
+
+    def publish(self, event: Event) -> None:
+        """An event made elsewhere (a job's turns): the run takes its state."""
+        self.state = event.state
+        self.face.emit(event)
 
     def check_stop(self) -> None:
         """Between steps: end the run here if a person asked for it."""
@@ -380,39 +385,24 @@ def _solve_cfop(run: Run, facelets: str, quarter_cost: float, half_cost: float) 
                     steps=steps, metric="axial")
 
 
-def turn_extras(run: Run, index: int) -> dict[str, Any]:
-    """What a turn's events carry beyond the turn itself: with CFOP, the
-    stage the turn belongs to (``stage``, e.g. "OLL: OLL 27 (Sune)")."""
-    if run.step_labels is not None and 0 <= index < len(run.step_labels):
-        return {"stage": run.step_labels[index]}
-    return {}
-
-
 def turn(run: Run, start: Cube, solution: Solution, journal: Journal) -> job.JobReport:
     """Execute the solution's steps, telling the faces as each turn starts
     and as the rig reports it done. A Stop ends the run after the turn being
     reported (the rig finishes the turns it has queued; the journal keeps the
     job for `cuberobot resume`)."""
     n = len(solution.steps)
-    t0 = time.monotonic()
-    estimate = run.record.get("estimated_turning_s", 0.0)
-    texts = [" ".join(step) for step in solution.steps]
-
-    def started(i: int) -> None:
-        if i < n:
-            run.emit("turn-started", "turning", index=i, turns=n, step=texts[i], **turn_extras(run, i))
+    events = TurnEvents([" ".join(step) for step in solution.steps],
+                        run.record.get("estimated_turning_s", 0.0), run.step_labels)
 
     def on_turn(td: job.TurnDone) -> None:
-        elapsed = time.monotonic() - t0
-        run.emit("turn-done", "turning", index=td.index, turns=n, step=td.step.text, state_facelets=td.state,
-                 ticks=td.ticks, elapsed_s=round(elapsed, 3),
-                 remaining_s=round(max(0.0, estimate - elapsed), 3),
-                 **turn_extras(run, td.index))
+        run.publish(events.done(td.index, td.state, td.ticks))
         log.debug("turn %d of %d: %s", td.index + 1, n, td.step.text)
         run.check_stop()
-        started(td.index + 1)
+        if td.index + 1 < n:
+            run.publish(events.started(td.index + 1))
 
-    started(0)
+    if n:
+        run.publish(events.started(0))
     return job.run(run.rig.link, journal, start, solution.steps, on_turn=on_turn)
 
 

@@ -31,6 +31,7 @@ from starlette.staticfiles import StaticFiles
 from solver.metrics import METHODS
 
 from ..app.events import Answer
+from ..app.events import schema as events_schema
 from ..app.limits import MAX_BUDGET_MS, MAX_DRY_RUN_MOVES, MAX_SEED, MAX_SOLUTION_LENGTH, check_moves
 from ..app.solving import SolveRequest
 from ..app.solving import answer as answer_solve
@@ -490,6 +491,10 @@ def build(panel: Panel) -> Starlette:
             raise ApiError(404, "not-found", f"no scan picture of a view {name[:40]!r} (yet)")
         return Response(data, media_type="image/jpeg", headers={"cache-control": "no-store"})
 
+    async def event_schema(request: Request) -> Response:
+        """Every kind of event and its fields: the definition the engine checks its events against."""
+        return JSONResponse(events_schema())
+
     async def events(request: Request) -> Response:
         panel.loop = asyncio.get_running_loop()
         try:
@@ -623,6 +628,7 @@ def build(panel: Panel) -> Starlette:
         Route("/", page),
         Route("/api/status", status),
         Route("/api/events", events),
+        Route("/api/events/schema", event_schema),
         Route("/api/check", check, methods=["POST"]),
         Route("/api/solve", solve, methods=["POST"]),
         Route("/api/start", start, methods=["POST"]),

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..app.events import Answer, Doubt, Event, Face
+from ..app.events import Answer, Doubt, Event, Face, TurnEvents
 from ..app.start import Engine
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
@@ -220,23 +220,21 @@ class Panel:
         from ..rig import job
 
         n = len(steps)
-        t0 = time.monotonic()
+        from ..rig.motion import estimate_s
+
+        events = TurnEvents([s.text for s in steps], estimate_s(steps, self.cfg))
 
         def on_link(link: Link | None) -> None:
             self.dry_link = link
             if link is not None and n:
-                self.publish(Event("turn-started", "turning",
-                                   {"index": 0, "turns": n, "step": steps[0].text}))
+                self.publish(events.started(0))
 
         def on_turn(td: job.TurnDone) -> None:
-            self.publish(Event("turn-done", "turning", {
-                "index": td.index, "turns": n, "step": td.step.text, "state_facelets": td.state,
-                "ticks": td.ticks, "elapsed_s": round(time.monotonic() - t0, 3)}))
+            self.publish(events.done(td.index, td.state, td.ticks))
             if self.dry_stop.is_set():
                 raise Stopped("dry run stopped by request")
             if td.index + 1 < n:
-                self.publish(Event("turn-started", "turning", {"index": td.index + 1, "turns": n,
-                                                                "step": steps[td.index + 1].text}))
+                self.publish(events.started(td.index + 1))
 
         try:
             report = dry_run(self.cfg, cube, steps, speed=speed, on_turn=on_turn, on_link=on_link)
