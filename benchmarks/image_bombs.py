@@ -106,8 +106,10 @@ def phone_photos() -> dict[str, bytes]:
     """Six real 12-megapixel photos of a cube (4000x3000 JPEGs)."""
     import numpy as np
 
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the synthetic photos
+    from photo_render import render_cube_photos, write_photo
+
     from solver import random_cube
-    from vision.photo_render import render_cube_photos, write_photo
 
     shots = render_cube_photos(random_cube(1).to_facelets(), np.random.default_rng(501), size=(4000, 3000))
     rng = np.random.default_rng(0)

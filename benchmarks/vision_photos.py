@@ -2,7 +2,7 @@
 `vision.photos.read_photos` exactly as `cuberobot scan --images` does.
 
 Each cube is uniformly random; each face is rendered by
-`vision.photo_render.render_face_photo` at a size drawn from 640x480 to
+`tests/photo_render.py`'s `render_face_photo` at a size drawn from 640x480 to
 4000x3000, in a random quarter turn, tilted, on a busy background, and
 written as a real JPEG (70 %) or PNG file. Scores: cubes read right and
 sure, cubes where a grid was not found (refused, exit 2), cubes flagged,
@@ -39,9 +39,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # synthetic photos (test-only)
+
+from photo_render import render_cube_photos, write_photo  # noqa: E402
 
 from solver import random_cube  # noqa: E402
-from vision.photo_render import render_cube_photos, write_photo  # noqa: E402
 from vision.photos import PhotoError, read_photos  # noqa: E402
 
 

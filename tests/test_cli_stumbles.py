@@ -117,7 +117,7 @@ def test_what_the_fuzzing_found_below_the_command_line_is_refused_where_it_lives
 
     import pytest
 
-    from robot.app.render import check_path
+    from robot.app.dryrun_pictures import check_path
     from robot.rig.errors import UserError
     from robot.sim.virtual_rig import Faults
     from vision.profile import ProfileError, load_profile

@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from robot.app.render import FACE_BGR, StickerCube, _lzw, draw
+from robot.app.dryrun_pictures import FACE_BGR, StickerCube, _lzw, draw
 from solver import FACES, SOLVED, SOLVED_CUBE, Move, format_moves
 
 
@@ -111,7 +111,7 @@ def test_render_names_that_cannot_work_are_refused_before_the_run(tmp_path):
 
 
 def test_timeline_draws_u_in_white_and_settle_apart_from_every_face(tmp_path):
-    from robot.app.render import SETTLE_BGR, timeline
+    from robot.app.dryrun_pictures import SETTLE_BGR, timeline
     from robot.rig.config import load_config
     from robot.rig.motion import plan
 

@@ -255,7 +255,7 @@ def _six_still_cameras(folder, seed):
     """One photo per face, each a still-image camera with its face's corners
     given by hand (as a person sets up six photos in a config): the
     renderer's photos, each in a light of its own."""
-    from vision.photo_render import render_cube_photos, write_photo
+    from photo_render import render_cube_photos, write_photo
 
     rng = np.random.default_rng(seed)
     truth = random_cube(seed).to_facelets()

@@ -275,8 +275,7 @@ def multipart(files, boundary="cuberobot-test-boundary"):
 def phone_photos(tmp_path_factory):
     """Six synthetic phone photos of a known cube, as JPEG/PNG bytes."""
     import numpy as np
-
-    from vision.photo_render import render_cube_photos, write_photo
+    from photo_render import render_cube_photos, write_photo
 
     d = tmp_path_factory.mktemp("photos")
     truth = random_cube(1).to_facelets()  # seeds that read sure (see test_vision_photos.py)

@@ -333,9 +333,9 @@ def test_last_runs_with_their_pictures(browser, tmp_path):
 
 def test_upload_six_photos(browser, tmp_path):
     import numpy as np
+    from photo_render import render_cube_photos, write_photo
 
     from solver import random_cube
-    from vision.photo_render import render_cube_photos, write_photo
 
     truth = random_cube(1).to_facelets()  # seeds that read sure (see test_vision_photos.py)
     shots = render_cube_photos(truth, np.random.default_rng(501), size=(1280, 960))

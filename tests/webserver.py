@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from robot.rig.config import load_config
 from robot.sim.protocol_sim import forget, rig_for_url, sim_url
-from robot.web.panel import Options
+from robot.web.runs import Options
 from robot.web.server import Served, bind, make_server
 from vision.render import Lighting
 

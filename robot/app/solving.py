@@ -78,8 +78,10 @@ def answer(req: SolveRequest) -> dict[str, Any]:
         return _cfop(req.facelets)
     if req.size == 2:
         return _pocket(req.facelets, req.metric_or_default, req.max_length)
-    from solver import solve
+    from solver import parse_facelets, solve
 
+    if parse_facelets(req.facelets).is_solved():  # nothing to search for: no tables to build or load
+        return {"moves": "", "length": 0, "cost": 0.0, "elapsed_ms": 0.0, "steps": []}
     budget = DEFAULT_BUDGET_MS if req.budget_ms is None else req.budget_ms
     return solve(req.facelets, max_length=req.max_length, budget_ms=budget, metric=req.metric_or_default,
                  workers=req.workers).to_dict()

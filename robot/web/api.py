@@ -37,9 +37,9 @@ from ..app.solving import SolveRequest
 from ..app.solving import answer as answer_solve
 from ..app.solving import check as check_solve
 from ..rig.errors import UserError
-from . import tools
+from . import workshop
 from .guard import SlowBody
-from .panel import Busy, NotAsking, Panel
+from .runs import Busy, NotAsking, Panel
 
 log = logging.getLogger(__name__)
 
@@ -351,7 +351,7 @@ async def read_photos_form(request: Request, folder: Path) -> dict[str, Path]:
     got: dict[str, Path] = {}
     try:
         for face, value in form.multi_items():
-            if face not in tools.PHOTO_FACES or not isinstance(value, UploadFile):
+            if face not in workshop.PHOTO_FACES or not isinstance(value, UploadFile):
                 raise ApiError(400, "bad-request",
                                f"{face[:20]!r} is not a photo field: name the six U R F D L B")
             if face in got:
@@ -362,7 +362,7 @@ async def read_photos_form(request: Request, folder: Path) -> dict[str, Path]:
                                                  "send it smaller")
     finally:
         await form.close()
-    missing = [f for f in tools.PHOTO_FACES if f not in got]
+    missing = [f for f in workshop.PHOTO_FACES if f not in got]
     if missing:
         raise ApiError(400, "bad-request", f"no photo of face(s) {' '.join(missing)}: send all six")
     return got
@@ -504,8 +504,8 @@ def build(panel: Panel) -> Starlette:
         return StreamingResponse(_stream(panel, q, history), media_type="text/event-stream",
                                  headers={"cache-control": "no-store", "x-accel-buffering": "no"})
 
-    # -- the workshop pages (robot/web/tools.py) --------------------------------
-    live, photos = tools.Live(panel), tools.Photos()
+    # -- the workshop pages (robot/web/workshop.py) --------------------------------
+    live, photos = workshop.Live(panel), workshop.Photos()
     uploads = [0]  # photo uploads being taken in (on the event loop: no lock needed)
 
     async def live_picture(request: Request) -> Response:
@@ -523,23 +523,23 @@ def build(panel: Panel) -> Starlette:
     async def calibrate(request: Request) -> Response:
         body = await read_json(request)
         name = field_str(body, "profile", max_chars=100, required=False) or "default"
-        return JSONResponse(await in_thread(tools.calibrate_colours, panel, name, status=422,
+        return JSONResponse(await in_thread(workshop.calibrate_colours, panel, name, status=422,
                                             kind="calibration"))
 
     async def geometry(request: Request) -> Response:
-        return JSONResponse(tools.geometry(panel))
+        return JSONResponse(workshop.geometry(panel))
 
     async def geometry_picture(request: Request) -> Response:
         name = request.path_params["view"]
         try:
-            data = await in_thread(tools.geometry_picture, panel, name)
+            data = await in_thread(workshop.geometry_picture, panel, name)
         except KeyError:
             raise ApiError(404, "not-found", f"no view {name[:40]!r} with corners to set") from None
         return Response(data, media_type="image/jpeg", headers={"cache-control": "no-store"})
 
     async def set_geometry(request: Request) -> Response:
         body = await read_json(request)
-        return JSONResponse(await in_thread(tools.set_geometry, panel, corners_field(body)))
+        return JSONResponse(await in_thread(workshop.set_geometry, panel, corners_field(body)))
 
     async def dry_run(request: Request) -> Response:
         body = await read_json(request)
@@ -564,12 +564,12 @@ def build(panel: Panel) -> Starlette:
         return Response(panel.timeline, media_type="image/png", headers={"cache-control": "no-store"})
 
     async def runs(request: Request) -> Response:
-        return JSONResponse(await in_thread(tools.last_runs, panel))
+        return JSONResponse(await in_thread(workshop.last_runs, panel))
 
     async def run_picture(request: Request) -> Response:
         run_id, name = request.path_params["run"], request.path_params["name"]
         try:
-            return Response(await run_in_threadpool(tools.run_picture, panel, run_id, name),
+            return Response(await run_in_threadpool(workshop.run_picture, panel, run_id, name),
                              media_type="image/png")
         except KeyError:
             raise ApiError(404, "not-found", f"no picture {name[:40]!r} in run {run_id[:40]!r}") from None

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from ..rig.config import Config
 from ..rig.errors import UserError
-from .panel import Options, Panel
+from .runs import Options, Panel
 
 if TYPE_CHECKING:
     import uvicorn

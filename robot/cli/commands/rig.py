@@ -171,7 +171,7 @@ def _dry_run(args: argparse.Namespace) -> int:
     start = Cube.from_facelets(read_cube_arg(args.start)) if args.start else SOLVED_CUBE
     steps = plan(args.moves, cfg)  # parses and checks the moves before anything opens
     if args.render:
-        from ...app.render import check_path
+        from ...app.dryrun_pictures import check_path
         check_path(args.render)
     profiles = cfg.profiles()
     _check_port_arg(args)
@@ -198,7 +198,7 @@ def _dry_run(args: argparse.Namespace) -> int:
           f"{len(steps)} steps, wall {report.wall_s:.3f} s")
     print(f"final state: {report.state}")
     if args.render:
-        from ...app.render import render
+        from ...app.dryrun_pictures import render
         written = render(args.render, start, steps, cfg)
         for path in written:
             print(f"wrote {path}")

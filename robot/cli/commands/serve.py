@@ -16,7 +16,7 @@ SIM_GLARE_CAPTURES = "first-scan"
 
 def _serve(args: argparse.Namespace) -> int:
     try:
-        from ...web.panel import Options
+        from ...web.runs import Options
         from ...web.server import bind, serve
     except ImportError as e:
         raise UserError(f"the web panel needs its extra: pip install -e '.[web]' ({e})") from None

@@ -27,7 +27,7 @@ from ..app.start import Engine
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
 from ..rig.link import Link
-from .rig import StandingRig
+from .standing_rig import StandingRig
 
 log = logging.getLogger(__name__)
 
@@ -182,8 +182,8 @@ class Panel:
         cube and turn list follow it; :class:`Busy` if a run is going on."""
         from solver import SOLVED_CUBE, Cube
 
+        from ..app.dryrun_pictures import timeline
         from ..app.limits import MAX_DRY_RUN_HOURS
-        from ..app.render import timeline
         from ..rig.motion import estimate_s, plan
 
         cube = Cube.from_facelets(start) if start else SOLVED_CUBE

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..rig.errors import UserError
-from .panel import Busy, Panel, state_dir_runs
+from .runs import Busy, Panel, state_dir_runs
 
 if TYPE_CHECKING:
     from vision.setup import ViewSpec
