@@ -253,3 +253,91 @@ def test_quick_commands_load_no_tables_and_no_numba():
             "assert not bad, bad\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
+
+
+# ---------------------------------------------------------------- the canonical form, by the command line
+
+
+def run(*args: str) -> str:
+    """``cuberobot ARGS`` in this process (main() is the command's whole code
+    path; a subprocess a call would make the property tests take minutes):
+    its standard output, the command having exited 0."""
+    import contextlib
+    import io
+
+    from robot.cli.main import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(list(args))
+    assert code == 0, (args, out.getvalue())
+    return out.getvalue()
+
+
+def apply_cli(cube: str, n: int, moves: str) -> str:
+    return run("apply", "--size", str(n), cube, moves).strip()
+
+
+def scramble_cli(n: int, seed: int, *more: str) -> list[str]:
+    return run("scramble", "--size", str(n), "--seed", str(seed), *more).splitlines()
+
+
+@settings(max_examples=150, deadline=None)
+@given(sized_turns(), st.integers(0, 2**32 - 1))
+def test_apply_then_the_inverse_moves_gives_back_the_very_string(case, seed):
+    """Any size, any moves (outer, wide, slice, rotation), from a scrambled
+    cube as ``scramble`` prints it: two calls undo each other exactly."""
+    n, turns = case
+    start = scramble_cli(n, seed)[0]
+    there = apply_cli(start, n, format_turns(turns))
+    assert apply_cli(there, n, format_turns(invert_turns(turns))) == start
+
+
+@settings(max_examples=100, deadline=None)
+@given(sized_turns(max_size=12), st.integers(0, 12), st.integers(0, 2**32 - 1))
+def test_two_calls_are_one_call(case, cut, seed):
+    """The naming commutes with turning, so the moves may be split anywhere."""
+    n, turns = case
+    start = scramble_cli(n, seed)[0]
+    first, rest = format_turns(turns[:cut]), format_turns(turns[cut:])
+    assert apply_cli(apply_cli(start, n, first), n, rest) == apply_cli(start, n, format_turns(turns))
+
+
+@settings(max_examples=40, deadline=None)
+@given(SIZES, st.integers(0, 2**32 - 1), st.sampled_from([None, 0, 1, 7]))
+def test_what_scramble_prints_passes_apply_unchanged_and_is_what_its_moves_make(n, seed, moves):
+    more = () if moves is None else ("--moves", str(moves))
+    out = scramble_cli(n, seed, *more)
+    assert apply_cli(out[0], n, "") == out[0]
+    assert run("check", "--size", str(n), out[0]).strip() == "valid"
+    if len(out) > 1:
+        assert apply_cli("solved", n, out[1]) == out[0]
+
+
+@settings(max_examples=30, deadline=None)
+@given(SIZES, st.integers(0, 2**32 - 1), st.permutations("wrgyob"))
+def test_a_cube_in_any_colours_is_printed_canonical_and_stays_so(n, seed, colours):
+    start = scramble_cli(n, seed)[0]
+    recoloured = start.translate(str.maketrans("URFDLB", "".join(colours)))
+    assert apply_cli(recoloured, n, "") == start
+    assert apply_cli(apply_cli(recoloured, n, "D x 2R"), n, "2R' x' D'") == start
+
+
+@pytest.mark.parametrize("n,move", [(2, "D"), (2, "L"), (2, "B"), (2, "x"), (2, "y"), (2, "z"), (2, "2U")]
+                         + [(4, m) for m in ("D", "L", "B", "Lw", "Dw", "Bw", "x", "y", "z", "3Lw", "2D")]
+                         + [(n, m) for n in (3, 5, 7) for m in ("x", "y", "z", f"{(n + 1) // 2}R")])
+def test_the_moves_of_the_issue_undo_themselves(n, move):
+    """Issue 22: each of these used to come back renamed, not solved."""
+    there = apply_cli("solved", n, move)
+    assert apply_cli(there, n, format_turns(invert_turns(parse_turns(move, n)))) == solved(n)
+
+
+def test_the_canonical_strings_show_and_solve():
+    """show draws what apply printed; the 2x2 solver solves it (by the corner
+    it keeps fixed, that of the naming)."""
+    cube = apply_cli("solved", 2, "D L' B2 x R")
+    assert run("show", "--size", "2", "--color", "never", cube).split()[:2] == list(cube[:2])
+    moves = run("solve", "--size", "2", cube).split("\n")[0]
+    assert apply_cli(cube, 2, moves) == solved(2)
+    base = apply_cli("solved", 4, "Lw D x")
+    assert run("show", "--size", "4", "--color", "never", base).splitlines()[0].split() == list(base[:4])

@@ -431,3 +431,6 @@ def test_a_2x2_drawn_and_solved_on_the_page(browser, tmp_path):
         assert "colour" in browser.find_element(By.ID, "pocket-message").text
         shot(browser, "web-panel-2x2.png")
         no_script_errors(browser)
+        # the modules talk through import and export: nothing of theirs is left on window
+        assert browser.execute_script("return [typeof window.CubeUI, typeof window.Panel]") == \
+            ["undefined", "undefined"]

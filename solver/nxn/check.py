@@ -33,7 +33,9 @@ def centre_positions(n: int) -> list[int]:
 
 def normalize(facelets: str, n: int) -> str:
     """Validate ``facelets`` as an ``n``-cube (see the module) and return it
-    in face letters URFDLB; CubeError says what is wrong and where."""
+    in face letters URFDLB, named by the centres or the DBL corner: the
+    canonical string (:mod:`solver.nxn.canonical`), which this returns
+    unchanged; CubeError says what is wrong and where."""
     check_size(n)
     if n == 2:
         parse_pocket(facelets)

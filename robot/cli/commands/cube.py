@@ -3,7 +3,9 @@
 A cube's size comes from ``--size N`` (2 to 7) or else from its length (24
 stickers: a 2x2; otherwise a 3x3, whose path is unchanged). Sizes other
 than the 3x3 go through :mod:`solver.nxn` and :mod:`solver.pocket`, plain
-Python and numpy: no solver tables.
+Python and numpy: no solver tables. Every cube these commands print is in
+the one canonical naming of :mod:`solver.nxn.canonical`, which is also how
+they read one, so ``apply`` in two calls is ``apply`` in one.
 """
 
 from __future__ import annotations
@@ -131,13 +133,17 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _show_sized(text: str, size: int, color: bool) -> int:
-    """A cube in face letters is drawn as given, then checked (so a wrong one
-    is seen, and still exits 2 with the reason); other symbols are named by
-    the checks first."""
+    """A cube is drawn in its canonical letters (as ``apply`` would print
+    it); a wrong cube in face letters is drawn as given, so that it is seen,
+    and still exits 2 with the reason."""
     text = text.strip()
-    letters = text if len(text) == 6 * size * size and set(text) <= set("URFDLB") else None
-    print(render_net_size(letters or normalize_sized(text, size), size, color=color))
-    normalize_sized(text, size)
+    try:
+        named = normalize_sized(text, size)
+    except CubeError:
+        if len(text) == 6 * size * size and set(text) <= set("URFDLB"):
+            print(render_net_size(text, size, color=color))
+        raise
+    print(render_net_size(named, size, color=color))
     return 0
 
 
@@ -146,9 +152,9 @@ def _apply(args: argparse.Namespace) -> int:
     check_moves(moves, "MOVES", MAX_APPLY_MOVES, " and apply the parts one after the other")
     size, text = read_sized(args)
     if size != 3 or args.size == 3:
-        from solver.nxn import apply_turns
+        from solver.nxn import turn
 
-        print(apply_turns(normalize_sized(text, size), size, moves))
+        print(turn(text, size, moves))  # read and printed in the one naming: calls add up
         return 0
     cube = Cube.from_facelets(text)
     print(cube.apply(moves).to_facelets())
@@ -158,22 +164,23 @@ def _apply(args: argparse.Namespace) -> int:
 def _scramble_sized(args: argparse.Namespace) -> int:
     """A 2x2: a uniform random state (or --moves face turns); bigger cubes:
     random outer and wide turns (--moves, or as many as a competition
-    scramble), the state and then the moves."""
+    scramble), the state and then the moves. The state is printed in the
+    canonical naming, as ``apply`` prints the same moves on a solved cube
+    (a random 2x2 keeps its DBL corner in place, so it is canonical as drawn)."""
     from solver import pocket
-    from solver.nxn import apply_turns, format_turns, random_turns, scramble_length, solved
+    from solver.nxn import format_turns, random_turns, scramble_length, scrambled
 
     n = args.size
     if n == 2 and args.moves is None:
         print(pocket.random_pocket(args.seed).to_facelets())
         return 0
     if n == 2:
-        moves = random_scramble(args.moves, args.seed)
-        print(pocket.SOLVED_POCKET.apply(moves).to_facelets())
-        print(format_moves(moves))
-        return 0
-    turns = random_turns(n, scramble_length(n) if args.moves is None else args.moves, args.seed)
-    print(apply_turns(solved(n), n, turns))
-    print(format_turns(turns))
+        moves = format_moves(random_scramble(args.moves, args.seed))
+    else:
+        count = scramble_length(n) if args.moves is None else args.moves
+        moves = format_turns(random_turns(n, count, args.seed))
+    print(scrambled(n, moves))
+    print(moves)
     return 0
 
 

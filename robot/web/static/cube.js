@@ -1,14 +1,12 @@
 // The cube for the panel: a 3-D model drawn with CSS 3D transforms (54
 // stickers, each placed by a matrix), turned by dragging and animating each
 // turn, and a flat net whose stickers can be tapped. No outside library.
-(() => {
-"use strict";
-
-const FACES = "URFDLB";
-const COLOURS = { U: "#f5f5f5", R: "#d62828", F: "#2a9d3a", D: "#f2d22e", L: "#ff8c1a", B: "#1e5bc6" };
-const COLOUR_NAMES = { U: "white", R: "red", F: "green", D: "yellow", L: "orange", B: "blue" };
+// An ES module: the other modules import what they draw with.
+export const FACES = "URFDLB";
+export const COLOURS = { U: "#f5f5f5", R: "#d62828", F: "#2a9d3a", D: "#f2d22e", L: "#ff8c1a", B: "#1e5bc6" };
+export const COLOUR_NAMES = { U: "white", R: "red", F: "green", D: "yellow", L: "orange", B: "blue" };
 const NORMALS = { U: [0, 1, 0], R: [1, 0, 0], F: [0, 0, 1], D: [0, -1, 0], L: [-1, 0, 0], B: [0, 0, -1] };
-const SOLVED = FACES.split("").map((f) => f.repeat(9)).join("");
+export const SOLVED = FACES.split("").map((f) => f.repeat(9)).join("");
 
 // Cubie position (-1..1, y up, F toward the viewer) of facelet (face, row, column), as the net lays it out.
 function slot(face, r, c) {
@@ -42,7 +40,7 @@ function parseTurn(token) {
   return [face, q];
 }
 
-class Cube3D {
+export class Cube3D {
   constructor(root, size) {
     this.root = root;
     this.size = size;
@@ -158,7 +156,7 @@ class Cube3D {
 // The net: U above F; L F R B in a row; D below F. Tapping calls onTap(index).
 const NET_AT = { U: [0, 3], L: [3, 0], F: [3, 3], R: [3, 6], B: [3, 9], D: [6, 3] };
 
-class Net {
+export class Net {
   constructor(root, onTap) {
     this.root = root;
     this.cells = [];
@@ -188,6 +186,3 @@ class Net {
     });
   }
 }
-
-window.CubeUI = { Cube3D, Net, FACES, COLOURS, COLOUR_NAMES, SOLVED };
-})();

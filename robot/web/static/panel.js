@@ -1,9 +1,10 @@
 // The panel's page: follows the run through the server's event stream,
 // sends Start, Stop, the emergency stop and a person's fixes to the API.
-(() => {
-"use strict";
+// An ES module: the cube's drawing comes from cube.js, the API calls from
+// api.js; tools.js takes showCube from here.
+import { post } from "./api.js";
+import { COLOUR_NAMES, COLOURS, Cube3D, FACES, Net, SOLVED } from "./cube.js";
 
-const { Cube3D, Net, FACES, COLOURS, COLOUR_NAMES, SOLVED } = window.CubeUI;
 const $ = (id) => document.getElementById(id);
 
 const page = {
@@ -62,19 +63,6 @@ function tap(i) {
   $("fix-message").textContent = "";
   drawNet();
   cube.show(page.facelets);
-}
-
-async function post(path, body) {
-  let r;
-  try {
-    r = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" },
-                            body: JSON.stringify(body || {}), keepalive: true });
-  } catch (e) {
-    return { ok: false, status: 0, body: { error: { message: "the panel does not answer: " + e.message } } };
-  }
-  let data = {};
-  try { data = await r.json(); } catch (e) { /* an empty answer */ }
-  return { ok: r.ok, status: r.status, body: data };
 }
 
 function say(text, isError) {
@@ -271,15 +259,10 @@ function connect() {
 }
 
 // for the workshop pages (tools.js): show a cube read elsewhere (six photos)
-window.Panel = {
-  showCube(facelets, doubtful) {
-    page.facelets = facelets; page.doubtful = new Set(doubtful || []);
-    cube.show(facelets); net.show(facelets, page.doubtful, new Set());
-  },
-  post, say,
-  busy() { return page.status && ["scanning", "needs_help", "solving", "turning"].includes(page.status.state); },
-};
+export function showCube(facelets, doubtful) {
+  page.facelets = facelets; page.doubtful = new Set(doubtful || []);
+  cube.show(facelets); net.show(facelets, page.doubtful, new Set());
+}
 
 drawNet();
 connect();
-})();

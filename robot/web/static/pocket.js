@@ -1,10 +1,8 @@
 // The page's 2x2 section: a typed 24-sticker cube drawn as a net, checked and
 // solved optimally by the API (POST /api/solve; a bad cube's stickers ringed).
-(() => {
-"use strict";
+import { post } from "./api.js";
+import { COLOURS } from "./cube.js";
 
-const { COLOURS } = window.CubeUI;
-const { post } = window.Panel;
 const $ = (id) => document.getElementById(id);
 // Where each face sits in the net, in 2x2 cells: U above F; L F R B across; D below F.
 const PLACE = { U: [0, 1], R: [1, 2], F: [1, 1], D: [2, 1], L: [1, 0], B: [1, 3] };
@@ -50,4 +48,3 @@ async function solve() {
 
 $("pocket-solve").addEventListener("click", solve);
 draw("UUUURRRRFFFFDDDDLLLLBBBB", new Set());
-})();

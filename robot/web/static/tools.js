@@ -1,12 +1,11 @@
 // The panel's workshop pages: live camera pictures, a dry run, calibration
 // (colours, and the sticker grid by dragging corners), six photos read into
 // a cube, and the last runs. Each calls one API endpoint (docs/api.md).
-(() => {
-"use strict";
+import { getJSON, post } from "./api.js";
+import { FACES } from "./cube.js";
+import { showCube } from "./panel.js";
 
 const $ = (id) => document.getElementById(id);
-const { post } = window.Panel;
-const FACES = "URFDLB";
 
 function el(tag, props, ...children) {
   const e = document.createElement(tag);
@@ -17,17 +16,6 @@ function el(tag, props, ...children) {
 
 function errorText(r) {
   return (r.body && r.body.error && r.body.error.message) || ("refused (" + r.status + ")");
-}
-
-async function getJSON(path) {
-  try {
-    const r = await fetch(path, { cache: "no-store" });
-    let body = {};
-    try { body = await r.json(); } catch (e) { /* not JSON */ }
-    return { ok: r.ok, status: r.status, body };
-  } catch (e) {
-    return { ok: false, status: 0, body: { error: { message: "the panel does not answer: " + e.message } } };
-  }
 }
 
 function say(id, text, isError) {
@@ -216,7 +204,7 @@ $("photos-form").addEventListener("submit", async (ev) => {
   try {
     const resp = await fetch("/api/photos", { method: "POST", body: form });
     let body = {};
-    try { body = await resp.json(); } catch (e) { /* not JSON */ }
+    try { body = await resp.json(); } catch { /* not JSON */ }
     r = { ok: resp.ok, status: resp.status, body };
   } catch (e) {
     r = { ok: false, status: 0, body: { error: { message: "the panel does not answer: " + e.message } } };
@@ -233,7 +221,7 @@ $("photos-form").addEventListener("submit", async (ev) => {
   box.append(el("p", { id: "photos-facelets", textContent: d.facelets }));
   for (const w of d.warnings || []) box.append(el("p", { className: "hint", textContent: "warning: " + w }));
   for (const f of d.pictures) box.append(el("img", { alt: "photo " + f, src: `/api/photos/${f}.jpg?t=${Date.now()}` }));
-  window.Panel.showCube(d.facelets, d.suspects);
+  showCube(d.facelets, d.suspects);
 });
 
 // ---------------------------------------------------------------- the last runs
@@ -264,4 +252,3 @@ $("runs-load").addEventListener("click", async () => {
   }
   $("runs-load").textContent = "Refresh";
 });
-})();
