@@ -35,8 +35,6 @@ _PLL_STICKERS = ("F1", "F2", "F3", "R1", "R2", "R3", "B1", "B2", "B3", "L1", "L2
 
 F2L_CORNER = 4  # the DFR piece: its home is the front-right slot's corner
 F2L_EDGE = 8  # the FR piece
-F2L_PIECES = ((4, 5, 6, 7), (4, 5, 6, 7, 8, 9, 10, 11))
-"""Corner and edge slots of the first two layers (cross edges are 4..7)."""
 
 
 def _pos(name: str) -> int:

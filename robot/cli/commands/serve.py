@@ -11,8 +11,6 @@ from ...rig.errors import UserError
 from ..limits import path, text, whole
 from . import Registry
 
-SIM_GLARE_CAPTURES = "first-scan"
-
 
 def _serve(args: argparse.Namespace) -> int:
     try:
