@@ -36,64 +36,106 @@ def serve(rig: VirtualRig, out: TextIO | None = None, inp: TextIO | None = None)
     inp = inp if inp is not None else sys.stdin
     master, slave = os.openpty()
     tty.setraw(slave)
-    path = os.ttyname(slave)
-    print(path, file=out, flush=True)
-    conn: Connection = rig.connect()
-    dead_until = 0.0
-    stdin_fd: int | None = inp.fileno()
-    pending = b""
+    print(os.ttyname(slave), file=out, flush=True)
     os.set_blocking(master, False)
+    pump = _PtyPump(rig, master)
+    commands = _CommandLines(rig, inp.fileno(), out)
     try:
-        while True:
+        while commands.open:
             rig.advance()
-            now = time.monotonic()
-            if conn.broken and now >= dead_until:
-                if dead_until == 0.0:
-                    dead_until = now + DEAD_LINE_S
-                else:
-                    conn, dead_until = rig.connect(), 0.0
-            if conn.to_host:
-                with rig.lock:
-                    data = bytes(conn.to_host)
-                    conn.to_host.clear()
-                try:
-                    os.write(master, data)
-                except BlockingIOError:
-                    pass
-            nxt = rig.next_event_time()
-            timeout = 0.05
-            if nxt is not None:
-                timeout = max(0.0, min(timeout, (nxt - rig.clock.now()) / rig.clock.speed))
-            r, _, _ = select.select([master] + ([stdin_fd] if stdin_fd is not None else []), [], [], timeout)
-            if not r and nxt is not None:
-                rig.clock.wait(nxt, 0.0)  # an event clock jumps to the rig's next event
-            if master in r:
-                try:
-                    data = os.read(master, 4096)
-                except (BlockingIOError, OSError):
-                    data = b""
-                if data and not conn.broken:
-                    try:
-                        conn.write(data)
-                    except Exception:  # noqa: BLE001 - Disconnected: the line is now dead
-                        pass
-            if stdin_fd is not None and stdin_fd in r:
-                chunk = os.read(stdin_fd, 4096)
-                if not chunk:
-                    if stat.S_ISFIFO(os.fstat(stdin_fd).st_mode):
-                        return 0  # the process driving us through a pipe is gone
-                    stdin_fd = None  # /dev/null or a file: serve until killed
-                    continue
-                pending += chunk
-                while b"\n" in pending:
-                    line, pending = pending.split(b"\n", 1)
-                    answer = _command(rig, line.decode("utf-8", "replace").strip())
-                    if answer is None:
-                        return 0
-                    print(answer, file=out, flush=True)
+            pump.reconnect_after_a_pulled_cable()
+            pump.to_host()
+            ready = pump.wait([] if commands.fd is None else [commands.fd])
+            if master in ready:
+                pump.from_host()
+            if commands.fd is not None and commands.fd in ready:
+                commands.read()
+        return 0
     finally:
         os.close(master)
         os.close(slave)
+
+
+class _PtyPump:
+    """The rig's end of the pty: bytes each way, the rig's clock between them,
+    and a simulated pulled cable (the line dead for a while, then a new one)."""
+
+    def __init__(self, rig: VirtualRig, master: int):
+        self.rig, self.master = rig, master
+        self.conn: Connection = rig.connect()
+        self.dead_until = 0.0
+
+    def reconnect_after_a_pulled_cable(self) -> None:
+        now = time.monotonic()
+        if self.conn.broken and now >= self.dead_until:
+            if self.dead_until == 0.0:
+                self.dead_until = now + DEAD_LINE_S
+            else:
+                self.conn, self.dead_until = self.rig.connect(), 0.0
+
+    def to_host(self) -> None:
+        if not self.conn.to_host:
+            return
+        with self.rig.lock:
+            data = bytes(self.conn.to_host)
+            self.conn.to_host.clear()
+        try:
+            os.write(self.master, data)
+        except BlockingIOError:
+            pass  # nobody reads the line: what the rig said is lost, as on a wire
+
+    def wait(self, others: list[int]) -> list[int]:
+        """Until bytes arrive or the rig's next event is due (an event clock
+        jumps to it when nothing arrives)."""
+        rig = self.rig
+        nxt = rig.next_event_time()
+        timeout = 0.05
+        if nxt is not None:
+            timeout = max(0.0, min(timeout, (nxt - rig.clock.now()) / rig.clock.speed))
+        ready, _, _ = select.select([self.master, *others], [], [], timeout)
+        if not ready and nxt is not None:
+            rig.clock.wait(nxt, 0.0)
+        return ready
+
+    def from_host(self) -> None:
+        try:
+            data = os.read(self.master, 4096)
+        except OSError:  # BlockingIOError included
+            data = b""
+        if data and not self.conn.broken:
+            try:
+                self.conn.write(data)
+            except Exception:  # noqa: BLE001 - Disconnected: the line is now dead
+                pass
+
+
+class _CommandLines:
+    """The test's side channel on stdin: one command a line (state, press,
+    set, counts, quit), each answered on stdout."""
+
+    def __init__(self, rig: VirtualRig, fd: int, out: TextIO):
+        self.rig, self.out = rig, out
+        self.fd: int | None = fd
+        self.open = True
+        self.pending = b""
+
+    def read(self) -> None:
+        assert self.fd is not None
+        chunk = os.read(self.fd, 4096)
+        if not chunk:
+            if stat.S_ISFIFO(os.fstat(self.fd).st_mode):
+                self.open = False  # the process driving us through a pipe is gone
+            else:
+                self.fd = None  # /dev/null or a file: serve until killed
+            return
+        self.pending += chunk
+        while b"\n" in self.pending and self.open:
+            line, self.pending = self.pending.split(b"\n", 1)
+            answer = _command(self.rig, line.decode("utf-8", "replace").strip())
+            if answer is None:
+                self.open = False
+                return
+            print(answer, file=self.out, flush=True)
 
 
 def _command(rig: VirtualRig, line: str) -> str | None:
