@@ -177,33 +177,60 @@ class _Table:
     def get(self, k: str, kind: type | tuple, default: Any = None, *, lo: float | None = None,
             hi: float | None = None, choices: Iterable[Any] | None = None, required: bool = False,
             max_chars: int = MAX_TEXT_CHARS) -> Any:
+        """The value of ``k``, checked: its type (an integer where a number is
+        expected becomes a float), then, as they apply, its text, its choices
+        and its range; ``default`` when it is missing and not ``required``."""
         self.used.add(k)
         if k not in self.data:
             if required:
                 self.fail(self.key(k), "missing (required)")
             return default
-        v = self.data[k]
-        kinds = kind if isinstance(kind, tuple) else (kind,)
-        ok = any(isinstance(v, t) and not (t in (int, float) and isinstance(v, bool)) for t in kinds)
+        v = self._typed(k, self.data[k], kind if isinstance(kind, tuple) else (kind,))
+        if isinstance(v, str):
+            self._check_text(k, v, max_chars)
+        if choices is not None and v not in choices:
+            self.fail(self.key(k), f"expected one of {', '.join(map(repr, choices))}, got {v!r}")
+        if isinstance(v, (int, float)):
+            self._check_range(k, v, lo, hi)
+        return v
+
+    # Typed getters: what a section reads, with the bounds that say what makes sense.
+    def integer(self, k: str, default: int, lo: int, hi: int) -> int:
+        return int(self.get(k, int, default, lo=lo, hi=hi))
+
+    def number(self, k: str, default: float, lo: float, hi: float) -> float:
+        return float(self.get(k, float, default, lo=lo, hi=hi))
+
+    def text(self, k: str, default: str, *, choices: Iterable[str] | None = None) -> str:
+        return str(self.get(k, str, default, choices=choices))
+
+    def flag(self, k: str, default: bool) -> bool:
+        return bool(self.get(k, bool, default))
+
+    def _typed(self, k: str, v: Any, kinds: tuple[type, ...]) -> Any:
+        """``v`` if it is one of ``kinds`` (a bool is no number), an int taken
+        as a float where a float is expected, and finite."""
         if float in kinds and isinstance(v, int) and not isinstance(v, bool):
-            ok, v = True, float(v)
-        if not ok:
+            v = float(v)
+        if not any(isinstance(v, t) and not (t in (int, float) and isinstance(v, bool)) for t in kinds):
             names = " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in kinds)
             self.fail(self.key(k), f"expected {names}, got {_describe(v)}")
         if isinstance(v, float) and not math.isfinite(v):
             self.fail(self.key(k), f"expected a finite number, got {v}")
-        if isinstance(v, str):
-            if len(v) > max_chars:
-                self.fail(self.key(k), f"a string of {len(v)} characters; at most {max_chars}")
-            if not v.isprintable():
-                self.fail(self.key(k), f"expected printable text, got {v[:40]!r}")
-        if choices is not None and v not in choices:
-            self.fail(self.key(k), f"expected one of {', '.join(map(repr, choices))}, got {v!r}")
-        if isinstance(v, (int, float)) and (lo is not None and v < lo or hi is not None and v > hi):
-            rng = f"between {lo} and {hi}" if lo is not None and hi is not None else (
-                f"at least {lo}" if lo is not None else f"at most {hi}")
-            self.fail(self.key(k), f"expected a value {rng}, got {v}")
         return v
+
+    def _check_text(self, k: str, v: str, max_chars: int) -> None:
+        if len(v) > max_chars:
+            self.fail(self.key(k), f"a string of {len(v)} characters; at most {max_chars}")
+        if not v.isprintable():
+            self.fail(self.key(k), f"expected printable text, got {v[:40]!r}")
+
+    def _check_range(self, k: str, v: float, lo: float | None, hi: float | None) -> None:
+        if (lo is None or v >= lo) and (hi is None or v <= hi):
+            return
+        rng = f"between {lo} and {hi}" if lo is not None and hi is not None else (
+            f"at least {lo}" if lo is not None else f"at most {hi}")
+        self.fail(self.key(k), f"expected a value {rng}, got {v}")
 
     def sub(self, k: str) -> _Table | None:
         self.used.add(k)
@@ -386,14 +413,14 @@ def parse_config(text: str, path: Path | None = None) -> Config:
     if (t := top.sub("rig")) is not None:
         rig = RigConfig(
             port=t.get("port", str, rig.port),
-            baud=t.get("baud", int, rig.baud, lo=300, hi=4_000_000),
-            boot_wait_s=t.get("boot_wait_s", float, rig.boot_wait_s, lo=0.0, hi=30.0),
-            reply_timeout_s=t.get("reply_timeout_s", float, rig.reply_timeout_s, lo=0.001, hi=5.0),
-            connect_timeout_s=t.get("connect_timeout_s", float, rig.connect_timeout_s, lo=0.1, hi=300.0),
-            stall_timeout_s=t.get("stall_timeout_s", float, rig.stall_timeout_s, lo=0.5, hi=300.0),
-            reply_limit_s=t.get("reply_limit_s", float, rig.reply_limit_s, lo=0.2, hi=300.0),
-            idle_ms=t.get("idle_ms", int, rig.idle_ms, lo=0, hi=65535),
-            overlap_deg=t.get("overlap_deg", float, rig.overlap_deg, lo=0.0, hi=45.0),
+            baud=t.integer("baud", rig.baud, 300, 4_000_000),
+            boot_wait_s=t.number("boot_wait_s", rig.boot_wait_s, 0.0, 30.0),
+            reply_timeout_s=t.number("reply_timeout_s", rig.reply_timeout_s, 0.001, 5.0),
+            connect_timeout_s=t.number("connect_timeout_s", rig.connect_timeout_s, 0.1, 300.0),
+            stall_timeout_s=t.number("stall_timeout_s", rig.stall_timeout_s, 0.5, 300.0),
+            reply_limit_s=t.number("reply_limit_s", rig.reply_limit_s, 0.2, 300.0),
+            idle_ms=t.integer("idle_ms", rig.idle_ms, 0, 65535),
+            overlap_deg=t.number("overlap_deg", rig.overlap_deg, 0.0, 45.0),
         )
         if not rig.port.strip():
             t.fail(t.key("port"), "expected a serial port (e.g. /dev/ttyACM0, COM3, a pty path or sim://)")
