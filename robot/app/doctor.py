@@ -369,8 +369,9 @@ class Report:
                 "libcameras": [{"number": n, "sensor": s} for n, s in self.libcameras]}
 
 
-def handshake(port: str, rig: RigConfig, boot_wait_s: float) -> Finding:
-    """Whether cuberobot's firmware answers on ``port``: its version, board and queue."""
+def handshake(port: str, rig: RigConfig, boot_wait_s: float, *, claim: bool = True) -> Finding:
+    """Whether cuberobot's firmware answers on ``port``: its version, board
+    and queue. ``claim``: hold the rig meanwhile (off when the caller holds it)."""
     from dataclasses import replace
 
     from ..rig.errors import RigError, UserError
@@ -380,7 +381,7 @@ def handshake(port: str, rig: RigConfig, boot_wait_s: float) -> Finding:
     try:
         from .limits import rig_claims
 
-        with rig_claims(port, None, folder=False), Link(cfg, port) as link:
+        with rig_claims(port if claim else None, None, folder=False), Link(cfg, port) as link:
             link.open()
             if boot_wait_s:
                 import time
