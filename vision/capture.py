@@ -1,6 +1,8 @@
-"""Cameras: webcams, video files, image sequences and the simulated camera,
-all read through ``cv2.VideoCapture`` so the simulation tests the same code
-a webcam uses.
+"""Cameras: webcams (by index or device path, through V4L2 on Linux),
+programs that write MJPEG (the Raspberry Pi camera's rpicam-vid;
+vision/stream.py), video files, image sequences and the simulated camera,
+all read through ``cv2.VideoCapture`` or a look-alike so the simulation
+tests the same code a webcam uses.
 
 Every read runs with a timeout: a busy or unplugged webcam can block inside
 the driver, and a robot must say which camera failed rather than hang.
@@ -11,9 +13,11 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import stat
 import tempfile
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, TypeVar
@@ -22,7 +26,8 @@ import cv2
 import numpy as np
 
 from .errors import VisionError
-from .setup import CameraSpec, ViewSpec
+from .setup import CameraSpec, ViewSpec, camera_kind
+from .stream import CommandCapture, libcamera_command
 
 if TYPE_CHECKING:
     from .render import Lighting
@@ -69,6 +74,25 @@ def _quietly(fn: Callable[..., T], *args: object) -> T:
         lg.setLogLevel(before)
 
 
+def device_node(path: str, label: str) -> str:
+    """The video device a path names (a by-id or by-path link followed),
+    checked to be a character device this user may open."""
+    real = os.path.realpath(path)
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        raise VisionError(f"{label}: no such device (unplugged, or named otherwise: ls /dev/v4l/by-id)"
+                          ) from None
+    except OSError as e:
+        raise VisionError(f"{label}: cannot look at it: {e.strerror or e}") from None
+    if not stat.S_ISCHR(st.st_mode):
+        raise VisionError(f"{label}: {real} is not a device (a camera is /dev/videoN or a link to one)")
+    if not os.access(real, os.R_OK | os.W_OK):
+        raise VisionError(f"{label}: no permission to open {real}: sudo usermod -aG video $USER, then log "
+                          "out and in again")
+    return real
+
+
 class Camera:
     """One open camera. ``grab()`` returns the average of a few frames
     (BGR uint8) after the warm-up frames were dropped when it was opened."""
@@ -87,46 +111,65 @@ class Camera:
             self.settings["exposure"] = exposure
         if gain is not None:
             self.settings["gain"] = gain
-        self._cap: cv2.VideoCapture | None = self._open()
+        self.kind = camera_kind(spec if source is None else replace(spec, source=source, command=()))
+        self._cap: cv2.VideoCapture | CommandCapture | None = self._open()
         for _ in range(max(0, spec.warmup_frames)):
             self._read()
 
     @property
     def _is_file(self) -> bool:
-        return not isinstance(self._source, int) and not str(self._source).isdigit()
+        return self.kind in ("file", "sim")
 
-    def _open(self) -> cv2.VideoCapture:
+    def _open(self) -> cv2.VideoCapture | CommandCapture:
         src = self._source
         label = f"camera {self.name!r} ({src})"
+        kind = self.kind
+        cap: cv2.VideoCapture | CommandCapture
+        if kind in ("command", "libcamera"):
+            argv = list(self.spec.command) if kind == "command" else libcamera_command(
+                self.spec, exposure=self.exposure, gain=self.gain)
+            self.settings["command"] = argv
+            log.info("camera %s runs: %s", self.name, " ".join(argv))
+            return CommandCapture(argv, label, timeout=self.spec.timeout_s)
         if self._is_file:
             path = str(src)
             if "%" not in path and not Path(path).exists():
                 raise VisionError(f"{label}: no such file")
             api = cv2.CAP_IMAGES if "%" in path else cv2.CAP_ANY
             cap = _with_timeout(lambda: cv2.VideoCapture(path, api), self.spec.timeout_s, label)
+        elif kind == "device":
+            node = device_node(str(src), label)
+            if node != str(src):
+                self.settings["device"] = node
+            cap = _with_timeout(lambda: _quietly(cv2.VideoCapture, node, cv2.CAP_V4L2), self.spec.timeout_s,
+                                label)
         else:
             cap = _with_timeout(lambda: _quietly(cv2.VideoCapture, int(src)), self.spec.timeout_s, label)
         if not cap.isOpened():
             raise VisionError(f"{label}: cannot be opened (missing, or in use by another program)")
         if not self._is_file:
-            cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.spec.width)
-            cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.spec.height)
-            # V4L2 wants 0.25 for manual exposure, 0.75 for auto; other back-ends take 0/1
-            # a fixed exposure needs auto exposure off, whatever the set-up says
-            auto = self.spec.auto_exposure and self.exposure is None
-            cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 0.75 if auto else 0.25)
-            cap.set(cv2.CAP_PROP_AUTO_WB, 1 if self.spec.auto_white_balance else 0)
-            if self.exposure is not None:
-                cap.set(cv2.CAP_PROP_EXPOSURE, float(self.exposure))
-            if self.gain is not None:
-                cap.set(cv2.CAP_PROP_GAIN, float(self.gain))
-            props = {"width": cv2.CAP_PROP_FRAME_WIDTH, "height": cv2.CAP_PROP_FRAME_HEIGHT,
-                     "auto_exposure": cv2.CAP_PROP_AUTO_EXPOSURE, "exposure": cv2.CAP_PROP_EXPOSURE,
-                     "gain": cv2.CAP_PROP_GAIN,
-                     "auto_wb": cv2.CAP_PROP_AUTO_WB, "wb_temperature": cv2.CAP_PROP_WB_TEMPERATURE}
-            self.settings.update({f"reported_{k}": cap.get(v) for k, v in props.items()})
-            log.info("camera %s settings: %s", self.name, self.settings)
+            self._apply_settings(cap)
         return cap
+
+    def _apply_settings(self, cap: cv2.VideoCapture) -> None:
+        """Size, exposure, gain and white balance, on an index or a device alike."""
+        cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.spec.width)
+        cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.spec.height)
+        # V4L2 wants 0.25 for manual exposure, 0.75 for auto; other back-ends take 0/1
+        # a fixed exposure needs auto exposure off, whatever the set-up says
+        auto = self.spec.auto_exposure and self.exposure is None
+        cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 0.75 if auto else 0.25)
+        cap.set(cv2.CAP_PROP_AUTO_WB, 1 if self.spec.auto_white_balance else 0)
+        if self.exposure is not None:
+            cap.set(cv2.CAP_PROP_EXPOSURE, float(self.exposure))
+        if self.gain is not None:
+            cap.set(cv2.CAP_PROP_GAIN, float(self.gain))
+        props = {"width": cv2.CAP_PROP_FRAME_WIDTH, "height": cv2.CAP_PROP_FRAME_HEIGHT,
+                 "auto_exposure": cv2.CAP_PROP_AUTO_EXPOSURE, "exposure": cv2.CAP_PROP_EXPOSURE,
+                 "gain": cv2.CAP_PROP_GAIN,
+                 "auto_wb": cv2.CAP_PROP_AUTO_WB, "wb_temperature": cv2.CAP_PROP_WB_TEMPERATURE}
+        self.settings.update({f"reported_{k}": cap.get(v) for k, v in props.items()})
+        log.info("camera %s settings: %s", self.name, self.settings)
 
     def _read(self) -> np.ndarray:
         label = f"camera {self.name!r} ({self._source})"
@@ -139,19 +182,23 @@ class Camera:
             cap = self._cap = self._open()
             ok, frame = _with_timeout(cap.read, self.spec.timeout_s, label)
         if not ok or frame is None:
-            raise VisionError(f"{label}: returned no frame")
+            why = cap.problem() if isinstance(cap, CommandCapture) else ""
+            raise VisionError(f"{label}: returned no frame" + (f" ({why})" if why else ""))
         return frame
 
     def grab(self) -> np.ndarray:
-        frames = [self._read().astype(np.float32) for _ in range(max(1, self.spec.average_frames))]
+        frames = []
+        for _ in range(max(1, self.spec.average_frames)):
+            frame = self._read()
+            h, w = frame.shape[:2]
+            if (w, h) != (self.spec.width, self.spec.height):
+                raise VisionError(f"camera {self.name!r} gives {w}x{h} frames but the set-up says"
+                                  f" {self.spec.width}x{self.spec.height}: fix the set-up or the camera")
+            frames.append(frame.astype(np.float32))
         img = np.mean(frames, axis=0)
         if img.mean() < BLACK_MEAN:
             raise VisionError(f"camera {self.name!r} ({self._source}) returns black frames:"
                               " lens covered, no light, or exposure set to zero")
-        h, w = img.shape[:2]
-        if (w, h) != (self.spec.width, self.spec.height):
-            raise VisionError(f"camera {self.name!r} gives {w}x{h} frames but the set-up says"
-                              f" {self.spec.width}x{self.spec.height}: fix the set-up or the camera")
         return np.clip(img + 0.5, 0, 255).astype(np.uint8)
 
     def close(self) -> None:
@@ -180,8 +227,6 @@ def write_sim_sequence(directory: Path, facelets: str, view: ViewSpec, spec: Cam
     frames either); each frame then gets its own sensor noise and JPEG
     artefacts, which is what averaging frames is there to fight. Warm-up
     frames, which the camera code drops, are links to the first frame."""
-    from dataclasses import replace
-
     from .render import Lighting, add_sensor_effects, render_view
 
     rng = np.random.default_rng(seed)
@@ -224,10 +269,8 @@ def open_camera(spec: CameraSpec, *, sim_state: str | None = None, sim_seed: int
     in the driver's units) fix the camera's exposure, auto exposure off;
     the simulated camera multiplies its light by both, so a scan that clips
     is handled by the same code as with a webcam."""
-    if spec.source == "sim":
+    if camera_kind(spec) == "sim":
         if exposure is not None or gain is not None:
-            from dataclasses import replace
-
             from .render import Lighting
 
             if sim_lighting is None:

@@ -21,8 +21,11 @@ from dataclasses import dataclass, field
 class CameraSpec:
     name: str
     source: str | int
-    """A device index (0), a video file, an image sequence ('frames/%03d.png'),
-    or 'sim' for the simulated camera."""
+    """A device index (0), a V4L2 device path ('/dev/video0',
+    '/dev/v4l/by-id/...'), 'libcamera' (or 'libcamera:N') for a camera
+    driven by libcamera, read as MJPEG from rpicam-vid, a video file, an
+    image sequence ('frames/%03d.png'), or 'sim' for the simulated camera.
+    Ignored when ``command`` is given."""
     width: int = 1280
     height: int = 720
     auto_exposure: bool = False
@@ -30,6 +33,36 @@ class CameraSpec:
     warmup_frames: int = 5
     average_frames: int = 3
     timeout_s: float = 5.0
+    command: tuple[str, ...] = ()
+    """A program and its arguments that write MJPEG (JPEG after JPEG) to
+    their standard output; when given, frames are read from it."""
+
+
+CAMERA_KINDS = ("index", "device", "libcamera", "command", "sim", "file")
+
+LIBCAMERA = "libcamera"
+
+
+def camera_kind(spec: CameraSpec) -> str:
+    """How a camera is opened: one of :data:`CAMERA_KINDS`."""
+    if spec.command:
+        return "command"
+    src = spec.source
+    if isinstance(src, int) or src.isascii() and src.isdigit():
+        return "index"
+    if src == "sim":
+        return "sim"
+    if src == LIBCAMERA or src.startswith(LIBCAMERA + ":"):
+        return "libcamera"
+    if src.startswith("/dev/"):
+        return "device"
+    return "file"
+
+
+def libcamera_index(spec: CameraSpec) -> int:
+    """The N of ``libcamera:N`` (0 for plain ``libcamera``); -1 when N is not a number."""
+    _, _, n = str(spec.source).partition(":")
+    return int(n) if n.isascii() and n.isdigit() and len(n) < 6 else (0 if not n else -1)
 
 
 @dataclass(frozen=True)

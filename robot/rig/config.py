@@ -20,7 +20,7 @@ from typing import Any, NoReturn
 
 from solver import FACES, MAX_WORKERS
 from solver.metrics import METHODS, METRICS
-from vision.setup import CameraSpec, FaceSpec, ViewSpec
+from vision.setup import LIBCAMERA, CameraSpec, FaceSpec, ViewSpec, libcamera_index
 
 from .errors import UserError
 from .protocol import MAX_STEPS, TICK_HZ
@@ -45,6 +45,9 @@ MAX_NAME_CHARS = 100
 """A camera's or view's name."""
 MAX_CAMERAS = MAX_VIEWS = 16
 MAX_CAMERA_INDEX = 255
+MAX_LIBCAMERA = 15
+"""The N of "libcamera:N" (a Raspberry Pi 5 has two camera ports)."""
+MAX_COMMAND_ARGS = 64
 
 
 def default_config_path() -> Path:
@@ -522,9 +525,18 @@ def _read_motors(t: _Table | None, name: str) -> dict[str, MotorConfig]:
 
 def _read_camera(t: _Table) -> CameraSpec:
     d = CameraSpec(name="", source=0)
+    name = t.get("name", str, required=True, max_chars=MAX_NAME_CHARS)
+    command = _read_command(t)
+    if command and "source" in t.data:
+        t.fail(t.path, "give source or command, not both (command is a program writing MJPEG; source "
+                       "everything else)")
+    source = "command" if command else t.get("source", (str, int), required=True, lo=0, hi=MAX_CAMERA_INDEX)
+    if isinstance(source, str) and not command:
+        _check_camera_source(t, source)
     cam = CameraSpec(
-        name=t.get("name", str, required=True, max_chars=MAX_NAME_CHARS),
-        source=t.get("source", (str, int), required=True, lo=0, hi=MAX_CAMERA_INDEX),
+        name=name,
+        source=source,
+        command=command,
         width=t.get("width", int, d.width, lo=16, hi=16384),
         height=t.get("height", int, d.height, lo=16, hi=16384),
         auto_exposure=t.get("auto_exposure", bool, d.auto_exposure),
@@ -535,6 +547,43 @@ def _read_camera(t: _Table) -> CameraSpec:
     )
     t.done()
     return cam
+
+
+def _check_camera_source(t: _Table, source: str) -> None:
+    key = t.key("source")
+    if not source.strip():
+        t.fail(key, "expected a camera: an index (0), /dev/videoN, a /dev/v4l/by-id/... path, "
+                    "\"libcamera\", a file or \"sim\"")
+    if source.startswith(("/dev/tty", "/dev/serial/", "/dev/cu.")):
+        t.fail(key, f"{source} is a serial port, not a camera (cameras are /dev/videoN or "
+                    "/dev/v4l/by-id/...; `cuberobot doctor` lists them)")
+    if source.isdigit() and not (source.isascii() and int(source) <= MAX_CAMERA_INDEX):
+        t.fail(key, f"expected a camera index from 0 to {MAX_CAMERA_INDEX}, got {source[:20]!r}")
+    number = libcamera_index(CameraSpec("", source))
+    if source.startswith(LIBCAMERA + ":") and not 0 <= number <= MAX_LIBCAMERA:
+        t.fail(key, f"expected \"libcamera\" or \"libcamera:N\" with N from 0 to {MAX_LIBCAMERA} (the "
+                    f"camera's number in rpicam-hello --list-cameras), got {source!r}")
+
+
+def _read_command(t: _Table) -> tuple[str, ...]:
+    """A camera's ``command``: a program and its arguments, as an array of strings."""
+    if "command" not in t.data:
+        t.used.add("command")
+        return ()
+    argv = t.get("command", list)
+    key = t.key("command")
+    if not argv or len(argv) > MAX_COMMAND_ARGS:
+        t.fail(key, f"expected a program and its arguments, 1 to {MAX_COMMAND_ARGS} strings, as "
+                    "[\"rpicam-vid\", \"--codec\", \"mjpeg\", \"-o\", \"-\"]; got an array of "
+                    f"{len(argv)}")
+    for i, a in enumerate(argv):
+        if not isinstance(a, str):
+            t.fail(f"{key}[{i}]", f"expected a string, got {_describe(a)}")
+        if len(a) > MAX_TEXT_CHARS or not a.isprintable() or "\0" in a:
+            t.fail(f"{key}[{i}]", f"expected printable text of at most {MAX_TEXT_CHARS} characters")
+    if not argv[0].strip():
+        t.fail(f"{key}[0]", "expected the program's name or path, got an empty string")
+    return tuple(argv)
 
 
 def _read_view(t: _Table, cameras: list[CameraSpec]) -> ViewSpec:

@@ -156,7 +156,9 @@ class Link:
             time.sleep(self.config.rig.boot_wait_s)
         return self.handshake()
 
-    def handshake(self) -> P.HelloOk:
+    def hello_only(self) -> P.HelloOk:
+        """HELLO until HELLO_OK (within ``connect_timeout_s``): the rig's
+        protocol, firmware version, board and queue, and nothing changed on it."""
         rig = self.config.rig
         deadline = time.monotonic() + rig.connect_timeout_s
         self.reset_seen = None
@@ -181,6 +183,11 @@ class Link:
         self.hello = hello
         self.reset_seen = None
         self.queue_free = hello.queue_capacity
+        return hello
+
+    def handshake(self) -> P.HelloOk:
+        rig = self.config.rig
+        hello = self.hello_only()
         # A reconnect may find the rig still finishing queued moves; settings
         # can only change while it is idle (ERR_BUSY otherwise).
         wait_deadline = time.monotonic() + rig.connect_timeout_s + 4 * self._longest_move_s()

@@ -1,0 +1,49 @@
+"""`cuberobot doctor`: the cameras, serial ports and permissions this
+computer has, the firmware's handshake on a port, and the set-up file
+checked against them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ...app.limits import check_port
+from ...rig.config import load_config
+from ..limits import path, text
+from . import Registry
+
+MAX_PORTS = 8
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from ...app.doctor import Machine, diagnose
+
+    for p in args.port or []:
+        check_port(p)
+    cfg = load_config(args.config) if args.config else None
+    machine = Machine(root=Path(args.root)) if args.root else Machine()
+    report = diagnose(machine, cfg, ports=args.port, handshakes=not args.no_handshake)
+    if args.json:
+        print(json.dumps(report.as_json(), indent=1))
+    else:
+        for f in report.findings:
+            print(f.line(), flush=True)
+        if not args.quiet:
+            hint = "" if cfg is not None else " (give --config FILE to check a set-up against this computer)"
+            print(f"doctor: {report.problems or 'no'} problem{'' if report.problems == 1 else 's'}{hint}")
+    return 1 if report.problems else 0
+
+
+def register(sub: Registry) -> None:
+    p = sub.add_parser("doctor", help="list cameras, serial ports and permissions; check the firmware and a "
+                                      "set-up file against them")
+    p.add_argument("--config", metavar="FILE", type=path,
+                   help="also check this set-up's cameras and rig port against what is found")
+    p.add_argument("--port", metavar="PORT", action="append", type=text("--port"),
+                   help="also try the firmware's handshake on this port (may be given more than once; "
+                        "default: the set-up's port, or every port that looks like an Arduino)")
+    p.add_argument("--no-handshake", action="store_true", help="do not open any serial port")
+    p.add_argument("--json", action="store_true", help="the findings and what was found, as JSON")
+    p.add_argument("--root", metavar="DIR", type=path, help=argparse.SUPPRESS)  # a fake /dev and /sys (tests)
+    p.set_defaults(func=_doctor)
