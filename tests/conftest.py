@@ -33,3 +33,20 @@ def _virtual_rigs_kept_for_the_test(request):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "rigs_as_in_production: virtual rigs live only while held")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """One panel server for a test module (tests/webserver.py): (base url, panel, rig url)."""
+    from webserver import panel_server
+
+    with panel_server(tmp_path_factory.mktemp("state")) as s:
+        yield s
+
+
+@pytest.fixture
+def client(served):
+    """A client of the module's panel server."""
+    from webserver import Client
+
+    return Client(served[0])

@@ -19,17 +19,6 @@ TWISTED = "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
 TWISTED = TWISTED[:8] + "R" + TWISTED[9:]  # one sticker changed: colour counts are wrong
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    with panel_server(tmp_path_factory.mktemp("state")) as s:
-        yield s
-
-
-@pytest.fixture
-def client(served):
-    return Client(served[0])
-
-
 def test_status_page_and_files(client):
     status, body, _ = client.get("/api/status")
     assert status == 200 and body["state"] in ("idle", "done", "stopped", "failed")

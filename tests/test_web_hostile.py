@@ -24,17 +24,6 @@ HUGE = "9" * 400
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    with panel_server(tmp_path_factory.mktemp("state")) as s:
-        yield s
-
-
-@pytest.fixture
-def client(served):
-    return Client(served[0])
-
-
-@pytest.fixture(scope="module")
 def bombs():
     return image_bombs()
 
