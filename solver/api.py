@@ -95,6 +95,8 @@ REFUSE_AFTER_MS if that is longer): a search that has found nothing by then
 raises SolveError rather than run on. A sound search finds its first
 solution within a few hundred milliseconds even on a slow machine, so
 reaching it means damaged tables."""
+MAX_CANDIDATES = 32
+"""The most solutions one solve hands back (``solve(candidates=...)``)."""
 FINISH_MS = 0.3
 """Of the budget, what is kept back for checking the answer on the cube and
 writing it out, so that the whole call takes about ``budget_ms``."""
@@ -248,19 +250,30 @@ class _Price:
 
 class _Best:
     """The best solution so far: the cheapest, and of equally cheap ones the
-    shortest; and the length of the shortest found, cheap or not."""
+    shortest; and the length of the shortest found, cheap or not. With
+    ``keep`` > 1 it also keeps the ``keep`` cheapest different ones, and the
+    search looks for anything cheaper than the last of them (:attr:`bound`)."""
 
-    def __init__(self, price: _Price):
+    def __init__(self, price: _Price, keep: int = 1):
         self.price = price
+        self.keep = keep
         self.moves: list[int] | None = None
         self.cost = math.inf
         self.shortest = ANY_BOUND + 1
+        self.kept: list[tuple[float, int, tuple[int, ...]]] = []
+        self.bound = math.inf
 
     def offer(self, moves: list[int]) -> None:
         k = self.price.of(moves)
         if self.moves is None or k < self.cost or (k == self.cost and len(moves) < len(self.moves)):
             self.moves, self.cost = moves, k
         self.shortest = min(self.shortest, len(moves))
+        entry = (k, len(moves), tuple(moves))
+        if entry not in self.kept:
+            self.kept.append(entry)
+            self.kept.sort()
+            del self.kept[self.keep:]
+        self.bound = self.kept[-1][0] if len(self.kept) >= self.keep else math.inf
 
 
 class _View:
@@ -459,13 +472,14 @@ def _cheaper(race: _Race, best: _Best, deadline: float, target: int | None, work
     bound = min(ANY_BOUND, best.shortest + SLACK, RIG_BOUND, target if target is not None else ANY_BOUND)
 
     def step(s: Searcher) -> list[int] | None:
-        return s.step(bound, QUANTUM, price.mode, qc, hc, best.cost, 0, P2_EXTRA)
+        return s.step(bound, QUANTUM, price.mode, qc, hc, best.bound, 0, P2_EXTRA)
 
     race.run(workers, step, lambda found, back: best.offer(_original_moves(found, back)),
              lambda: time.perf_counter() >= deadline)
 
 
-def _solution(cube: Cube, moves: list[int], price: _Price, t0: float, target: int | None = None) -> Solution:
+def _solution(cube: Cube, moves: list[int], price: _Price, t0: float, target: int | None = None,
+              others: tuple[Solution, ...] = ()) -> Solution:
     """The answer, once it is checked: it solves ``cube`` within ``target``
     moves, or SolverFault."""
     ms = [Move.from_index(m) for m in moves]
@@ -477,12 +491,13 @@ def _solution(cube: Cube, moves: list[int], price: _Price, t0: float, target: in
     return Solution(moves=format_moves(ms), length=len(ms),
                     cost=cost(ms, price.metric, price.quarter_cost, price.half_cost),
                     elapsed_ms=(time.perf_counter() - t0) * 1000.0,
-                    steps=[[str(m) for m in step] for step in group_steps(ms)], metric=price.metric)
+                    steps=[[str(m) for m in step] for step in group_steps(ms)], metric=price.metric,
+                    others=others)
 
 
 def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float = 100,
           metric: str = "htm", quarter_cost: float = 1.0, half_cost: float = 1.5,
-          workers: int | None = None) -> Solution:
+          workers: int | None = None, candidates: int = 1) -> Solution:
     """A short solution of ``cube`` (a facelet string in any six symbols, or a Cube).
 
     Searches for ``budget_ms`` milliseconds (not counting a first call's
@@ -507,10 +522,19 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
     ``workers=1`` the search's slices run in a fixed order, so its answer
     depends only on how much it searched, not on how the threads were
     scheduled: the deterministic mode for tests.
+
+    ``candidates`` > 1 (at most :data:`MAX_CANDIDATES`) asks for that many of
+    the cheapest different solutions the search met, each checked: the answer
+    is the cheapest and ``others`` holds the rest, cheapest first (fewer when
+    the budget found fewer). A caller with a better price than the metric's
+    (a rig that plans each one) chooses among them.
     """
     t0 = time.perf_counter()
     _check_options(max_length, metric, quarter_cost, half_cost)
     workers = _check_workers(workers)
+    if isinstance(candidates, bool) or not isinstance(candidates, int) \
+            or not 1 <= candidates <= MAX_CANDIDATES:
+        raise ValueError(f"candidates must be a whole number from 1 to {MAX_CANDIDATES}, not {candidates!r}")
     c = _to_cube(cube)
     price = _Price(metric, quarter_cost, half_cost)
     if c.is_solved():
@@ -528,7 +552,7 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
     limit = _Limits(deadline=start + budget / 1000.0,
                     give_up=start + (refuse_ms if refuse_ms is not None else wall_ms) / 1000.0,
                     wall_ms=wall_ms, target=max_length)
-    best = _Best(price)
+    best = _Best(price, candidates)
 
     near = _optimal_if_near(c, tables, limit)
     if max_length is not None and (near is None and max_length <= SHORT
@@ -552,4 +576,6 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
             else:
                 _cheaper(race, best, limit.deadline, max_length, workers)
     assert best.moves is not None
-    return _solution(c, best.moves, price, t0, max_length)
+    others = tuple(_solution(c, list(m), price, t0, max_length) for _, _, m in best.kept
+                   if list(m) != best.moves)[:candidates - 1]
+    return _solution(c, best.moves, price, t0, max_length, others)

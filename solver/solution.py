@@ -16,6 +16,9 @@ class Solution:
     elapsed_ms: float
     steps: list[list[str]] = field(default_factory=list)
     metric: str = "htm"
+    others: tuple[Solution, ...] = ()
+    """Other cheap solutions, cheapest first, when more were asked for
+    (``solve(candidates=...)``); not part of :meth:`to_dict`."""
 
     def to_dict(self) -> dict:
         return {"moves": self.moves, "length": self.length, "cost": self.cost,

@@ -5,7 +5,7 @@ import dataclasses
 from hypothesis import given
 from hypothesis import strategies as st
 
-from robot.rig.config import load_config
+from robot.rig.config import CubeConfig, load_config
 from robot.rig.motion import AXIS, group_steps, plan
 from solver import SOLVED_CUBE, Move, format_moves
 
@@ -36,7 +36,11 @@ def test_step_counts_signs_and_inversion():
     cfg = dataclasses.replace(CFG, motors=motors)
     steps = plan("U D' R2 L F'", cfg)
     assert [s.parts for s in steps] == [((0, 400), (3, -400)), ((1, 800), (5, -400)), ((2, -400),)]
-    assert [s.overlap for s in steps] == [0, 0, 0]
+    # No overlap without corner cutting; with the default cube model, the
+    # tighter of each step's classes (U+R2 against: 12 degrees; R2+F' with: 20).
+    off = dataclasses.replace(cfg, cube=CubeConfig(corner_cutting=False))
+    assert [s.overlap for s in plan("U D' R2 L F'", off)] == [0, 0, 0]
+    assert [s.overlap for s in steps] == [0, int(12 / 90 * 400), int(20 / 90 * 400)]
 
 
 def test_overlap_only_between_perpendicular_steps():

@@ -79,10 +79,15 @@ static volatile uint8_t head, count, started;
 static DoneRecord done_fifo[DONE_FIFO];
 static volatile uint8_t done_head, done_count, done_lost;
 static volatile uint16_t last_done_id;
+/* Ticks the rig has been moving since the last DONE (or since it last sat
+ * idle): a DONE reports them, so that with overlapping moves the DONEs of a
+ * job still add up to the time the rig took (protocol section 3). */
+static uint32_t busy;
 
 void motion_init(void) {
   configured_mask = 0;
   head = count = started = 0;
+  busy = 0;
   done_head = done_count = done_lost = 0;
   last_done_id = CR_NO_ID;
 }
@@ -141,6 +146,7 @@ void motion_stop(void) {
   hal_steps_low();
   count = 0;
   started = 0;
+  busy = 0;
 }
 
 static void slot_start(Slot &s) {
@@ -182,12 +188,13 @@ static void finish_head(void) {
   if (done_count < DONE_FIFO) {
     DoneRecord &d = done_fifo[(done_head + done_count) % DONE_FIFO];
     d.id = s.cmd.id;
-    d.ticks = s.elapsed;
+    d.ticks = busy;
     done_count = (uint8_t)(done_count + 1);
   } else {
     done_lost = 1;
   }
   last_done_id = s.cmd.id;
+  busy = 0;
   head = (uint8_t)((head + 1) % CR_QUEUE_CAPACITY);
   count = (uint8_t)(count - 1);
   started = (uint8_t)(started - 1);
@@ -224,6 +231,7 @@ static uint8_t slot_tick(Slot &s) {
 void motion_tick(void) {
   hal_steps_low();
   if (!count) return;
+  busy++;
   if (!started) {
     slot_start(ring[head]);
     started = 1;

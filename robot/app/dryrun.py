@@ -65,7 +65,7 @@ def dry_run(cfg: Config, start: Cube, steps: list[MotorStep], *, port: str | Non
         if on_link is not None:
             on_link(link)
         try:
-            return job.run(link, journal, start, [list(s.moves) for s in steps], on_turn=on_turn)
+            return job.run(link, journal, start, steps, on_turn=on_turn)
         finally:
             if on_link is not None:
                 on_link(None)

@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from vision.scanning import ScanResult
     from vision.setup import ViewSpec
 
+    from ..rig.motion import MotorStep
+
 log = logging.getLogger(__name__)
 
 EXIT_SCAN_DOUBTFUL = 3
@@ -354,11 +356,28 @@ def solve(run: Run, facelets: str) -> Solution:
     if s.method == "cfop":
         return _solve_cfop(run, facelets, q, h)
     try:
+        if s.metric == "rig":
+            return _fastest_on_the_rig(run.cfg, solver.solve(
+                facelets, max_length=s.max_length, budget_ms=s.budget_ms, metric="axial", quarter_cost=q,
+                half_cost=h, workers=s.workers, candidates=s.candidates))
         return solver.solve(facelets, max_length=s.max_length, budget_ms=s.budget_ms, metric=s.metric,
                             quarter_cost=q, half_cost=h, workers=s.workers)
     except solver.SolveError as e:
         where = f" ([solver] max_length in {run.cfg.path})" if e.kind == "max-length" and run.cfg.path else ""
         raise RigError(f"{e}{where}; no motor turned") from None
+
+
+def _fastest_on_the_rig(cfg: Config, sol: Solution) -> Solution:
+    """``metric = "rig"``: of the solver's cheapest solutions, the one whose
+    plan (overlaps, half-turn directions) the rig finishes first; its cost
+    is that plan's time in seconds."""
+    import dataclasses
+
+    from ..rig.motion import estimate_s, fastest
+
+    cands = [sol, *sol.others]
+    i, steps = fastest([c.steps for c in cands], cfg)
+    return dataclasses.replace(cands[i], cost=round(estimate_s(steps, cfg), 4), metric="rig", others=())
 
 
 def _solve_cfop(run: Run, facelets: str, quarter_cost: float, half_cost: float) -> Solution:
@@ -385,11 +404,13 @@ def _solve_cfop(run: Run, facelets: str, quarter_cost: float, half_cost: float) 
                     steps=steps, metric="axial")
 
 
-def turn(run: Run, start: Cube, solution: Solution, journal: Journal) -> job.JobReport:
+def turn(run: Run, start: Cube, solution: Solution, journal: Journal,
+         steps: list[MotorStep] | None = None) -> job.JobReport:
     """Execute the solution's steps, telling the faces as each turn starts
     and as the rig reports it done. A Stop ends the run after the turn being
     reported (the rig finishes the turns it has queued; the journal keeps the
-    job for `cuberobot resume`)."""
+    job for `cuberobot resume`). ``steps``: the solution's plan, turned as
+    it is (planned here when not given)."""
     n = len(solution.steps)
     events = TurnEvents([" ".join(step) for step in solution.steps],
                         run.record.get("estimated_turning_s", 0.0), run.step_labels)
@@ -403,7 +424,8 @@ def turn(run: Run, start: Cube, solution: Solution, journal: Journal) -> job.Job
 
     if n:
         run.publish(events.started(0))
-    return job.run(run.rig.link, journal, start, solution.steps, on_turn=on_turn)
+    return job.run(run.rig.link, journal, start, steps if steps is not None else solution.steps,
+                   on_turn=on_turn)
 
 
 def _settle_after_stop(run: Run) -> None:
@@ -573,7 +595,7 @@ class Engine:
         run.check_stop()
         with Journal(self.state_dir) as journal:
             t_turn = time.monotonic()
-            report = turn(run, start_cube, solution, journal)
+            report = turn(run, start_cube, solution, journal, steps)
         t_turned = time.monotonic()
         record.update(turning_s=t_turned - t_turn, measured_turning_s=report.executed_s,
                       final_state=report.state, retransmissions=report.retransmissions,

@@ -29,6 +29,12 @@ from .timing import Profile, quantize, turn_costs
 PACKAGE_DIR = Path(__file__).resolve().parent
 _DEFAULT_CANDIDATES = (PACKAGE_DIR.parents[1] / "config" / "rig.toml", PACKAGE_DIR / "default_rig.toml")
 MICROSTEPS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+RIG_METRICS = (*METRICS, "rig")
+"""The solver's metrics, and ``rig``: the solver hands several of its cheapest
+solutions in the axial metric and the rig turns the one whose plan
+(robot/rig/motion.py) ends first."""
+MAX_CANDIDATES = 32
+"""Solutions the solver may hand over for the ``rig`` metric to choose from."""
 
 # Bounds on the file itself, checked before it is parsed (the default file is
 # under 4 KiB and 3 levels deep; these leave room for comments and more views).
@@ -73,7 +79,68 @@ class RigConfig:
     stall_timeout_s: float = 10.0
     reply_limit_s: float = 3.0
     idle_ms: int = 2000
-    overlap_deg: float = 0.0
+    overlap_deg: float | None = None
+    """The old single corner-cutting angle for every perpendicular transition
+    (0: off); None (absent): the ``[cube]`` model decides."""
+
+
+TURN_KINDS = ("quarter", "half")
+RELATIONS = ("with", "against")
+OVERLAP_CLASSES = tuple(f"{a}_{b}_{r}" for a in TURN_KINDS for b in TURN_KINDS for r in RELATIONS)
+"""A perpendicular transition's class: what the previous face turned (a
+quarter or a half), what the next face turns, and whether the next turn moves
+the edge the two faces share the way the previous face is still moving it
+(``with``: one face turns clockwise, the other anticlockwise) or the other way
+(``against``)."""
+MAX_OVERLAP_DEG = 45.0
+"""No class may start a face while its neighbour is farther than this from
+aligned: at 45 degrees the cube's layers are as far apart as they can be."""
+DEFAULT_OVERLAP_DEG = {"with": 20.0, "against": 12.0}
+"""Conservative defaults for a stock speed cube (docs/configuration.md says
+where they come from); a measured cube can set each class."""
+
+
+@dataclass(frozen=True)
+class OverlapModel:
+    """What may overlap on the cube: for each class of transition between
+    consecutive steps, how many degrees the previous face may still have to
+    turn when the next one starts (0: it must be aligned)."""
+
+    perpendicular: tuple[float, ...] = tuple(DEFAULT_OVERLAP_DEG[c.rsplit("_", 1)[1]]
+                                             for c in OVERLAP_CLASSES)
+    """Indexed like :data:`OVERLAP_CLASSES`."""
+    parallel: float = MAX_OVERLAP_DEG
+    """Consecutive steps on one axis with different motors (parallel layers
+    share no piece, so the next one may start almost at once)."""
+
+    def angle(self, prev_half: bool, next_half: bool, with_: bool) -> float:
+        return self.perpendicular[4 * prev_half + 2 * next_half + (0 if with_ else 1)]
+
+    def raised(self, deg: float) -> OverlapModel:
+        """Every angle ``deg`` larger (a too-eager model, for tests)."""
+        return OverlapModel(tuple(a + deg for a in self.perpendicular), self.parallel + deg)
+
+    @property
+    def off(self) -> bool:
+        return not any(self.perpendicular) and not self.parallel
+
+    @classmethod
+    def uniform(cls, deg: float) -> OverlapModel:
+        """The old ``[rig] overlap_deg``: one angle for every perpendicular
+        transition, none between parallel ones."""
+        return cls((deg,) * len(OVERLAP_CLASSES), 0.0)
+
+
+OFF = OverlapModel.uniform(0.0)
+
+
+@dataclass(frozen=True)
+class CubeConfig:
+    corner_cutting: bool = True
+    overlap: OverlapModel = field(default_factory=OverlapModel)
+    half_turns: str = "short"
+    """Each half turn's direction: "short" (chosen for the least time) or
+    "clockwise" (as written)."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +176,9 @@ class MotorConfig:
 class SolverConfig:
     budget_ms: int = 100
     metric: str = "axial"
+    candidates: int = 8
+    """With ``metric = "rig"``: how many of the solver's cheapest solutions
+    are planned to find the one the rig finishes first."""
     max_length: int | None = None
     workers: int | None = None
     """Threads the search uses; None: every core."""
@@ -144,6 +214,15 @@ class Config:
     profile: str | None = None
     solver: SolverConfig = field(default_factory=SolverConfig)
     start: StartConfig = field(default_factory=StartConfig)
+    cube: CubeConfig = field(default_factory=CubeConfig)
+
+    def overlap_model(self) -> OverlapModel:
+        """What the planner may overlap: ``[rig] overlap_deg`` when the file
+        sets it (the old single angle), else the ``[cube]`` model, or nothing
+        when ``[cube] corner_cutting = false``."""
+        if self.rig.overlap_deg is not None:
+            return OverlapModel.uniform(self.rig.overlap_deg)
+        return self.cube.overlap if self.cube.corner_cutting else OFF
 
     def motor_for_index(self, index: int) -> MotorConfig:
         for m in self.motors.values():
@@ -423,20 +502,22 @@ def parse_config(text: str, path: Path | None = None) -> Config:
             stall_timeout_s=t.number("stall_timeout_s", rig.stall_timeout_s, 0.5, 300.0),
             reply_limit_s=t.number("reply_limit_s", rig.reply_limit_s, 0.2, 300.0),
             idle_ms=t.integer("idle_ms", rig.idle_ms, 0, 65535),
-            overlap_deg=t.number("overlap_deg", rig.overlap_deg, 0.0, 45.0),
+            overlap_deg=t.get("overlap_deg", float, None, lo=0.0, hi=MAX_OVERLAP_DEG),
         )
         if not rig.port.strip():
             t.fail(t.key("port"), "expected a serial port (e.g. /dev/ttyACM0, COM3, a pty path or sim://)")
         t.done()
 
     motors = _read_motors(top.sub("motors"), name)
+    cube = _read_cube(top.sub("cube"), rig)
 
     solver = SolverConfig()
     if (t := top.sub("solver")) is not None:
         ml = t.get("max_length", int, None, lo=1, hi=100)
         solver = SolverConfig(
             budget_ms=t.get("budget_ms", int, solver.budget_ms, lo=1, hi=600_000),
-            metric=t.get("metric", str, solver.metric, choices=METRICS),
+            metric=t.get("metric", str, solver.metric, choices=RIG_METRICS),
+            candidates=t.get("candidates", int, solver.candidates, lo=1, hi=MAX_CANDIDATES),
             max_length=ml,
             method=t.get("method", str, solver.method, choices=METHODS),
             workers=t.get("workers", int, None, lo=1, hi=MAX_WORKERS),
@@ -468,7 +549,26 @@ def parse_config(text: str, path: Path | None = None) -> Config:
     views = [_read_view(t, cameras) for t in top.array("view", MAX_VIEWS)]
     top.done()
     return Config(path=path, rig=rig, motors=motors, cameras=cameras, views=views, profile=profile,
-                  solver=solver, start=start)
+                  solver=solver, start=start, cube=cube)
+
+
+def _read_cube(t: _Table | None, rig: RigConfig) -> CubeConfig:
+    """``[cube]``: whether and how far turns may overlap (the corner-cutting
+    model), each angle checked against the one physical bound."""
+    if t is None:
+        return CubeConfig()
+    if rig.overlap_deg is not None:
+        t.fail(t.path, "[rig] overlap_deg and a [cube] table both set corner cutting; keep the [cube] "
+                       "table (one angle per class of transition) and remove overlap_deg")
+    d = OverlapModel()
+    angles = tuple(t.get(f"{c}_deg", float, d.perpendicular[i], lo=0.0, hi=MAX_OVERLAP_DEG)
+                   for i, c in enumerate(OVERLAP_CLASSES))
+    cube = CubeConfig(corner_cutting=t.get("corner_cutting", bool, True),
+                      half_turns=t.get("half_turns", str, "short", choices=("short", "clockwise")),
+                      overlap=OverlapModel(angles, t.get("parallel_deg", float, d.parallel, lo=0.0,
+                                                         hi=MAX_OVERLAP_DEG)))
+    t.done()
+    return cube
 
 
 def _looks_like_a_path(profile: str) -> bool:

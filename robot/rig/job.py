@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from solver import Cube
@@ -21,7 +21,7 @@ from . import protocol as P
 from .errors import RigError
 from .journal import ID_SPACE, JobState, Journal
 from .link import EstopLatched, Link, LinkLost, LinkStalled, RigReset
-from .motion import MotorStep, Moves, estimate_s, plan
+from .motion import MotorStep, Moves, as_plan, estimate_s, plan
 from .timing import move_ticks, ticks_to_s
 
 
@@ -248,10 +248,12 @@ def execute(link: Link, journal: Journal, js: JobState, steps: list[MotorStep], 
     return report
 
 
-def run(link: Link, journal: Journal, start: Cube, moves: Moves, *,
+def run(link: Link, journal: Journal, start: Cube, moves: Moves | Sequence[MotorStep], *,
         on_turn: Callable[[TurnDone], None] | None = None) -> JobReport:
-    """Plan ``moves`` (a sequence or grouped steps), record the job, run it."""
-    steps = plan(moves, link.config)
+    """Record the job and run it: ``moves`` is a plan (MotorSteps from
+    :func:`motion.plan`, turned as they are) or moves to plan here (a
+    sequence or grouped steps)."""
+    steps = as_plan(moves, link.config)
     hello = link.connect() if link.hello is None else link.hello
     try:
         last_done = link.status().last_done_id

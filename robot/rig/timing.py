@@ -139,6 +139,17 @@ def schedule(moves: Sequence[PlannedMove], profiles: Sequence[Profile]) -> list[
     return out
 
 
+def done_ticks(sched: Sequence[tuple[int, int]]) -> list[int]:
+    """What each DONE reports for a schedule: the ticks from the later of the
+    move's start and the previous DONE to its own DONE, so that the DONEs
+    of a job add up to its time even where moves overlap (protocol 3)."""
+    out, last = [], None
+    for start, done in sched:
+        out.append(done - (start if last is None else max(start, last)))
+        last = done
+    return out
+
+
 def _may_overlap(prev: PlannedMove, mv: PlannedMove) -> bool:
     if mv.overlap <= 0:
         return False

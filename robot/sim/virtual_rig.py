@@ -14,6 +14,7 @@ at a given time (mid-turn if a move is running), a stalled motor.
 from __future__ import annotations
 
 import bisect
+import logging
 import math
 import random
 import threading
@@ -28,7 +29,11 @@ from ..rig import protocol as P
 from ..rig.timing import Profile, step_ticks
 
 if TYPE_CHECKING:
-    from ..rig.config import Config
+    from ..rig.config import Config, OverlapModel
+
+log = logging.getLogger(__name__)
+ESTOP_COLLISION = 3
+"""EVENT ESTOP_LATCHED's argument when the virtual rig stopped on a collision."""
 
 QUEUE_CAPACITY = 4
 FW_VERSION = (0, 1, 0)
@@ -182,6 +187,8 @@ class Mechanics:
     face: tuple[int, ...] = (0, 1, 2, 3, 4, 5)
     sign: tuple[int, ...] = (1,) * 6
     steps_per_quarter: tuple[int, ...] = (400,) * 6
+    cube: OverlapModel | None = None
+    """What the cube lets overlap; None: no collision check."""
 
     @classmethod
     def from_config(cls, config: Config) -> Mechanics:
@@ -191,7 +198,51 @@ class Mechanics:
             face[m.motor] = i
             sign[m.motor] = -1 if m.invert else 1
             spq[m.motor] = m.steps_per_quarter
-        return cls(tuple(face), tuple(sign), tuple(spq))
+        # The cube's limits: the [cube] model, or the old single angle the file vouches for.
+        cube = config.cube.overlap if config.rig.overlap_deg is None else config.overlap_model()
+        return cls(tuple(face), tuple(sign), tuple(spq), cube)
+
+    def collision(self, prev: P.MoveCommand, steps_done: dict[int, int],
+                  nxt: P.MoveCommand) -> Collision | None:
+        """A face of ``nxt`` starting now while a face of ``prev`` (with
+        ``steps_done`` of its steps made) is farther from aligned than the
+        cube allows: the pair that is worst past its class's angle."""
+        if self.cube is None:
+            return None
+        worst: Collision | None = None
+        for mp, sp in prev.motors():
+            left = abs(sp) - steps_done[mp]
+            if left <= 0:
+                continue
+            fp, qp = self.face[mp], sp * self.sign[mp] / self.steps_per_quarter[mp]
+            angle = left / self.steps_per_quarter[mp] * 90.0
+            for mn, sn in nxt.motors():
+                fn, qn = self.face[mn], sn * self.sign[mn] / self.steps_per_quarter[mn]
+                if fp % 3 == fn % 3:
+                    allowed = self.cube.parallel
+                else:
+                    allowed = self.cube.angle(abs(round(qp)) == 2, abs(round(qn)) == 2, (qp > 0) != (qn > 0))
+                past = angle - allowed
+                if past > 1e-9 and (worst is None or past > worst.angle - worst.allowed):
+                    worst = Collision("URFDLB"[fp], angle, "URFDLB"[fn], allowed, prev.move_id, nxt.move_id)
+        return worst
+
+
+@dataclass(frozen=True)
+class Collision:
+    """A face started while a perpendicular neighbour was too far from aligned."""
+
+    still: str  # the face still turning
+    angle: float  # degrees it had to go
+    started: str  # the face that started
+    allowed: float  # what the cube allows for this transition
+    still_id: int
+    started_id: int
+
+    def __str__(self) -> str:
+        return (f"collision: {self.started} started while {self.still} was {self.angle:.1f} degrees from "
+                f"aligned (the cube allows {self.allowed:g} for this transition; moves {self.still_id} "
+                f"and {self.started_id})")
 
 
 @dataclass
@@ -242,6 +293,7 @@ class VirtualRig:
         self.cube = cube
         self.mechanics = mechanics
         self.record: list[TurnRecord] = []
+        self.collisions: list[Collision] = []
         self.counts_turns = [0] * 6
         self.counts_steps = [0] * 6
         self.lock = threading.RLock()
@@ -265,6 +317,8 @@ class VirtualRig:
         self.queue: deque[P.MoveCommand] = deque()
         self.active: list[_Active] = []
         self.last_done_id = P.NO_ID
+        self.last_done_tick = -1  # the tick of the last DONE (DONE.ticks counts from it)
+        self._jam: tuple[int, Collision] | None = None  # a collision to come: its tick, what meets
         self.last_seq = 0
         self.last_reply = b""
         self.event_seq = 0
@@ -292,7 +346,7 @@ class VirtualRig:
             if not self.active:
                 return None  # idle: nothing to jump to, a due reset fires as time passes
             t = self.active[0].done_tick
-            t = min(t, self._next_reset())
+            t = min(t, self._next_reset(), self._jam[0] if self._jam else NEVER)
             return None if t >= NEVER else (t + 1) / P.TICK_HZ
 
     def _next_reset(self) -> int:
@@ -309,9 +363,13 @@ class VirtualRig:
                 done = self.active[0] if self.active else None
                 t_done = done.done_tick if done else NEVER
                 t_reset = self._next_reset()
-                if min(t_done, t_reset) > target:
+                t_jam = self._jam[0] if self._jam else NEVER
+                if min(t_done, t_reset, t_jam) > target:
                     break
-                if t_reset <= t_done:
+                if t_jam <= min(t_done, t_reset):
+                    self.tick = max(self.tick, t_jam)
+                    self._collide()
+                elif t_reset <= t_done:
                     self.tick = max(self.tick, t_reset)
                     self._resets.popleft()
                     self._interrupt_all()
@@ -344,10 +402,26 @@ class VirtualRig:
                         release = max(release, prev.steps[m][n - cmd.overlap - 1])
                 start = max(at, prev.start + release)
                 prev.no_settle = True
+                mech = self.mechanics or Mechanics()
+                done = {m: prev.steps_done(m, start) for m, _ in prev.cmd.motors()}
+                hit = mech.collision(prev.cmd, done, cmd)
+                if hit is not None:
+                    self._jam = (start, hit)  # the faces meet when the move starts
+                    return
             else:
                 return
             self.queue.popleft()
             self.active.append(self._activate(cmd, start))
+
+    def _collide(self) -> None:
+        """The faces jam: everything stops where it is (as an emergency stop
+        does, so the host hears the latch and the run stops)."""
+        assert self._jam is not None
+        hit = self._jam[1]
+        self._jam = None
+        log.warning("virtual rig: %s", hit)
+        self.collisions.append(hit)
+        self._do_estop(ESTOP_COLLISION)
 
     @staticmethod
     def _disjoint(a: P.MoveCommand, b: P.MoveCommand) -> bool:
@@ -390,7 +464,10 @@ class VirtualRig:
         self.active.remove(a)
         self._apply(a, dict(a.cmd.motors()), True)
         self.last_done_id = a.cmd.move_id
-        ticks = a.done_tick - a.start
+        # The rig's time this move added: from its start, or from the previous
+        # DONE when it started before that (an overlap), to its own DONE.
+        ticks = a.done_tick - max(a.start, self.last_done_tick)
+        self.last_done_tick = a.done_tick
         self.last_motion_tick = self.tick
         self._start_next(self.tick)
         self._emit(P.Done(a.cmd.move_id, ticks, self._queue_free()))
@@ -407,6 +484,7 @@ class VirtualRig:
             self._apply(a, done, False)
         self.active.clear()
         self.queue.clear()
+        self._jam = None
 
     def _queue_free(self) -> int:
         return QUEUE_CAPACITY - len(self.queue) - len(self.active)
