@@ -58,10 +58,10 @@ def one_run(cfg: Config, seed: int, state_dir: str) -> dict:
         record = run_start(cfg, port=port, headless=True, state_dir=state_dir, seed=seed, out=lambda _l: None)
         rig = rig_for_url(port)
         return {"seed": seed, "solved": rig.cube.is_solved(), "collisions": len(rig.collisions),
-                "turns": record.get("turns", 0), "length": record.get("length", 0),
-                "estimated": record.get("estimated_turning_s", 0.0),
-                "measured": record.get("measured_turning_s") or 0.0,
-                "compute_s": record.get("compute_s", 0.0)}
+                "turns": record.turns or 0, "length": record.length or 0,
+                "estimated": record.estimated_turning_s or 0.0,
+                "measured": record.measured_turning_s or 0.0,
+                "compute_s": record.compute_s or 0.0}
     finally:
         forget(port)
 

@@ -55,14 +55,15 @@ def one_run(cfg, i: int, seed: int, state_dir: str, firmware: str | None) -> dic
         solved = rig_for_url(port).cube.is_solved()
         forget(port)
     else:
-        solved = record.get("confirmed", False)
-    est, meas = record.get("estimated_turning_s", 0.0), record.get("measured_turning_s")
-    return {"seed": seed, "solved": solved and record["status"] in ("solved", "already-solved"),
-            "human": False, "first_move_s": record.get("start_to_first_move_s", record.get("scan_s")),
-            "scan_s": record["scan_s"], "compute_s": record.get("compute_s", 0.0),
-            "captures": record["captures"], "turns": record.get("turns", 0),
+        solved = bool(record.confirmed)
+    est, meas = record.estimated_turning_s or 0.0, record.measured_turning_s
+    first = record.start_to_first_move_s if record.start_to_first_move_s is not None else record.scan_s
+    return {"seed": seed, "solved": solved and record.status in ("solved", "already-solved"),
+            "human": False, "first_move_s": first,
+            "scan_s": record.scan_s, "compute_s": record.compute_s or 0.0,
+            "captures": record.captures, "turns": record.turns or 0,
             "time_error": abs(meas - est) / est if meas and est else 0.0,
-            "scan_correct": record.get("scan_correct")}
+            "scan_correct": record.scan_correct}
 
 
 def report(name: str, runs: list[dict]) -> list[str]:
@@ -95,7 +96,7 @@ def headless_start(cfg, seed: int, keep: Path | None) -> dict:
     try:
         record = run_start(cfg, port=sim_url(f"starts-{seed}", speed="max"), headless=True,
                            state_dir=state_dir, seed=seed, out=lines.append)
-        if record.get("status") not in ("solved", "already-solved"):
+        if record.status not in ("solved", "already-solved"):
             out.update(outcome=f"status {record.get('status')}", exit=1)
     except ScanDoubtful as e:
         out.update(outcome="needs a person", exit=e.exit_code, why=str(e))
@@ -103,12 +104,12 @@ def headless_start(cfg, seed: int, keep: Path | None) -> dict:
         out.update(outcome="failed", exit=e.exit_code, why=str(e))
     finally:
         forget(sim_url(f"starts-{seed}", speed="max"))
-    out.update(seconds=time.monotonic() - t, captures=record.get("captures", 0),
-               look_again=len(record.get("look_again_turns", [])),
-               look_again_undone=bool(record.get("look_again_undone")),
+    out.update(seconds=time.monotonic() - t, captures=(record.captures if record.captures is not None else 0),
+               look_again=len(record.look_again_turns if record.look_again_turns is not None else []),
+               look_again_undone=bool(record.look_again_undone),
                recaptured=sum(line.startswith(("scan:", "confirmation scan:")) and "capturing" in line
                               for line in lines),
-               scan_correct=record.get("scan_correct"))
+               scan_correct=record.scan_correct)
     if out["exit"] and keep is not None:
         shutil.copytree(state_dir, keep / f"seed-{seed}", dirs_exist_ok=True)
         (keep / f"seed-{seed}" / "output.txt").write_text("\n".join(lines + [out.get("why", "")]) + "\n")

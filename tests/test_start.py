@@ -44,24 +44,24 @@ def test_random_scrambles_end_solved(cfg, tmp_path, seed):
     url = fresh_url()
     record = run_start(cfg, port=url, headless=True, state_dir=tmp_path, seed=seed, out=quiet)
     rig = rig_for_url(url)
-    assert record["status"] == "solved"
-    assert record["scan_correct"] is True
+    assert record.status == "solved"
+    assert record.scan_correct is True
     assert rig.cube.is_solved()
     # every job the rig ran: the faces it turned to look again at doubtful stickers, then the solution
-    looks = record.get("look_again_turns", [])
-    assert len(rig.record) == record["turns"] + len(looks)
+    looks = (record.look_again_turns if record.look_again_turns is not None else [])
+    assert len(rig.record) == record.turns + len(looks)
     # the solution the run reports really solves the scanned cube (as it was after any look-again turn)
-    assert Cube.from_facelets(record["facelets"]).apply(record["moves"]).is_solved()
-    assert record["confirmed"] is True
+    assert Cube.from_facelets(record.facelets).apply(record.moves).is_solved()
+    assert record.confirmed is True
     # the host's estimate is the rig's own clock, turn for turn
-    assert record["measured_turning_s"] == pytest.approx(record["estimated_turning_s"], rel=0.01)
+    assert record.measured_turning_s == pytest.approx(record.estimated_turning_s, rel=0.01)
     # the journal has the job, finished, ending solved
     job = Journal(tmp_path).read()[-1]
-    assert job.end["status"] == "done" and job.done == len(job.steps) == record["turns"]
+    assert job.end["status"] == "done" and job.done == len(job.steps) == record.turns
     assert Cube.from_facelets(job.state).is_solved()
-    run_dir = Path(record["run_dir"])
+    run_dir = Path(record.run_dir)
     saved = json.loads((run_dir / "run.json").read_text())
-    assert saved["status"] == "solved" and saved["moves"] == record["moves"]
+    assert saved["status"] == "solved" and saved["moves"] == record.moves
     assert sorted(p.name for p in run_dir.glob("scan-*.png")) == ["scan-lower.png", "scan-upper.png"]
     forget(url)
 
@@ -69,7 +69,7 @@ def test_random_scrambles_end_solved(cfg, tmp_path, seed):
 def test_already_solved_cube_turns_nothing(cfg, tmp_path):
     url = fresh_url(state=SOLVED)
     record = run_start(cfg, port=url, headless=True, state_dir=tmp_path, seed=3, out=quiet)
-    assert record["status"] == "already-solved" and record["turns"] == 0
+    assert record.status == "already-solved" and record.turns == 0
     rig = rig_for_url(url)
     assert rig.record == [] and rig.counts_steps == [0] * 6
     assert Journal(tmp_path).read() == []
@@ -104,8 +104,8 @@ def test_doubtful_scan_is_captured_again_then_solved(cfg, tmp_path, lighting):
     record = run_start(cfg, port=url, headless=True, state_dir=tmp_path, seed=21, out=lines.append,
                        sim_lighting=lighting)
     assert any("again" in line for line in lines), lines
-    assert record["captures"] >= 2
-    assert record["status"] == "solved" and rig_for_url(url).cube.is_solved()
+    assert record.captures >= 2
+    assert record.status == "solved" and rig_for_url(url).cube.is_solved()
     forget(url)
 
 
@@ -175,12 +175,12 @@ def test_start_against_the_real_firmware_in_simavr(cfg, tmp_path):
 
     make("all", "sim")
     record = run_start(cfg, firmware=str(UNO_ELF), headless=True, state_dir=tmp_path, seed=31, out=quiet)
-    assert record["status"] == "solved" and record["scan_correct"] is True
+    assert record.status == "solved" and record.scan_correct is True
     # the emulated rig's cube, rebuilt from the step pulses it counted, is solved: the confirmation
     # scan renders exactly that cube
-    assert record["confirmed"] is True
-    assert Cube.from_facelets(record["facelets"]).apply(record["moves"]).is_solved()
-    assert record["measured_turning_s"] == pytest.approx(record["estimated_turning_s"], rel=0.01)
+    assert record.confirmed is True
+    assert Cube.from_facelets(record.facelets).apply(record.moves).is_solved()
+    assert record.measured_turning_s == pytest.approx(record.estimated_turning_s, rel=0.01)
 
 
 def test_plan_picture_keeps_the_scan_and_marks_progress():
@@ -201,8 +201,8 @@ def test_hand_held_set_up_scans_face_by_face(tmp_path):
     cfg_file.write_text(text.replace("source = 0", 'source = "sim"'))
     url = fresh_url()
     record = run_start(load_config(cfg_file), port=url, headless=True, state_dir=tmp_path, seed=41, out=quiet)
-    assert record["status"] == "solved" and rig_for_url(url).cube.is_solved()
-    images = sorted(p.name for p in Path(record["run_dir"]).glob("scan-*.png"))
+    assert record.status == "solved" and rig_for_url(url).cube.is_solved()
+    images = sorted(p.name for p in Path(record.run_dir).glob("scan-*.png"))
     assert images == [f"scan-hand-{f}.png" for f in "BDFLRU"]
     forget(url)
 
@@ -255,16 +255,16 @@ def test_engine_tells_its_face_every_step_in_order(cfg, tmp_path):
     face = Recorder()
     record = Engine(cfg, face, port=url, state_dir=tmp_path, seed=51).run()
     kinds = face.kinds()
-    assert record["status"] == "solved"
+    assert record.status == "solved"
     assert kinds[:5] == ["connected", "waiting", "started", "scanning", "scan"]
     assert kinds[-1] == "finished" and face.events[-1].data["status"] == "solved"
     assert face.events[-1].state == "done"
-    n = record["turns"]
+    n = record.turns
     done = [e for e in face.events if e.kind == "turn-done"]
     assert [e.data["index"] for e in done] == list(range(n))
     assert [e.data["index"] for e in face.events if e.kind == "turn-started"] == list(range(n))
     # each turn event's state is the scanned cube with the turns so far applied
-    cube = Cube.from_facelets(record["facelets"])
+    cube = Cube.from_facelets(record.facelets)
     steps = next(e for e in face.events if e.kind == "solution").data["steps"]
     for e, step in zip(done, steps):
         cube = cube.apply(step)
@@ -292,7 +292,7 @@ def test_a_person_fixes_a_doubtful_scan_through_the_face(cfg, tmp_path):
     record = Engine(cfg, face, port=url, state_dir=tmp_path, seed=22, sim_lighting=glare).run()
     assert len(face.asked) == 1 and face.asked[0].doubtful
     assert "doubt" in face.kinds() and face.events[face.kinds().index("doubt")].state == "needs_help"
-    assert record["status"] == "solved" and rig_for_url(url).cube.is_solved()
+    assert record.status == "solved" and rig_for_url(url).cube.is_solved()
     forget(url)
 
 
@@ -335,9 +335,9 @@ def test_stop_and_emergency_stop_mid_solve(cfg, tmp_path, emergency):
     rig = rig_for_url(url)
     last = face.events[-1]
     assert last.kind == "finished" and last.state == "stopped" and last.data["estop"] is emergency
-    assert engine.record["status"] == "stopped"
+    assert engine.record.status == "stopped"
     turned = len(rig.record)
-    assert 3 <= turned < engine.record["turns"]
+    assert 3 <= turned < engine.record.turns
     assert not rig.cube.is_solved()
     if emergency:
         assert rig.estop

@@ -45,17 +45,17 @@ def test_cfop_run_labels_every_turn_with_its_stage_in_order(tmp_path, seed):
     url = sim_url(f"test-start-cfop-{seed}")
     face = Recorder()
     record = Engine(cfg, face, port=url, state_dir=tmp_path, seed=seed).run()
-    assert record["status"] == "solved" and rig_for_url(url).cube.is_solved()
-    assert 30 <= record["length"] <= 90  # a CFOP solution, not a two-phase one
+    assert record.status == "solved" and rig_for_url(url).cube.is_solved()
+    assert 30 <= record.length <= 90  # a CFOP solution, not a two-phase one
     done = [e for e in face.events if e.kind == "turn-done"]
-    assert len(done) == record["turns"]
+    assert len(done) == record.turns
     names = [_stage_name(e.data["stage"]) for e in done]
     # stages come in the method's order, each a run of turns (a skipped stage has none)
     seen = list(dict.fromkeys(names))
     assert seen == [s for s in STAGES if s in seen] and seen[0] == "cross"
     assert names == sorted(names, key=STAGES.index)
     # every turn event carries the state the rig is in; the last one is solved
-    cube = Cube.from_facelets(record["facelets"])
+    cube = Cube.from_facelets(record.facelets)
     steps = next(e for e in face.events if e.kind == "solution").data["steps"]
     for step, event in zip(steps, done):
         cube = cube.apply(step)

@@ -142,7 +142,7 @@ def look_again(run: Run, result: ScanResult, doubt: list[int], *, rescan: Callab
     """Turn up to ``[start] look_again`` faces to look at the doubtful stickers
     again: (the last scan, the cube as it now is) when that settles it,
     None when a person must (the faces turned are then turned back, and
-    ``run.record["look_again_undone"]`` says which). Only a valid scan is
+    ``run.record.look_again_undone`` says which). Only a valid scan is
     acted on: turning a face of a cube read as invalid would journal a
     state nobody knows."""
     if not result.classification.valid:
@@ -151,7 +151,7 @@ def look_again(run: Run, result: ScanResult, doubt: list[int], *, rescan: Callab
     done: list[str] = []
     settled = _turn_and_look(run, result, doubt, turn, rescan, doubtful, done)
     if settled is not None:
-        run.record["look_again_turns"] = done
+        run.record.look_again_turns = done
         return settled
     if done:
         now = Cube.from_facelets(result.facelets).apply(" ".join(done)).to_facelets()
@@ -159,7 +159,7 @@ def look_again(run: Run, result: ScanResult, doubt: list[int], *, rescan: Callab
         run.emit("look-again", "scanning", f"scan: still in doubt after turning {' '.join(done)}; turning "
                  f"{back} to put the cube back", move=back)
         turn(run, now, back)
-        run.record["look_again_undone"] = " ".join(done)
+        run.record.look_again_undone = " ".join(done)
     return None
 
 

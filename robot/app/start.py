@@ -17,7 +17,6 @@ are in doubt and why.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import random
 import threading
@@ -37,6 +36,7 @@ from ..rig.config import Config, rig_turn_costs
 from ..rig.errors import RigError, UserError
 from ..rig.journal import Journal, default_state_dir
 from .events import Doubt, Event, Face, TurnEvents
+from .record import RunRecord
 from .rigs import RigHandle, attach_rig, connect_rig
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ class Run:
     estop_flag: threading.Event = field(default_factory=threading.Event)
     state: str = "idle"
     captures: int = 0
-    record: dict = field(default_factory=dict)
+    record: RunRecord = field(default_factory=RunRecord)
     images: dict[str, np.ndarray] = field(default_factory=dict)
     state_dir: str | Path | None = None
     """The journal's folder (None: the default): every turn is journalled there."""
@@ -310,17 +310,17 @@ def _confirm(run: Run) -> tuple[ScanResult, str]:
     except ScanDoubtful as e:
         if e.result is None or not admits_solved(e.result):
             raise
-        run.record["confirmation_in_doubt"] = str(e)
+        run.record.confirmation_in_doubt = str(e)
         return e.result, "".join(FACES[i // 9] for i in range(54))
 
 
 def _moved(run: Run) -> str:
     """What the motors did before a doubtful scan ended the run."""
-    if "measured_turning_s" in run.record:  # the confirmation scan: the solution was turned
-        return (f"The rig turned the solution ({run.record.get('turns', 0)} turns); only the check "
+    if run.record.turning_s is not None:  # the confirmation scan: the solution was turned
+        return (f"The rig turned the solution ({run.record.turns or 0} turns); only the check "
                 "that the cube is solved could not be trusted.")
-    if run.record.get("look_again_undone"):
-        return (f"The rig turned {run.record['look_again_undone']} to look again and turned it back: "
+    if run.record.look_again_undone:
+        return (f"The rig turned {run.record.look_again_undone} to look again and turned it back: "
                 "the cube is as it was put in.")
     return "No motor was moved."
 
@@ -413,7 +413,7 @@ def turn(run: Run, start: Cube, solution: Solution, journal: Journal,
     it is (planned here when not given)."""
     n = len(solution.steps)
     events = TurnEvents([" ".join(step) for step in solution.steps],
-                        run.record.get("estimated_turning_s", 0.0), run.step_labels)
+                        run.record.estimated_turning_s or 0.0, run.step_labels)
 
     def on_turn(td: job.TurnDone) -> None:
         run.publish(events.done(td.index, td.state, td.ticks))
@@ -464,7 +464,7 @@ class Engine:
         """How the run was started when that happened before it (the rig's button heard
         by the panel): the run does not wait for start then."""
         self._rig: RigHandle | None = rig
-        self.record: dict = {}
+        self.record = RunRecord()
 
     def stop(self) -> None:
         """End the run at the next step (after the turn the rig reports next)."""
@@ -479,7 +479,7 @@ class Engine:
         rig = self._rig
         return rig is not None and rig.link.estop()
 
-    def run(self) -> dict:
+    def run(self) -> RunRecord:
         """The whole loop. Returns the run record (also written to the state
         dir); raises what ended it (the record says so too)."""
         import solver
@@ -497,8 +497,11 @@ class Engine:
                   stop_flag=self.stop_flag, estop_flag=self.estop_flag, record=self.record,
                   state_dir=self.state_dir)
         record = run.record
-        record.update(seed=self.seed, port=rig.port, config=str(cfg.path) if cfg.path else None,
-                      started=time.strftime("%Y-%m-%dT%H:%M:%S"), prepare_s=time.monotonic() - t_prepare)
+        record.seed = self.seed
+        record.port = rig.port
+        record.config = str(cfg.path) if cfg.path else None
+        record.started = time.strftime("%Y-%m-%dT%H:%M:%S")
+        record.prepare_s = time.monotonic() - t_prepare
         run.emit("connected", "idle", port=rig.port, simulated=rig.simulated is not None,
                  firmware=str(rig.link.hello))
         run_dir = _run_dir(self.state_dir)
@@ -506,33 +509,39 @@ class Engine:
             self._stages(run, run_dir)
             return record
         except ScanDoubtful as e:
-            record.update(status="scan-doubtful", message=str(e))
+            record.status = "scan-doubtful"
+            record.message = str(e)
             run.emit("finished", "failed", str(e), status="scan-doubtful")
             raise
         except Stopped as e:
             if not e.estop:
                 _settle_after_stop(run)
-            record.update(status="stopped", message=str(e), estop=e.estop)
+            record.status = "stopped"
+            record.message = str(e)
+            record.estop = e.estop
             run.emit("finished", "stopped", str(e), status="stopped", estop=e.estop)
             raise
         except KeyboardInterrupt:
-            record.update(status="interrupted")
+            record.status = "interrupted"
             run.emit("finished", "stopped", "interrupted", status="interrupted")
             raise
         except RigError as e:
             if self.estop_flag.is_set():  # the job saw the latched stop first and says what it knows
-                record.update(status="stopped", message=f"emergency stop: {e}", estop=True)
+                record.status = "stopped"
+                record.message = f"emergency stop: {e}"
+                record.estop = True
                 run.emit("finished", "stopped", f"emergency stop: {e}", status="stopped", estop=True)
                 raise Stopped(f"emergency stop: {e}", estop=True) from None
-            record.update(status="failed", message=str(e))
+            record.status = "failed"
+            record.message = str(e)
             run.emit("finished", "failed", str(e), status="failed")
             raise
         finally:
             self._rig = None
             if self.rig is None:
                 rig.close()
-            record["run_dir"] = str(run_dir)
-            _write_record(run_dir, record)
+            record.run_dir = str(run_dir)
+            record.write(run_dir)
 
     def _connect(self) -> RigHandle:
         """The rig for this run: the one given, greeted again (it may have been
@@ -549,8 +558,8 @@ class Engine:
         """check cameras, wait for start, scan, solve, turn, confirm."""
         cfg, rig, record = run.cfg, run.rig, run.record
         check_cameras(run)
-        record["start_by"] = self.started_by or wait_for_start(run, no_wait=self.no_wait)
-        run.emit("started", by=record["start_by"])
+        record.start_by = self.started_by or wait_for_start(run, no_wait=self.no_wait)
+        run.emit("started", by=record.start_by)
         t_start = time.monotonic()
         try:
             result, facelets = scan(run)
@@ -558,20 +567,24 @@ class Engine:
             _save_images(run_dir, "scan", e.result)
             raise
         finally:
-            record["captures"] = run.captures
+            record.captures = run.captures
         _save_images(run_dir, "scan", result)
         run.images = dict(result.images)
         t_scanned = time.monotonic()
-        record.update(scan_s=t_scanned - t_start, facelets=facelets)
+        record.scan_s = t_scanned - t_start
+        record.facelets = facelets
         if rig.sim_state is not None:
-            record["scan_correct"] = facelets == rig.sim_state()
+            record.scan_correct = facelets == rig.sim_state()
         if self.scan_only:
-            record.update(status="scanned")
+            record.status = "scanned"
             run.emit("finished", "done", f"scanned {facelets}", status="scanned", facelets=facelets)
             return
         start_cube = Cube.from_facelets(facelets)
         if start_cube.is_solved():
-            record.update(status="already-solved", compute_s=0.0, turns=0, turning_s=0.0)
+            record.status = "already-solved"
+            record.compute_s = 0.0
+            record.turns = 0
+            record.turning_s = 0.0
             run.emit("finished", "done", "the cube is already solved: no motor turns",
                      status="already-solved")
             return
@@ -584,10 +597,15 @@ class Engine:
 
         steps = plan(solution.steps, cfg)
         estimate = estimate_s(steps, cfg)
-        record.update(compute_s=t_solved - t_scanned, moves=solution.moves, length=solution.length,
-                      cost=solution.cost, metric=solution.metric, turns=len(steps),
-                      estimated_turning_s=estimate, start_to_first_move_s=t_solved - t_start)
-        run.emit("solution", "turning", f"scanned {facelets} in {record['scan_s']:.2f} s; solution "
+        record.compute_s = t_solved - t_scanned
+        record.moves = solution.moves
+        record.length = solution.length
+        record.cost = solution.cost
+        record.metric = solution.metric
+        record.turns = len(steps)
+        record.estimated_turning_s = estimate
+        record.start_to_first_move_s = t_solved - t_start
+        run.emit("solution", "turning", f"scanned {facelets} in {record.scan_s:.2f} s; solution "
                  f"{solution.moves} ({solution.length} moves, {len(steps)} turns, ~{estimate:.1f} s)",
                  facelets=facelets, moves=solution.moves, length=solution.length, cost=solution.cost,
                  metric=solution.metric, steps=[" ".join(s) for s in solution.steps],
@@ -597,26 +615,28 @@ class Engine:
             t_turn = time.monotonic()
             report = turn(run, start_cube, solution, journal, steps)
         t_turned = time.monotonic()
-        record.update(turning_s=t_turned - t_turn, measured_turning_s=report.executed_s,
-                      final_state=report.state, retransmissions=report.retransmissions,
-                      host_s_per_turn=report.host_s / max(1, len(steps)))
+        record.turning_s = t_turned - t_turn
+        record.measured_turning_s = report.executed_s
+        record.final_state = report.state
+        record.retransmissions = report.retransmissions
+        record.host_s_per_turn = report.host_s / max(1, len(steps))
         if cfg.start.confirm_scan:
             confirm, seen = _confirm(run)
             _save_images(run_dir, "confirm", confirm)
-            record["confirmed"] = Cube.from_facelets(seen).is_solved()
-            run.emit("confirmed", solved=record["confirmed"], facelets=seen)
-            if not record["confirmed"]:
+            record.confirmed = Cube.from_facelets(seen).is_solved()
+            run.emit("confirmed", solved=record.confirmed, facelets=seen)
+            if not record.confirmed:
                 raise RigError(f"the confirmation scan shows {seen}, not a solved cube: a motor may have "
                                "slipped or turned the wrong way (check with `cuberobot jog`)")
-        record["status"] = "solved"
-        record["total_s"] = time.monotonic() - t_start
-        run.emit("finished", "done", "solved", status="solved", total_s=round(record["total_s"], 3))
+        record.status = "solved"
+        record.total_s = time.monotonic() - t_start
+        run.emit("finished", "done", "solved", status="solved", total_s=round(record.total_s, 3))
 
 
 def run_start(cfg: Config, *, port: str | None = None, headless: bool = False, firmware: str | None = None,
               state_dir: str | Path | None = None, seed: int | None = None, no_wait: bool = False,
               sim_lighting: Callable[[int], Lighting] | None = None,
-              out: Callable[[str], None] = print, progress: Callable[[str], None] | None = None) -> dict:
+              out: Callable[[str], None] = print, progress: Callable[[str], None] | None = None) -> RunRecord:
     """The whole loop with the terminal (and, unless ``headless``, the
     preview window) as its face. Returns the run record (also written to the
     state dir). ``progress`` hears about the solver's one-time table build."""
@@ -666,25 +686,3 @@ def _save_images(run_dir: Path, prefix: str, result: ScanResult | None) -> None:
         cv2.imwrite(str(run_dir / f"{prefix}-{name.replace(':', '-')}.png"), img)
 
 
-def _write_record(run_dir: Path, record: dict) -> None:
-    tmp = run_dir / "run.json.tmp"
-    tmp.write_text(json.dumps(record, indent=1, default=str) + "\n")
-    tmp.replace(run_dir / "run.json")
-
-
-def summary(record: dict) -> str:
-    """The lines printed at the end of a run."""
-    if record.get("status") == "already-solved":
-        return f"already solved; scan {record['scan_s']:.2f} s; run record: {record['run_dir']}/run.json"
-    measured = record.get("measured_turning_s")
-    lines = [
-        f"solved in {record['turns']} turns ({record['length']} moves): "
-        f"scan {record['scan_s']:.2f} s, compute {record['compute_s']:.2f} s, "
-        f"turning {record['turning_s']:.2f} s, total {record['total_s']:.2f} s",
-        f"turning time: estimated {record['estimated_turning_s']:.3f} s, measured by the rig "
-        + (f"{measured:.3f} s" if measured is not None else "unknown (a completion report was lost)"),
-        f"run record and scan images: {record['run_dir']}",
-    ]
-    if record.get("confirmation_in_doubt"):
-        lines.insert(2, "the confirmation scan stayed in doubt, but what it saw fits a solved cube")
-    return "\n".join(lines)

@@ -16,7 +16,8 @@ from . import Registry
 
 
 def _start(args: argparse.Namespace) -> int:
-    from ...app.start import run_start, summary
+    from ...app.record import summary
+    from ...app.start import run_start
 
     cfg = load_config(args.config)
     if args.method is not None:
@@ -31,7 +32,7 @@ def _start(args: argparse.Namespace) -> int:
         finally:
             progress.end()
     print(summary(record))
-    if record.get("scan_correct") is False:
+    if record.scan_correct is False:
         print("note: the simulated rig's cube differed from the scan", file=sys.stderr)
     return 0
 
