@@ -132,5 +132,5 @@ def test_what_the_fuzzing_found_below_the_command_line_is_refused_where_it_lives
     big.write_text('{"name": "x", "face_colors": {"U": [1' + "0" * 5000 + ", 1, 1]}}")
     with pytest.raises(ProfileError, match="big.json"):
         load_profile(big)
-    r = run("dry-run", "R U " * 150, "--port", "sim://slow?speed=0.01", "--state-dir", str(tmp_path))
+    r = run("dry-run", "R U " * 300, "--port", "sim://slow?speed=0.01", "--state-dir", str(tmp_path))
     assert r.returncode == 2 and "hour" in r.stderr and "--port" in r.stderr, r.stderr

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -101,8 +102,13 @@ def test_problems_are_one_line_naming_the_fix(tmp_path, avrdude):
                   env=dict(env, AVRDUDE_STANDIN_FAIL="avrdude: stk500_recv(): programmer is not responding"))
     assert p.returncode == 1 and p.stderr.count("\n") == 1
     assert "avrdude failed on" in p.stderr and "is another program using" in p.stderr
-    no_avrdude = dict(os.environ, PATH=os.pathsep.join(
-        d for d in os.environ["PATH"].split(os.pathsep) if not (Path(d) / "avrdude").exists()))
+    # A PATH with the compiler's tools but no avrdude (on Debian both live in /usr/bin).
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    for name in firmware.TOOLS:
+        if name != "avrdude" and shutil.which(name):
+            (tools / name).symlink_to(shutil.which(name))
+    no_avrdude = dict(os.environ, PATH=str(tools))
     p = cuberobot("firmware", "flash", "--port", str(port), *out, env=no_avrdude)
     assert p.returncode == 2 and p.stderr.strip() == (
         "cuberobot firmware: avrdude is not installed: sudo apt install avrdude")

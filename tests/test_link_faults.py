@@ -13,7 +13,7 @@ def faults_for(k: int) -> str:
     if k % 10 == 3:
         spec += f",disconnect:{300 + 29 * k}"
     if k % 10 == 7:
-        spec += f",reset:{0.8 + 0.05 * k:.2f}"
+        spec += f",reset:{0.5 + 0.02 * k:.2f}"  # within a 12-move job (about 1.5 s of turning)
     if k % 25 == 11:
         spec += f",disconnect:{500 + k},reset:{1.5 + 0.01 * k:.2f}"
     return spec

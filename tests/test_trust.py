@@ -158,8 +158,12 @@ def test_ctrl_c_at_random_moments_then_a_cleared_stop_never_makes_resume_lie(tmp
             expected = Cube.from_facelets(start).apply(moves).to_facelets()
             moved_before = sim.counts()["moves"]
             p = _popen("dry-run", moves, "--from", start, "--port", sim.port, "--state-dir", str(d))
-            # within the job: since #25 the default rig overlaps turns, a job ~30 % shorter
-            time.sleep(rng.uniform(0.3, 1.3))
+            if i % 4 == 0:  # any moment from the command's start, before its job or in it
+                time.sleep(rng.uniform(0.2, 1.2))
+            else:  # a moment within the job: after the rig reported its first turn, however busy the machine
+                while p.poll() is None and not (p.stdout.readline() or "   1  ").startswith("   1  "):
+                    pass
+                time.sleep(rng.uniform(0.0, 0.4))
             sig = signal.SIGINT if i % 5 else (signal.SIGTERM, signal.SIGHUP)[i // 5 % 2]
             p.send_signal(sig)
             _, err = p.communicate(timeout=30)
