@@ -23,3 +23,13 @@ def test_the_server_imports_nothing_of_the_command_line_and_the_engine_nothing_o
     engine = _imported("import robot.app.start, robot.app.solving, robot.app.events, robot.app.rigs")
     assert "robot.app.start" in engine
     assert not {m for m in engine if m.startswith(("robot.sim", "robot.cli", "robot.web"))}
+
+
+def test_numbas_compiled_code_goes_to_the_users_cache_folder_not_the_package(tmp_path):
+    import os
+
+    env = dict(os.environ, CUBEROBOT_CACHE=str(tmp_path))
+    env.pop("NUMBA_CACHE_DIR", None)
+    r = subprocess.run([sys.executable, "-c", "import robot, numba; print(numba.config.CACHE_DIR)"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0 and r.stdout.strip() == str(tmp_path / "numba"), r.stderr

@@ -106,6 +106,8 @@ def _main(argv: list[str] | None) -> int:
     # Warnings are lines for a person (a stalled line, drifting colours); -v adds where and when.
     fmt = "%(asctime)s %(name)s %(levelname)s: %(message)s" if args.verbose else "cuberobot: %(message)s"
     logging.basicConfig(level=level, format=fmt)
+    # numba's own debug lines (its compiler's internals, 100 000 of them on a cold cache) are not ours.
+    logging.getLogger("numba").setLevel(max(level, logging.WARNING))
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
