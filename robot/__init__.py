@@ -14,7 +14,7 @@ Folders by role, each importing only the ones listed after it:
 
 import os
 
-from solver.cache import cache_dir
+from solver.cachedir import cache_dir
 
 # numba's compiled code is kept with the solver's tables in the user's cache
 # folder (numba would write it into the package's own __pycache__). Set before

@@ -29,23 +29,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
-import platformdirs
+
+from .cachedir import cache_dir
 
 log = logging.getLogger(__name__)
 
 MAGIC = b"CUBEROBOT-TABLES"
 _ALIGN = 64
-
-
-def cache_dir() -> Path:
-    """``$CUBEROBOT_CACHE`` if set, else the user's cache directory for
-    cuberobot as :mod:`platformdirs` finds it: ``$XDG_CACHE_HOME/cuberobot``
-    or ``~/.cache/cuberobot`` on Linux, ``~/Library/Caches/cuberobot`` on
-    macOS, ``%LOCALAPPDATA%\\cuberobot\\Cache`` on Windows."""
-    env = os.environ.get("CUBEROBOT_CACHE")
-    if env:
-        return Path(env).expanduser()
-    return platformdirs.user_cache_path("cuberobot", appauthor=False)
 
 
 Probe = Callable[[dict[str, np.ndarray]], str | None]
