@@ -454,7 +454,7 @@ class Panel:
 
     def snapshot(self) -> dict[str, Any]:
         with self.lock:
-            return {**self.status.to_json(), "rig": self.standing.describe()}
+            return {**self.status.to_json(), "rig": self.standing.describe(), "seq": self.seq}
 
 
 def state_dir_runs(state_dir: str | None) -> Path:

@@ -14,6 +14,7 @@ const page = {
   wrong: new Set(),
   painted: new Map(), // stickers a person painted while the scan waits: index -> letter
   fixing: false,
+  seq: 0, // the last event shown: a stream that reconnects replays the run, and what was shown is not shown again
   pick: null, // the palette colour picked, or null: a tap cycles
   steps: [],
   turn: 0,
@@ -176,6 +177,7 @@ function showCameras(views, capture) {
 }
 
 function onStatus(s) {
+  if (typeof s.seq === "number" && s.seq < page.seq) page.seq = 0; // a new server: its events start at 1 again
   page.status = s;
   page.steps = s.steps || [];
   page.turn = s.turn || 0;
@@ -198,6 +200,12 @@ function onStatus(s) {
 }
 
 function onEvent(e) {
+  // A replayed event (the stream reconnected) would walk the page back through the run's states and
+  // undo what a person did since, such as stickers painted while a scan waits for a fix.
+  if (typeof e.seq === "number") {
+    if (e.seq <= page.seq) return;
+    page.seq = e.seq;
+  }
   switch (e.kind) {
     case "connected":
       page.steps = []; page.turn = 0; page.started = e.t; page.estimate = 0; showSteps(); showStage("");
