@@ -12,7 +12,6 @@ and the rig's driver load inside the handlers that use them.
 from __future__ import annotations
 
 import argparse
-import errno
 import importlib
 import io
 import logging
@@ -24,7 +23,7 @@ from typing import NoReturn
 from solver.errors import CubeError
 from vision.errors import VisionError
 
-from ..rig.errors import RigError, UserError
+from ..rig.errors import RigError, UserError, storage_advice
 from . import commands
 from .commands import Registry
 
@@ -126,25 +125,15 @@ def _main(argv: list[str] | None) -> int:
     except BrokenPipeError:
         return EXIT_OK
     except OSError as e:
-        if e.errno not in _STORAGE_ERRNOS:
+        what = storage_advice(e)
+        if what is None:
             return _internal_error(args, e)
-        print(one_line(f"cuberobot {args.command}: {storage_problem(e)}"), file=sys.stderr)
+        where = e.filename or "a file"
+        print(one_line(f"cuberobot {args.command}: cannot write {where}: {what}; then run the command again"),
+              file=sys.stderr)
         return EXIT_FAILED
     except Exception as e:
         return _internal_error(args, e)
-
-
-_STORAGE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG}
-
-
-def storage_problem(e: OSError) -> str:
-    """A file that cannot be written, as the user's to fix: where, why, what to do."""
-    where = e.filename or "a file"
-    what = {errno.ENOSPC: "the disk is full: free some space", errno.EDQUOT: "the disk quota is used up",
-            errno.EROFS: "the folder is read-only: give a writable --state-dir (or --out)",
-            errno.EFBIG: "the file is too large for this file system"}.get(
-        e.errno or 0, "no permission: give a folder you can write")
-    return f"cannot write {where}: {what}; then run the command again"
 
 
 def _internal_error(args: argparse.Namespace, e: Exception) -> int:

@@ -18,7 +18,6 @@ say where the cube is.
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import stat
@@ -31,7 +30,7 @@ import platformdirs
 
 from solver import Cube, CubeError
 
-from .errors import UserError
+from .errors import UserError, storage_advice
 from .owner import Claim, claim_folder
 
 FILENAME = "journal.jsonl"
@@ -456,11 +455,6 @@ class JournalReader:
 
 
 def _advice(e: OSError) -> str:
-    """What to do about a folder that cannot be written."""
-    if e.errno in (errno.ENOSPC, errno.EDQUOT):
-        return " (the disk is full: free some space)"
-    if e.errno == errno.EROFS:
-        return " (the folder is read-only: give a writable --state-dir)"
-    if e.errno in (errno.EACCES, errno.EPERM):
-        return " (no permission: give a --state-dir you can write)"
-    return ""
+    """The storage advice in brackets, after the system's own words."""
+    what = storage_advice(e)
+    return f" ({what})" if what else ""
