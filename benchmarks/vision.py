@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from solver import random_cube  # noqa: E402
 from solver.facelets import FACES  # noqa: E402
 from vision.classifier import classify  # noqa: E402
-from vision.color import rgb_to_lab  # noqa: E402
+from vision.colour import rgb_to_lab  # noqa: E402
 from vision.render import HARD_ORANGE, HARD_RED, Lighting, render_view  # noqa: E402
 from vision.scanning import classify_measured, measure  # noqa: E402
 from vision.setup import default_sim_setup  # noqa: E402
@@ -69,7 +69,7 @@ STRESS_CONDITIONS = ("noise", "exposure", "cast", "red~orange", "glare", "low-re
 def _lit(palette: dict[str, np.ndarray], facelets: str, light: np.ndarray) -> np.ndarray:
     """(54, 6, 3) each colour as it would look at each sticker: the sticker's
     own light (linear, per channel) on each face colour, clipped like a sensor."""
-    from vision.color import linear_to_srgb, srgb_to_linear
+    from vision.colour import linear_to_srgb, srgb_to_linear
 
     cols = srgb_to_linear(np.array([palette[f] for f in FACES]))  # (6, 3)
     return np.clip(linear_to_srgb(np.clip(light[:, None, :] * cols[None], 0, 1)), 0, 255)

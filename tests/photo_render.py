@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.color import linear_to_srgb, srgb_to_linear
+from vision.colour import linear_to_srgb, srgb_to_linear
 from vision.render import SCHEME, SHADES, kelvin_to_gains
 
 SIZES = [(640, 480), (1280, 720), (1600, 1200), (1920, 1080), (2592, 1944), (3264, 2448), (4000, 3000)]

@@ -39,7 +39,7 @@ def test_random_cubes_with_clean_colours(seed):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_red_and_orange_within_delta_e_9(seed):
-    from vision.color import delta_e, rgb_to_lab
+    from vision.colour import delta_e, rgb_to_lab
 
     pal = dict(STD, R=(205, 45, 35), L=(215, 65, 30))
     assert delta_e(rgb_to_lab(pal["R"]), rgb_to_lab(pal["L"])) < 9

@@ -108,7 +108,7 @@ def test_capture_through_a_video_file(tmp_path):
     got = sample_faces(img, view.faces)
     for f in "URF":
         k = FACES.index(f)
-        from vision.color import delta_e, rgb_to_lab
+        from vision.colour import delta_e, rgb_to_lab
 
         clean = render_view(truth, view, (640, 360), lighting=Lighting(noise=0), rng=rng)
         ref = sample_faces(clean, view.faces)

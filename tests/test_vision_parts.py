@@ -7,7 +7,7 @@ import pytest
 
 from solver import SOLVED, random_cube
 from solver.facelets import FACES
-from vision.color import srgb_to_linear
+from vision.colour import srgb_to_linear
 from vision.errors import VisionError
 from vision.geometry import geometry_toml, order_corners
 from vision.preview import annotate, cycle_letter, sticker_at
@@ -195,7 +195,7 @@ def test_calibration_refuses_a_cube_that_is_not_solved(tmp_path):
 
 
 def test_srgb_curve_known_values_and_round_trip():
-    from vision.color import lab_to_rgb, linear_to_srgb, rgb_to_lab
+    from vision.colour import lab_to_rgb, linear_to_srgb, rgb_to_lab
 
     # IEC 61966-2-1 reference points: black, the knee, mid grey, white
     expected = [0.0, 0.0030353, 0.2158605, 1.0]

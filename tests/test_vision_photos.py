@@ -15,7 +15,7 @@ import pytest
 from photo_render import render_cube_photos, render_face_photo, rotate_net, write_photo
 
 from solver import random_cube
-from vision.color import linear_to_srgb, srgb_to_linear
+from vision.colour import linear_to_srgb, srgb_to_linear
 from vision.grid_finder import Grid, find_grids
 from vision.photos import (
     PhotoError,

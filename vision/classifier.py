@@ -35,7 +35,7 @@ from solver import CubeError
 from solver.facelets import FACES, OPPOSITE, position_name
 from solver.validate import parse_facelets
 
-from .color import RGB, delta_e, lab_to_rgb, rgb_to_lab, rgb_tuple, srgb_to_linear
+from .colour import RGB, delta_e, lab_to_rgb, rgb_to_lab, rgb_tuple, srgb_to_linear
 from .pieces import Solution, best_cube
 from .profile import Profile
 
@@ -61,7 +61,7 @@ class Classification:
     valid: bool
     error: CubeError | None = None
     warnings: list[str] = field(default_factory=list)
-    colors: dict[str, RGB] = field(default_factory=dict)
+    colours: dict[str, RGB] = field(default_factory=dict)
     """The fitted RGB colour of each face, as the scan saw it."""
     reflections: list[int] = field(default_factory=list)
     """Stickers that looked like their colour washed out by added light and
@@ -560,7 +560,7 @@ def classify(samples: npt.ArrayLike, *, centers: Colours | None = None,
         sel = seen & (assign == c)
         fitted_lab[c] = np.median(rgb_to_lab(rgb[sel]), axis=0) if sel.any() else rgb_to_lab(
             np.nan_to_num(means_rgb[c], nan=128.0))
-    colors = {f: rgb_tuple(lab_to_rgb(fitted_lab[c])) for c, f in enumerate(FACES)}
+    colours = {f: rgb_tuple(lab_to_rgb(fitted_lab[c])) for c, f in enumerate(FACES)}
     prof = _face_colours_from(profile)
     if prof:
         drift = {f: float(delta_e(fitted_lab[c], rgb_to_lab(prof[f])))
@@ -585,7 +585,7 @@ def classify(samples: npt.ArrayLike, *, centers: Colours | None = None,
     # a reflection shows the lamp, not the sticker: the pieces read it, and the camera said nothing
     like_none = ~seen | (dist.min(axis=1) > LIKE_NONE_Z2) | reflections
     evidence = np.where(like_none[:, None], 0.0, cam - cam.min(axis=1, keepdims=True))
-    return Classification(facelets, confidence, suspects, valid, error, warnings, colors, refl,
+    return Classification(facelets, confidence, suspects, valid, error, warnings, colours, refl,
                           by_constraints, clipped, crushed, constraints, evidence)
 
 
@@ -651,7 +651,7 @@ def combine_looks(earlier: Classification, moved: Sequence[int], later: Classifi
                         + ", ".join(position_name(i) for i in suspects[:12])
                         + ("..." if len(suspects) > 12 else ""))
     constraints = "do not settle it" if unsettled.any() else "settle it" if by_constraints else "not needed"
-    return Classification(facelets, confidence, suspects, True, None, warnings, dict(later.colors), [],
+    return Classification(facelets, confidence, suspects, True, None, warnings, dict(later.colours), [],
                           by_constraints, list(later.clipped), list(later.crushed), constraints, total)
 
 

@@ -22,7 +22,7 @@ import platformdirs
 
 from solver.facelets import FACES
 
-from .color import RGB, delta_e, linear_to_srgb, rgb_to_lab, rgb_tuple, srgb_to_linear
+from .colour import RGB, delta_e, linear_to_srgb, rgb_to_lab, rgb_tuple, srgb_to_linear
 from .errors import VisionError
 
 GAIN_LIMITS = (0.4, 2.5)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from .color import linear_to_srgb, srgb_to_linear
+from .colour import linear_to_srgb, srgb_to_linear
 from .setup import FaceSpec, ViewSpec
 
 # Sticker shades (sRGB) seen on real cubes of different brands, per colour.

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from .color import lab_to_rgb, rgb_to_lab
+from .colour import lab_to_rgb, rgb_to_lab
 from .setup import FaceSpec
 
 CELL = 16  # warped pixels per sticker

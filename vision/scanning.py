@@ -13,7 +13,7 @@ from solver.facelets import FACES, position_name
 
 from .capture import SIM_EXPOSURE, lower_exposure, open_camera
 from .classifier import Classification, Colours, classify, exposure_problems, sticker_exposures
-from .color import srgb_to_linear
+from .colour import srgb_to_linear
 from .errors import VisionError
 from .profile import Profile, apply_gains
 from .render import Lighting

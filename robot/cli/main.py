@@ -125,11 +125,11 @@ def _main(argv: list[str] | None) -> int:
     except BrokenPipeError:
         return EXIT_OK
     except OSError as e:
-        what = storage_advice(e)
-        if what is None:
+        advice = storage_advice(e)
+        if advice is None:
             return _internal_error(args, e)
         where = e.filename or "a file"
-        print(one_line(f"cuberobot {args.command}: cannot write {where}: {what}; then run the command again"),
+        print(one_line(f"cuberobot {args.command}: cannot write {where}: {advice}; then run the command again"),
               file=sys.stderr)
         return EXIT_FAILED
     except Exception as e:
