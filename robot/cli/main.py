@@ -129,8 +129,8 @@ def _main(argv: list[str] | None) -> int:
         if advice is None:
             return _internal_error(args, e)
         where = e.filename or "a file"
-        print(one_line(f"cuberobot {args.command}: cannot write {where}: {advice}; then run the command again"),
-              file=sys.stderr)
+        print(one_line(f"cuberobot {args.command}: cannot write {where}: {advice}; "
+                       "then run the command again"), file=sys.stderr)
         return EXIT_FAILED
     except Exception as e:
         return _internal_error(args, e)

@@ -251,27 +251,30 @@ class Link:
         return got
 
     def _handle(self, seq: int, msg: P.Message) -> None:
-        if isinstance(msg, (P.Done, P.Event, P.RealtimeStatus)):
-            if self.event_seq is not None and seq != P.next_seq(self.event_seq):
-                self.events_lost = True
-            self.event_seq = seq
-            if isinstance(msg, P.Done):
+        """A frame as it arrives: what the rig says unasked (DONE, EVENT,
+        realtime STATUS) is taken in at once and its numbering checked; a
+        reply waits for the command that asked for it."""
+        if not isinstance(msg, (P.Done, P.Event, P.RealtimeStatus)):
+            self._pending[seq] = msg
+            return
+        if self.event_seq is not None and seq != P.next_seq(self.event_seq):
+            self.events_lost = True
+        self.event_seq = seq
+        match msg:
+            case P.Done():
                 self.queue_free = msg.queue_free
                 if self.on_done is not None:
                     self.on_done(msg)
-            elif isinstance(msg, P.Event):
-                if msg.event == P.EventCode.BOOT:
-                    self.reset_seen = "the rig announced a restart (EVENT BOOT)"
-                elif msg.event == P.EventCode.BUTTON:
-                    self.buttons += 1
-                elif msg.event == P.EventCode.ESTOP_LATCHED:
-                    self.estop_latched = True
-                elif msg.event == P.EventCode.ESTOP_CLEARED:
-                    self.estop_latched = False
-            else:
+            case P.Event(event=P.EventCode.BOOT):
+                self.reset_seen = "the rig announced a restart (EVENT BOOT)"
+            case P.Event(event=P.EventCode.BUTTON):
+                self.buttons += 1
+            case P.Event(event=P.EventCode.ESTOP_LATCHED):
+                self.estop_latched = True
+            case P.Event(event=P.EventCode.ESTOP_CLEARED):
+                self.estop_latched = False
+            case P.RealtimeStatus():
                 self._check_status(msg)
-        else:
-            self._pending[seq] = msg
 
     def _check_status(self, st: P.Status) -> None:
         if self.hello is not None and st.boot_id != self.hello.boot_id:
@@ -354,21 +357,21 @@ class Link:
 
     def _accept(self, msg: P.Message, reply: P.Message) -> P.Message:
         """A command's reply: errors raised, what it tells about the rig kept."""
-        if isinstance(reply, P.Err):
-            if reply.code == P.ErrorCode.QUEUE_FULL:
+        match reply:
+            case P.Err(code=P.ErrorCode.QUEUE_FULL):
                 self.queue_free = 0
-                return reply
-            if reply.code == P.ErrorCode.ESTOP:
+            case P.Err(code=P.ErrorCode.ESTOP):
                 self.estop_latched = True
                 raise EstopLatched("the rig is in emergency stop; check it is safe, then run "
                                    "`cuberobot estop --clear`")
-            raise RigError(f"the rig refused {type(msg).__name__}: {reply.name} (detail {reply.detail})")
-        if isinstance(reply, P.Ack):
-            self.queue_free = reply.queue_free
-        elif isinstance(reply, P.Status):
-            self._check_status(reply)
-            if self.reset_seen:
-                raise RigReset(f"the rig on {self.port} was reset ({self.reset_seen})")
+            case P.Err():
+                raise RigError(f"the rig refused {type(msg).__name__}: {reply.name} (detail {reply.detail})")
+            case P.Ack():
+                self.queue_free = reply.queue_free
+            case P.Status():
+                self._check_status(reply)
+                if self.reset_seen:
+                    raise RigReset(f"the rig on {self.port} was reset ({self.reset_seen})")
         return reply
 
     def status(self) -> P.Status:
