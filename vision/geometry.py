@@ -35,14 +35,19 @@ def order_corners(points: npt.ArrayLike) -> tuple[tuple[float, float], ...]:
 
 
 def _toml_value(v: object) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v) if not (isinstance(v, float) and math.isinf(v)) else "inf"
-    if isinstance(v, str):
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    """One value in TOML's own spelling (the standard library reads TOML but
+    does not write it); only the kinds a view holds."""
+    match v:
+        case bool():
+            return "true" if v else "false"
+        case float() if math.isinf(v):
+            return "inf"
+        case int() | float():
+            return repr(v)
+        case str():
+            return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        case list() | tuple():
+            return "[" + ", ".join(_toml_value(x) for x in v) + "]"
     raise TypeError(type(v))
 
 
