@@ -67,8 +67,11 @@ function tap(i) {
 }
 
 function say(text, isError) {
-  $("message").textContent = text || "";
-  $("message").classList.toggle("error", !!isError);
+  // signed out, the run's card is hidden: the emergency stop's answer shows on the sign-in screen
+  for (const id of ["message", "signin-message"]) {
+    $(id).textContent = text || "";
+    $(id).classList.toggle("error", !!isError);
+  }
 }
 
 async function command(path, body) {
