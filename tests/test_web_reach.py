@@ -355,3 +355,76 @@ def test_estop_idle_then_clear_on_the_page_then_a_run_solves(browser, tmp_path):
 def rig_estop_from_elsewhere(panel) -> None:
     """An emergency stop onto the rig's line that is not the page's."""
     panel.standing.handle.link.estop()
+
+
+# ---------------------------------------------------------------- settings that stick
+
+
+@needs_browser
+def test_geometry_and_profile_set_on_the_page_survive_a_restart_and_reach_the_terminal(
+        browser, tmp_path, monkeypatch):
+    from selenium.webdriver.common.by import By
+
+    from robot.rig.config import load_config
+    from robot.rig.settings import settings_path
+
+    env = xdg_env(tmp_path)
+    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME"):
+        monkeypatch.setenv(name, env[name])
+    original = load_config(settings=False)
+    view = next(v for v in original.views if not v.hand_held)
+    corners = {f.face: [[x + 4, y - 3] for x, y in (f.corners[(f.top_left + k) % 4] for k in range(4))]
+               for f in view.faces}
+    expected = settings_path(original.path)
+
+    with panel_server(tmp_path / "state", cfg=load_config()) as (base, panel, _):
+        panel.options.settings_dir = None  # the user's (this test's XDG folders), as `serve` has it
+        browser.get(base)
+        wait(browser, lambda d: state_text(d) == "idle")
+        browser.find_element(By.ID, "cal-name").clear()
+        browser.find_element(By.ID, "cal-name").send_keys("bench")
+        browser.find_element(By.ID, "cal-colours").click()
+        wait(browser, lambda d: "saved to" in d.find_element(By.ID, "cal-result").text, 60)
+        answer = browser.execute_async_script(
+            "const done = arguments[1];"
+            "fetch('/api/geometry', {method: 'POST', headers: {'Content-Type': 'application/json'},"
+            " body: JSON.stringify({views: arguments[0]})}).then(r => r.json()).then(done)",
+            {view.name: corners})
+        assert answer["path"] == str(expected) and str(expected) in answer["message"], answer
+        no_script_errors(browser)
+
+    profile = Path(env["XDG_DATA_HOME"]) / "cuberobot" / "profiles" / "bench.json"
+    assert profile.is_file() and 'profile = "bench"' in expected.read_text()
+
+    def corners_of(cfg):
+        v = next(v for v in cfg.views if v.name == view.name)
+        return {f.face: [list(p) for p in (f.corners[(f.top_left + k) % 4] for k in range(4))]
+                for f in v.faces}
+
+    with panel_server(tmp_path / "state2", cfg=load_config()) as (base, panel, rig_url):  # a restart
+        from webserver import Client
+
+        status, body, _ = Client(base).get("/api/geometry")
+        got = next(v for v in body["views"] if v["name"] == view.name)
+        assert {f["face"]: f["corners"] for f in got["faces"]} == corners
+        browser.get(base)
+        wait(browser, lambda d: state_text(d) == "idle")
+        browser.find_element(By.ID, "start").click()
+        wait(browser, lambda d: state_text(d) == "solved", 120)
+        assert panel.engine is not None and panel.engine.cfg.profile == "bench"  # the run's own set-up
+        assert corners_of(panel.engine.cfg) == corners
+        assert rig_for_url(rig_url).cube.is_solved()
+
+    # the terminal: `cuberobot scan` reads the same settings
+    r = subprocess.run([sys.executable, "-m", "robot", "-v", "scan", "--seed", "5"], env=env, cwd=ROOT,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode in (0, 1), r.stderr
+    told = f"the settings in {expected}: profile bench; the corners of {view.name}"
+    assert told in r.stderr, r.stderr[-2000:]
+    import argparse
+
+    from robot.cli.commands.vision import load_setup
+
+    _, views, used = load_setup(argparse.Namespace(config=None, use_profile=None))
+    assert used is not None and used.name == "bench"
+    assert corners_of(argparse.Namespace(views=views)) == corners

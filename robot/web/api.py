@@ -690,8 +690,9 @@ async def _stream(panel: Panel, q: asyncio.Queue[dict[str, Any] | None],
                 continue
             if data is None:
                 return
-            if "seq" not in data:  # the rig's state, between the run's events
-                yield f"event: rig\ndata: {json.dumps(data['rig'])}\n\n"
+            if "seq" not in data:  # the rig's state, between the run's events (kind "rig" for a
+                # reader that takes every data line as one of the run's events)
+                yield f"event: rig\ndata: {json.dumps({'kind': 'rig', **data['rig']})}\n\n"
                 continue
             if data["seq"] <= last:
                 continue  # already sent with the history

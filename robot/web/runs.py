@@ -57,6 +57,9 @@ class Options:
     sim_lighting: Callable[[int], Any] | None = None
     profile_dir: str | None = None
     """Where the page's colour calibration saves profiles (None: the user's)."""
+    settings_dir: str | None = None
+    """Where the page's sticker grid and profile choice are kept (None: the
+    user's config folder, which every command reads: robot/rig/settings.py)."""
     firmware_speed: str = "1"
     """The emulated rig's pace with ``firmware`` (1: real time, as a board turns)."""
 
