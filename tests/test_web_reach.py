@@ -80,6 +80,47 @@ def test_a_lan_address_is_accepted_where_the_host_name_is_loopback(tmp_path):
         served.sock.close()
 
 
+def test_an_address_gained_after_the_start_is_accepted(tmp_path, monkeypatch):
+    """A service started before DHCP: the LAN address it gets later opens the
+    panel (the interfaces are read again, at most every REREAD_S)."""
+    import asyncio
+
+    from robot.web import server
+    from robot.web.guard import Guard
+
+    monkeypatch.setattr(server, "REREAD_S", 0.0)
+    now = [Address("lo", "127.0.0.1")]
+    served = bind("0.0.0.0", 0, token_file=tmp_path / TOKEN_FILE, addresses=lambda: list(now),
+                  mdns=lambda: False)
+    served.sock.close()
+    port = served.urls[0].rsplit(":", 1)[1].split("/")[0]
+
+    async def app(scope, receive, send):
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    guard = Guard(app, hosts=served.hosts, more_hosts=served.more_hosts, token=served.token, max_body=1024)
+
+    def status(host: str) -> int:
+        sent = []
+
+        async def receive():
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {"type": "http", "method": "GET", "path": "/", "query_string": b"",
+                 "headers": [(b"host", host.encode())]}
+        asyncio.run(guard(scope, receive, send))
+        return sent[0]["status"]
+
+    assert status(f"198.51.100.9:{port}") == 400
+    now.append(Address("wlan0", "198.51.100.9"))
+    assert status(f"198.51.100.9:{port}") == 200
+    assert status(f"198.51.100.10:{port}") == 400
+
+
 def test_reachable_puts_ipv4_lan_first():
     got = reachable([Address("lo", "::1"), Address("e", "2001:db8::1"), Address("e", "93.184.216.34"),
                      Address("e", "10.0.0.2"), Address("e", "10.0.0.2")])

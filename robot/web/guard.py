@@ -98,12 +98,16 @@ class Guard:
     none is needed."""
 
     def __init__(self, app: ASGIApp, *, hosts: set[str], token: str | None, max_body: int,
+                 more_hosts: Callable[[], set[str]] | None = None,
                  large: dict[str, int] | None = None, body_grace_s: float = BODY_GRACE_S,
                  min_body_rate: float = MIN_BODY_RATE):
         self.app = app
         self.hosts = {h.lower() for h in hosts}
         self.origins = {f"http://{h}" for h in self.hosts}
         self.ports = {h.rsplit(":", 1)[1] for h in self.hosts if ":" in h}
+        self.more_hosts = more_hosts
+        """The addresses the machine has now, for a ``Host`` not in ``hosts``
+        (one it gained since the start); None: only ``hosts``."""
         self.token = token
         self.max_body = max_body
         self.large = large or {}
@@ -167,7 +171,7 @@ class Guard:
     def refuse(self, scope: Scope, headers: dict[str, str]) -> tuple[int, dict[str, Any]] | None:
         """Why this request may not go on (status, body), or None."""
         host = headers.get("host", "").lower()
-        if host not in self.hosts and not self.loopback_literal(host):
+        if host not in self.hosts and not self.loopback_literal(host) and not self.gained(host):
             ours = ", ".join(sorted(self.hosts))
             return 400, error(f"the Host {host[:100]!r} is not this server ({ours}): open the panel by the "
                               "address `cuberobot serve` printed", "foreign-host")
@@ -194,6 +198,15 @@ class Guard:
             if int(length) > limit:
                 return 413, error(f"the request body is {int(length)} bytes; at most {limit}", "too-large")
         return None
+
+    def gained(self, host: str) -> bool:
+        """``host`` is an address the machine has gained since the server
+        started; it is then accepted from now on (and as an origin)."""
+        if self.more_hosts is None or host not in self.more_hosts():
+            return False
+        self.hosts.add(host)
+        self.origins.add(f"http://{host}")
+        return True
 
     def loopback_literal(self, host: str) -> bool:
         """``host`` is a loopback IP address, written as such, with our port."""

@@ -22,11 +22,12 @@ import signal
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..rig.config import Config
 from ..rig.errors import UserError
@@ -68,6 +69,9 @@ class Served:
     token: str | None
     urls: list[str] = field(default_factory=list)
     """Every address it can be opened at, best first (``url`` is the first)."""
+    more_hosts: Callable[[], set[str]] | None = None
+    """On every interface: the ``Host`` values of the addresses the machine
+    has now (a service started before DHCP gave the LAN address)."""
 
 
 TOKEN_FILE = "panel-token"
@@ -137,7 +141,29 @@ def bind(host: str, port: int, *, token_file: Path | None = None, new_token: boo
     else:
         shown = [names[0]]
     urls = [f"http://{n}:{real_port}/" + (f"?token={token}" if token else "") for n in dict.fromkeys(shown)]
-    return Served(sock, urls[0], hosts, token, urls)
+    more = _addresses_now(addresses, real_port) if everywhere else None
+    return Served(sock, urls[0], hosts, token, urls, more)
+
+
+REREAD_S = 5.0
+"""How often, at most, the interfaces are read again for a ``Host`` not yet known."""
+
+
+def _addresses_now(addresses: Callable[[], list[Address]], port: int) -> Callable[[], set[str]]:
+    """The ``Host`` values of the machine's addresses as they are now, read
+    at most every :data:`REREAD_S` (a request naming an unknown host must not
+    make the server list its interfaces at every request)."""
+    kept: dict[str, Any] = {"at": -REREAD_S, "hosts": set()}
+    lock = threading.Lock()
+
+    def now() -> set[str]:
+        with lock:
+            if time.monotonic() - kept["at"] >= REREAD_S:
+                kept["at"] = time.monotonic()
+                kept["hosts"] = {f"{_url_host(a.address).lower()}:{port}" for a in addresses()}
+            return set(kept["hosts"])
+
+    return now
 
 
 def _avahi_running() -> bool:
@@ -195,7 +221,8 @@ def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool 
     from .guard import BODY_GRACE_S, Guard
 
     panel = Panel(cfg, options)
-    app = Guard(build(panel), hosts=served.hosts, token=served.token, max_body=MAX_BODY,
+    app = Guard(build(panel), hosts=served.hosts, more_hosts=served.more_hosts, token=served.token,
+                max_body=MAX_BODY,
                 large={"/api/photos": MAX_UPLOAD_BYTES},
                 body_grace_s=BODY_GRACE_S if body_grace_s is None else body_grace_s)
     config = uvicorn.Config(app, log_level="info" if verbose else "warning", access_log=verbose,
