@@ -5,7 +5,11 @@ loaded CI machine says more about the neighbours than about the code; speed
 is measured in benchmarks/, so the deadline is off. Health checks stay on.
 """
 
+import atexit
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,6 +21,11 @@ settings.register_profile("cuberobot", deadline=None)
 settings.load_profile("cuberobot")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the tests' helper modules (fwtools, ptyproxy)
+
+# The settings the panel saves for a set-up file (robot/rig/settings.py) go to the user's config folder,
+# which every load_config() reads: the tests' own, so that no test writes the person's, nor reads them.
+os.environ["XDG_CONFIG_HOME"] = _config_home = tempfile.mkdtemp(prefix="cuberobot-tests-config-")
+atexit.register(shutil.rmtree, _config_home, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

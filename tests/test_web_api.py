@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from webserver import NO_LOOK_AGAIN, Client, panel_server, rig_for_url
@@ -220,7 +221,8 @@ def test_the_token_off_loopback(tmp_path):
         assert client.get("/")[0] == 200
         status, body, _ = client.get("/api/status")
         assert status == 401 and body["error"]["kind"] == "token"
-        assert client.post("/api/estop")[0] == 401
+        assert client.post("/api/start")[0] == 401
+        assert client.post("/api/estop")[0] == 200  # the one request open without it (docs/api.md)
         assert client.get("/api/status", headers={"Authorization": "Bearer s3cret-token"})[0] == 200
         assert client.get("/api/status", headers={"Authorization": "Bearer wrong"})[0] == 401
         assert client.get("/?token=wrong")[0] == 401
@@ -378,12 +380,14 @@ def test_geometry_corners_are_saved_like_calibrate_geometry(tmp_path):
         corners = {f["face"]: [[x + 3, y - 2] for x, y in f["corners"]] for f in view["faces"]}
         status, body, _ = c.post("/api/geometry", {"views": {view["name"]: corners}})
         assert status == 200, body
-        written = (tmp_path / "state" / "geometry.toml").read_text()
-        assert written == body["toml"]
+        saved = Path(body["path"])  # the settings for the set-up file (robot/rig/settings.py)
+        assert saved.parent == tmp_path / "state" / "settings" / "setups" and str(saved) in body["message"]
+        written = saved.read_text()
         old = next(v for v in load_config().views if v.name == view["name"])
         expect = [view_from_corners(old, corners) if v.name == view["name"] else v
                   for v in load_config().views]
-        assert written == save_geometry(expect, None)  # the same TOML `calibrate --geometry` writes
+        assert body["toml"] == save_geometry(expect, None)  # the same TOML `calibrate --geometry` writes
+        assert save_geometry(expect[:1], None) in written
         parsed = tomllib.loads(written)
         got = next(v for v in parsed["view"] if v["name"] == view["name"])
         assert got["face"][0]["corners"][0] == corners[got["face"][0]["face"]][0]

@@ -282,7 +282,9 @@ def test_calibrate_colours_and_drag_a_corner(browser, tmp_path):
         after = next(f for v in panel.cfg.views if v.name == view for f in v.faces if f.face == face).corners
         moved = [abs(a[0] - b[0]) for a, b in zip(sorted(after), sorted(before))]
         assert any(30 < m < 50 for m in moved), (before, after)
-        text = (tmp_path / "state" / "geometry.toml").read_text()
+        from robot.rig.settings import settings_path
+
+        text = settings_path(panel.cfg.path, tmp_path / "state" / "settings").read_text()
         assert "[[view]]" in text and f'name = "{view}"' in text
         shot(browser, "web-panel-calibrate.png")
         no_script_errors(browser)

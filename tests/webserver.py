@@ -15,6 +15,7 @@ import urllib.parse
 import zlib
 from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
 
 from robot.rig.config import load_config
 from robot.sim.protocol_sim import forget, rig_for_url, sim_url
@@ -51,7 +52,8 @@ def panel_server(state_dir, *, speed="8", token=None, sim_lighting=steady_light,
     if token is not None:
         served = Served(served.sock, served.url, served.hosts, token)
     options = Options(rig_port=None if firmware else rig_url, state_dir=str(state_dir),
-                      sim_lighting=sim_lighting, firmware=firmware, firmware_speed=firmware_speed)
+                      sim_lighting=sim_lighting, firmware=firmware, firmware_speed=firmware_speed,
+                      settings_dir=str(Path(state_dir) / "settings"))
     server, panel = make_server(cfg or load_config(), options, served, body_grace_s=body_grace_s)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [served.sock]}, daemon=True)
     thread.start()

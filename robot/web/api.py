@@ -460,7 +460,8 @@ def build(panel: Panel) -> Starlette:
         from ..rig.errors import RigError
 
         try:
-            return JSONResponse(await run_in_threadpool(panel.clear_estop))
+            cleared = await run_in_threadpool(panel.clear_estop)
+            return JSONResponse({**cleared, "rig": panel.standing.describe()})
         except Busy as e:
             raise ApiError(409, "busy", str(e)) from None
         except RigError as e:
@@ -689,6 +690,10 @@ async def _stream(panel: Panel, q: asyncio.Queue[dict[str, Any] | None],
                 continue
             if data is None:
                 return
+            if "seq" not in data:  # the rig's state, between the run's events (kind "rig" for a
+                # reader that takes every data line as one of the run's events)
+                yield f"event: rig\ndata: {json.dumps({'kind': 'rig', **data['rig']})}\n\n"
+                continue
             if data["seq"] <= last:
                 continue  # already sent with the history
             yield f"data: {json.dumps(data)}\n\n"

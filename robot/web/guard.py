@@ -8,7 +8,12 @@
 * Off loopback, a token is needed for everything but the page's own files:
   ``?token=`` on the page's address once (answered with a cookie and a
   redirect to the bare address), then the cookie, or ``Authorization:
-  Bearer``. Without it: 401.
+  Bearer``. Without it: 401. The emergency stop alone needs no token
+  (:data:`OPEN_POSTS`): it can stop the rig, never start or clear anything,
+  and a page whose cookie was lost must still stop a machine (docs/api.md).
+* ``Host`` may also be any loopback address literally (``127.0.1.1``,
+  ``[::1]``): a page on this machine opened by one is this server, and a
+  rebinding page sends its own name, never a bare IP.
 * A body announced larger than ``max_body`` is refused (413) before it is
   read; the API's reader counts the bytes of one sent without a length.
 * A body must keep coming: after ``body_grace_s`` it must have arrived at
@@ -24,6 +29,7 @@ with a JSON body.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import logging
 import re
@@ -45,6 +51,9 @@ COOKIE = "cuberobot_token"
 SAFE_METHODS = frozenset(("GET", "HEAD", "OPTIONS"))
 OPEN_PATHS = ("/static/", "/favicon.ico")
 """The page's own files: served without a token (they hold no secret)."""
+OPEN_POSTS = frozenset(("/api/estop",))
+"""Requests that need no token: the emergency stop (the same Host and Origin
+checks apply: another site's page cannot press it)."""
 MAX_QUERY_FIELDS = 32
 IGNORED_HEADERS = frozenset((b"range", b"if-range"))
 """Taken out before the application sees them: the panel's files are small
@@ -89,11 +98,16 @@ class Guard:
     none is needed."""
 
     def __init__(self, app: ASGIApp, *, hosts: set[str], token: str | None, max_body: int,
+                 more_hosts: Callable[[], set[str]] | None = None,
                  large: dict[str, int] | None = None, body_grace_s: float = BODY_GRACE_S,
                  min_body_rate: float = MIN_BODY_RATE):
         self.app = app
         self.hosts = {h.lower() for h in hosts}
         self.origins = {f"http://{h}" for h in self.hosts}
+        self.ports = {h.rsplit(":", 1)[1] for h in self.hosts if ":" in h}
+        self.more_hosts = more_hosts
+        """The addresses the machine has now, for a ``Host`` not in ``hosts``
+        (one it gained since the start); None: only ``hosts``."""
         self.token = token
         self.max_body = max_body
         self.large = large or {}
@@ -157,19 +171,22 @@ class Guard:
     def refuse(self, scope: Scope, headers: dict[str, str]) -> tuple[int, dict[str, Any]] | None:
         """Why this request may not go on (status, body), or None."""
         host = headers.get("host", "").lower()
-        if host not in self.hosts:
+        if host not in self.hosts and not self.loopback_literal(host) and not self.gained(host):
             ours = ", ".join(sorted(self.hosts))
             return 400, error(f"the Host {host[:100]!r} is not this server ({ours}): open the panel by the "
                               "address `cuberobot serve` printed", "foreign-host")
         if scope["method"] not in SAFE_METHODS:
             origin = headers.get("origin")
-            if origin is not None and origin.lower() not in self.origins:
+            if origin is not None and origin.lower() not in self.origins \
+                    and origin.lower() != f"http://{host}":
                 return 403, error(f"a request from the page of another site ({origin[:100]}) may not change "
                                   "the rig", "foreign-origin")
             if origin is None and headers.get("sec-fetch-site") == "cross-site":
                 return 403, error("a request from the page of another site may not change the rig",
                                   "foreign-origin")
-        if self.token is not None and not scope["path"].startswith(OPEN_PATHS) and scope["path"] != "/":
+        open_post = scope["method"] == "POST" and scope["path"] in OPEN_POSTS
+        if self.token is not None and not scope["path"].startswith(OPEN_PATHS) and scope["path"] != "/" \
+                and not open_post:
             if not self.has_token(headers):
                 return 401, error("this panel needs its token: open the address with ?token= that "
                                   "`cuberobot serve` printed, or send Authorization: Bearer TOKEN", "token")
@@ -181,6 +198,25 @@ class Guard:
             if int(length) > limit:
                 return 413, error(f"the request body is {int(length)} bytes; at most {limit}", "too-large")
         return None
+
+    def gained(self, host: str) -> bool:
+        """``host`` is an address the machine has gained since the server
+        started; it is then accepted from now on (and as an origin)."""
+        if self.more_hosts is None or host not in self.more_hosts():
+            return False
+        self.hosts.add(host)
+        self.origins.add(f"http://{host}")
+        return True
+
+    def loopback_literal(self, host: str) -> bool:
+        """``host`` is a loopback IP address, written as such, with our port."""
+        name, _, port = host.rpartition(":")
+        if port not in self.ports:
+            return False
+        try:
+            return ipaddress.ip_address(name[1:-1] if name.startswith("[") else name).is_loopback
+        except ValueError:
+            return False
 
     def has_token(self, headers: dict[str, str]) -> bool:
         assert self.token is not None

@@ -57,6 +57,9 @@ class Options:
     sim_lighting: Callable[[int], Any] | None = None
     profile_dir: str | None = None
     """Where the page's colour calibration saves profiles (None: the user's)."""
+    settings_dir: str | None = None
+    """Where the page's sticker grid and profile choice are kept (None: the
+    user's config folder, which every command reads: robot/rig/settings.py)."""
     firmware_speed: str = "1"
     """The emulated rig's pace with ``firmware`` (1: real time, as a board turns)."""
 
@@ -146,7 +149,8 @@ class Panel:
         """The last dry run's motor timeline (PNG), as `dry-run --render` draws it."""
         self.dry_stop = threading.Event()
         self.standing = StandingRig(cfg, port=options.rig_port, firmware=options.firmware,
-                                    speed=options.firmware_speed, on_button=self._button, busy=self.running)
+                                    speed=options.firmware_speed, on_button=self._button, busy=self.running,
+                                    on_change=self._rig_changed)
 
     def open(self) -> None:
         """Server start: connect to the rig and listen for its button."""
@@ -403,6 +407,15 @@ class Panel:
         if loop is not None and not loop.is_closed():
             with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
                 loop.call_soon_threadsafe(self._fan_out, data)
+
+    def _rig_changed(self, rig: dict[str, Any]) -> None:
+        """From the rig's listener: the rig's state changed (connected, its
+        emergency stop latched or cleared); every open page is told at once
+        (``event: rig`` on the stream, not one of the run's events)."""
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._fan_out, {"rig": rig})
 
     def _fan_out(self, data: dict[str, Any]) -> None:
         for q in list(self.subscribers):

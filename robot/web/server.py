@@ -12,20 +12,26 @@ cap is the second net, for any picture a decoder would size differently."""
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import logging
 import os
+import re
 import secrets
 import signal
 import socket
 import sys
 import threading
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..rig.config import Config
 from ..rig.errors import UserError
+from .interfaces import Address, interface_addresses, reachable
 from .runs import Options, Panel
 
 if TYPE_CHECKING:
@@ -58,22 +64,41 @@ class Served:
 
     sock: socket.socket
     url: str
+    """The first address to open the panel by (with ``?token=`` off loopback)."""
     hosts: set[str]
     token: str | None
+    urls: list[str] = field(default_factory=list)
+    """Every address it can be opened at, best first (``url`` is the first)."""
+    more_hosts: Callable[[], set[str]] | None = None
+    """On every interface: the ``Host`` values of the addresses the machine
+    has now (a service started before DHCP gave the LAN address)."""
+
+
+TOKEN_FILE = "panel-token"
+"""In the state folder: the token kept across restarts (mode 0600)."""
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{16,128}")
+AVAHI_SOCKET = Path("/run/avahi-daemon/socket")
+"""Where avahi listens: while it runs, ``HOSTNAME.local`` reaches this machine."""
 
 
 def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
 
 
-def bind(host: str, port: int) -> Served:
-    """Listen on ``host:port`` (0: a free port); the address to print, the
-    ``Host`` values to accept and, off loopback, a fresh token."""
+def bind(host: str, port: int, *, token_file: Path | None = None, new_token: bool = False,
+         addresses: Callable[[], list[Address]] = interface_addresses,
+         mdns: Callable[[], bool] | None = None) -> Served:
+    """Listen on ``host:port`` (0: a free port); the addresses to print, the
+    ``Host`` values to accept and, off loopback, the token: the one kept in
+    ``token_file`` (made there, mode 0600, when missing or ``new_token``), or
+    a fresh one for this server only without a file. ``addresses`` lists the
+    machine's interfaces (tests give their own); ``mdns`` says whether
+    ``HOSTNAME.local`` is published (by default: avahi is running)."""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as e:
@@ -90,37 +115,100 @@ def bind(host: str, port: int) -> Served:
     sock.listen(128)
     sock.set_inheritable(True)
     real_port = sock.getsockname()[1]
-    loopback = is_loopback(host) or is_loopback(str(address[0]))
-    names = {_url_host(host)}  # the address printed, and the one it named
-    if not ipaddress.ip_address(str(address[0]).split("%")[0]).is_unspecified:
-        names.add(_url_host(str(address[0])))
-    if loopback:
-        names |= set(LOOPBACK_NAMES)
-    if host in ("0.0.0.0", "::"):
-        names |= set(LOOPBACK_NAMES) | _own_names()
-    hosts = {f"{n}:{real_port}" for n in names}
-    token = None if loopback else secrets.token_urlsafe(24)
-    shown = _url_host("127.0.0.1" if host in ("0.0.0.0", "::") and loopback else host)
-    if host in ("0.0.0.0", "::"):
-        shown = socket.gethostname()
-    url = f"http://{shown}:{real_port}/" + (f"?token={token}" if token else "")
-    return Served(sock, url, hosts, token)
+    bound = str(address[0]).split("%")[0]
+    loopback = is_loopback(host) or is_loopback(bound)
+    everywhere = ipaddress.ip_address(bound).is_unspecified
+    names = [_url_host(host)]  # the address asked for, and the one it named
+    if not everywhere:
+        names.append(_url_host(bound))
+    published = False
+    if everywhere:
+        own = addresses()
+        name = socket.gethostname()
+        published = (mdns or _avahi_running)()
+        lan = [_url_host(a.address) for a in reachable(own)  # 0.0.0.0 listens on IPv4 only
+               if family != socket.AF_INET or a.ip.version == 4]
+        names = [*lan, *([f"{name}.local"] if published else []), name, *names,
+                 *(_url_host(a.address) for a in own), *LOOPBACK_NAMES]
+    elif loopback:
+        names += LOOPBACK_NAMES
+    hosts = {f"{n.lower()}:{real_port}" for n in names}
+    if everywhere:
+        hosts.add(f"{socket.gethostname().lower()}.local:{real_port}")  # avahi may start later
+    token = None if loopback else _token(token_file, new_token)
+    if everywhere:  # the LAN first (a phone's way in), loopback last (this machine only)
+        shown = [*lan, *([f"{name}.local"] if published else []), name, "127.0.0.1"]
+    else:
+        shown = [names[0]]
+    urls = [f"http://{n}:{real_port}/" + (f"?token={token}" if token else "") for n in dict.fromkeys(shown)]
+    more = _addresses_now(addresses, real_port) if everywhere else None
+    return Served(sock, urls[0], hosts, token, urls, more)
+
+
+REREAD_S = 5.0
+"""How often, at most, the interfaces are read again for a ``Host`` not yet known."""
+
+
+def _addresses_now(addresses: Callable[[], list[Address]], port: int) -> Callable[[], set[str]]:
+    """The ``Host`` values of the machine's addresses as they are now, read
+    at most every :data:`REREAD_S` (a request naming an unknown host must not
+    make the server list its interfaces at every request)."""
+    kept: dict[str, Any] = {"at": -REREAD_S, "hosts": set()}
+    lock = threading.Lock()
+
+    def now() -> set[str]:
+        with lock:
+            if time.monotonic() - kept["at"] >= REREAD_S:
+                kept["at"] = time.monotonic()
+                kept["hosts"] = {f"{_url_host(a.address).lower()}:{port}" for a in addresses()}
+            return set(kept["hosts"])
+
+    return now
+
+
+def _avahi_running() -> bool:
+    try:
+        return AVAHI_SOCKET.is_socket()
+    except OSError:
+        return False
+
+
+def _token(token_file: Path | None, new: bool) -> str:
+    """The panel's token: kept in ``token_file`` (mode 0600: it opens the
+    panel) so that a bookmarked page works after a restart; made afresh when
+    there is none, it is not one, or ``new``."""
+    if token_file is None:
+        return secrets.token_urlsafe(24)
+    if not new:
+        try:
+            with open(token_file, encoding="ascii", errors="replace") as f:
+                kept = f.read(200).strip()
+            if _TOKEN.fullmatch(kept):
+                if token_file.stat().st_mode & 0o077:
+                    os.chmod(token_file, 0o600)  # readable by others: it no longer would be
+                return kept
+            log.warning("%s holds no token: a new one is made", token_file)
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            raise UserError(f"cannot read the panel's token from {token_file}: {e.strerror}") from None
+    token = secrets.token_urlsafe(24)
+    try:
+        token_file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = token_file.with_name(token_file.name + ".tmp")
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(token + "\n")
+        os.replace(tmp, token_file)
+    except OSError as e:
+        raise UserError(f"cannot keep the panel's token in {token_file}: {e.strerror}") from None
+    return token
 
 
 def _url_host(host: str) -> str:
-    return f"[{host}]" if ":" in host else host
-
-
-def _own_names() -> set[str]:
-    """This machine's names and addresses (for a panel on every interface)."""
-    name = socket.gethostname()
-    names = {name, f"{name}.local"}
-    try:
-        for info in socket.getaddrinfo(name, None):
-            names.add(_url_host(str(info[4][0])))
-    except socket.gaierror:
-        pass
-    return names
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
 def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool = False,
@@ -133,7 +221,8 @@ def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool 
     from .guard import BODY_GRACE_S, Guard
 
     panel = Panel(cfg, options)
-    app = Guard(build(panel), hosts=served.hosts, token=served.token, max_body=MAX_BODY,
+    app = Guard(build(panel), hosts=served.hosts, more_hosts=served.more_hosts, token=served.token,
+                max_body=MAX_BODY,
                 large={"/api/photos": MAX_UPLOAD_BYTES},
                 body_grace_s=BODY_GRACE_S if body_grace_s is None else body_grace_s)
     config = uvicorn.Config(app, log_level="info" if verbose else "warning", access_log=verbose,

@@ -38,15 +38,23 @@ LISTEN_S = 0.05
 """One slice of listening to the line (a run waits at most this for the link)."""
 RETRY_S = 3.0
 """After a failed connection, the next attempt."""
+STATUS_EVERY_S = 1.0
+"""Between runs, the rig is asked its STATUS this often: the latch the page
+shows is the rig's own, even if an EVENT about it was lost on the line."""
 
 
 class StandingRig:
     """The kept rig, its listener thread, and what the page is told about it."""
 
     def __init__(self, cfg: Config, *, port: str | None, firmware: str | None, speed: str = "1",
-                 on_button: Callable[[], None], busy: Callable[[], bool]):
+                 on_button: Callable[[], None], busy: Callable[[], bool],
+                 on_change: Callable[[dict[str, Any]], None] | None = None):
         self.cfg, self.port, self.firmware, self.speed = cfg, port, firmware, speed
-        self.on_button, self.busy = on_button, busy
+        self.on_button, self.busy, self.on_change = on_button, busy, on_change
+        self._told: dict[str, Any] | None = None
+        """What :attr:`on_change` was last given."""
+        self._asked = 0.0
+        """When the rig was last asked its STATUS (monotonic)."""
         self.lock = threading.Lock()
         self.handle: RigHandle | None = None
         self._connecting: Link | None = None
@@ -123,6 +131,7 @@ class StandingRig:
         """Until the server ends: between runs, read the line; a press of the
         rig's button starts a run."""
         while not self._closed.is_set():
+            self.report()
             if self.busy():
                 self._closed.wait(LISTEN_S)
                 continue
@@ -139,6 +148,9 @@ class StandingRig:
         try:
             link = self.ready().link
             before = link.buttons
+            if time.monotonic() - self._asked >= STATUS_EVERY_S:
+                self._asked = time.monotonic()
+                link.status()  # the latch as the rig has it (Link keeps it)
             link.poll(LISTEN_S)
         except (RigError, UserError) as e:
             if self.error != str(e):
@@ -193,14 +205,32 @@ class StandingRig:
         return True
 
     def clear_estop(self) -> None:
-        """Clear a latched emergency stop (between runs)."""
-        with self.lock:
-            link = self.ready().link
-            try:
-                link.clear_estop()
-            except RigReset:  # restarted since: a new session first
-                link.handshake()
-                link.clear_estop()
+        """Clear a latched emergency stop (between runs), by the rules of
+        `cuberobot estop --clear`: a connected session sends CLEAR_ESTOP;
+        then the rig's STATUS must say it is clear (RigError if not: a stop
+        pressed again, or still held), so that the page never shows a latch
+        cleared that the rig still has."""
+        try:
+            with self.lock:
+                link = self.ready().link
+                try:
+                    link.clear_estop()
+                except RigReset:  # restarted since: a new session first
+                    link.handshake()
+                    link.clear_estop()
+                if link.status().estop:
+                    raise RigError(f"the rig on {link.port} is still latched after CLEAR_ESTOP (the "
+                                   "emergency stop pressed again, or held): release it and clear again")
+        finally:
+            self.report()
+
+    def report(self) -> None:
+        """Tell :attr:`on_change` what :meth:`describe` says, when it has changed."""
+        now = self.describe()
+        if now != self._told:
+            self._told = now
+            if self.on_change is not None:
+                self.on_change(now)
 
     def describe(self) -> dict[str, Any]:
         """For ``GET /api/status``: connected or why not, and the latch as the rig told it."""

@@ -131,11 +131,15 @@ class Live:
 
 def calibrate_colours(panel: Panel, name: str) -> dict[str, Any]:
     """Learn the colours from the solved cube in the rig, save the profile
-    and use it for the next runs."""
+    (in the user's profile folder, where `cuberobot calibrate` saves it) and
+    make it the one in use: in the settings file for the rig's set-up file
+    (robot/rig/settings.py), so the next runs, the panel after a restart and
+    the terminal's commands all use it."""
     from vision.errors import VisionError
-    from vision.profile import check_name
+    from vision.profile import check_name, user_profile_dir
 
     from ..app.calibrate import learn_colours
+    from ..rig.settings import save_settings
 
     try:
         check_name(name)
@@ -145,11 +149,19 @@ def calibrate_colours(panel: Panel, name: str) -> dict[str, Any]:
     cfg = panel.cfg
     directory = Path(panel.options.profile_dir) if panel.options.profile_dir else None
     learned = learn_colours(cfg.cameras, cfg.views, name, directory=directory)
+    in_use = learned.profile.name if learned.path.parent == user_profile_dir() else str(learned.path)
+    settings = save_settings(cfg, profile=in_use, directory=_settings_dir(panel))
     panel.cfg = replace(cfg, profile=str(learned.path))
     d, a, b = learned.closest
-    return {"profile": learned.profile.name, "path": str(learned.path),
+    return {"profile": learned.profile.name, "path": str(learned.path), "settings": str(settings),
+            "message": f"profile {learned.profile.name!r} saved to {learned.path} and put in use in "
+                       f"{settings}: the panel and the terminal's commands use it from now on",
             "face_colors": {f: [round(float(x)) for x in c] for f, c in learned.profile.face_colors.items()},
             "closest": {"delta_e": round(d, 1), "faces": [a, b]}, "too_close": learned.too_close}
+
+
+def _settings_dir(panel: Panel) -> Path | None:
+    return Path(panel.options.settings_dir) if panel.options.settings_dir else None
 
 
 def geometry(panel: Panel) -> dict[str, Any]:
@@ -184,9 +196,12 @@ def _settable_view(panel: Panel, name: str) -> ViewSpec:
 
 def set_geometry(panel: Panel, corners: dict[str, dict[str, list[list[float]]]]) -> dict[str, Any]:
     """New corners for some views' faces: checked, saved as the [[view]]
-    TOML `calibrate --geometry` writes (``geometry.toml`` in the state
-    folder), and used from the next scan on."""
+    TOML `calibrate --geometry` writes, into the settings file for the rig's
+    set-up file (robot/rig/settings.py), which the panel after a restart and
+    every command that reads that set-up file apply; in use from the next
+    scan on."""
     from ..app.calibrate import save_geometry, view_from_corners
+    from ..rig.settings import save_settings
 
     _idle(panel, "setting the sticker grid")
     known = {v.name for v in panel.cfg.views if not v.hand_held}
@@ -194,11 +209,12 @@ def set_geometry(panel: Panel, corners: dict[str, dict[str, list[list[float]]]])
     if unknown:
         raise UserError(f"no view {unknown[0][:40]!r} to set (views: {', '.join(sorted(known))})")
     views = [view_from_corners(v, corners[v.name]) if v.name in corners else v for v in panel.cfg.views]
-    out = state_dir_runs(panel.options.state_dir).parent / "geometry.toml"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    text = save_geometry([v for v in views if not v.hand_held], out)
+    changed = [v for v in views if v.name in corners]
+    out = save_settings(panel.cfg, views=changed, directory=_settings_dir(panel))
+    text = save_geometry([v for v in views if not v.hand_held], None)
     panel.cfg = replace(panel.cfg, views=views)
-    return {"path": str(out), "toml": text}
+    return {"path": str(out), "toml": text,
+            "message": f"saved to {out}: the panel and the terminal's commands use it from now on"}
 
 
 # ---------------------------------------------------------------- the last runs

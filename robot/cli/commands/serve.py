@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
+from pathlib import Path
 
 from ...app.limits import check_rig_options, rig_claims
 from ...rig.config import load_config
@@ -24,15 +25,43 @@ def _serve(args: argparse.Namespace) -> int:
     lighting = sim_glare(cfg.start.recaptures + cfg.start.look_again) if args.sim_glare else None
     options = Options(rig_port=args.rig, firmware=args.firmware, state_dir=args.state_dir,
                       sim_lighting=lighting)
-    served = bind(args.host, args.port)
+    from ...rig.journal import default_state_dir
+    from ...web.server import TOKEN_FILE
+
+    state = Path(args.state_dir) if args.state_dir else default_state_dir()
+    served = bind(args.host, args.port, token_file=state / TOKEN_FILE, new_token=args.new_token)
     with rig_claims(None if args.firmware else (args.rig or cfg.rig.port), args.state_dir,
                     url=served.url.split("?")[0]):
-        print(served.url, flush=True)
+        for url in served.urls:
+            print(url, flush=True)
         if served.token:
-            print(f"the panel listens on {args.host}: open the address above once (it holds the token); "
-                  "the browser then keeps it in a cookie", flush=True)
+            print(f"the panel listens on {args.host}: open one of the addresses above once (each holds the "
+                  f"token, kept in {state / TOKEN_FILE}; `serve --new-token` replaces it); the browser then "
+                  "keeps it in a cookie, and the bare address works after a restart", flush=True)
+            qr = terminal_qr(served.url)
+            if qr:
+                print(f"or scan this with a phone ({served.url.split('?')[0]}):\n{qr}", flush=True)
+        elif args.new_token:
+            print("--new-token: the panel on this machine only needs no token", flush=True)
         serve(cfg, options, served, verbose=args.verbose)
     return 0
+
+
+def terminal_qr(url: str) -> str:
+    """``url`` as a QR code drawn with block characters (two modules a
+    character, so that it fits an 80x24 terminal), or "" without segno."""
+    try:
+        import segno
+    except ImportError:
+        return ""
+    matrix = [list(row) for row in segno.make(url, error="l", micro=False).matrix]
+    quiet = 2
+    width = len(matrix[0]) + 2 * quiet
+    rows = [[0] * width for _ in range(quiet)] + [[0] * quiet + r + [0] * quiet for r in matrix] + \
+        [[0] * width for _ in range(quiet + 1)]
+    glyph = {(0, 0): "\u2588", (1, 0): "\u2584", (0, 1): "\u2580", (1, 1): " "}  # dark modules as blanks
+    return "\n".join("".join(glyph[(top, bottom)] for top, bottom in zip(rows[y], rows[y + 1], strict=True))
+                     for y in range(0, len(rows) - 1, 2))
 
 
 def sim_glare(recaptures: int):  # type: ignore[no-untyped-def]
@@ -65,6 +94,9 @@ def register(sub: Registry) -> None:
                    help="run against the real firmware in the simavr emulator instead of the configured rig")
     p.add_argument("--state-dir", metavar="DIR", type=path,
                    help="journal and run records (default: ~/.local/state/cuberobot)")
+    p.add_argument("--new-token", action="store_true",
+                   help="replace the panel's kept token (pages and bookmarks opened with the old one must "
+                        "be opened again by the new address)")
     p.add_argument("--sim-glare", action="store_true",
                    help="simulated cameras: glare on every capture of each run's first scan (doubtful "
                         "stickers to fix on the page)")

@@ -2,7 +2,7 @@
 // sends Start, Stop, the emergency stop and a person's fixes to the API.
 // An ES module: the cube's drawing comes from cube.js, the API calls from
 // api.js; tools.js takes showCube from here.
-import { post } from "./api.js";
+import { getJSON, post } from "./api.js";
 import { COLOUR_NAMES, COLOURS, Cube3D, FACES, Net, SOLVED } from "./cube.js";
 
 const $ = (id) => document.getElementById(id);
@@ -67,8 +67,11 @@ function tap(i) {
 }
 
 function say(text, isError) {
-  $("message").textContent = text || "";
-  $("message").classList.toggle("error", !!isError);
+  // signed out, the run's card is hidden: the emergency stop's answer shows on the sign-in screen
+  for (const id of ["message", "signin-message"]) {
+    $(id).textContent = text || "";
+    $(id).classList.toggle("error", !!isError);
+  }
 }
 
 async function command(path, body) {
@@ -86,7 +89,8 @@ $("estop").addEventListener("click", async () => {
 });
 $("clear-estop").addEventListener("click", async () => {
   const r = await command("/api/estop/clear");
-  if (r.ok) { say(r.body.message); $("clear-estop").hidden = true; }
+  if (r.ok) say(r.body.message);
+  if (r.body.rig) showRig(r.body.rig);
 });
 $("accept").addEventListener("click", async () => {
   const r = await post("/api/answer", { action: "accept", facelets: page.facelets });
@@ -150,8 +154,14 @@ function showStage(stage) {
   $("stage").textContent = stage ? "stage: " + stage : "";
 }
 
+// The latch as the rig reports it (its STATUS and events, sent on the stream as "rig"), whoever
+// pressed the stop: Clear is offered whenever the rig is latched.
 function showRig(rig) {
   if (!rig) return;
+  const latched = !!(rig.connected && rig.estop_latched);
+  $("latch").hidden = !latched;
+  $("clear-estop").hidden = !latched;
+  document.body.dataset.latched = latched ? "yes" : "no";
   $("rig-line").textContent = rig.connected
     ? `rig on ${rig.port}` + (rig.estop_latched ? " · emergency stop latched" : "") +
       " · its start button starts a run"
@@ -196,7 +206,6 @@ function onStatus(s) {
   showStage(s.state === "turning" ? s.stage : "");
   showRig(s.rig);
   if (s.message) say(s.message, s.state === "failed");
-  $("clear-estop").hidden = !s.estop;
 }
 
 function onEvent(e) {
@@ -248,22 +257,45 @@ function onEvent(e) {
     case "finished":
       page.status = Object.assign(page.status || {}, { result: e.status, estop: !!e.estop });
       say(e.text, e.state === "failed");
-      $("clear-estop").hidden = !e.estop;
       showStage("");
       break;
   }
   showState(e.state, Object.assign({}, page.status || {}, e.kind === "finished" ? { result: e.status, estop: !!e.estop } : {}));
 }
 
-function connect() {
+// Without a valid token (no cookie, or a token replaced by `serve --new-token`) the page says how to
+// get in, once, instead of trying the stream for ever; it looks again now and then, so that signing in
+// from another tab brings it back.
+function signIn(on) {
+  $("signin").hidden = !on;
+  document.querySelector("main").hidden = on;
+  document.body.dataset.signin = on ? "yes" : "no";
+  if (on) {
+    $("state").textContent = "sign in";
+    $("state").dataset.state = "idle";
+  }
+}
+
+async function connect() {
+  const r = await getJSON("/api/status");
+  if (r.status === 401) {
+    signIn(true);
+    setTimeout(connect, 10000);
+    return;
+  }
+  signIn(false);
+  if (!r.ok) { reconnectSoon(); return; }
   const source = new EventSource("/api/events");
   source.addEventListener("status", (m) => onStatus(JSON.parse(m.data)));
+  source.addEventListener("rig", (m) => showRig(JSON.parse(m.data)));
   source.onmessage = (m) => onEvent(JSON.parse(m.data));
-  source.onerror = () => {
-    $("state").textContent = "reconnecting…";
-    $("state").dataset.state = "idle";
-    if (source.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
-  };
+  source.onerror = () => { source.close(); reconnectSoon(); };
+}
+
+function reconnectSoon() {
+  $("state").textContent = "reconnecting…";
+  $("state").dataset.state = "idle";
+  setTimeout(connect, 2000);
 }
 
 // for the workshop pages (tools.js): show a cube read elsewhere (six photos)

@@ -1,0 +1,156 @@
+"""Settings made on the rig (the panel's sticker grid and colour
+calibration) that override the set-up file, kept in the user's config folder.
+
+The set-up file (``--config``, by default the repository's ``config/rig.toml``
+or the packaged copy) may not be writable, may be shared by several people,
+and is a file people edit by hand, comments and all: the panel does not
+rewrite it. What a person sets on the panel goes instead into a small TOML
+file of its own, one for each set-up file::
+
+    ~/.config/cuberobot/setups/rig-1a2b3c4d5e.toml
+
+(``$XDG_CONFIG_HOME``; the name is the set-up file's stem and a hash of its
+full path, so two rigs' set-ups never share one.) :func:`robot.rig.config.load_config`
+applies it on top of the set-up file, so the panel after a restart and every
+command (``scan``, ``start``, ``calibrate``) use what was set. It holds:
+
+* ``profile``: the colour profile in use (a name in the user's profile
+  folder, or the path of its .json file), as ``[vision] profile``;
+* ``[[view]]`` tables, as the set-up file's: a view of the same name and
+  camera, showing the same faces, takes these corners. A view the set-up
+  file no longer has (or that shows other faces) is left out, with a
+  warning, rather than failing every command.
+
+Deleting the file undoes the settings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tomllib
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import platformdirs
+
+from .errors import UserError
+
+if TYPE_CHECKING:
+    from vision.setup import ViewSpec
+
+    from .config import Config
+
+log = logging.getLogger(__name__)
+
+MAX_SETTINGS_BYTES = 256 * 1024
+"""A settings file: six views of six faces' corners are a few kilobytes."""
+
+
+def settings_dir() -> Path:
+    """The user's config folder for cuberobot (``~/.config/cuberobot`` on Linux)."""
+    return platformdirs.user_config_path("cuberobot", appauthor=False)
+
+
+def settings_path(setup: Path, directory: Path | None = None) -> Path:
+    """The settings file for the set-up file ``setup``."""
+    resolved = Path(setup).expanduser().resolve()
+    digest = hashlib.sha256(str(resolved).encode("utf-8", "surrogateescape")).hexdigest()[:10]
+    return (Path(directory) if directory is not None else settings_dir()) / "setups" / \
+        f"{resolved.stem}-{digest}.toml"
+
+
+def apply_settings(cfg: Config, directory: Path | None = None) -> Config:
+    """``cfg`` with its settings file's profile and view corners, if it has
+    one; a UserError naming the file and line when the file is malformed."""
+    if cfg.path is None:
+        return cfg
+    path = settings_path(cfg.path, directory)
+    if not path.is_file():
+        return cfg
+    profile, views = _read(path, cfg)
+    by_name = {v.name: v for v in views}
+    kept = []
+    for v in cfg.views:
+        new = by_name.pop(v.name, None)
+        if new is not None and (new.camera != v.camera or sorted(f.face for f in new.faces)
+                                != sorted(f.face for f in v.faces) or new.hand_held != v.hand_held):
+            log.warning("%s: view %r no longer matches the set-up file's (camera or faces changed): its "
+                        "corners are not used", path, v.name)
+            new = None
+        kept.append(new or v)
+    for name in by_name:
+        log.warning("%s: the set-up file has no view %r: its corners are not used", path, name)
+    used = [v.name for v, old in zip(kept, cfg.views, strict=True) if v is not old]
+    log.info("the settings in %s: profile %s; the corners of %s", path, profile or "(the set-up file's)",
+             ", ".join(used) or "no view")
+    return replace(cfg, views=kept, profile=profile if profile is not None else cfg.profile)
+
+
+def _read(path: Path, cfg: Config) -> tuple[str | None, list[ViewSpec]]:
+    from .config import MAX_VIEWS, _read_view, _Table, check_toml_shape, decode_text, read_limited
+
+    name = str(path)
+    text = decode_text(read_limited(path, name, MAX_SETTINGS_BYTES, "cuberobot's settings (TOML)"), name)
+    check_toml_shape(text, name)
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError) as e:
+        raise UserError(f"{name}: not valid TOML: {e} (delete it to undo the panel's settings)") from None
+    top = _Table(data, "", name)
+    top.get("setup", str, None)  # what it is for, as a person reading it sees
+    profile = top.get("profile", str, None) or None
+    views = [_read_view(t, list(cfg.cameras)) for t in top.array("view", MAX_VIEWS)]
+    top.done()
+    return profile, views
+
+
+def save_settings(cfg: Config, *, views: list[ViewSpec] | None = None, profile: str | None = None,
+                  directory: Path | None = None) -> Path:
+    """Write the settings for ``cfg``'s set-up file: ``views`` (their
+    corners) and ``profile`` replace what it held, the rest is kept; the
+    file's path. The file is written whole and then renamed into place, so
+    a command reading it never sees half of it."""
+    from vision.geometry import geometry_toml
+
+    if cfg.path is None:
+        raise UserError("these settings belong to a set-up file, and this configuration was read from none")
+    path = settings_path(cfg.path, directory)
+    old_profile: str | None = None
+    old_views: list[ViewSpec] = []
+    if path.is_file():
+        try:
+            old_profile, old_views = _read(path, cfg)
+        except UserError as e:
+            log.warning("%s; it is written afresh", e)
+    if views is not None:
+        names = {v.name for v in views}
+        views = [v for v in old_views if v.name not in names] + list(views)
+    else:
+        views = old_views
+    profile = profile if profile is not None else old_profile
+    setup = str(Path(cfg.path).expanduser().resolve())
+    lines = [f"# cuberobot's settings for the set-up file {setup},",
+             "# written by the panel (`cuberobot serve`). They override that file's [vision] profile and",
+             "# [[view]] corners for the panel and for every command that reads it (scan, start,",
+             "# calibrate). Delete this file to undo them.",
+             f"setup = {_string(setup)}"]
+    if profile:
+        lines.append(f"profile = {_string(profile)}")
+    text = "\n".join(lines) + "\n\n" + geometry_toml(views)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as e:
+        raise UserError(f"cannot save the settings to {path}: {e.strerror or e}") from None
+    return path
+
+
+def _string(text: str) -> str:
+    """A TOML basic string (JSON's escapes are TOML's; no surrogates reach here)."""
+    return json.dumps(text, ensure_ascii=False)
