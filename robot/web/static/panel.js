@@ -140,6 +140,12 @@ function showSteps() {
     li.classList.toggle("done", i < page.turn);
     li.classList.toggle("current", i === page.turn);
   });
+  // On a phone the turns are one row that scrolls sideways: keep the current one in the middle of it
+  // (the list's own scroll, never the page's, which would pull the cube off the screen).
+  const current = ol.children[page.turn];
+  if (current && ol.scrollWidth > ol.clientWidth) {
+    ol.scrollLeft = current.offsetLeft - (ol.clientWidth - current.offsetWidth) / 2;
+  }
   $("turn-line").textContent = page.steps.length
     ? `turn ${Math.min(page.turn + 1, page.steps.length)} of ${page.steps.length}` : "no turns yet";
 }
@@ -232,7 +238,11 @@ function onEvent(e) {
     case "solution":
       if (e.dry_run) { page.facelets = e.facelets; cube.show(e.facelets); drawNet(); page.started = e.t; }
       page.steps = e.steps; page.turn = 0; page.estimate = e.estimated_s;
-      say(e.text); showSteps(); break;
+      // the moves as the terminal prints them (the event's `moves`), not the scanned stickers: those are
+      // on the cube and the net already, and on a phone they pushed the cube off the first screen
+      say(e.dry_run ? e.text : `solution ${e.moves} (${e.length} moves, ${e.steps.length} turns, ` +
+          `~${Number(e.estimated_s).toFixed(1)} s)`);
+      showSteps(); break;
     case "turn-started": page.turn = e.index; showSteps(); showStage(e.stage); break;
     case "turn-done": {
       page.turn = e.index + 1;

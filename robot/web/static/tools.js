@@ -252,3 +252,18 @@ $("runs-load").addEventListener("click", async () => {
   }
   $("runs-load").textContent = "Refresh";
 });
+
+// ---------------------------------------------------------------- the tabs (a phone)
+// On a narrow screen the tools are closed until their tab is pressed, one open at a time (panel.css
+// hides a .tool without .open there); on a wide screen every tool shows and the tabs are not drawn.
+
+for (const tab of document.querySelectorAll("#tool-tabs button")) {
+  tab.addEventListener("click", () => {
+    const opening = tab.getAttribute("aria-expanded") !== "true";
+    for (const other of document.querySelectorAll("#tool-tabs button")) {
+      other.setAttribute("aria-expanded", String(opening && other === tab));
+      $(other.dataset.tab).classList.toggle("open", opening && other === tab);
+    }
+    if (opening) $(tab.dataset.tab).scrollIntoView({ block: "start", behavior: "smooth" });
+  });
+}
