@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from selenium.webdriver.common.by import By
 from test_web_browser import browser, desktop, no_script_errors, open_page, shot, state_text, wait
 from webserver import panel_server
@@ -92,4 +93,93 @@ def test_the_tools_are_tabs_on_a_phone(browser, tmp_path):
         open_page(browser, base)
         assert not browser.find_element(By.ID, "tool-tabs").is_displayed()
         assert all(browser.find_element(By.ID, t).is_displayed() for t in tools)
+        no_script_errors(browser)
+
+
+# ---------------------------------------------------------------- the cube turns as solid layers
+
+WATCH_CUBE_JS = """
+const root = document.getElementById('cube3d');
+const seen = window.__seen = { shown: [], turning: [], server: [], scanned: null };
+// one event from the server is one task, its changes to the cube one batch here: at most one turn begun
+new MutationObserver((changes) => {
+  // each value set: the old value of the next change, and the last one is the value now
+  const set = changes.filter((m) => m.attributeName === 'data-facelets');
+  set.forEach((m, k) => seen.shown.push(k + 1 < set.length ? set[k + 1].oldValue : root.dataset.facelets));
+  if (changes.some((m) => m.attributeName === 'data-turning') && root.dataset.turning) {
+    {
+      const current = document.querySelector('#steps li.current');
+      seen.turning.push({
+        step: root.dataset.turning, current: current ? current.textContent : null,
+        layers: [...root.querySelectorAll('.layer3d')].map((l) => [l.dataset.face,
+          l.querySelectorAll('.sticker3d').length, l.querySelectorAll('.cap3d').length]),
+        loose: root.querySelectorAll(':scope > .sticker3d').length });
+    }
+  }
+}).observe(root, { attributes: true, attributeOldValue: true,
+                   attributeFilter: ['data-facelets', 'data-turning'] });
+// what the server sends, read by a stream of the test's own beside the page's
+const source = new EventSource('/api/events');
+source.onmessage = (m) => {
+  const e = JSON.parse(m.data);
+  if (e.kind === 'solution') seen.scanned = e.facelets;
+  if (e.kind === 'turn-done') seen.server.push(e.state_facelets);
+  if (e.kind === 'finished') { seen.finished = true; source.close(); }
+};
+"""
+
+# While a layer turns: its rotation (a CSS matrix) keeps the face's axis fixed and has turned it.
+MID_TURN_JS = """
+const layer = document.querySelector('#cube3d .layer3d');
+if (!layer || !layer.style.transform) return null;
+const m = new DOMMatrix(getComputedStyle(layer).transform);
+const axis = { U: [0, -1, 0], D: [0, 1, 0], R: [1, 0, 0], L: [-1, 0, 0], F: [0, 0, 1], B: [0, 0, -1] }
+  [layer.dataset.face];
+const p = m.transformPoint(new DOMPoint(...axis));
+const moved = m.transformPoint(new DOMPoint(...axis.map((x) => 1 - Math.abs(x))));
+return { face: layer.dataset.face, axis_kept: Math.hypot(p.x - axis[0], p.y - axis[1], p.z - axis[2]),
+         turned: Math.hypot(moved.x - (1 - Math.abs(axis[0])), moved.y - (1 - Math.abs(axis[1])),
+                            moved.z - (1 - Math.abs(axis[2]))) };
+"""
+
+
+def _dedupe(values: list[str]) -> list[str]:
+    return [v for i, v in enumerate(values) if i == 0 or v != values[i - 1]]
+
+
+@pytest.mark.parametrize("speed", ["1", "8"])
+def test_the_cube_turns_whole_layers_in_step_with_the_rig(browser, tmp_path, speed):
+    """Every turn the rig starts is drawn at once as one rotated layer (21
+    stickers and a cap; no sticker of it left loose) while that turn is the
+    highlighted one, and the state the cube rests in after each turn is the
+    state the server reports for it, turn by turn, at real speed and when
+    the turns come faster than they can be drawn."""
+    with panel_server(tmp_path, speed=speed) as (base, panel, rig_url):
+        open_page(browser, base)
+        browser.execute_script(WATCH_CUBE_JS)
+        wait(browser, lambda d: d.execute_script("return window.__seen.server !== undefined"))
+        browser.find_element(By.ID, "start").click()
+        mid = None
+        if speed == "1":
+            mid = wait(browser, lambda d: (lambda r: r if r and r["turned"] > 0.1 else None)(
+                d.execute_script(MID_TURN_JS)))
+        wait(browser, lambda d: state_text(d) == "solved", timeout=90)
+        wait(browser, lambda d: d.execute_script("return window.__seen.finished === true"))
+        wait(browser, lambda d: d.execute_script("return !document.getElementById('cube3d').dataset.turning"))
+        seen = browser.execute_script("return window.__seen")
+        steps = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#steps li")]
+        assert seen["server"] and len(seen["server"]) == len(steps)
+        assert [t["step"] for t in seen["turning"]] == steps
+        for t in seen["turning"]:
+            faces = t["step"].split()
+            assert t["current"] == t["step"], t
+            assert sorted(layer[0] for layer in t["layers"]) == sorted(f[0] for f in faces), t
+            assert all(layer[1:] == [21, 1] for layer in t["layers"]), t
+            assert t["loose"] == 54 - 21 * len(faces), t
+        shown = _dedupe(seen["shown"])
+        n = len(seen["server"])
+        assert shown[-n:] == seen["server"]
+        assert shown[-n - 1] == seen["scanned"]
+        if mid is not None:
+            assert mid["axis_kept"] < 1e-6 and mid["turned"] > 0.1, mid
         no_script_errors(browser)

@@ -21,6 +21,7 @@ const page = {
   started: 0,
   estimate: 0,
   timer: null,
+  lastTurnAt: 0, // when the last turn started (performance.now()): the next turn is drawn over as long
 };
 
 const cube = new Cube3D($("cube3d"), window.matchMedia("(max-width: 480px)").matches ? 36 : 44);
@@ -243,17 +244,25 @@ function onEvent(e) {
       say(e.dry_run ? e.text : `solution ${e.moves} (${e.length} moves, ${e.steps.length} turns, ` +
           `~${Number(e.estimated_s).toFixed(1)} s)`);
       showSteps(); break;
-    case "turn-started": page.turn = e.index; showSteps(); showStage(e.stage); break;
-    case "turn-done": {
+    case "turn-started": {
+      // The cube starts turning the layer as the rig does (not when the rig reports it done, which left
+      // it a turn behind the highlighted one), over about the time the last turn took.
+      const now = performance.now();
+      const each = page.lastTurnAt && e.index > 0 ? now - page.lastTurnAt
+        : 1000 * page.estimate / Math.max(1, e.turns);
+      page.lastTurnAt = now;
+      page.turn = e.index; showSteps(); showStage(e.stage);
+      cube.begin(e.step, Math.max(60, Math.min(600, 0.85 * each)));
+      break;
+    }
+    case "turn-done":
       page.turn = e.index + 1;
       page.facelets = e.state_facelets;
-      const ms = Math.max(80, Math.min(300, 1000 * (page.estimate / Math.max(1, e.turns)) * 0.8));
-      cube.turn(e.step, e.state_facelets, ms);
+      cube.settle(e.state_facelets);
       showSteps();
       if (e.stage) showStage(e.stage);
       drawNet();
       break;
-    }
     case "confirmed": say(e.solved ? "the confirmation scan shows a solved cube" : "the confirmation scan disagrees", !e.solved); break;
     case "finished":
       page.status = Object.assign(page.status || {}, { result: e.status, estop: !!e.estop });
