@@ -183,3 +183,71 @@ def test_the_cube_turns_whole_layers_in_step_with_the_rig(browser, tmp_path, spe
         if mid is not None:
             assert mid["axis_kept"] < 1e-6 and mid["turned"] > 0.1, mid
         no_script_errors(browser)
+
+
+# ---------------------------------------------------------------- the geometry editor
+
+
+def _net_corners(panel: Any, view: str) -> dict[str, list[tuple[float, float]]]:
+    """Each face's corners of ``view`` as the server holds them, in the net's order (top-left first)."""
+    from robot.web.workshop import _net_order
+
+    return {f.face: _net_order(f.corners, f.top_left)
+            for v in panel.cfg.views if v.name == view for f in v.faces}
+
+
+def test_one_handle_per_shared_corner_moves_every_face_there(browser, tmp_path):
+    """On a phone, zoomed to 200%: a camera that sees three faces gives 7
+    handles (not 12 stacked); dragging the one the three faces share moves
+    that corner of all three by the distance dragged, and nothing else."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    with panel_server(tmp_path / "state") as (base, panel, rig_url):
+        phone(browser)
+        try:
+            open_page(browser, base)
+            browser.find_element(By.CSS_SELECTOR, "#tool-tabs button[data-tab='calibrate-area']").click()
+            wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#geo-view option"))
+            view = browser.find_element(By.ID, "geo-view").get_attribute("value")
+            before = _net_corners(panel, view)
+            assert len(before) == 3
+            browser.find_element(By.ID, "geo-load").click()
+            wait(browser, lambda d: d.execute_script(
+                "const i = document.querySelector('#geo-box img'); return i && i.complete && i.naturalWidth"))
+            handles = browser.find_elements(By.CSS_SELECTOR, "#geo-box circle")
+            assert len(handles) == 7
+            shared = [h for h in handles if len(h.get_attribute("data-members").split()) == 3]
+            assert len(shared) == 1
+            names = shared[0].get_attribute("data-members")  # the handles are drawn again at each change
+            members = [(m[0], int(m[1:]) - 1) for m in names.split()]
+            points = {tuple(before[f][k]) for f, k in members}
+            assert len(points) == 1, points  # the configured faces meet there
+            width = browser.execute_script("return document.querySelector('#geo-box svg')"
+                                           ".getBoundingClientRect().width")
+            browser.find_element(By.ID, "geo-zoom-in").click()
+            browser.find_element(By.ID, "geo-zoom-in").click()
+            assert browser.find_element(By.ID, "geo-zoom-level").text == "200%"
+            scale = browser.execute_script(
+                "const s = document.querySelector('#geo-box svg'); return s.getBoundingClientRect().width / "
+                "s.viewBox.baseVal.width")
+            assert abs(scale * browser.execute_script(
+                "return document.querySelector('#geo-box svg').viewBox.baseVal.width") - 2 * width) < 2
+            handle = browser.find_element(By.CSS_SELECTOR, f"#geo-box circle[data-members='{names}']")
+            browser.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'center'})", handle)
+            drag = ActionChains(browser).click_and_hold(handle).move_by_offset(round(40 * scale), 0)
+            drag.release().perform()
+            assert len(browser.find_elements(By.CSS_SELECTOR, "#geo-box circle")) == 7
+            shot(browser, "web-panel-phone-geometry.png")
+            browser.find_element(By.ID, "geo-save").click()
+            wait(browser, lambda d: "saved to" in d.find_element(By.ID, "geo-message").text)
+            after = _net_corners(panel, view)
+            for f in before:
+                for k in range(4):
+                    dx, dy = after[f][k][0] - before[f][k][0], after[f][k][1] - before[f][k][1]
+                    if (f, k) in members:
+                        assert 35 < dx < 45 and abs(dy) < 5, (f, k, before[f][k], after[f][k])
+                    else:
+                        assert (dx, dy) == (0, 0), (f, k, before[f][k], after[f][k])
+            no_script_errors(browser)
+        finally:
+            desktop(browser)

@@ -20,6 +20,14 @@ function slot(face, r, c) {
   }
 }
 
+// The cube's corner (a key such as "1,1,-1") at corner k of a face as the net draws it: 0 top-left,
+// 1 top-right, 2 bottom-right, 3 bottom-left. Faces seen by one camera share corners: the geometry
+// editor gives each shared corner one handle.
+export function cornerOf(face, k) {
+  const [r, c] = [[0, 0], [0, 2], [2, 2], [2, 0]][k];
+  return slot(face, r, c).join(",");
+}
+
 const cross = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
 const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 const flip = (v) => [v[0], -v[1], v[2]]; // the model (y up) to CSS (y down)

@@ -2,7 +2,7 @@
 // (colours, and the sticker grid by dragging corners), six photos read into
 // a cube, and the last runs. Each calls one API endpoint (docs/api.md).
 import { getJSON, post } from "./api.js";
-import { FACES } from "./cube.js";
+import { cornerOf, FACES } from "./cube.js";
 import { showCube } from "./panel.js";
 
 const $ = (id) => document.getElementById(id);
@@ -97,8 +97,11 @@ $("cal-colours").addEventListener("click", async () => {
 
 // ---------------------------------------------------------------- calibration: the sticker grid
 
-const geo = { views: [], view: null, corners: {} };
+// One handle per corner of the cube the camera sees (7 for three faces, not 12 stacked where faces
+// meet): a drag moves that corner on every face that has it, so the faces cannot be pulled apart.
+const geo = { views: [], view: null, corners: {}, handles: [], zoom: 1 };
 const SVG = "http://www.w3.org/2000/svg";
+const ZOOMS = [1, 1.5, 2, 3, 4];
 
 async function loadViews() {
   const r = await getJSON("/api/geometry");
@@ -115,48 +118,96 @@ function svgEl(tag, attrs) {
   return e;
 }
 
+// The handles of a view: its faces' corners grouped by the cube corner they are (corners come in the
+// net's order, top-left first), each handle at the mean of its members.
+function handlesOf(view) {
+  const byCorner = new Map();
+  for (const f of view.faces) {
+    for (let k = 0; k < 4; k++) {
+      const key = cornerOf(f.face, k);
+      if (!byCorner.has(key)) byCorner.set(key, []);
+      byCorner.get(key).push([f.face, k]);
+    }
+  }
+  return [...byCorner.values()];
+}
+
+function handlePoint(members) {
+  const pts = members.map(([f, k]) => geo.corners[f][k]);
+  return [0, 1].map((j) => pts.reduce((a, p) => a + p[j], 0) / pts.length);
+}
+
 function drawGrid() {
   const v = geo.view;
   const svg = $("geo-box").querySelector("svg");
   svg.textContent = "";
-  const r = Math.max(10, v.size[0] / 36); // a fingertip on a phone
+  // sizes in picture pixels that stay the same on the screen at any zoom: a handle a fingertip on a phone
+  const unit = v.size[0] / 400 / geo.zoom;
+  const r = 16 * unit;
   for (const f of v.faces) {
     const pts = geo.corners[f.face];
-    svg.append(svgEl("polygon", { points: pts.map((p) => p.join(",")).join(" "), "data-face": f.face }));
+    svg.append(svgEl("polygon", { points: pts.map((p) => p.join(",")).join(" "), "data-face": f.face,
+                                  "stroke-width": unit }));
     const cx = pts.reduce((a, p) => a + p[0], 0) / 4, cy = pts.reduce((a, p) => a + p[1], 0) / 4;
-    const label = svgEl("text", { x: cx - 8, y: cy + 8 });
+    const label = svgEl("text", { x: cx, y: cy, "text-anchor": "middle", "dominant-baseline": "middle",
+                                  "font-size": 14 * unit });
     label.textContent = f.face;
     svg.append(label);
-    pts.forEach((p, k) => {
-      const c = svgEl("circle", { cx: p[0], cy: p[1], r, "data-face": f.face, "data-corner": k });
-      svg.append(c);
-      const t = svgEl("text", { x: p[0] - 6, y: p[1] + 7 });
-      t.textContent = String(k + 1);
-      svg.append(t);
-    });
   }
+  geo.handles.forEach((members, h) => {
+    const [x, y] = handlePoint(members);
+    svg.append(svgEl("circle", { cx: x, cy: y, r, "stroke-width": unit / 2, "data-handle": h,
+                                 "data-face": members[0][0], "data-corner": members[0][1],
+                                 "data-members": members.map(([f, k]) => f + (k + 1)).join(" ") }));
+  });
 }
 
+function pictureAt(svg, e) {
+  const p = svg.createSVGPoint();
+  p.x = e.clientX; p.y = e.clientY;
+  return p.matrixTransform(svg.getScreenCTM().inverse());
+}
+
+// Press on a handle: drag the corner it stands for. Press elsewhere on a zoomed picture: move around it.
 function startDrag(ev) {
+  const svg = ev.currentTarget;
   const c = ev.target;
-  if (c.tagName !== "circle") return;
   ev.preventDefault();
-  const svg = c.ownerSVGElement;
-  const face = c.dataset.face, k = Number(c.dataset.corner);
   svg.setPointerCapture(ev.pointerId);
-  const move = (e) => {
-    const p = svg.createSVGPoint();
-    p.x = e.clientX; p.y = e.clientY;
-    const q = p.matrixTransform(svg.getScreenCTM().inverse());
-    const [w, h] = geo.view.size;
-    geo.corners[face][k] = [Math.round(Math.min(w, Math.max(0, q.x)) * 10) / 10,
-                            Math.round(Math.min(h, Math.max(0, q.y)) * 10) / 10];
-    drawGrid();
-  };
+  let move;
+  if (c.tagName === "circle") {
+    const members = geo.handles[Number(c.dataset.handle)];
+    move = (e) => {
+      const q = pictureAt(svg, e);
+      const [w, h] = geo.view.size;
+      const to = [Math.round(Math.min(w, Math.max(0, q.x)) * 10) / 10,
+                  Math.round(Math.min(h, Math.max(0, q.y)) * 10) / 10];
+      for (const [f, k] of members) geo.corners[f][k] = to.slice();
+      drawGrid();
+    };
+  } else {
+    const box = $("geo-scroll"), from = [ev.clientX, ev.clientY, box.scrollLeft, box.scrollTop];
+    move = (e) => { box.scrollLeft = from[2] - (e.clientX - from[0]); box.scrollTop = from[3] - (e.clientY - from[1]); };
+  }
   const up = () => { svg.removeEventListener("pointermove", move); svg.removeEventListener("pointerup", up); };
   svg.addEventListener("pointermove", move);
   svg.addEventListener("pointerup", up);
 }
+
+// Zoom about the middle of what is shown, so the corner being looked at stays in sight.
+function setZoom(z) {
+  const box = $("geo-scroll");
+  const mid = [(box.scrollLeft + box.clientWidth / 2) / geo.zoom, (box.scrollTop + box.clientHeight / 2) / geo.zoom];
+  geo.zoom = z;
+  $("geo-box").style.width = `${100 * z}%`;
+  $("geo-zoom-level").textContent = `${Math.round(100 * z)}%`;
+  box.scrollLeft = mid[0] * z - box.clientWidth / 2;
+  box.scrollTop = mid[1] * z - box.clientHeight / 2;
+  if (geo.view) drawGrid();
+}
+
+$("geo-zoom-in").addEventListener("click", () => setZoom(ZOOMS.find((z) => z > geo.zoom) || geo.zoom));
+$("geo-zoom-out").addEventListener("click", () => setZoom([...ZOOMS].reverse().find((z) => z < geo.zoom) || geo.zoom));
 
 $("geo-load").addEventListener("click", async () => {
   if (!geo.views.length) await loadViews();
@@ -165,6 +216,7 @@ $("geo-load").addEventListener("click", async () => {
   geo.view = v;
   geo.corners = {};
   for (const f of v.faces) geo.corners[f.face] = f.corners.map((p) => p.slice());
+  geo.handles = handlesOf(v);
   const box = $("geo-box");
   box.textContent = "";
   const img = el("img", { alt: "camera " + v.name + " with a solved cube" });
@@ -173,9 +225,10 @@ $("geo-load").addEventListener("click", async () => {
   const svg = svgEl("svg", { viewBox: `0 0 ${v.size[0]} ${v.size[1]}`, preserveAspectRatio: "none" });
   svg.addEventListener("pointerdown", startDrag);
   box.append(img, svg);
-  drawGrid();
+  $("geo-zoom").hidden = false;
+  setZoom(1);
   $("geo-save").disabled = false;
-  say("geo-message", "drag the yellow corners onto the cube's, then save");
+  say("geo-message", "drag the yellow handles onto the cube's corners, then save");
 });
 
 $("geo-save").addEventListener("click", async () => {
