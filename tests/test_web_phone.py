@@ -22,6 +22,15 @@ def phone(driver: Any) -> None:
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
 
 
+def cube_at_rest(driver: Any) -> bool:
+    """No layer of the page's cube is turning."""
+    return not driver.execute_script("return document.getElementById('cube3d').dataset.turning")
+
+
+def attr(driver: Any, element_id: str, name: str) -> str:
+    return driver.find_element(By.ID, element_id).get_attribute(name)
+
+
 ON_SCREEN_JS = """
 const vw = window.innerWidth, vh = window.innerHeight, out = {};
 for (const [name, sel] of Object.entries(arguments[0])) {
@@ -165,7 +174,7 @@ def test_the_cube_turns_whole_layers_in_step_with_the_rig(browser, tmp_path, spe
                 d.execute_script(MID_TURN_JS)))
         wait(browser, lambda d: state_text(d) == "solved", timeout=90)
         wait(browser, lambda d: d.execute_script("return window.__seen.finished === true"))
-        wait(browser, lambda d: d.execute_script("return !document.getElementById('cube3d').dataset.turning"))
+        wait(browser, cube_at_rest)
         seen = browser.execute_script("return window.__seen")
         steps = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#steps li")]
         assert seen["server"] and len(seen["server"]) == len(steps)
@@ -248,6 +257,108 @@ def test_one_handle_per_shared_corner_moves_every_face_there(browser, tmp_path):
                         assert 35 < dx < 45 and abs(dy) < 5, (f, k, before[f][k], after[f][k])
                     else:
                         assert (dx, dy) == (0, 0), (f, k, before[f][k], after[f][k])
+            no_script_errors(browser)
+        finally:
+            desktop(browser)
+
+
+# ---------------------------------------------------------------- six photos, and a doubt
+
+
+def test_six_photos_give_a_net_to_solve_and_start(browser, tmp_path):
+    """On a phone: six photos read into a net of the cube they show; a
+    sticker tapped wrong makes Solve refuse with the stickers ringed; tapped
+    back, Solve gives moves that solve the cube, and Start turns them on
+    the virtual rig from that cube, which the page's cube follows to solved."""
+    import numpy as np
+    from photo_render import render_cube_photos, write_photo
+
+    from solver import Cube, random_cube
+
+    truth = random_cube(1).to_facelets()  # seeds that read sure (see test_vision_photos.py)
+    shots = render_cube_photos(truth, np.random.default_rng(501), size=(1280, 960))
+    rng = np.random.default_rng(0)
+    paths = {}
+    for face, s in shots.items():
+        paths[face] = str(tmp_path / f"{face}.jpg")
+        write_photo(s.image, paths[face], rng)
+    with panel_server(tmp_path / "state") as (base, panel, rig_url):
+        phone(browser)
+        try:
+            open_page(browser, base)
+            browser.find_element(By.CSS_SELECTOR, "#tool-tabs button[data-tab='photos-area']").click()
+            for face, p in paths.items():
+                browser.find_element(By.CSS_SELECTOR, f"#photo-inputs input[name='{face}']").send_keys(p)
+            browser.find_element(By.ID, "photos-read").click()
+            wait(browser, lambda d: d.find_element(By.ID, "photos-cube").is_displayed(), timeout=90)
+            net = lambda: "".join(b.get_attribute("data-letter")  # noqa: E731
+                                  for b in browser.find_elements(By.CSS_SELECTOR, "#photos-net button"))
+            assert net() == truth
+            assert not browser.find_element(By.ID, "photos-doubt").text  # read sure: no doubt shown
+            # one sticker tapped to the wrong colour: Solve refuses and rings what is wrong
+            browser.find_element(By.CSS_SELECTOR, "#photos-net button[data-index='0']").click()
+            assert net() != truth
+            browser.find_element(By.ID, "photos-solve").click()
+            wait(browser, lambda d: "error" in attr(d, "photos-solution", "class"))
+            assert browser.find_elements(By.CSS_SELECTOR, "#photos-net button.wrong")
+            assert not browser.find_element(By.ID, "photos-start").is_enabled()
+            for _ in range(5):  # round the six colours back to the one read
+                browser.find_element(By.CSS_SELECTOR, "#photos-net button[data-index='0']").click()
+            assert net() == truth
+            browser.find_element(By.ID, "photos-solve").click()
+            text = wait(browser, lambda d: "moves)" in d.find_element(By.ID, "photos-solution").text
+                        and d.find_element(By.ID, "photos-solution").text)
+            moves = text.split(" (")[0]
+            assert Cube.from_facelets(truth).apply(moves).is_solved()
+            browser.execute_script("arguments[0].scrollIntoView({block: 'end'})",
+                                   browser.find_element(By.ID, "photos-solution"))
+            shot(browser, "web-panel-phone-photos.png")
+            browser.find_element(By.ID, "photos-start").click()
+            wait(browser, lambda d: state_text(d) == "dry-run", timeout=90)
+            wait(browser, cube_at_rest)
+            assert attr(browser, "cube3d", "data-facelets") == Cube().to_facelets()
+            no_script_errors(browser)
+        finally:
+            desktop(browser)
+
+
+def test_a_doubt_shows_its_few_stickers_first_in_one_sentence(browser, tmp_path):
+    """On a phone, a scan in doubt: the page's message is one short line,
+    the stickers in doubt come first as named chips (as many as are ringed
+    on the net), the scan's own explanation waits under "why", and tapping
+    a chip changes that sticker on the net."""
+    from test_web_browser import NO_LOOK_AGAIN
+
+    from robot.cli.commands.serve import sim_glare
+
+    with panel_server(tmp_path, speed="4", sim_lighting=sim_glare(2), cfg=NO_LOOK_AGAIN) as (base, panel, _):
+        phone(browser)
+        try:
+            open_page(browser, base)
+            browser.find_element(By.ID, "start").click()
+            wait(browser, lambda d: attr(d, "state", "data-state") == "needs_help")
+            ringed = sorted(int(b.get_attribute("data-index"))
+                            for b in browser.find_elements(By.CSS_SELECTOR, "#net button.doubt"))
+            chips = browser.find_elements(By.CSS_SELECTOR, "#fix-list button")
+            assert ringed and sorted(int(c.get_attribute("data-index")) for c in chips) == ringed
+            sentence = browser.find_element(By.ID, "fix-help").text
+            assert sentence.startswith(f"{len(ringed)} sticker") and len(sentence) < 90, sentence
+            assert len(browser.find_element(By.ID, "message").text) < 90
+            assert not browser.find_element(By.ID, "fix-why-text").is_displayed()  # folded away
+            assert browser.find_element(By.ID, "fix-why").is_displayed()
+            i = ringed[0]
+            cell = f"#net button[data-index='{i}']"
+            before = browser.find_element(By.CSS_SELECTOR, cell).get_attribute("data-letter")
+            # a phone is taken to the stickers in doubt: the first chip is on the screen, under the header
+            top, bottom = browser.execute_script(
+                "const r = arguments[0].getBoundingClientRect(); return [r.top, r.bottom]", chips[0])
+            header = browser.find_element(By.TAG_NAME, "header").rect["height"]
+            assert header <= top and bottom <= 844, (header, top, bottom)
+            chips[0].click()
+            assert browser.find_element(By.CSS_SELECTOR, cell).get_attribute("data-letter") != before
+            shot(browser, "web-panel-phone-doubt.png")
+            browser.execute_script("window.scrollTo(0, 0)")
+            browser.find_element(By.ID, "stop").click()
             no_script_errors(browser)
         finally:
             desktop(browser)

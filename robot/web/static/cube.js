@@ -258,9 +258,36 @@ export class Net {
       const letter = facelets[i];
       b.style.background = COLOURS[letter] || "#555";
       b.dataset.letter = letter;
-      b.setAttribute("aria-label", `${FACES[Math.floor(i / 9)]}${(i % 9) + 1}: ${COLOUR_NAMES[letter] || "?"}`);
+      b.setAttribute("aria-label", `${stickerName(i)}: ${COLOUR_NAMES[letter] || "?"}`);
       b.classList.toggle("doubt", doubtful.has(i));
       b.classList.toggle("wrong", wrong.has(i));
     });
   }
+}
+
+
+// A sticker's name as the terminal writes it: its face and its number in the face, row by row ("F3").
+export function stickerName(i) {
+  return `${FACES[Math.floor(i / 9)]}${(i % 9) + 1}`;
+}
+
+// The stickers in doubt, first and few: one short sentence, and each sticker as a chip in its colour
+// that taps it as the net would. A scan's long explanation stays out of the way.
+export function showDoubt(sentence, list, facelets, doubtful, onTap) {
+  const shown = [...doubtful].sort((a, b) => a - b);
+  list.textContent = "";
+  sentence.textContent = shown.length
+    ? `${shown.length} sticker${shown.length > 1 ? "s" : ""} in doubt (ringed): tap ${shown.length > 1
+      ? "each" : "it"} until it has the colour the cube shows.` : "";
+  for (const i of shown) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.dataset.index = i;
+    const swatch = document.createElement("i");
+    swatch.style.background = COLOURS[facelets[i]] || "#555";
+    b.append(swatch, stickerName(i));
+    b.addEventListener("click", () => onTap(i));
+    list.appendChild(b);
+  }
+  list.hidden = !shown.length;
 }

@@ -3,7 +3,7 @@
 // An ES module: the cube's drawing comes from cube.js, the API calls from
 // api.js; tools.js takes showCube from here.
 import { post } from "./api.js";
-import { COLOUR_NAMES, COLOURS, Cube3D, FACES, Net, SOLVED } from "./cube.js";
+import { COLOUR_NAMES, COLOURS, Cube3D, FACES, Net, showDoubt, SOLVED } from "./cube.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -51,7 +51,9 @@ function withPainting(facelets) {
 }
 
 function drawNet() {
-  net.show(page.facelets, page.fixing ? page.doubtful : new Set(), page.wrong);
+  const doubtful = page.fixing ? page.doubtful : new Set();
+  net.show(page.facelets, doubtful, page.wrong);
+  showDoubt($("fix-help"), $("fix-list"), page.facelets, doubtful, tap);
 }
 
 // Tap a sticker while a scan waits for a fix: paint it with the picked colour, or cycle it.
@@ -120,9 +122,15 @@ function showState(state, status) {
 }
 
 function setFixing(on) {
+  // a phone shows the run's cards first: take it to the stickers in doubt when the scan asks for help
+  if (on && !page.fixing && window.matchMedia("(max-width: 700px)").matches) {
+    $("net-area").scrollIntoView({ block: "start" });
+  }
   page.fixing = on;
   $("fix-buttons").hidden = !on;
   $("fix-help").hidden = !on;
+  $("fix-how").hidden = !on;
+  $("fix-why").hidden = !on || !$("fix-why-text").textContent;
   if (!on) { page.wrong.clear(); page.painted.clear(); $("fix-message").textContent = ""; }
   drawNet();
 }
@@ -202,7 +210,11 @@ function onStatus(s) {
   showState(s.state, s);
   showStage(s.state === "turning" ? s.stage : "");
   showRig(s.rig);
-  if (s.message) say(s.message, s.state === "failed");
+  if (s.state === "needs_help") {
+    $("fix-why-text").textContent = s.why || "";
+    $("fix-why").hidden = !s.why;
+    say("the scan needs your help: check the stickers in doubt, then Accept");
+  } else if (s.message) say(s.message, s.state === "failed");
   $("clear-estop").hidden = !s.estop;
 }
 
@@ -232,7 +244,11 @@ function onEvent(e) {
       page.doubtful = new Set(e.doubtful);
       page.facelets = withPainting(e.facelets);
       cube.show(page.facelets);
-      say(e.text, true);
+      // the scan's whole explanation under "why"; the page says in one line what to do
+      $("fix-why-text").textContent = e.text;
+      $("fix-why").hidden = false;
+      say("the scan needs your help: check the stickers in doubt, then Accept");
+      drawNet();
       break;
     case "fix-invalid": $("fix-message").textContent = e.text; break;
     case "solving": say("solving…"); page.facelets = e.facelets; cube.show(e.facelets); drawNet(); break;

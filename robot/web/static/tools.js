@@ -2,7 +2,7 @@
 // (colours, and the sticker grid by dragging corners), six photos read into
 // a cube, and the last runs. Each calls one API endpoint (docs/api.md).
 import { getJSON, post } from "./api.js";
-import { cornerOf, FACES } from "./cube.js";
+import { cornerOf, FACES, Net, showDoubt } from "./cube.js";
 import { showCube } from "./panel.js";
 
 const $ = (id) => document.getElementById(id);
@@ -266,15 +266,68 @@ $("photos-form").addEventListener("submit", async (ev) => {
   }
   const box = $("photos-result");
   box.textContent = "";
-  if (!r.ok) { say("photos-message", errorText(r), true); return; }
+  if (!r.ok) { $("photos-cube").hidden = true; say("photos-message", errorText(r), true); return; }
   const d = r.body;
-  const state = d.ok ? "read, every sticker sure" : (d.valid ? `read; in doubt: ${d.suspect_names.join(" ")}`
-                                                           : `not a valid cube: ${d.error ? d.error.message : ""}`);
-  say("photos-message", state, !d.ok);
+  // one short line; the stickers in doubt are listed (and ringed on the net) just under it
+  say("photos-message", d.ok ? "read, every sticker sure" : d.valid ? "read, with stickers in doubt"
+    : `not a valid cube: ${d.error ? d.error.message : ""}`, !d.ok);
+  photo.facelets = d.facelets;
+  photo.doubtful = new Set(d.suspects || []);
+  photo.wrong = new Set(d.error && d.error.positions ? d.error.positions : []);
+  photo.moves = "";
+  $("photos-cube").hidden = false;
+  $("photos-start").disabled = true;
+  say("photos-solution", "");
+  drawPhotoNet();
   box.append(el("p", { id: "photos-facelets", textContent: d.facelets }));
   for (const w of d.warnings || []) box.append(el("p", { className: "hint", textContent: "warning: " + w }));
   for (const f of d.pictures) box.append(el("img", { alt: "photo " + f, src: `/api/photos/${f}.jpg?t=${Date.now()}` }));
   showCube(d.facelets, d.suspects);
+});
+
+// The cube the photos gave, as a net a person can correct (a tap cycles a sticker's colour), then
+// Solve (the same solver and words as `cuberobot solve`) and Start: the solution turned on the virtual
+// rig from that cube, followed by the cube and the progress at the top of the page.
+const photo = { facelets: "", doubtful: new Set(), wrong: new Set(), moves: "" };
+const photoNet = new Net($("photos-net"), (i) => {
+  if (i % 9 === 4) return; // a centre names its face
+  const now = photo.facelets[i];
+  photo.facelets = photo.facelets.slice(0, i) + FACES[(FACES.indexOf(now) + 1) % 6] + photo.facelets.slice(i + 1);
+  photo.wrong.clear();
+  photo.moves = "";
+  $("photos-start").disabled = true;
+  say("photos-solution", "");
+  drawPhotoNet();
+  showCube(photo.facelets, [...photo.doubtful]);
+});
+
+function drawPhotoNet() {
+  photoNet.show(photo.facelets, photo.doubtful, photo.wrong);
+  showDoubt($("photos-doubt"), $("photos-doubt-list"), photo.facelets, photo.doubtful,
+            (i) => photoNet.cells[i].click());
+}
+
+$("photos-solve").addEventListener("click", async () => {
+  say("photos-solution", "solving…");
+  const r = await post("/api/solve", { facelets: photo.facelets, method: $("method").value });
+  if (!r.ok) {
+    const err = r.body.error || {};
+    photo.wrong = new Set(err.positions || []);
+    drawPhotoNet();
+    say("photos-solution", errorText(r), true);
+    return;
+  }
+  const b = r.body;
+  photo.moves = b.moves;
+  say("photos-solution", b.length ? `${b.moves} (${b.length} moves)` : "already solved: no moves");
+  $("photos-start").disabled = !b.length;
+});
+
+$("photos-start").addEventListener("click", async () => {
+  const r = await post("/api/dry-run", { moves: photo.moves, start: photo.facelets, speed: 1 });
+  if (!r.ok) { say("photos-solution", errorText(r), true); return; }
+  say("photos-solution", `${photo.moves}: turning on the virtual rig…`);
+  window.scrollTo({ top: 0, behavior: "smooth" }); // the cube and the progress are at the top
 });
 
 // ---------------------------------------------------------------- the last runs
