@@ -362,3 +362,94 @@ def test_a_doubt_shows_its_few_stickers_first_in_one_sentence(browser, tmp_path)
             no_script_errors(browser)
         finally:
             desktop(browser)
+
+
+# ---------------------------------------------------------------- the smaller things
+
+
+def broken_lamp(capture: int) -> Any:
+    """Simulated cameras whose light fails at the first capture: a run that
+    ends on an error the engine does not name."""
+    raise RuntimeError("the lamp broke")
+
+
+def test_a_run_that_did_not_start_says_why_in_the_last_runs(browser, tmp_path):
+    with panel_server(tmp_path, sim_lighting=broken_lamp) as (base, panel, rig_url):
+        phone(browser)
+        try:
+            open_page(browser, base)
+            browser.find_element(By.ID, "start").click()
+            wait(browser, lambda d: attr(d, "state", "data-state") == "failed", timeout=60)
+            wait(browser, lambda d: not panel.running() and not panel.thread.is_alive())
+            browser.find_element(By.CSS_SELECTOR, "#tool-tabs button[data-tab='runs-area']").click()
+            browser.find_element(By.ID, "runs-load").click()
+            summary = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#runs summary"))[0].text
+            assert "· ?" not in summary
+            assert "failed: the run failed: RuntimeError: the lamp broke" in summary, summary
+            no_script_errors(browser)
+        finally:
+            desktop(browser)
+
+
+def test_dry_run_card_badge_and_estop_on_a_phone(browser, tmp_path):
+    """A dry run's card says how it ended (not "turning…" for ever); its
+    timeline is shown at a size its words can be read, sideways scrolled;
+    an E-STOP pressed after it turns the green "dry-run" badge into a red
+    "emergency stop"."""
+    with panel_server(tmp_path) as (base, panel, rig_url):
+        phone(browser)
+        try:
+            open_page(browser, base)
+            browser.find_element(By.CSS_SELECTOR, "#tool-tabs button[data-tab='dry-area']").click()
+            browser.find_element(By.ID, "dry-moves").send_keys("R U R' U'")
+            browser.find_element(By.ID, "dry-run").click()
+            wait(browser, lambda d: state_text(d) == "dry-run", timeout=60)
+            wait(browser, lambda d: d.find_element(By.ID, "dry-message").text.startswith("dry run done"))
+            wait(browser, lambda d: d.execute_script(
+                "const i = document.getElementById('dry-timeline'); return i.complete && i.naturalWidth > 0"))
+            shown, natural, box = browser.execute_script(
+                "const i = document.getElementById('dry-timeline'); return [i.getBoundingClientRect().width,"
+                " i.naturalWidth, document.getElementById('dry-timeline-box').clientWidth]")
+            assert shown == natural and box < natural, (shown, natural, box)  # its own size, in a scroll box
+            assert browser.execute_script("return document.documentElement.scrollWidth") <= 390
+            assert attr(browser, "state", "data-state") == "done"
+            browser.execute_script("window.scrollTo(0, 0)")
+            browser.find_element(By.ID, "estop").click()
+            wait(browser, lambda d: state_text(d) == "emergency stop")
+            assert attr(browser, "state", "data-state") == "stopped"
+            no_script_errors(browser)
+        finally:
+            desktop(browser)
+
+
+def test_photo_inputs_and_camera_captions_read_at_phone_width(browser, tmp_path):
+    """At 390 px: each photo input says "no photo yet" or the file chosen,
+    in words of its own that fit (the browser's "No file chosen" was cut to
+    "No …osen"); each camera's picture is captioned with its name."""
+    picture = tmp_path / "U.jpg"
+    picture.write_bytes(b"not read here")
+    with panel_server(tmp_path / "state", speed="8") as (base, panel, rig_url):
+        phone(browser)
+        try:
+            open_page(browser, base)
+            browser.find_element(By.CSS_SELECTOR, "#tool-tabs button[data-tab='photos-area']").click()
+            names = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#photo-inputs .file-name")]
+            assert names == ["no photo yet"] * 6
+            browser.find_element(By.CSS_SELECTOR, "#photo-inputs input[name='U']").send_keys(str(picture))
+            assert browser.find_element(By.CSS_SELECTOR, "#photo-inputs .file-name").text == "U.jpg"
+            cut = browser.execute_script(
+                "return [...document.querySelectorAll('#photo-inputs label, #photo-inputs span')]"
+                ".filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent)")
+            assert not cut, cut
+            browser.find_element(By.CSS_SELECTOR, "#tool-tabs button[data-tab='cameras-area']").click()
+            browser.execute_script("window.scrollTo(0, 0)")
+            browser.find_element(By.ID, "start").click()
+            wait(browser, lambda d: state_text(d) == "solved", timeout=90)
+            captions = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#cameras figcaption")]
+            assert captions and all(c.startswith("camera ") for c in captions), captions
+            size = browser.execute_script(
+                "return getComputedStyle(document.querySelector('#cameras figcaption')).fontSize")
+            assert float(size.removesuffix("px")) >= 13
+            no_script_errors(browser)
+        finally:
+            desktop(browser)

@@ -21,6 +21,8 @@ const page = {
   started: 0,
   estimate: 0,
   timer: null,
+  dry: false, // a dry run is going on (its card says so until it ends)
+  latched: false, // the rig's emergency stop is latched: the badge says so while nothing runs
   lastTurnAt: 0, // when the last turn started (performance.now()): the next turn is drawn over as long
 };
 
@@ -86,10 +88,11 @@ $("stop").addEventListener("click", () => command("/api/stop").then((r) => r.ok 
 $("estop").addEventListener("click", async () => {
   const r = await post("/api/estop");
   say(r.body.message || (r.body.error && r.body.error.message) || "emergency stop sent", !r.ok);
+  if (r.ok) { page.latched = true; showState($("state").dataset.state, page.status); }
 });
 $("clear-estop").addEventListener("click", async () => {
   const r = await command("/api/estop/clear");
-  if (r.ok) { say(r.body.message); $("clear-estop").hidden = true; }
+  if (r.ok) { say(r.body.message); $("clear-estop").hidden = true; page.latched = false; }
 });
 $("accept").addEventListener("click", async () => {
   const r = await post("/api/answer", { action: "accept", facelets: page.facelets });
@@ -110,9 +113,12 @@ function showState(state, status) {
   let text = LABELS[state] || state;
   if (state === "done" && status && status.result) text = status.result === "already-solved" ? "solved" : status.result;
   if (state === "stopped" && status && status.estop) text = "emergency stop";
+  const running = ["scanning", "needs_help", "solving", "turning"].includes(state);
+  // After the run (a dry run's green "dry-run", a "solved"), an emergency stop pressed since is what
+  // the rig is in: the badge must not stay green.
+  if (!running && page.latched) { text = "emergency stop"; state = "stopped"; }
   $("state").textContent = text;
   $("state").dataset.state = state;
-  const running = ["scanning", "needs_help", "solving", "turning"].includes(state);
   $("start").disabled = running;
   $("scan").disabled = running;
   $("stop").disabled = !running;
@@ -167,6 +173,7 @@ function showStage(stage) {
 
 function showRig(rig) {
   if (!rig) return;
+  if (rig.connected) page.latched = !!rig.estop_latched;
   $("rig-line").textContent = rig.connected
     ? `rig on ${rig.port}` + (rig.estop_latched ? " · emergency stop latched" : "") +
       " · its start button starts a run"
@@ -180,6 +187,8 @@ function showTimes() {
     (page.estimate ? ` · turning estimated ${page.estimate.toFixed(1)} s` : "");
 }
 
+// Each camera's picture with its name under it in the page's own text (the words drawn into the
+// picture shrink with it on a phone).
 function showCameras(views, capture) {
   const box = $("cameras");
   box.textContent = "";
@@ -187,7 +196,11 @@ function showCameras(views, capture) {
     const img = document.createElement("img");
     img.alt = "camera " + v;
     img.src = `/api/images/${encodeURIComponent(v)}.jpg?c=${capture}-${Date.now()}`;
-    box.appendChild(img);
+    const figure = document.createElement("figure");
+    const caption = document.createElement("figcaption");
+    caption.textContent = `camera ${v}: the last scan`;
+    figure.append(img, caption);
+    box.appendChild(figure);
   }
 }
 
@@ -207,9 +220,9 @@ function onStatus(s) {
   showSteps();
   showTimes();
   if (s.views && s.views.length) showCameras(s.views, s.capture);
+  showRig(s.rig); // first: the badge shows the rig's latch
   showState(s.state, s);
   showStage(s.state === "turning" ? s.stage : "");
-  showRig(s.rig);
   if (s.state === "needs_help") {
     $("fix-why-text").textContent = s.why || "";
     $("fix-why").hidden = !s.why;
@@ -253,6 +266,7 @@ function onEvent(e) {
     case "fix-invalid": $("fix-message").textContent = e.text; break;
     case "solving": say("solving…"); page.facelets = e.facelets; cube.show(e.facelets); drawNet(); break;
     case "solution":
+      page.dry = !!e.dry_run;
       if (e.dry_run) { page.facelets = e.facelets; cube.show(e.facelets); drawNet(); page.started = e.t; }
       page.steps = e.steps; page.turn = 0; page.estimate = e.estimated_s;
       // the moves as the terminal prints them (the event's `moves`), not the scanned stickers: those are
@@ -283,6 +297,11 @@ function onEvent(e) {
     case "finished":
       page.status = Object.assign(page.status || {}, { result: e.status, estop: !!e.estop });
       say(e.text, e.state === "failed");
+      if (page.dry) { // the dry-run card said "turning on the virtual rig…": now how it ended
+        page.dry = false;
+        $("dry-message").textContent = e.text;
+        $("dry-message").classList.toggle("error", e.state !== "done");
+      }
       $("clear-estop").hidden = !e.estop;
       showStage("");
       break;

@@ -64,7 +64,7 @@ $("dry-run").addEventListener("click", async () => {
   if (!moves) { say("dry-message", "type some moves first, e.g. R U R' U'", true); return; }
   const r = await post("/api/dry-run", { moves, speed: Number($("dry-speed").value) });
   if (!r.ok) { say("dry-message", errorText(r), true); return; }
-  say("dry-message", "turning on the virtual rig…");
+  say("dry-message", "turning on the virtual rig…"); // panel.js says how it ended
   const img = $("dry-timeline");
   img.src = "/api/dry-run/timeline.png?t=" + Date.now();
   img.hidden = false;
@@ -245,7 +245,11 @@ loadViews();
 for (const f of FACES) {
   const input = el("input", { type: "file", name: f, accept: "image/*", required: true });
   input.setAttribute("capture", "environment");
-  $("photo-inputs").append(el("label", {}, `face ${f}`, input));
+  const name = el("span", { className: "file-name", textContent: "no photo yet" });
+  input.addEventListener("change", () => {
+    name.textContent = input.files.length ? input.files[0].name : "no photo yet";
+  });
+  $("photo-inputs").append(el("label", {}, el("span", { textContent: `face ${f}` }), input, name));
 }
 
 $("photos-form").addEventListener("submit", async (ev) => {
@@ -319,7 +323,10 @@ $("photos-solve").addEventListener("click", async () => {
   }
   const b = r.body;
   photo.moves = b.moves;
-  say("photos-solution", b.length ? `${b.moves} (${b.length} moves)` : "already solved: no moves");
+  // as `cuberobot solve` prints it: CFOP stage by stage, the two-phase moves on one line
+  const text = b.stages ? b.stages.map((st) => `${st.name}${st.slot ? ` (${st.slot})` : ""}: ${st.moves || "-"}` +
+    (st.case ? ` [${st.case}]` : "")).join("\n") + `\n(${b.length} moves)` : `${b.moves} (${b.length} moves)`;
+  say("photos-solution", b.length ? text : "already solved: no moves");
   $("photos-start").disabled = !b.length;
 });
 
@@ -340,7 +347,9 @@ $("runs-load").addEventListener("click", async () => {
   if (!r.body.runs.length) list.append(el("li", { textContent: "no runs recorded yet" }));
   for (const run of r.body.runs) {
     const when = (run.started || run.id).replace("T", " ");
-    let what = run.status || "?";
+    // a record without a status: the run ended before it could write one (an older record, or a
+    // failure the run did not name); the reason, when recorded, follows
+    let what = run.status || "did not start";
     if (run.status === "solved") what += ` in ${run.turns} turns, ${Number(run.total_s).toFixed(1)} s`;
     if (run.message) what += ": " + run.message;
     const details = el("details", {}, el("summary", { textContent: `${when} · ${what}` }));
