@@ -53,14 +53,20 @@ WATCHED = {"cube": "#viewport", "cube model": "#cube3d .sticker3d", "turn line":
            "current turn": "#steps li.current", "progress": "#progress", "e-stop": "#estop"}
 
 
-def test_a_run_on_a_phone_shows_the_cube_the_turn_and_the_estop(browser, tmp_path):
+@pytest.mark.parametrize("method", ["two-phase", "cfop"])
+def test_a_run_on_a_phone_shows_the_cube_the_turn_and_the_estop(browser, tmp_path, method):
     """While the rig turns, without any scrolling: the cube, the turn line,
     the highlighted turn, the progress card and the e-stop lie inside the
-    390x844 viewport, and the whole page is shorter than two screens."""
+    390x844 viewport, and the whole page is shorter than two screens; with
+    CFOP too, whose solution line is three times longer and whose stage is
+    named above the turns."""
+    from selenium.webdriver.support.ui import Select
+
     with panel_server(tmp_path, speed="1") as (base, panel, rig_url):
         phone(browser)
         try:
             open_page(browser, base)
+            Select(browser.find_element(By.ID, "method")).select_by_value(method)
             browser.find_element(By.ID, "start").click()
             seen = []
             for k in (3, 8):
@@ -73,7 +79,7 @@ def test_a_run_on_a_phone_shows_the_cube_the_turn_and_the_estop(browser, tmp_pat
                 assert where["scrolled"] == 0, where
                 assert all(where[name] == "in" for name in WATCHED), where
                 assert where["height"] < 2 * PHONE["height"], where
-                if k == 3:
+                if k == 3 and method == "two-phase":
                     shot(browser, "web-panel-phone-run.png")
             assert seen, "the run ended before turn 3 was shown"
             wait(browser, lambda d: state_text(d) == "solved", timeout=90)
