@@ -281,6 +281,7 @@ function onEvent(e) {
       const each = page.lastTurnAt && e.index > 0 ? now - page.lastTurnAt
         : 1000 * page.estimate / Math.max(1, e.turns);
       page.lastTurnAt = now;
+      page.latched = false; // a rig that turns is not stopped
       page.turn = e.index; showSteps(); showStage(e.stage);
       cube.begin(e.step, Math.max(60, Math.min(600, 0.85 * each)));
       break;
