@@ -81,3 +81,24 @@ def test_a_bad_method_in_the_config_is_one_line(tmp_path):
     with pytest.raises(UserError) as e:
         load_config(bad)
     assert "method" in str(e.value) and "cfop" in str(e.value)
+
+
+def test_the_moves_read_are_cancelled_across_the_stages_seams():
+    """The solution a person reads (the run's `solution` event: the
+    terminal's line and the panel's) is simplified as a whole: where one
+    stage ends on a face the next begins with, the two are one move, as
+    the two-phase solutions and `cuberobot solve` write them; the rig still
+    turns each stage's own steps under its stage's label (#24: the panel
+    showed "U2 B B U2")."""
+    from robot.app.start import cfop_solution
+    from solver import format_moves, random_cube, simplify
+    from solver.cfop import solve_cfop
+
+    cube = random_cube(3)  # its stages' seams cancel: 56 moves turned read as 55
+    turned = solve_cfop(cube).moves
+    assert len(simplify(turned)) < len(turned)
+    sol, labels = cfop_solution(cube.to_facelets(), 1.0, 1.5)
+    assert sol.moves == format_moves(simplify(turned)) and sol.length == len(sol.moves.split())
+    assert cube.apply(sol.moves).is_solved()
+    assert [m for step in sol.steps for m in step] == [str(m) for m in turned]
+    assert len(labels) == len(sol.steps)

@@ -385,7 +385,18 @@ def _solve_cfop(run: Run, facelets: str, quarter_cost: float, half_cost: float) 
     demonstration. The rig turns opposite faces together only within a
     stage, so every step belongs to one stage, and each step's label (the
     stage and its case) goes out with its turn events."""
-    from solver import format_moves
+    solution, run.step_labels = cfop_solution(facelets, quarter_cost, half_cost)
+    return solution
+
+
+def cfop_solution(facelets: str, quarter_cost: float, half_cost: float) -> tuple[Solution, list[str]]:
+    """The CFOP solution of ``facelets`` and each step's label. Its moves are
+    the ones a person reads, on the panel and in the terminal alike (both
+    show this solution's ``moves``): simplified across the stages' seams
+    too, where a stage ending ``U2 B`` and the next beginning ``B U2`` read
+    ``U2 B2 U2``. The steps stay each stage's own, so that every turn the
+    rig makes is under its stage's label."""
+    from solver import format_moves, simplify
     from solver.cfop import solve_cfop
     from solver.metrics import axial_cost, group_steps
     from solver.solution import Solution
@@ -398,10 +409,10 @@ def _solve_cfop(run: Run, facelets: str, quarter_cost: float, half_cost: float) 
         for step in group_steps(stage.moves):
             steps.append([str(m) for m in step])
             labels.append(label)
-    run.step_labels = labels
-    return Solution(moves=format_moves(sol.moves), length=sol.length,
+    read = simplify(sol.moves)
+    return Solution(moves=format_moves(read), length=len(read),
                     cost=axial_cost(sol.moves, quarter_cost, half_cost), elapsed_ms=sol.elapsed_ms,
-                    steps=steps, metric="axial")
+                    steps=steps, metric="axial"), labels
 
 
 def turn(run: Run, start: Cube, solution: Solution, journal: Journal,

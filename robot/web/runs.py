@@ -270,10 +270,12 @@ class Panel:
         except (RigError, UserError) as e:
             error = e
             self._finish_unreported(str(e))
+            _name_the_failure(engine, str(e))
         except Exception as e:  # noqa: BLE001 - a run's failure is told to the page, not lost in a thread
             error = e
             log.exception("the run failed")
             self._finish_unreported(f"the run failed: {type(e).__name__}: {e}")
+            _name_the_failure(engine, f"the run failed: {type(e).__name__}: {e}")
         finally:
             self.standing.after_run(error)
 
@@ -475,3 +477,20 @@ def state_dir_runs(state_dir: str | None) -> Path:
     from ..rig.journal import default_state_dir
 
     return (Path(state_dir) if state_dir else default_state_dir()) / "runs"
+
+
+def _name_the_failure(engine: Engine, message: str) -> None:
+    """A run that ended on an error the engine does not name (a camera
+    missing, a scan that broke) wrote its record without a status: the
+    last-runs list then showed "· ?". The record is written again saying
+    it failed, and why, as the page was told."""
+    from pathlib import Path
+
+    record = engine.record
+    if record.status is not None or not record.run_dir:
+        return  # named by the engine, or no record written at all (the rig never answered)
+    record.status, record.message = "failed", message
+    try:
+        record.write(Path(record.run_dir))
+    except OSError as e:
+        log.warning("could not write the failed run's record again: %s", e)

@@ -20,6 +20,14 @@ function slot(face, r, c) {
   }
 }
 
+// The cube's corner (a key such as "1,1,-1") at corner k of a face as the net draws it: 0 top-left,
+// 1 top-right, 2 bottom-right, 3 bottom-left. Faces seen by one camera share corners: the geometry
+// editor gives each shared corner one handle.
+export function cornerOf(face, k) {
+  const [r, c] = [[0, 0], [0, 2], [2, 2], [2, 0]][k];
+  return slot(face, r, c).join(",");
+}
+
 const cross = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
 const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 const flip = (v) => [v[0], -v[1], v[2]]; // the model (y up) to CSS (y down)
@@ -40,6 +48,36 @@ function parseTurn(token) {
   return [face, q];
 }
 
+// The CSS matrix3d of a model-space rotation (rows): conjugated by the y flip, written column by column.
+function cssRotation(m) {
+  const c = [[m[0][0], -m[0][1], m[0][2]], [-m[1][0], m[1][1], -m[1][2]], [m[2][0], -m[2][1], m[2][2]]];
+  return `matrix3d(${c[0][0]},${c[1][0]},${c[2][0]},0,${c[0][1]},${c[1][1]},${c[2][1]},0,` +
+    `${c[0][2]},${c[1][2]},${c[2][2]},0,0,0,0,1)`;
+}
+
+// The CSS matrix3d placing a flat element (centred on the origin) at model point `pos` facing `normal`:
+// a frame (u, v, n) in CSS coordinates, right-handed so that the element's front faces outwards.
+function placement(pos, normal) {
+  const nc = flip(normal);
+  const up = Math.abs(nc[1]) < 0.9 ? [0, 1, 0] : [0, 0, 1];
+  let u = cross(up, nc);
+  const len = Math.hypot(...u);
+  u = u.map((x) => x / len);
+  const v = cross(nc, u);
+  const t = flip(pos);
+  return `matrix3d(${u[0]},${u[1]},${u[2]},0,${v[0]},${v[1]},${v[2]},0,` +
+    `${nc[0]},${nc[1]},${nc[2]},0,${t[0]},${t[1]},${t[2]},1)`;
+}
+
+const key = (pos, normal) => [...pos, ...normal].map(Math.round).join(",");
+
+// A quarter turn of a face, clockwise seen from outside it: a rotation of -90 degrees about its normal.
+const quarter = (face, q) => rotation(NORMALS[face], -q * Math.PI / 2);
+
+// The cube model that turns. Its stickers never move between layers of the DOM at rest; during a turn
+// the turning layer's stickers go into one element (a .layer3d) that is rotated as a whole, with a black
+// cap closing its inner side and another closing the body's, so that the layer turns as a solid block
+// (not 21 loose stickers) and the inside of the cube is never seen through the gap.
 export class Cube3D {
   constructor(root, size) {
     this.root = root;
@@ -47,10 +85,10 @@ export class Cube3D {
     this.rx = -28;
     this.ry = -38;
     this.facelets = SOLVED;
-    this.queue = [];
-    this.busy = false;
+    this.anim = null; // the turn being drawn: { step, after, layers, caps }
     root.style.setProperty("--size3d", size + "px");
     this.stickers = [];
+    const where = new Map();
     for (let i = 0; i < 54; i++) {
       const face = FACES[Math.floor(i / 9)], n = i % 9;
       const el = document.createElement("div");
@@ -59,7 +97,17 @@ export class Cube3D {
       el.dataset.index = i;
       el.appendChild(document.createElement("i"));
       root.appendChild(el);
-      this.stickers.push({ el, face, pos: slot(face, Math.floor(n / 3), n % 3), normal: NORMALS[face] });
+      const s = { el, face, pos: slot(face, Math.floor(n / 3), n % 3), normal: NORMALS[face] };
+      where.set(key(s.pos, s.normal), i);
+      this.stickers.push(s);
+    }
+    // Where each sticker goes in a quarter turn of each face (the same geometry the drawing uses, so
+    // the state drawn at the end of a turn is the one the turn's motion shows).
+    this.moves = {};
+    for (const f of FACES) {
+      const m = quarter(f, 1);
+      this.moves[f] = this.stickers.map((s, i) => dot(s.pos, NORMALS[f]) > 0.5
+        ? where.get(key(apply(m, s.pos), apply(m, s.normal))) : i);
     }
     this.show(SOLVED);
     this.view();
@@ -85,71 +133,101 @@ export class Cube3D {
     area.addEventListener("pointercancel", end);
   }
 
-  // Place sticker s, its layer turned by `turn` ([axis, angle] in model terms) if given.
-  place(s, turn) {
-    const S = this.size;
-    let pos = s.pos.map((p, k) => (p + s.normal[k] * 0.5) * S);
-    let n = s.normal;
-    let m = null;
-    if (turn) {
-      m = rotation(turn[0], turn[1]);
-      pos = apply(m, pos);
-      n = apply(m, n);
-    }
-    // A frame (u, v, n) in CSS coordinates, right-handed so the sticker's front faces outwards.
-    const nc = flip(n);
-    const up = Math.abs(nc[1]) < 0.9 ? [0, 1, 0] : [0, 0, 1];
-    let u = cross(up, nc);
-    const len = Math.hypot(...u);
-    u = u.map((x) => x / len);
-    const v = cross(nc, u);
-    const t = flip(pos);
-    s.el.style.transform = `matrix3d(${u[0]},${u[1]},${u[2]},0,${v[0]},${v[1]},${v[2]},0,` +
-      `${nc[0]},${nc[1]},${nc[2]},0,${t[0]},${t[1]},${t[2]},1)`;
+  // Put sticker s in its place on the cube at rest.
+  place(s) {
+    s.el.style.transform = placement(s.pos.map((p, k) => (p + s.normal[k] * 0.5) * this.size), s.normal);
   }
 
-  // Show a cube state at once (facelets in URFDLB letters).
+  // The facelets after `step` ("R", "U2", "U D'") from `facelets`.
+  after(facelets, step) {
+    let out = facelets;
+    for (const [face, q] of step.split(/\s+/).filter(Boolean).map(parseTurn)) {
+      const move = this.moves[face];
+      if (!move) return null; // not a face turn this model knows
+      for (let k = 0; k < ((q % 4) + 4) % 4; k++) {
+        const next = out.split("");
+        move.forEach((to, from) => { next[to] = out[from]; });
+        out = next.join("");
+      }
+    }
+    return out;
+  }
+
+  // Show a cube state at once (facelets in URFDLB letters); a turn being drawn is dropped.
   show(facelets) {
+    this.drop();
     this.facelets = facelets;
     this.root.dataset.facelets = facelets;
     this.stickers.forEach((s, i) => {
       s.el.firstChild.style.background = COLOURS[facelets[i]] || "#555";
-      this.place(s, null);
+      this.place(s);
     });
   }
 
-  // Animate `step` ("R", "U D'"), then show `after`. Turns queue up; a long queue skips to the end.
-  turn(step, after, ms) {
-    this.queue.push([step, after, ms]);
-    if (this.queue.length > 3) {
-      const last = this.queue.pop();
-      this.queue = [];
-      this.busy = false;
-      this.show(last[1]);
-      return;
+  // Take the turning layers apart: their stickers back into the cube, the caps gone.
+  drop() {
+    const a = this.anim;
+    if (!a) return;
+    this.anim = null; // its next frame sees this and stops
+    for (const layer of a.layers) {
+      for (const el of [...layer.children]) if (el.classList.contains("sticker3d")) this.root.appendChild(el);
+      layer.remove();
     }
-    if (!this.busy) this.next();
+    for (const cap of a.caps) cap.remove();
+    delete this.root.dataset.turning;
   }
 
-  next() {
-    const item = this.queue.shift();
-    if (!item) { this.busy = false; return; }
-    this.busy = true;
-    const [step, after, ms] = item;
+  // A black square closing the cube at the cut `pos` (model units), facing `normal`.
+  cap(pos, normal) {
+    const el = document.createElement("div");
+    el.className = "cap3d";
+    el.style.transform = placement(pos.map((p) => p * this.size), normal);
+    return el;
+  }
+
+  // Draw `step` ("R", "U D'") being turned, over `ms`, from the state shown; the state it ends in is
+  // shown at once when the next turn begins before this one is drawn to its end, so the cube is never
+  // behind the turn the rig reports. Returns the state the turn ends in (null: not a turn drawn here).
+  begin(step, ms) {
+    if (this.anim) this.show(this.anim.after);
+    const after = this.after(this.facelets, step);
+    if (after === null) return null;
     const parts = step.split(/\s+/).filter(Boolean).map(parseTurn);
+    const layers = [], caps = [];
+    for (const [face] of parts) {
+      const n = NORMALS[face];
+      const layer = document.createElement("div");
+      layer.className = "layer3d";
+      layer.dataset.face = face;
+      for (const s of this.stickers) if (dot(s.pos, n) > 0.5) layer.appendChild(s.el);
+      layer.appendChild(this.cap(n.map((x) => x * 0.5), n.map((x) => -x))); // the layer's inner side
+      caps.push(this.cap(n.map((x) => x * 0.5), n)); // the body's side of the cut
+      this.root.appendChild(layer);
+      this.root.appendChild(caps[caps.length - 1]);
+      layers.push(layer);
+    }
+    this.root.dataset.turning = step;
+    this.root.dataset.target = after;
+    const anim = { step, after, layers, caps };
+    this.anim = anim;
     const t0 = performance.now();
     const frame = (now) => {
+      if (this.anim !== anim) return;
       const k = Math.min(1, (now - t0) / ms);
       const ease = k < 0.5 ? 2 * k * k : 1 - Math.pow(-2 * k + 2, 2) / 2;
-      for (const s of this.stickers) {
-        const part = parts.find(([f]) => dot(s.pos, NORMALS[f]) > 0.5);
-        // clockwise seen from outside the face: negative about its normal
-        this.place(s, part ? [NORMALS[part[0]], -part[1] * ease * Math.PI / 2] : null);
-      }
+      parts.forEach(([face, q], j) => { layers[j].style.transform = cssRotation(quarter(face, q * ease)); });
       if (k < 1) requestAnimationFrame(frame);
-      else { this.show(after); this.next(); }
+      else this.show(after);
     };
     requestAnimationFrame(frame);
+    return after;
+  }
+
+  // The rig reported a turn done, leaving `facelets`. The turn being drawn ends there already; anything
+  // else (an event missed, a turn this model cannot draw) is put right by showing the rig's state.
+  settle(facelets) {
+    if (this.anim ? this.anim.after === facelets : this.facelets === facelets) return;
+    this.show(facelets);
   }
 }
 
@@ -180,9 +258,36 @@ export class Net {
       const letter = facelets[i];
       b.style.background = COLOURS[letter] || "#555";
       b.dataset.letter = letter;
-      b.setAttribute("aria-label", `${FACES[Math.floor(i / 9)]}${(i % 9) + 1}: ${COLOUR_NAMES[letter] || "?"}`);
+      b.setAttribute("aria-label", `${stickerName(i)}: ${COLOUR_NAMES[letter] || "?"}`);
       b.classList.toggle("doubt", doubtful.has(i));
       b.classList.toggle("wrong", wrong.has(i));
     });
   }
+}
+
+
+// A sticker's name as the terminal writes it: its face and its number in the face, row by row ("F3").
+export function stickerName(i) {
+  return `${FACES[Math.floor(i / 9)]}${(i % 9) + 1}`;
+}
+
+// The stickers in doubt, first and few: one short sentence, and each sticker as a chip in its colour
+// that taps it as the net would. A scan's long explanation stays out of the way.
+export function showDoubt(sentence, list, facelets, doubtful, onTap) {
+  const shown = [...doubtful].sort((a, b) => a - b);
+  list.textContent = "";
+  sentence.textContent = shown.length
+    ? `${shown.length} sticker${shown.length > 1 ? "s" : ""} in doubt (ringed): tap ${shown.length > 1
+      ? "each" : "it"} until it has the colour the cube shows.` : "";
+  for (const i of shown) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.dataset.index = i;
+    const swatch = document.createElement("i");
+    swatch.style.background = COLOURS[facelets[i]] || "#555";
+    b.append(swatch, stickerName(i));
+    b.addEventListener("click", () => onTap(i));
+    list.appendChild(b);
+  }
+  list.hidden = !shown.length;
 }

@@ -3,7 +3,7 @@
 // An ES module: the cube's drawing comes from cube.js, the API calls from
 // api.js; tools.js takes showCube from here.
 import { getJSON, post } from "./api.js";
-import { COLOUR_NAMES, COLOURS, Cube3D, FACES, Net, SOLVED } from "./cube.js";
+import { COLOUR_NAMES, COLOURS, Cube3D, FACES, Net, showDoubt, SOLVED } from "./cube.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -21,6 +21,9 @@ const page = {
   started: 0,
   estimate: 0,
   timer: null,
+  dry: false, // a dry run is going on (its card says so until it ends)
+  latched: false, // the rig's emergency stop is latched: the badge says so while nothing runs
+  lastTurnAt: 0, // when the last turn started (performance.now()): the next turn is drawn over as long
 };
 
 const cube = new Cube3D($("cube3d"), window.matchMedia("(max-width: 480px)").matches ? 36 : 44);
@@ -50,7 +53,9 @@ function withPainting(facelets) {
 }
 
 function drawNet() {
-  net.show(page.facelets, page.fixing ? page.doubtful : new Set(), page.wrong);
+  const doubtful = page.fixing ? page.doubtful : new Set();
+  net.show(page.facelets, doubtful, page.wrong);
+  showDoubt($("fix-help"), $("fix-list"), page.facelets, doubtful, tap);
 }
 
 // Tap a sticker while a scan waits for a fix: paint it with the picked colour, or cycle it.
@@ -86,10 +91,11 @@ $("stop").addEventListener("click", () => command("/api/stop").then((r) => r.ok 
 $("estop").addEventListener("click", async () => {
   const r = await post("/api/estop");
   say(r.body.message || (r.body.error && r.body.error.message) || "emergency stop sent", !r.ok);
+  if (r.ok) { page.latched = true; showState($("state").dataset.state, page.status); }
 });
 $("clear-estop").addEventListener("click", async () => {
   const r = await command("/api/estop/clear");
-  if (r.ok) say(r.body.message);
+  if (r.ok) { say(r.body.message); page.latched = false; }
   if (r.body.rig) showRig(r.body.rig);
 });
 $("accept").addEventListener("click", async () => {
@@ -111,9 +117,12 @@ function showState(state, status) {
   let text = LABELS[state] || state;
   if (state === "done" && status && status.result) text = status.result === "already-solved" ? "solved" : status.result;
   if (state === "stopped" && status && status.estop) text = "emergency stop";
+  const running = ["scanning", "needs_help", "solving", "turning"].includes(state);
+  // After the run (a dry run's green "dry-run", a "solved"), an emergency stop pressed since is what
+  // the rig is in: the badge must not stay green.
+  if (!running && page.latched) { text = "emergency stop"; state = "stopped"; }
   $("state").textContent = text;
   $("state").dataset.state = state;
-  const running = ["scanning", "needs_help", "solving", "turning"].includes(state);
   $("start").disabled = running;
   $("scan").disabled = running;
   $("stop").disabled = !running;
@@ -123,9 +132,15 @@ function showState(state, status) {
 }
 
 function setFixing(on) {
+  // a phone shows the run's cards first: take it to the stickers in doubt when the scan asks for help
+  if (on && !page.fixing && window.matchMedia("(max-width: 700px)").matches) {
+    $("net-area").scrollIntoView({ block: "start" });
+  }
   page.fixing = on;
   $("fix-buttons").hidden = !on;
   $("fix-help").hidden = !on;
+  $("fix-how").hidden = !on;
+  $("fix-why").hidden = !on || !$("fix-why-text").textContent;
   if (!on) { page.wrong.clear(); page.painted.clear(); $("fix-message").textContent = ""; }
   drawNet();
 }
@@ -144,6 +159,12 @@ function showSteps() {
     li.classList.toggle("done", i < page.turn);
     li.classList.toggle("current", i === page.turn);
   });
+  // On a phone the turns are one row that scrolls sideways: keep the current one in the middle of it
+  // (the list's own scroll, never the page's, which would pull the cube off the screen).
+  const current = ol.children[page.turn];
+  if (current && ol.scrollWidth > ol.clientWidth) {
+    ol.scrollLeft = current.offsetLeft - (ol.clientWidth - current.offsetWidth) / 2;
+  }
   $("turn-line").textContent = page.steps.length
     ? `turn ${Math.min(page.turn + 1, page.steps.length)} of ${page.steps.length}` : "no turns yet";
 }
@@ -159,6 +180,7 @@ function showStage(stage) {
 function showRig(rig) {
   if (!rig) return;
   const latched = !!(rig.connected && rig.estop_latched);
+  if (rig.connected) page.latched = latched;
   $("latch").hidden = !latched;
   $("clear-estop").hidden = !latched;
   document.body.dataset.latched = latched ? "yes" : "no";
@@ -175,6 +197,8 @@ function showTimes() {
     (page.estimate ? ` · turning estimated ${page.estimate.toFixed(1)} s` : "");
 }
 
+// Each camera's picture with its name under it in the page's own text (the words drawn into the
+// picture shrink with it on a phone).
 function showCameras(views, capture) {
   const box = $("cameras");
   box.textContent = "";
@@ -182,7 +206,11 @@ function showCameras(views, capture) {
     const img = document.createElement("img");
     img.alt = "camera " + v;
     img.src = `/api/images/${encodeURIComponent(v)}.jpg?c=${capture}-${Date.now()}`;
-    box.appendChild(img);
+    const figure = document.createElement("figure");
+    const caption = document.createElement("figcaption");
+    caption.textContent = `camera ${v}: the last scan`;
+    figure.append(img, caption);
+    box.appendChild(figure);
   }
 }
 
@@ -202,10 +230,14 @@ function onStatus(s) {
   showSteps();
   showTimes();
   if (s.views && s.views.length) showCameras(s.views, s.capture);
+  showRig(s.rig); // first: the badge shows the rig's latch
   showState(s.state, s);
   showStage(s.state === "turning" ? s.stage : "");
-  showRig(s.rig);
-  if (s.message) say(s.message, s.state === "failed");
+  if (s.state === "needs_help") {
+    $("fix-why-text").textContent = s.why || "";
+    $("fix-why").hidden = !s.why;
+    say("the scan needs your help: check the stickers in doubt, then Accept");
+  } else if (s.message) say(s.message, s.state === "failed");
 }
 
 function onEvent(e) {
@@ -234,29 +266,52 @@ function onEvent(e) {
       page.doubtful = new Set(e.doubtful);
       page.facelets = withPainting(e.facelets);
       cube.show(page.facelets);
-      say(e.text, true);
+      // the scan's whole explanation under "why"; the page says in one line what to do
+      $("fix-why-text").textContent = e.text;
+      $("fix-why").hidden = false;
+      say("the scan needs your help: check the stickers in doubt, then Accept");
+      drawNet();
       break;
     case "fix-invalid": $("fix-message").textContent = e.text; break;
     case "solving": say("solving…"); page.facelets = e.facelets; cube.show(e.facelets); drawNet(); break;
     case "solution":
+      page.dry = !!e.dry_run;
       if (e.dry_run) { page.facelets = e.facelets; cube.show(e.facelets); drawNet(); page.started = e.t; }
       page.steps = e.steps; page.turn = 0; page.estimate = e.estimated_s;
-      say(e.text); showSteps(); break;
-    case "turn-started": page.turn = e.index; showSteps(); showStage(e.stage); break;
-    case "turn-done": {
+      // the moves as the terminal prints them (the event's `moves`), not the scanned stickers: those are
+      // on the cube and the net already, and on a phone they pushed the cube off the first screen
+      say(e.dry_run ? e.text : `solution ${e.moves} (${e.length} moves, ${e.steps.length} turns, ` +
+          `~${Number(e.estimated_s).toFixed(1)} s)`);
+      showSteps(); break;
+    case "turn-started": {
+      // The cube starts turning the layer as the rig does (not when the rig reports it done, which left
+      // it a turn behind the highlighted one), over about the time the last turn took.
+      const now = performance.now();
+      const each = page.lastTurnAt && e.index > 0 ? now - page.lastTurnAt
+        : 1000 * page.estimate / Math.max(1, e.turns);
+      page.lastTurnAt = now;
+      page.latched = false; // a rig that turns is not stopped
+      page.turn = e.index; showSteps(); showStage(e.stage);
+      cube.begin(e.step, Math.max(60, Math.min(600, 0.85 * each)));
+      break;
+    }
+    case "turn-done":
       page.turn = e.index + 1;
       page.facelets = e.state_facelets;
-      const ms = Math.max(80, Math.min(300, 1000 * (page.estimate / Math.max(1, e.turns)) * 0.8));
-      cube.turn(e.step, e.state_facelets, ms);
+      cube.settle(e.state_facelets);
       showSteps();
       if (e.stage) showStage(e.stage);
       drawNet();
       break;
-    }
     case "confirmed": say(e.solved ? "the confirmation scan shows a solved cube" : "the confirmation scan disagrees", !e.solved); break;
     case "finished":
       page.status = Object.assign(page.status || {}, { result: e.status, estop: !!e.estop });
       say(e.text, e.state === "failed");
+      if (page.dry) { // the dry-run card said "turning on the virtual rig…": now how it ended
+        page.dry = false;
+        $("dry-message").textContent = e.text;
+        $("dry-message").classList.toggle("error", e.state !== "done");
+      }
       showStage("");
       break;
   }

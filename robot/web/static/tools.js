@@ -2,7 +2,7 @@
 // (colours, and the sticker grid by dragging corners), six photos read into
 // a cube, and the last runs. Each calls one API endpoint (docs/api.md).
 import { getJSON, post } from "./api.js";
-import { FACES } from "./cube.js";
+import { cornerOf, FACES, Net, showDoubt } from "./cube.js";
 import { showCube } from "./panel.js";
 
 const $ = (id) => document.getElementById(id);
@@ -64,7 +64,7 @@ $("dry-run").addEventListener("click", async () => {
   if (!moves) { say("dry-message", "type some moves first, e.g. R U R' U'", true); return; }
   const r = await post("/api/dry-run", { moves, speed: Number($("dry-speed").value) });
   if (!r.ok) { say("dry-message", errorText(r), true); return; }
-  say("dry-message", "turning on the virtual rig…");
+  say("dry-message", "turning on the virtual rig…"); // panel.js says how it ended
   const img = $("dry-timeline");
   img.src = "/api/dry-run/timeline.png?t=" + Date.now();
   img.hidden = false;
@@ -97,8 +97,11 @@ $("cal-colours").addEventListener("click", async () => {
 
 // ---------------------------------------------------------------- calibration: the sticker grid
 
-const geo = { views: [], view: null, corners: {} };
+// One handle per corner of the cube the camera sees (7 for three faces, not 12 stacked where faces
+// meet): a drag moves that corner on every face that has it, so the faces cannot be pulled apart.
+const geo = { views: [], view: null, corners: {}, handles: [], zoom: 1 };
 const SVG = "http://www.w3.org/2000/svg";
+const ZOOMS = [1, 1.5, 2, 3, 4];
 
 async function loadViews() {
   const r = await getJSON("/api/geometry");
@@ -115,48 +118,96 @@ function svgEl(tag, attrs) {
   return e;
 }
 
+// The handles of a view: its faces' corners grouped by the cube corner they are (corners come in the
+// net's order, top-left first), each handle at the mean of its members.
+function handlesOf(view) {
+  const byCorner = new Map();
+  for (const f of view.faces) {
+    for (let k = 0; k < 4; k++) {
+      const key = cornerOf(f.face, k);
+      if (!byCorner.has(key)) byCorner.set(key, []);
+      byCorner.get(key).push([f.face, k]);
+    }
+  }
+  return [...byCorner.values()];
+}
+
+function handlePoint(members) {
+  const pts = members.map(([f, k]) => geo.corners[f][k]);
+  return [0, 1].map((j) => pts.reduce((a, p) => a + p[j], 0) / pts.length);
+}
+
 function drawGrid() {
   const v = geo.view;
   const svg = $("geo-box").querySelector("svg");
   svg.textContent = "";
-  const r = Math.max(10, v.size[0] / 36); // a fingertip on a phone
+  // sizes in picture pixels that stay the same on the screen at any zoom: a handle a fingertip on a phone
+  const unit = v.size[0] / 400 / geo.zoom;
+  const r = 16 * unit;
   for (const f of v.faces) {
     const pts = geo.corners[f.face];
-    svg.append(svgEl("polygon", { points: pts.map((p) => p.join(",")).join(" "), "data-face": f.face }));
+    svg.append(svgEl("polygon", { points: pts.map((p) => p.join(",")).join(" "), "data-face": f.face,
+                                  "stroke-width": unit }));
     const cx = pts.reduce((a, p) => a + p[0], 0) / 4, cy = pts.reduce((a, p) => a + p[1], 0) / 4;
-    const label = svgEl("text", { x: cx - 8, y: cy + 8 });
+    const label = svgEl("text", { x: cx, y: cy, "text-anchor": "middle", "dominant-baseline": "middle",
+                                  "font-size": 14 * unit });
     label.textContent = f.face;
     svg.append(label);
-    pts.forEach((p, k) => {
-      const c = svgEl("circle", { cx: p[0], cy: p[1], r, "data-face": f.face, "data-corner": k });
-      svg.append(c);
-      const t = svgEl("text", { x: p[0] - 6, y: p[1] + 7 });
-      t.textContent = String(k + 1);
-      svg.append(t);
-    });
   }
+  geo.handles.forEach((members, h) => {
+    const [x, y] = handlePoint(members);
+    svg.append(svgEl("circle", { cx: x, cy: y, r, "stroke-width": unit / 2, "data-handle": h,
+                                 "data-face": members[0][0], "data-corner": members[0][1],
+                                 "data-members": members.map(([f, k]) => f + (k + 1)).join(" ") }));
+  });
 }
 
+function pictureAt(svg, e) {
+  const p = svg.createSVGPoint();
+  p.x = e.clientX; p.y = e.clientY;
+  return p.matrixTransform(svg.getScreenCTM().inverse());
+}
+
+// Press on a handle: drag the corner it stands for. Press elsewhere on a zoomed picture: move around it.
 function startDrag(ev) {
+  const svg = ev.currentTarget;
   const c = ev.target;
-  if (c.tagName !== "circle") return;
   ev.preventDefault();
-  const svg = c.ownerSVGElement;
-  const face = c.dataset.face, k = Number(c.dataset.corner);
   svg.setPointerCapture(ev.pointerId);
-  const move = (e) => {
-    const p = svg.createSVGPoint();
-    p.x = e.clientX; p.y = e.clientY;
-    const q = p.matrixTransform(svg.getScreenCTM().inverse());
-    const [w, h] = geo.view.size;
-    geo.corners[face][k] = [Math.round(Math.min(w, Math.max(0, q.x)) * 10) / 10,
-                            Math.round(Math.min(h, Math.max(0, q.y)) * 10) / 10];
-    drawGrid();
-  };
+  let move;
+  if (c.tagName === "circle") {
+    const members = geo.handles[Number(c.dataset.handle)];
+    move = (e) => {
+      const q = pictureAt(svg, e);
+      const [w, h] = geo.view.size;
+      const to = [Math.round(Math.min(w, Math.max(0, q.x)) * 10) / 10,
+                  Math.round(Math.min(h, Math.max(0, q.y)) * 10) / 10];
+      for (const [f, k] of members) geo.corners[f][k] = to.slice();
+      drawGrid();
+    };
+  } else {
+    const box = $("geo-scroll"), from = [ev.clientX, ev.clientY, box.scrollLeft, box.scrollTop];
+    move = (e) => { box.scrollLeft = from[2] - (e.clientX - from[0]); box.scrollTop = from[3] - (e.clientY - from[1]); };
+  }
   const up = () => { svg.removeEventListener("pointermove", move); svg.removeEventListener("pointerup", up); };
   svg.addEventListener("pointermove", move);
   svg.addEventListener("pointerup", up);
 }
+
+// Zoom about the middle of what is shown, so the corner being looked at stays in sight.
+function setZoom(z) {
+  const box = $("geo-scroll");
+  const mid = [(box.scrollLeft + box.clientWidth / 2) / geo.zoom, (box.scrollTop + box.clientHeight / 2) / geo.zoom];
+  geo.zoom = z;
+  $("geo-box").style.width = `${100 * z}%`;
+  $("geo-zoom-level").textContent = `${Math.round(100 * z)}%`;
+  box.scrollLeft = mid[0] * z - box.clientWidth / 2;
+  box.scrollTop = mid[1] * z - box.clientHeight / 2;
+  if (geo.view) drawGrid();
+}
+
+$("geo-zoom-in").addEventListener("click", () => setZoom(ZOOMS.find((z) => z > geo.zoom) || geo.zoom));
+$("geo-zoom-out").addEventListener("click", () => setZoom([...ZOOMS].reverse().find((z) => z < geo.zoom) || geo.zoom));
 
 $("geo-load").addEventListener("click", async () => {
   if (!geo.views.length) await loadViews();
@@ -165,6 +216,7 @@ $("geo-load").addEventListener("click", async () => {
   geo.view = v;
   geo.corners = {};
   for (const f of v.faces) geo.corners[f.face] = f.corners.map((p) => p.slice());
+  geo.handles = handlesOf(v);
   const box = $("geo-box");
   box.textContent = "";
   const img = el("img", { alt: "camera " + v.name + " with a solved cube" });
@@ -173,9 +225,10 @@ $("geo-load").addEventListener("click", async () => {
   const svg = svgEl("svg", { viewBox: `0 0 ${v.size[0]} ${v.size[1]}`, preserveAspectRatio: "none" });
   svg.addEventListener("pointerdown", startDrag);
   box.append(img, svg);
-  drawGrid();
+  $("geo-zoom").hidden = false;
+  setZoom(1);
   $("geo-save").disabled = false;
-  say("geo-message", "drag the yellow corners onto the cube's, then save");
+  say("geo-message", "drag the yellow handles onto the cube's corners, then save");
 });
 
 $("geo-save").addEventListener("click", async () => {
@@ -192,7 +245,11 @@ loadViews();
 for (const f of FACES) {
   const input = el("input", { type: "file", name: f, accept: "image/*", required: true });
   input.setAttribute("capture", "environment");
-  $("photo-inputs").append(el("label", {}, `face ${f}`, input));
+  const name = el("span", { className: "file-name", textContent: "no photo yet" });
+  input.addEventListener("change", () => {
+    name.textContent = input.files.length ? input.files[0].name : "no photo yet";
+  });
+  $("photo-inputs").append(el("label", {}, el("span", { textContent: `face ${f}` }), input, name));
 }
 
 $("photos-form").addEventListener("submit", async (ev) => {
@@ -213,15 +270,71 @@ $("photos-form").addEventListener("submit", async (ev) => {
   }
   const box = $("photos-result");
   box.textContent = "";
-  if (!r.ok) { say("photos-message", errorText(r), true); return; }
+  if (!r.ok) { $("photos-cube").hidden = true; say("photos-message", errorText(r), true); return; }
   const d = r.body;
-  const state = d.ok ? "read, every sticker sure" : (d.valid ? `read; in doubt: ${d.suspect_names.join(" ")}`
-                                                           : `not a valid cube: ${d.error ? d.error.message : ""}`);
-  say("photos-message", state, !d.ok);
+  // one short line; the stickers in doubt are listed (and ringed on the net) just under it
+  say("photos-message", d.ok ? "read, every sticker sure" : d.valid ? "read, with stickers in doubt"
+    : `not a valid cube: ${d.error ? d.error.message : ""}`, !d.ok);
+  photo.facelets = d.facelets;
+  photo.doubtful = new Set(d.suspects || []);
+  photo.wrong = new Set(d.error && d.error.positions ? d.error.positions : []);
+  photo.moves = "";
+  $("photos-cube").hidden = false;
+  $("photos-start").disabled = true;
+  say("photos-solution", "");
+  drawPhotoNet();
   box.append(el("p", { id: "photos-facelets", textContent: d.facelets }));
   for (const w of d.warnings || []) box.append(el("p", { className: "hint", textContent: "warning: " + w }));
   for (const f of d.pictures) box.append(el("img", { alt: "photo " + f, src: `/api/photos/${f}.jpg?t=${Date.now()}` }));
   showCube(d.facelets, d.suspects);
+});
+
+// The cube the photos gave, as a net a person can correct (a tap cycles a sticker's colour), then
+// Solve (the same solver and words as `cuberobot solve`) and Start: the solution turned on the virtual
+// rig from that cube, followed by the cube and the progress at the top of the page.
+const photo = { facelets: "", doubtful: new Set(), wrong: new Set(), moves: "" };
+const photoNet = new Net($("photos-net"), (i) => {
+  if (i % 9 === 4) return; // a centre names its face
+  const now = photo.facelets[i];
+  photo.facelets = photo.facelets.slice(0, i) + FACES[(FACES.indexOf(now) + 1) % 6] + photo.facelets.slice(i + 1);
+  photo.wrong.clear();
+  photo.moves = "";
+  $("photos-start").disabled = true;
+  say("photos-solution", "");
+  drawPhotoNet();
+  showCube(photo.facelets, [...photo.doubtful]);
+});
+
+function drawPhotoNet() {
+  photoNet.show(photo.facelets, photo.doubtful, photo.wrong);
+  showDoubt($("photos-doubt"), $("photos-doubt-list"), photo.facelets, photo.doubtful,
+            (i) => photoNet.cells[i].click());
+}
+
+$("photos-solve").addEventListener("click", async () => {
+  say("photos-solution", "solving…");
+  const r = await post("/api/solve", { facelets: photo.facelets, method: $("method").value });
+  if (!r.ok) {
+    const err = r.body.error || {};
+    photo.wrong = new Set(err.positions || []);
+    drawPhotoNet();
+    say("photos-solution", errorText(r), true);
+    return;
+  }
+  const b = r.body;
+  photo.moves = b.moves;
+  // as `cuberobot solve` prints it: CFOP stage by stage, the two-phase moves on one line
+  const text = b.stages ? b.stages.map((st) => `${st.name}${st.slot ? ` (${st.slot})` : ""}: ${st.moves || "-"}` +
+    (st.case ? ` [${st.case}]` : "")).join("\n") + `\n(${b.length} moves)` : `${b.moves} (${b.length} moves)`;
+  say("photos-solution", b.length ? text : "already solved: no moves");
+  $("photos-start").disabled = !b.length;
+});
+
+$("photos-start").addEventListener("click", async () => {
+  const r = await post("/api/dry-run", { moves: photo.moves, start: photo.facelets, speed: 1 });
+  if (!r.ok) { say("photos-solution", errorText(r), true); return; }
+  say("photos-solution", `${photo.moves}: turning on the virtual rig…`);
+  window.scrollTo({ top: 0, behavior: "smooth" }); // the cube and the progress are at the top
 });
 
 // ---------------------------------------------------------------- the last runs
@@ -234,7 +347,9 @@ $("runs-load").addEventListener("click", async () => {
   if (!r.body.runs.length) list.append(el("li", { textContent: "no runs recorded yet" }));
   for (const run of r.body.runs) {
     const when = (run.started || run.id).replace("T", " ");
-    let what = run.status || "?";
+    // a record without a status: the run ended before it could write one (an older record, or a
+    // failure the run did not name); the reason, when recorded, follows
+    let what = run.status || "did not start";
     if (run.status === "solved") what += ` in ${run.turns} turns, ${Number(run.total_s).toFixed(1)} s`;
     if (run.message) what += ": " + run.message;
     const details = el("details", {}, el("summary", { textContent: `${when} · ${what}` }));
@@ -252,3 +367,18 @@ $("runs-load").addEventListener("click", async () => {
   }
   $("runs-load").textContent = "Refresh";
 });
+
+// ---------------------------------------------------------------- the tabs (a phone)
+// On a narrow screen the tools are closed until their tab is pressed, one open at a time (panel.css
+// hides a .tool without .open there); on a wide screen every tool shows and the tabs are not drawn.
+
+for (const tab of document.querySelectorAll("#tool-tabs button")) {
+  tab.addEventListener("click", () => {
+    const opening = tab.getAttribute("aria-expanded") !== "true";
+    for (const other of document.querySelectorAll("#tool-tabs button")) {
+      other.setAttribute("aria-expanded", String(opening && other === tab));
+      $(other.dataset.tab).classList.toggle("open", opening && other === tab);
+    }
+    if (opening) $(tab.dataset.tab).scrollIntoView({ block: "start", behavior: "smooth" });
+  });
+}
