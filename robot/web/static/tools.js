@@ -92,7 +92,7 @@ $("cal-colours").addEventListener("click", async () => {
   box.append(el("p", { id: "cal-closest", className: d.too_close ? "warn" : "",
     textContent: `smallest colour difference: ${d.closest.faces.join("-")} ΔE ${d.closest.delta_e}` +
       (d.too_close ? " (too close to tell apart reliably: whiter, more even light, then again)" : "") }));
-  box.append(el("p", { className: "hint", textContent: `profile ${d.profile} saved to ${d.path}; the next runs use it` }));
+  box.append(el("p", { className: "hint", textContent: d.message }));
 });
 
 // ---------------------------------------------------------------- calibration: the sticker grid
@@ -234,7 +234,7 @@ $("geo-load").addEventListener("click", async () => {
 $("geo-save").addEventListener("click", async () => {
   const r = await post("/api/geometry", { views: { [geo.view.name]: geo.corners } });
   if (!r.ok) { say("geo-message", errorText(r), true); return; }
-  say("geo-message", `saved to ${r.body.path} (the [[view]] tables for your rig's configuration); the next scans use it`);
+  say("geo-message", r.body.message);
   await loadViews();
 });
 
