@@ -356,7 +356,8 @@ def test_serve_on_every_interface_opens_by_lan_address_and_survives_a_restart(br
     try:
         assert server.urls[0] != first
         browser.get(first)
-        assert "wrong token" in browser.page_source
+        wait(browser, lambda d: shown(d, "signin"))
+        assert "wrong token" in browser.find_element(By.ID, "signin-message").text
     finally:
         server.stop()
 

@@ -235,11 +235,15 @@ class Guard:
 
     async def take_token(self, given: str, send: Send) -> None:
         """``/?token=T``: a right token becomes a cookie (and the address
-        loses it: it is not left in the history); a wrong one gets 401."""
+        loses it: it is not left in the history); a wrong one (a bookmark
+        from before ``--new-token``, a mistyped address) goes to the page
+        without it, whose sign-in screen says what happened and how to get
+        in: a phone shows that, not a JSON refusal."""
         assert self.token is not None
         if not secrets.compare_digest(given.encode("utf-8", "replace"), self.token.encode()):
-            await send_json(send, 401, error("wrong token: use the address `cuberobot serve` printed",
-                                             "token"))
+            await send({"type": "http.response.start", "status": 303,
+                        "headers": [(b"location", b"/#wrong-token"), (b"content-length", b"0")]})
+            await send({"type": "http.response.body", "body": b""})
             return
         cookie = f"{COOKIE}={self.token}; Path=/; HttpOnly; SameSite=Strict"
         await send({"type": "http.response.start", "status": 303,

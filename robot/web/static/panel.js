@@ -328,6 +328,11 @@ function signIn(on) {
   if (on) {
     $("state").textContent = "sign in";
     $("state").dataset.state = "idle";
+    if (location.hash === "#wrong-token") {
+      $("signin-message").textContent = "wrong token: the address you opened carries a token this panel " +
+        "no longer takes (`cuberobot serve --new-token` replaced it, or it was cut short). Open the " +
+        "address `cuberobot serve` prints now.";
+    }
   }
 }
 
