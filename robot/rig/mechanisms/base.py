@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from solver import Move
+
 from .orientation import Orientation
 
 State = tuple[Any, ...]
@@ -69,6 +71,15 @@ class Outcome:
     turn: tuple[int, int] | None = None
 
 
+@dataclass(frozen=True)
+class Graph:
+    """A mechanism's reachable states and moves, numbered (:attr:`Mechanism.graph`)."""
+
+    states: tuple[State, ...]
+    number: dict[State, int]
+    edges: tuple[tuple[tuple[Action, int, float, Move | None], ...], ...]
+
+
 class Mechanism:
     """A kind of rig: its starting state, the moves to try in a state, and
     the rules (:meth:`apply`)."""
@@ -108,6 +119,31 @@ class Mechanism:
                     pass
             got = self._steps[state] = tuple(out)
         return got
+
+    @cached_property
+    def graph(self) -> Graph:
+        """Every state the mechanism can reach from :meth:`start`, numbered,
+        with its possible moves as ``(action, next state's number, seconds,
+        the solver move its layer turn makes or None)``: what the planner
+        searches, built once (a few hundred states)."""
+        from .orientation import face_move
+
+        states = [self.start()]
+        number = {states[0]: 0}
+        edges: list[list[tuple[Action, int, float, Move | None]]] = []
+        k = 0
+        while k < len(states):
+            state = states[k]
+            row = []
+            for action, out in self.steps(state):
+                if out.after not in number:
+                    number[out.after] = len(states)
+                    states.append(out.after)
+                made = None if out.turn is None else face_move(self.orientation(state), *out.turn)
+                row.append((action, number[out.after], out.seconds, made))
+            edges.append(row)
+            k += 1
+        return Graph(tuple(states), number, tuple(tuple(r) for r in edges))
 
     @staticmethod
     def orientation(state: State) -> Orientation:

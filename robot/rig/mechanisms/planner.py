@@ -34,6 +34,7 @@ from ..config import Config
 from .base import Action, ImpossibleMove, Mechanism, State
 from .orientation import HeldCube, face_move, name
 
+_NEVER = (float("inf"), float("inf"))
 OBJECTIVES = ("time", "moves")
 """What the search minimises first: the planned seconds, or the robot moves
 (the other breaks ties)."""
@@ -87,41 +88,42 @@ def plan(solution: str | Sequence[Move], mech: Mechanism, start: State | None = 
     moves = tuple(parse_moves(solution)) if isinstance(solution, str) else tuple(solution)
     n = len(moves)
     s0 = mech.start() if start is None else start
+    g = mech.graph
+    if s0 not in g.number:
+        raise ImpossibleMove(f"the {mech.kind} rig cannot reach {mech.describe(s0)} from its start")
     by_time = objective == "time"
-    # node: (state, i, swapped): the first i turns are done, and with
+    may_swap = [reorder and i + 1 < n and _same_axis(moves[i], moves[i + 1]) for i in range(n)]
+    # node: (state number, i, swapped): the first i turns are done, and with
     # swapped, turn i + 1 too (made before turn i, which it commutes with)
-    first = (s0, 0, False)
+    first = (g.number[s0], 0, False)
     # cost: (primary, secondary) = (seconds, moves) or (moves, seconds)
-    best: dict[tuple[State, int, bool], tuple[float, float]] = {first: (0.0, 0.0)}
-    back: dict[tuple[State, int, bool], tuple[tuple[State, int, bool], Action]] = {}
+    best: dict[tuple[int, int, bool], tuple[float, float]] = {first: (0.0, 0.0)}
+    back: dict[tuple[int, int, bool], tuple[tuple[int, int, bool], Action]] = {}
     tie = itertools.count()
-    heap: list[tuple[float, float, int, tuple[State, int, bool]]] = [(0.0, 0.0, next(tie), first)]
+    heap: list[tuple[float, float, int, tuple[int, int, bool]]] = [(0.0, 0.0, next(tie), first)]
     goal = None
     while heap:
         c0, c1, _, node = heapq.heappop(heap)
         if best[node] < (c0, c1):
             continue  # a stale entry: a cheaper way here was found since
-        state, i, swapped = node
+        k, i, swapped = node
         if i == n:
             goal = node
             break
-        o = mech.orientation(state)
-        for action, out in mech.steps(state):
-            if out.turn is not None:
-                made = face_move(o, *out.turn)
+        for action, after, seconds, made in g.edges[k]:
+            if made is not None:
                 if not swapped and made == moves[i]:
-                    nxt = (out.after, i + 1, False)
-                elif not swapped and reorder and i + 1 < n and _same_axis(moves[i], moves[i + 1]) \
-                        and made == moves[i + 1]:
-                    nxt = (out.after, i, True)
+                    nxt = (after, i + 1, False)
+                elif not swapped and may_swap[i] and made == moves[i + 1]:
+                    nxt = (after, i, True)
                 elif swapped and made == moves[i]:
-                    nxt = (out.after, i + 2, False)
+                    nxt = (after, i + 2, False)
                 else:
                     continue
             else:
-                nxt = (out.after, i, swapped)
-            c = (c0 + out.seconds, c1 + 1) if by_time else (c0 + 1, c1 + out.seconds)
-            if nxt not in best or c < best[nxt]:
+                nxt = (after, i, swapped)
+            c = (c0 + seconds, c1 + 1) if by_time else (c0 + 1, c1 + seconds)
+            if c < best.get(nxt, _NEVER):
                 best[nxt] = c
                 back[nxt] = (node, action)
                 heapq.heappush(heap, (c[0], c[1], next(tie), nxt))
