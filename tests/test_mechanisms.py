@@ -289,3 +289,19 @@ def test_servo_timing_comes_from_the_table():
     assert plan("F", slow).seconds > plan("F", fast).seconds
     cfg = parse_config('[rig]\nkind = "flipper"\n')
     assert cfg.servos["cover"].pulse_us(90) == 1500
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_example_configs_plan_and_the_link_refuses_them(kind):
+    from pathlib import Path
+
+    from robot.rig.config import load_config
+    from robot.rig.link import Link
+
+    cfg = load_config(Path(__file__).resolve().parents[1] / "config" / "examples" / f"{kind}.toml")
+    m = mechanism_for(cfg)
+    assert m is not None and m.kind == kind
+    assert apply_to_cube(Cube().apply("R U F'").to_facelets(), plan("F U' R'", m).actions, m).is_solved()
+    with pytest.raises(UserError, match=f'kind = "{kind}".*six-motor') as e:
+        Link(cfg)
+    assert "\n" not in str(e.value)
