@@ -210,14 +210,15 @@ def _rotate_to(cube: HeldCube, action: Action, mech: Mechanism) -> None:
 
 
 def cheapest(candidates: Sequence[str | Sequence[Move]], mech: Mechanism, *,
-             objective: str = "time") -> tuple[int, MechanismPlan]:
-    """Which of several solutions the mechanism makes cheapest, with its plan:
-    ``(index, plan)``; of equal ones the first."""
+             objective: str = "time", start: State | None = None) -> tuple[int, MechanismPlan]:
+    """Which of several solutions the mechanism makes cheapest from ``start``
+    (where the scan left the cube; None: the mechanism's start), with its
+    plan: ``(index, plan)``; of equal ones the first."""
     if not candidates:
         raise ValueError("no candidates to choose from")
     best: tuple[tuple[float, float], int, MechanismPlan] | None = None
     for i, c in enumerate(candidates):
-        p = plan(c, mech, objective=objective)
+        p = plan(c, mech, objective=objective, start=start)
         key = (p.seconds, p.moves) if objective == "time" else (p.moves, p.seconds)
         if best is None or key < best[0]:
             best = (key, i, p)
