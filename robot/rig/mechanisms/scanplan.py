@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from .base import Action, Mechanism, State
-from .orientation import HeldCube
+from .orientation import HeldCube, Orientation
 
 CAMERA_SLOT = 0
 """The slot both example rigs' cameras look at: the top (U)."""
@@ -72,7 +72,7 @@ def _orient(mech: Mechanism, start: State | None) -> str:
     if start is None:
         return labels.stickers
     target = mech.orientation(start)
-    paths = {HOME: ()}
+    paths: dict[Orientation, tuple[tuple[int, int], ...]] = {HOME: ()}
     todo = [HOME]
     while todo:
         cur = todo.pop(0)
@@ -129,7 +129,7 @@ def scan_plan(mech: Mechanism, slot: int = CAMERA_SLOT, start: State | None = No
                 back[nxt] = (node, action)
                 heapq.heappush(heap, (c + out.seconds, next(tie), nxt))
     assert goal is not None, "every mechanism can show every face"
-    path: list[tuple[object, Action]] = []
+    path: list[tuple[tuple[State, frozenset[int]], Action]] = []
     node = goal
     while node != first:
         prev, action = back[node]
