@@ -73,9 +73,8 @@ class Link:
     def __init__(self, config: Config, port: str | None = None):
         if config.rig.kind != "six-motor":
             # a six-motor plan sent to a flipper or two-gripper rig would turn the wrong parts
-            raise UserError(f"[rig] kind = \"{config.rig.kind}\": this version plans such rigs "
-                            "(benchmarks/mechanisms.py) but drives only six-motor rigs over the link; "
-                            "use a six-motor config to turn a cube")
+            raise UserError(f"[rig] kind = \"{config.rig.kind}\": this version drives only six-motor rigs "
+                            "over the link; `cuberobot start` runs this config on its virtual rig (sim://)")
         self.config = config
         self.port = port or config.rig.port
         self.ser: serial.SerialBase | None = None
