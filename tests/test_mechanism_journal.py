@@ -107,3 +107,31 @@ def test_a_torn_last_line_is_ignored_and_a_damaged_one_reported(tmp_path):
     j.path.write_text(text)
     with pytest.raises(UserError, match=r"mechanism-journal.jsonl:\d+: not a mechanism journal record"):
         j.last()
+
+
+def test_resume_command_after_a_cut_says_state_unknown_and_moves_nothing(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    cfg = parse_config('[rig]\nkind = "flipper"\n')
+    m = mechanism_for(cfg)
+    p = plan("F R U", m)
+    seen: list = []
+
+    def cut(a):
+        if len(seen) == 3:
+            raise Interrupted
+        seen.append(a)
+
+    with pytest.raises(Interrupted):
+        run_job(MechanismJournal(tmp_path), m, random_cube(4).to_facelets(), p.actions, cut)
+    example = root / "config" / "examples" / "flipper.toml"
+    argv = [sys.executable, "-m", "robot", "resume", "--config", str(example), "--state-dir", str(tmp_path)]
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=root)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "robot move 4" in r.stderr and "state unknown: scan again" in r.stderr
+    assert "Nothing was moved" in r.stderr
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=root)
+    assert r.returncode == 1 and "nothing to resume: the last job ended state unknown" in r.stderr
