@@ -59,9 +59,11 @@ class MechanismRun:
 
 
 def _merge(old: ScanResult, new: ScanResult) -> ScanResult:
-    """Two scans of the same cube as one: each sticker from the scan where
-    less glare covered it, classified again (``faces_apart``)."""
-    take = new.glare < old.glare
+    """Two scans of the same cube as one: each sticker from the scan that
+    read it with more confidence (then: less glare over it), classified
+    again (``faces_apart``)."""
+    a, b = old.classification.confidence, new.classification.confidence
+    take = (b > a + 1e-9) | ((np.abs(b - a) <= 1e-9) & (new.glare < old.glare))
     samples = np.where(take[:, None], new.samples, old.samples)
     spread = np.where(take, new.spread, old.spread)
     glare = np.where(take, new.glare, old.glare)
@@ -100,8 +102,8 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
     def scan(start: State | None) -> tuple[ScanResult, State]:
         """A scan from ``start``; a doubtful one is taken again from where the
         rig then holds the cube (glare and shadows fall on other stickers once
-        the cube is turned), each sticker read from the picture the least glare
-        covered, up to [start] recaptures times."""
+        the cube is turned), each sticker read from the picture that showed it
+        best, up to [start] recaptures times."""
         sp = scan_plan(m, start=start)
         result = scan_with_plan(sp, view, rig.do, picture)
         run.scan_robot_moves += sum(len(s.before) for s in sp.shots)
