@@ -25,7 +25,16 @@ from ..rig.config import Config
 from ..rig.mechanisms.base import Action, ImpossibleMove
 from ..rig.mechanisms.commands import Commands, servo_numbers
 from ..rig.mechanisms.orientation import HeldCube
-from ..rig.protocol import ConfigServo, Message, MoveCommand, ServoCommand
+from ..rig.protocol import (
+    ConfigServo,
+    FrameDecoder,
+    Message,
+    MoveCommand,
+    ServoCommand,
+    decode,
+    encode,
+    next_seq,
+)
 
 TOLERANCE_DEG = 2.0
 """How far from a named angle or a quarter turn a part may stop and still count as there."""
@@ -47,6 +56,8 @@ class _VirtualMechanism:
         self.fault: str | None = None
         self.commands = Commands(config)
         self.done = 0
+        self._decoder = FrameDecoder()
+        self._seq = 0
 
     def _rest(self, name: str) -> float:
         raise NotImplementedError
@@ -84,10 +95,20 @@ class _VirtualMechanism:
             self._fail(f"a {self.config.rig.kind} rig has no {type(msg).__name__}")
         self.done += 1
 
+    def receive(self, data: bytes) -> None:
+        """Frames off the wire (docs/protocol.md 1.2), each command executed
+        as it completes: the same bytes a firmware would take."""
+        for content in self._decoder.feed(data):
+            if isinstance(content, bytes):
+                _, msg = decode(content)
+                self.execute(msg)
+
     def do(self, action: Action) -> None:
-        """A robot move, sent as the host sends it (:class:`Commands`)."""
+        """A robot move, sent as the host sends it (:class:`Commands`), as
+        frames: encoded, decoded and executed."""
         for msg in self.commands.commands(action):
-            self.execute(msg)
+            self._seq = next_seq(self._seq)
+            self.receive(encode(msg, self._seq))
 
     def _servo(self, name: str, before: float, after: float) -> None:
         raise NotImplementedError

@@ -39,7 +39,10 @@ class Commands:
 
     def _servo(self, name: str, deg: float, seconds: float) -> ServoCommand:
         sc = self.config.servos[name]
-        return ServoCommand(0, self.numbers[name], sc.pulse_us(deg), max(1, round(seconds * 1000)))
+        # the field is 16 bits; a pulse the servo cannot take is sent as it is
+        # and refused by the rig (CONFIG_SERVO's limits), never bent into range here
+        pulse = min(0xFFFF, max(0, sc.pulse_us(deg)))
+        return ServoCommand(0, self.numbers[name], pulse, min(0xFFFF, max(1, round(seconds * 1000))))
 
     def commands(self, action: Action) -> list[Message]:
         """The commands for one robot move (``move_id`` 0: the job numbers them)."""
