@@ -24,11 +24,15 @@ from vision.setup import ViewSpec
 from ..rig.mechanisms.base import Action
 from ..rig.mechanisms.scanplan import CAMERA_SLOT, ScanPlan, rotate_grid
 
+Measured = tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]
+"""``(samples (54, 3), spread (54,), glare (54,), frames)``, NaN where no picture showed a sticker."""
 
-def scan_with_plan(plan: ScanPlan, view: ViewSpec, show: Callable[[Action], None],
-                   capture: Callable[[], np.ndarray], slot: int = CAMERA_SLOT) -> ScanResult:
-    """Make the plan's moves, take its six pictures through ``view`` (the
-    camera's one face entry: the slot it sees) and read the cube."""
+
+def capture_shots(plan: ScanPlan, view: ViewSpec, show: Callable[[Action], None],
+                  capture: Callable[[], np.ndarray], slot: int = CAMERA_SLOT) -> Measured:
+    """Make the plan's moves and measure its pictures through ``view`` (the
+    camera's one face entry: the slot it sees), each face's stickers put in
+    the face's own reading."""
     spec = next((f for f in view.faces if f.face == FACES[slot]), None)
     if spec is None:
         raise ValueError(f"view {view.name!r} has no face entry for the camera's slot {FACES[slot]}")
@@ -45,6 +49,13 @@ def scan_with_plan(plan: ScanPlan, view: ViewSpec, show: Callable[[Action], None
         samples[where] = np.array(rotate_grid(list(rgb), shot.turns))
         spread[where] = rotate_grid(list(sp), shot.turns)
         glare[where] = rotate_grid(list(gl), shot.turns)
-        frames[f"{view.name}:{FACES[shot.face]}"] = image
+        frames[f"{view.name}:{FACES[shot.face]}:{shot.turns}"] = image
+    return samples, spread, glare, frames
+
+
+def scan_with_plan(plan: ScanPlan, view: ViewSpec, show: Callable[[Action], None],
+                   capture: Callable[[], np.ndarray], slot: int = CAMERA_SLOT) -> ScanResult:
+    """Make the plan's moves, take its six pictures and read the cube."""
+    samples, spread, glare, frames = capture_shots(plan, view, show, capture, slot)
     result = classify_measured(samples, spread, glare, faces_apart=True)
     return ScanResult(result.facelets, result, samples, spread, glare, frames=frames)

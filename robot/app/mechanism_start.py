@@ -29,8 +29,8 @@ from ..rig.config import Config
 from ..rig.errors import UserError
 from ..rig.mechanisms import State, cheapest, mechanism_for
 from ..rig.mechanisms.journal import MechanismJournal, run_job
-from ..rig.mechanisms.scanplan import scan_plan
-from .mechanism_scan import scan_with_plan
+from ..rig.mechanisms.scanplan import rescan_plan, scan_plan
+from .mechanism_scan import Measured, capture_shots, scan_with_plan
 
 
 @dataclass
@@ -58,17 +58,19 @@ class MechanismRun:
                 f"confirmed {'solved' if self.confirmed else 'NOT solved'}")
 
 
-def _merge(old: ScanResult, new: ScanResult) -> ScanResult:
-    """Two scans of the same cube as one: each sticker from the scan that
-    read it with more confidence (then: less glare over it), classified
-    again (``faces_apart``)."""
-    a, b = old.classification.confidence, new.classification.confidence
-    take = (b > a + 1e-9) | ((np.abs(b - a) <= 1e-9) & (new.glare < old.glare))
-    samples = np.where(take[:, None], new.samples, old.samples)
-    spread = np.where(take, new.spread, old.spread)
-    glare = np.where(take, new.glare, old.glare)
+def _merge(old: ScanResult, new: Measured) -> ScanResult:
+    """A scan with some faces shown again: a sticker of a face shown again is
+    taken from the new picture where the old reading doubted it or glare
+    covered it more; then the whole cube is classified again (``faces_apart``)."""
+    samples, spread, glare = old.samples.copy(), old.spread.copy(), old.glare.copy()
+    n_samples, n_spread, n_glare, frames = new
+    seen = ~np.isnan(n_samples).any(axis=1)
+    doubted = np.zeros(54, bool)
+    doubted[old.classification.suspects] = True
+    take = seen & (doubted | (n_glare < glare))
+    samples[take], spread[take], glare[take] = n_samples[take], n_spread[take], n_glare[take]
     result = classify_measured(samples, spread, glare, faces_apart=True)
-    return ScanResult(result.facelets, result, samples, spread, glare, frames={**old.frames, **new.frames})
+    return ScanResult(result.facelets, result, samples, spread, glare, frames={**old.frames, **frames})
 
 
 def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | None = None,
@@ -100,20 +102,31 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
         return render_view(rig.cube.stickers, view, (cam.width, cam.height), lighting=light, rng=rng)
 
     def scan(start: State | None) -> tuple[ScanResult, State]:
-        """A scan from ``start``; a doubtful one is taken again from where the
-        rig then holds the cube (glare and shadows fall on other stickers once
-        the cube is turned), each sticker read from the picture that showed it
-        best, up to [start] recaptures times."""
+        """A scan from ``start``. A doubtful one shows the doubtful faces
+        again, each turned in the picture a way it has not been shown yet
+        (glare and shadow that sit at one place in the picture then fall on
+        other stickers), up to [start] recaptures times."""
         sp = scan_plan(m, start=start)
         result = scan_with_plan(sp, view, rig.do, picture)
         run.scan_robot_moves += sum(len(s.before) for s in sp.shots)
+        end = sp.end
+        used: dict[int, set[int]] = {f: set() for f in range(6)}
+        for shot in sp.shots:
+            used[shot.face].add(shot.turns)
         for _ in range(cfg.start.recaptures):
             if result.ok:
                 break
-            sp = scan_plan(m, start=sp.end)
-            result = _merge(result, scan_with_plan(sp, view, rig.do, picture))
-            run.scan_robot_moves += sum(len(s.before) for s in sp.shots)
-        return result, sp.end
+            faces = {i // 9 for i in result.classification.suspects} or set(range(6))
+            faces = {f for f in faces if len(used[f]) < 4}
+            if not faces:
+                break
+            again = rescan_plan(m, end, {f: used[f] for f in faces})
+            result = _merge(result, capture_shots(again, view, rig.do, picture))
+            run.scan_robot_moves += sum(len(s.before) for s in again.shots)
+            end = again.end
+            for shot in again.shots:
+                used[shot.face].add(shot.turns)
+        return result, end
 
     scanned, scan_end = scan(None)
     run.facelets = scanned.facelets

@@ -149,3 +149,92 @@ def scan_plan(mech: Mechanism, slot: int = CAMERA_SLOT, start: State | None = No
             shots.append(Shot(tuple(pending), *seen(mech, tuple(done), slot, s0)))
             pending = []
     return ScanPlan(tuple(shots), best[goal], goal[0])
+
+
+@cache
+def view_from(o: Orientation, slot: int = CAMERA_SLOT) -> tuple[int, int]:
+    """``(face, turns)`` the camera in ``slot`` sees when the cube is held in
+    ``o``: the whole rotation, hence the picture's, follows from the
+    orientation alone (worked out on labelled stickers)."""
+    held = HeldCube(_orient_to(o))
+    shown = [ord(c) - 0x100 for c in held.face(slot)]
+    face = shown[4] // 9
+    for q in range(4):
+        if rotate_grid(shown, q) == list(range(9 * face, 9 * face + 9)):
+            return face, q
+    raise AssertionError("a face seen mirrored")  # pragma: no cover
+
+
+def _orient_to(target: Orientation) -> str:
+    from .orientation import HOME, rotate
+
+    labels = HeldCube(_labels())
+    paths: dict[Orientation, tuple[tuple[int, int], ...]] = {HOME: ()}
+    todo = [HOME]
+    while todo:
+        cur = todo.pop(0)
+        for s in range(3):
+            n = rotate(cur, s, 1)
+            if n not in paths:
+                paths[n] = paths[cur] + ((s, 1),)
+                todo.append(n)
+    for s, q in paths[target]:
+        labels.rotate(s, q)
+    return labels.stickers
+
+
+def rescan_plan(mech: Mechanism, start: State, shown: dict[int, set[int]],
+                slot: int = CAMERA_SLOT) -> ScanPlan:
+    """The cheapest moves that show the camera each face of ``shown`` turned
+    in the picture a way it has not been shown yet (``shown[face]``: the
+    turns already seen): glare and shadow that sit at one place in the
+    picture then fall on other stickers of it."""
+    def wanted(state: State, left: frozenset[int]) -> frozenset[int]:
+        face, turns = view_from(mech.orientation(state), slot)
+        return left - {face} if face in left and turns not in shown[face] else left
+
+    first = (start, wanted(start, frozenset(shown)))
+    best = {first: 0.0}
+    back: dict = {}
+    tie = itertools.count()
+    heap = [(0.0, next(tie), first)]
+    goal = None
+    while heap:
+        c, _, node = heapq.heappop(heap)
+        if best[node] < c:
+            continue
+        state, left = node
+        if not left:
+            goal = node
+            break
+        for action, out in mech.steps(state):
+            if out.turn is not None:
+                continue
+            nxt = (out.after, wanted(out.after, left))
+            if c + out.seconds < best.get(nxt, float("inf")):
+                best[nxt] = c + out.seconds
+                back[nxt] = (node, action)
+                heapq.heappush(heap, (c + out.seconds, next(tie), nxt))
+    assert goal is not None, "every face can be shown at four rotations"
+    path: list[tuple[tuple[State, frozenset[int]], Action]] = []
+    node = goal
+    while node != first:
+        prev, action = back[node]
+        path.append((node, action))
+        node = prev
+    path.reverse()
+    shots: list[Shot] = []
+    pending: list[Action] = []
+    left = set(shown)
+    face, turns = view_from(mech.orientation(start), slot)
+    if face in left and turns not in shown[face]:
+        shots.append(Shot((), face, turns))
+        left.discard(face)
+    for (state, _), action in path:
+        pending.append(action)
+        face, turns = view_from(mech.orientation(state), slot)
+        if face in left and turns not in shown[face]:
+            shots.append(Shot(tuple(pending), face, turns))
+            left.discard(face)
+            pending = []
+    return ScanPlan(tuple(shots), best[goal], goal[0])
