@@ -225,16 +225,16 @@ def rescan_plan(mech: Mechanism, start: State, shown: dict[int, set[int]],
     path.reverse()
     shots: list[Shot] = []
     pending: list[Action] = []
-    left = set(shown)
+    to_show = set(shown)
     face, turns = view_from(mech.orientation(start), slot)
-    if face in left and turns not in shown[face]:
+    if face in to_show and turns not in shown[face]:
         shots.append(Shot((), face, turns))
-        left.discard(face)
+        to_show.discard(face)
     for (state, _), action in path:
         pending.append(action)
         face, turns = view_from(mech.orientation(state), slot)
-        if face in left and turns not in shown[face]:
+        if face in to_show and turns not in shown[face]:
             shots.append(Shot(tuple(pending), face, turns))
-            left.discard(face)
+            to_show.discard(face)
             pending = []
     return ScanPlan(tuple(shots), best[goal], goal[0])
