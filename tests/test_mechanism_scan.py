@@ -73,3 +73,25 @@ def test_scan_solve_turn_confirm_on_the_virtual_rig(kind):
         confirm = scan_with_plan(scan_plan(m, start=p.end), view, rig.do, picture)
         assert confirm.ok and confirm.facelets == "".join(c * 9 for c in "URFDLB")
         assert rig.is_solved()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_rescan_shows_the_faces_asked_for_turned_a_new_way(kind):
+    from robot.rig.mechanisms.scanplan import rescan_plan
+
+    cfg = example(kind)
+    m = mechanism_for(cfg)
+    f = random_cube(8).to_facelets()
+    rig = virtual_mechanism(cfg, f)
+    first = scan_plan(m)
+    for shot in first.shots:
+        for a in shot.before:
+            rig.do(a)
+    shown = {s.face: {s.turns} for s in first.shots if s.face in (1, 2, 5)}
+    again = rescan_plan(m, first.end, shown)
+    assert sorted(s.face for s in again.shots) == [1, 2, 5]
+    for shot in again.shots:
+        for a in shot.before:
+            rig.do(a)
+        assert shot.turns not in shown[shot.face]
+        assert "".join(rotate_grid(rig.cube.face(0), shot.turns)) == f[9 * shot.face: 9 * shot.face + 9]
