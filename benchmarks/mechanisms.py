@@ -15,8 +15,14 @@ cube must end solved. Robot moves count every flip, spin, cover or grip
 change and layer turn as one; "without cover" leaves out the cover's opens
 and closes, as CUBOTino's own count folds them into its turns and spins.
 
+With ``--start N`` it runs instead the press-start loop
+(``cuberobot start --headless``, app/mechanism_start.py) N times on each
+example config (config/examples/flipper.toml, two-gripper.toml): scan
+through the one camera in rendered light, solve, turn, confirm.
+
     python benchmarks/mechanisms.py                 # 200 cubes, 8 candidates
     python benchmarks/mechanisms.py --cubes 20 --candidates 4
+    python benchmarks/mechanisms.py --start 50
 """
 
 from __future__ import annotations
@@ -77,7 +83,11 @@ def main() -> int:
     ap.add_argument("--cubes", type=int, default=200)
     ap.add_argument("--candidates", type=int, default=8)
     ap.add_argument("--budget-ms", type=int, default=100)
+    ap.add_argument("--start", type=int, default=0, metavar="N",
+                    help="run the press-start loop N times on each example config instead")
     args = ap.parse_args()
+    if args.start:
+        return start_runs(args.start)
     mechs = {k: mechanism_for(parse_config(f'[rig]\nkind = "{k}"\n')) for k in KINDS}
     rows: dict[str, list[dict]] = {k: [] for k in KINDS}
     t0 = time.perf_counter()
@@ -122,6 +132,33 @@ def main() -> int:
     print(f"\nPublished: CUBOTino about {CUBOTINO_EXTRA:.0%} more robot movements than solver moves "
           f"({1 + CUBOTINO_EXTRA:.2f} per solver move); qphase about {QPHASE_MOVES} robot moves per solve "
           "(two grippers, regrips included). Bar: exact <= 0.8 x greedy in robot moves and in time.")
+    return 0
+
+
+def start_runs(n: int) -> int:
+    """``cuberobot start --headless --seed K`` for K = 1..n on each example config."""
+    import tempfile
+
+    from robot.app.mechanism_start import run_mechanism_start
+    from robot.rig.config import load_config
+
+    print("| kind | solved | scans correct | robot moves per solve | planned time | scan robot moves "
+          "| wall |")
+    print("|---|---|---|---|---|---|---|")
+    for kind in KINDS:
+        cfg = load_config(ROOT / "config" / "examples" / f"{kind}.toml")
+        t0 = time.perf_counter()
+        with tempfile.TemporaryDirectory() as d:
+            runs = [run_mechanism_start(cfg, seed=k, state_dir=d, out=lambda _line: None)
+                    for k in range(1, n + 1)]
+        done = [r for r in runs if r.robot_moves]
+        solved = sum(r.status == "solved" for r in runs)
+        correct = sum(bool(r.scan_correct) for r in runs)
+        moves = statistics.fmean(r.robot_moves or 0 for r in done)
+        planned = statistics.fmean(r.planned_s or 0.0 for r in done)
+        scan_moves = statistics.fmean(r.scan_robot_moves for r in runs)
+        print(f"| {kind} | {solved}/{n} | {correct}/{n} | {moves:.1f} | {planned:.1f} s | {scan_moves:.1f} "
+              f"| {time.perf_counter() - t0:.0f} s |", flush=True)
     return 0
 
 
