@@ -52,6 +52,8 @@ MESSAGES = st.one_of(
     st.builds(P.ConfigGlobal, _u16),
     st.builds(P.MoveCommand, _u16, _u8, _i16, _u8, _i16, _u16),
     st.just(P.StatusQuery()), st.just(P.ClearEstop()), st.just(P.Release()),
+    st.builds(P.ConfigServo, _u8, _u16, _u16),
+    st.builds(P.ServoCommand, _u16, _u8, _u16, _u16),
     st.builds(P.Ack, _u8),
     st.builds(P.HelloOk, _u8, _u8, _u8, _u8, _u8, _u8, _u16, _u16),
     st.builds(P.Err, _u8, _u8),

@@ -82,6 +82,62 @@ class RigConfig:
     overlap_deg: float | None = None
     """The old single corner-cutting angle for every perpendicular transition
     (0: off); None (absent): the ``[cube]`` model decides."""
+    kind: str = "six-motor"
+    """The mechanism (:data:`RIG_KINDS`): which moves the rig has, so which
+    planner turns a solution into them (robot/rig/mechanisms/)."""
+
+
+RIG_KINDS = ("six-motor", "flipper", "two-gripper")
+"""``six-motor``: a motor on every face, the cube never moves. ``flipper``:
+a turntable holds the bottom layer, a cover holds the rest, a flipper tips
+the cube forward (CUBOTino). ``two-gripper``: two grippers at right angles,
+each turning the layer it holds or the whole cube, and opening to regrip."""
+
+SERVOS: dict[str, dict[str, tuple[str, ...]]] = {
+    "flipper": {"turntable": ("home_deg",), "cover": ("open_deg", "closed_deg"),
+                "flipper": ("rest_deg", "flip_deg")},
+    "two-gripper": {"grip_D": ("open_deg", "closed_deg"), "grip_L": ("open_deg", "closed_deg")},
+}
+"""The hobby servos each kind has (``[servos.NAME]``) and the named angles each
+one moves between. A two-gripper rig turns its grippers with the steppers of
+``[motors.D]`` and ``[motors.L]`` (the slots its grippers hold)."""
+
+
+@dataclass(frozen=True)
+class ServoConfig:
+    """A hobby servo: the pulse it takes at either end of its range, and how
+    fast it travels, which is what the planner's time of each move comes from
+    (a servo reports nothing, so the planned time is the rig's wait)."""
+
+    name: str
+    pin: int = 9
+    min_us: int = 500
+    """Pulse width at 0 degrees."""
+    max_us: int = 2500
+    """Pulse width at ``range_deg``."""
+    range_deg: float = 180.0
+    s_per_60deg: float = 0.15
+    """Travel time per 60 degrees under load (servo data sheets quote it at no load)."""
+    settle_ms: int = 60
+    angles: tuple[tuple[str, float], ...] = ()
+    """The named angles this servo moves between (``home_deg``, ``open_deg``...)."""
+
+    def angle(self, which: str) -> float:
+        return dict(self.angles)[which]
+
+    def pulse_us(self, deg: float) -> int:
+        """The pulse width that holds the servo at ``deg``."""
+        return round(self.min_us + (self.max_us - self.min_us) * deg / self.range_deg)
+
+    def travel_s(self, deg: float) -> float:
+        """Seconds to travel ``deg`` degrees and settle."""
+        return abs(deg) / 60.0 * self.s_per_60deg + self.settle_ms / 1000.0
+
+
+DEFAULT_SERVO_ANGLES = {"home_deg": 90.0, "open_deg": 60.0, "closed_deg": 100.0, "rest_deg": 10.0,
+                        "flip_deg": 80.0}
+DEFAULT_SERVO_ANGLES_GRIP = {"open_deg": 40.0, "closed_deg": 90.0}
+DEFAULT_SERVO_PINS = {"turntable": 9, "cover": 10, "flipper": 11, "grip_D": 9, "grip_L": 10}
 
 
 TURN_KINDS = ("quarter", "half")
@@ -215,6 +271,8 @@ class Config:
     solver: SolverConfig = field(default_factory=SolverConfig)
     start: StartConfig = field(default_factory=StartConfig)
     cube: CubeConfig = field(default_factory=CubeConfig)
+    servos: dict[str, ServoConfig] = field(default_factory=dict)
+    """Keyed by name (:data:`SERVOS` of the rig's kind); empty on a six-motor rig."""
 
     def overlap_model(self) -> OverlapModel:
         """What the planner may overlap: ``[rig] overlap_deg`` when the file
@@ -510,12 +568,14 @@ def parse_config(text: str, path: Path | None = None) -> Config:
             reply_limit_s=t.number("reply_limit_s", rig.reply_limit_s, 0.2, 300.0),
             idle_ms=t.integer("idle_ms", rig.idle_ms, 0, 65535),
             overlap_deg=t.get("overlap_deg", float, None, lo=0.0, hi=MAX_OVERLAP_DEG),
+            kind=t.text("kind", rig.kind, choices=RIG_KINDS),
         )
         if not rig.port.strip():
             t.fail(t.key("port"), "expected a serial port (e.g. /dev/ttyACM0, COM3, a pty path or sim://)")
         t.done()
 
     motors = _read_motors(top.sub("motors"), name)
+    servos = _read_servos(top.sub("servos"), rig.kind, name)
     cube = _read_cube(top.sub("cube"), rig)
 
     solver = SolverConfig()
@@ -556,7 +616,64 @@ def parse_config(text: str, path: Path | None = None) -> Config:
     views = [_read_view(t, cameras) for t in top.array("view", MAX_VIEWS)]
     top.done()
     return Config(path=path, rig=rig, motors=motors, cameras=cameras, views=views, profile=profile,
-                  solver=solver, start=start, cube=cube)
+                  solver=solver, start=start, cube=cube, servos=servos)
+
+
+def _read_servos(t: _Table | None, kind: str, file: str) -> dict[str, ServoConfig]:
+    """``[servos.NAME]``: each servo the rig's kind has, defaults for a
+    missing one, every angle inside its range and every pulse a hobby servo
+    takes. A six-motor rig has none, so a ``[servos]`` table there is a
+    mistake in ``[rig] kind`` more likely than a leftover."""
+    names = SERVOS.get(kind)
+    if names is None:
+        if t is not None:
+            t.fail("servos", f"a {kind} rig has no servos; set [rig] kind = \"flipper\" or "
+                             "\"two-gripper\", or remove the [servos] tables")
+        return {}
+    out: dict[str, ServoConfig] = {}
+    for servo, angle_keys in names.items():
+        d = ServoConfig(name=servo, pin=DEFAULT_SERVO_PINS[servo])
+        defaults = DEFAULT_SERVO_ANGLES_GRIP if servo.startswith("grip") else DEFAULT_SERVO_ANGLES
+        m = t.sub(servo) if t is not None else None
+        if m is None:
+            out[servo] = ServoConfig(name=servo, pin=d.pin,
+                                     angles=tuple((k, defaults[k]) for k in angle_keys))
+            continue
+        sc = ServoConfig(
+            name=servo,
+            pin=m.integer("pin", d.pin, 0, 19),
+            min_us=m.integer("min_us", d.min_us, 300, 3000),
+            max_us=m.integer("max_us", d.max_us, 300, 3000),
+            range_deg=m.number("range_deg", d.range_deg, 90.0, 360.0),
+            s_per_60deg=m.number("s_per_60deg", d.s_per_60deg, 0.01, 2.0),
+            settle_ms=m.integer("settle_ms", d.settle_ms, 0, 2000),
+            angles=tuple((k, m.number(k, defaults[k], 0.0, 360.0)) for k in angle_keys),
+        )
+        m.done()
+        if sc.min_us >= sc.max_us:
+            m.fail(m.key("max_us"), f"expected more than min_us ({sc.min_us}), got {sc.max_us}")
+        for k, v in sc.angles:
+            if v > sc.range_deg:
+                m.fail(m.key(k), f"{v:g} degrees is outside the servo's range_deg ({sc.range_deg:g}); "
+                                 "lower it or raise range_deg")
+        if servo == "turntable":
+            home = sc.angle("home_deg")
+            if home < 90.0 - 1e-9 or home + 90.0 > sc.range_deg + 1e-9:
+                m.fail(m.key("home_deg"), f"the turntable must reach a quarter turn either way from "
+                                          f"home_deg ({home:g}); expected 90 to {sc.range_deg - 90:g}")
+        for a, b in (("open_deg", "closed_deg"), ("rest_deg", "flip_deg")):
+            if a in dict(sc.angles) and abs(sc.angle(a) - sc.angle(b)) < 1.0:
+                m.fail(m.key(b), f"{b} must differ from {a} (both {sc.angle(a):g})")
+        out[servo] = sc
+    if t is not None:
+        t.done(tuple(names))
+        pins: dict[int, str] = {}
+        for sc in out.values():
+            if sc.pin in pins:
+                t.fail(f"servos.{sc.name}.pin", f"pin {sc.pin} is already used by servo {pins[sc.pin]} "
+                                                "(each servo needs its own pin)")
+            pins[sc.pin] = sc.name
+    return out
 
 
 def _read_cube(t: _Table | None, rig: RigConfig) -> CubeConfig:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import serial
 
 from . import protocol as P
-from .errors import RigError
+from .errors import RigError, UserError
 
 if TYPE_CHECKING:
     from .config import Config
@@ -71,6 +71,10 @@ class Link:
     """A session with the rig over any pyserial URL or device path."""
 
     def __init__(self, config: Config, port: str | None = None):
+        if config.rig.kind != "six-motor":
+            # a six-motor plan sent to a flipper or two-gripper rig would turn the wrong parts
+            raise UserError(f"[rig] kind = \"{config.rig.kind}\": this version drives only six-motor rigs "
+                            "over the link; `cuberobot start` runs this config on its virtual rig (sim://)")
         self.config = config
         self.port = port or config.rig.port
         self.ser: serial.SerialBase | None = None

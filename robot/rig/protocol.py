@@ -267,6 +267,30 @@ class Release(Message):
     pass
 
 
+@_msg(0x08, "BHH")
+@dataclass(frozen=True)
+class ConfigServo(Message):
+    """A hobby servo's pulse limits (docs/protocol.md 7): the firmware never
+    sends a pulse outside them, whatever a SERVO asks."""
+
+    servo: int
+    min_us: int
+    max_us: int
+
+
+@_msg(0x09, "HBHH")
+@dataclass(frozen=True)
+class ServoCommand(Message):
+    """Queued like a MOVE: servo ``servo`` to ``pulse_us``, reported DONE
+    ``travel_ms`` later (a servo says nothing; the host's timing table
+    says how long it travels)."""
+
+    move_id: int
+    servo: int
+    pulse_us: int
+    travel_ms: int
+
+
 # Firmware -> host
 @_msg(0x80, "B")
 @dataclass(frozen=True)
@@ -352,7 +376,8 @@ class Event(Message):
 
 MESSAGES: dict[int, type[Message]] = {
     cls.TYPE: cls for cls in (Hello, ConfigMotor, ConfigGlobal, MoveCommand, StatusQuery, ClearEstop,
-                              Release, Ack, HelloOk, Err, Status, RealtimeStatus, Done, Event)
+                              Release, ConfigServo, ServoCommand, Ack, HelloOk, Err, Status, RealtimeStatus,
+                              Done, Event)
 }
 _SIZES = {t: struct.calcsize("<" + cls.FORMAT) for t, cls in MESSAGES.items()}
 

@@ -213,6 +213,8 @@ def _resume(args: argparse.Namespace) -> int:
     from ...rig import job
 
     cfg = load_config(args.config)
+    if cfg.rig.kind != "six-motor":
+        return _resume_mechanism(cfg, args)
     with Journal(args.state_dir) as journal:
         js = journal.unfinished()
         if js is None:
@@ -234,6 +236,32 @@ def _resume(args: argparse.Namespace) -> int:
             return 0
         print(f"done: {len(report.turns)} turns, final state {report.state}")
     return 0
+
+
+def _resume_mechanism(cfg: Config, args: argparse.Namespace) -> int:
+    """A flipper's or two-gripper's job: go on only from a state the journal
+    knows and a rig that still holds the cube; otherwise "state unknown:
+    scan again", and nothing moves. Today these kinds run on a virtual rig
+    inside the process that ran the job, so a job that process left
+    unfinished has lost its rig: its cube cannot be known without a scan."""
+    from ...rig.journal import default_state_dir
+    from ...rig.mechanisms.journal import UNKNOWN, MechanismJournal
+
+    with rig_claims(None, args.state_dir):
+        journal = MechanismJournal(args.state_dir or default_state_dir())
+        j = journal.last()
+        if j is None or j.end is not None:
+            if j is not None and j.end == UNKNOWN:
+                print(f"nothing to resume: the last job ended {UNKNOWN}", file=sys.stderr)
+                return 1
+            print(f"nothing to resume (journal: {journal.path})")
+            return 0
+        journal.end(j.job, UNKNOWN)
+    why = (f"robot move {j.done + 1} ({j.actions[j.done]}) was under way when the job stopped"
+           if j.sent != j.done else "the virtual rig that held the cube ended with the process that ran it")
+    print(f"job {j.job} on the {j.kind} rig: {j.done} of {len(j.actions)} robot moves done, the cube held "
+          f"{j.orientations[-1]}; {why}: {UNKNOWN}. Nothing was moved.", file=sys.stderr)
+    return 1
 
 
 # ---------------------------------------------------------------- jog / estop

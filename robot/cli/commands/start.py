@@ -9,7 +9,7 @@ from dataclasses import replace
 from solver.metrics import METHODS
 
 from ...app.limits import MAX_SEED, check_rig_options, rig_claims
-from ...rig.config import load_config
+from ...rig.config import Config, load_config
 from ..limits import path, text, whole
 from ..progress import ProgressLine
 from . import Registry
@@ -23,6 +23,8 @@ def _start(args: argparse.Namespace) -> int:
     if args.method is not None:
         cfg = replace(cfg, solver=replace(cfg.solver, method=args.method))
     check_rig_options(cfg, args.port, "--port", args.firmware, args.state_dir)
+    if cfg.rig.kind != "six-motor":
+        return _start_mechanism(cfg, args)
     with rig_claims(None if args.firmware else (args.port or cfg.rig.port), args.state_dir):
         progress = ProgressLine(quiet=args.quiet)
         try:
@@ -34,6 +36,23 @@ def _start(args: argparse.Namespace) -> int:
     print(summary(record))
     if record.scan_correct is False:
         print("note: the simulated rig's cube differed from the scan", file=sys.stderr)
+    return 0
+
+
+def _start_mechanism(cfg: Config, args: argparse.Namespace) -> int:
+    """A flipper or two-gripper rig: its own loop (app/mechanism_start.py)."""
+    from ...app.mechanism_start import run_mechanism_start
+    from ...rig.errors import RigError, UserError
+
+    if args.firmware:
+        raise UserError(f"--firmware: the firmware does not drive a {cfg.rig.kind} rig yet "
+                        "(no servo outputs)")
+    with rig_claims(None, args.state_dir):
+        run = run_mechanism_start(cfg, port=args.port, seed=args.seed, state_dir=args.state_dir,
+                                  out=lambda line: print(line, flush=True))
+    print(run.summary())
+    if run.status not in ("solved", "already-solved"):
+        raise RigError(f"the {cfg.rig.kind} rig's run ended {run.status}")
     return 0
 
 

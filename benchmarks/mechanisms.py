@@ -1,0 +1,166 @@
+"""Robot moves and planned time on the flipper and two-gripper rigs (issue 26).
+
+For each of N random cubes (seeds 1..N, default 200) the solver is asked
+once for its cheapest solutions (``candidates``, one thread, so the run is
+repeatable), and each mechanism plans them two ways:
+
+* **greedy**: one solution (the solver's first), converted move by move as
+  CUBOTino's controller is described (robot/rig/mechanisms/greedy.py);
+* **exact**: every candidate planned by shortest path over the mechanism's
+  states (robot/rig/mechanisms/planner.py), the cheapest in planned time kept.
+
+Every plan is then made on the virtual mechanism (robot/sim/mechanisms.py)
+from the cube's stickers: a move it refuses counts as impossible, and the
+cube must end solved. Robot moves count every flip, spin, cover or grip
+change and layer turn as one; "without cover" leaves out the cover's opens
+and closes, as CUBOTino's own count folds them into its turns and spins.
+
+With ``--start N`` it runs instead the press-start loop
+(``cuberobot start --headless``, app/mechanism_start.py) N times on each
+example config (config/examples/flipper.toml, two-gripper.toml): scan
+through the one camera in rendered light, solve, turn, confirm.
+
+    python benchmarks/mechanisms.py                 # 200 cubes, 8 candidates
+    python benchmarks/mechanisms.py --cubes 20 --candidates 4
+    python benchmarks/mechanisms.py --start 50
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from robot.rig.config import parse_config  # noqa: E402
+from robot.rig.mechanisms import ImpossibleMove, MechanismPlan, cheapest, mechanism_for  # noqa: E402
+from robot.rig.mechanisms.greedy import greedy  # noqa: E402
+from solver import random_cube, solve  # noqa: E402
+
+KINDS = ("flipper", "two-gripper")
+CUBOTINO_EXTRA = 0.85
+"""CUBOTino's published figure: about 85 % more robot movements than solver moves."""
+QPHASE_MOVES = 19
+"""efrantar/qphase: about 19 robot moves per solve on a two-gripper robot, regrips included."""
+
+
+def on_rig(kind: str, facelets: str, p: MechanismPlan) -> tuple[bool, int]:
+    """``(solved, refused)``: the plan made on the virtual mechanism."""
+    try:
+        from robot.sim.mechanisms import virtual_mechanism
+    except ImportError:  # before the virtual mechanisms: the rules and the sticker model
+        from robot.rig.mechanisms import apply_to_cube
+
+        m = mechanism_for(parse_config(f'[rig]\nkind = "{kind}"\n'))
+        assert m is not None
+        try:
+            return apply_to_cube(facelets, p.actions, m).is_solved(), 0
+        except ImpossibleMove:
+            return False, 1
+    rig = virtual_mechanism(parse_config(f'[rig]\nkind = "{kind}"\n'), facelets)
+    refused = 0
+    for a in p.actions:
+        try:
+            rig.do(a)
+        except ImpossibleMove:
+            refused += 1
+            break
+    return rig.is_solved(), refused
+
+
+def without_cover(p: MechanismPlan) -> int:
+    return sum(1 for a in p.actions if a.part != "cover")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cubes", type=int, default=200)
+    ap.add_argument("--candidates", type=int, default=8)
+    ap.add_argument("--budget-ms", type=int, default=100)
+    ap.add_argument("--start", type=int, default=0, metavar="N",
+                    help="run the press-start loop N times on each example config instead")
+    args = ap.parse_args()
+    if args.start:
+        return start_runs(args.start)
+    mechs = {k: mechanism_for(parse_config(f'[rig]\nkind = "{k}"\n')) for k in KINDS}
+    rows: dict[str, list[dict]] = {k: [] for k in KINDS}
+    t0 = time.perf_counter()
+    plan_s = {k: 0.0 for k in KINDS}
+    for seed in range(1, args.cubes + 1):
+        cube = random_cube(seed)
+        s = solve(cube, budget_ms=args.budget_ms, candidates=args.candidates, workers=1)
+        cands = [s.moves] + [o.moves for o in s.others]
+        for kind, m in mechs.items():
+            assert m is not None
+            g = greedy(s.moves, m)
+            t = time.perf_counter()
+            i, p = cheapest(cands, m)
+            plan_s[kind] += time.perf_counter() - t
+            f = cube.to_facelets()
+            solved_p, refused_p = on_rig(kind, f, p)
+            solved_g, refused_g = on_rig(kind, f, g)
+            rows[kind].append({"length": s.length, "chosen_length": len(p.solution), "moves": p.moves,
+                               "seconds": p.seconds, "g_moves": g.moves, "g_seconds": g.seconds,
+                               "solved": solved_p and solved_g, "refused": refused_p + refused_g,
+                               "nc": without_cover(p), "g_nc": without_cover(g)})
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"# {platform.machine()}, {os.cpu_count()} cores, load {load:.1f}, "
+          f"Python {platform.python_version()}, "
+          f"{time.strftime('%Y-%m-%d')}; {args.cubes} cubes, {args.candidates} candidates, "
+          f"{args.budget_ms} ms a solve; {time.perf_counter() - t0:.0f} s")
+    print("| kind | solved | impossible | solver moves | robot moves, exact (greedy) | ratio "
+          "| planned time, exact (greedy) | ratio | robot moves per solver move, exact (greedy) "
+          "| without cover, exact (greedy) | plan time |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for kind, rs in rows.items():
+        mean = statistics.fmean
+        moves, g_moves = mean(r["moves"] for r in rs), mean(r["g_moves"] for r in rs)
+        secs, g_secs = mean(r["seconds"] for r in rs), mean(r["g_seconds"] for r in rs)
+        length, chosen = mean(r["length"] for r in rs), mean(r["chosen_length"] for r in rs)
+        nc, g_nc = mean(r["nc"] for r in rs), mean(r["g_nc"] for r in rs)
+        print(f"| {kind} | {sum(r['solved'] for r in rs)}/{len(rs)} | {sum(r['refused'] for r in rs)} "
+              f"| {chosen:.1f} ({length:.1f}) | {moves:.1f} ({g_moves:.1f}) | {moves / g_moves:.3f} "
+              f"| {secs:.1f} s ({g_secs:.1f} s) | {secs / g_secs:.3f} "
+              f"| {moves / chosen:.2f} ({g_moves / length:.2f}) | {nc:.1f} ({g_nc:.1f}) "
+              f"| {plan_s[kind] / len(rs) * 1000:.0f} ms |")
+    print(f"\nPublished: CUBOTino about {CUBOTINO_EXTRA:.0%} more robot movements than solver moves "
+          f"({1 + CUBOTINO_EXTRA:.2f} per solver move); qphase about {QPHASE_MOVES} robot moves per solve "
+          "(two grippers, regrips included). Bar: exact <= 0.8 x greedy in robot moves and in time.")
+    return 0
+
+
+def start_runs(n: int) -> int:
+    """``cuberobot start --headless --seed K`` for K = 1..n on each example config."""
+    import tempfile
+
+    from robot.app.mechanism_start import run_mechanism_start
+    from robot.rig.config import load_config
+
+    print("| kind | solved | scans correct | robot moves per solve | planned time | scan robot moves "
+          "| wall |")
+    print("|---|---|---|---|---|---|---|")
+    for kind in KINDS:
+        cfg = load_config(ROOT / "config" / "examples" / f"{kind}.toml")
+        t0 = time.perf_counter()
+        with tempfile.TemporaryDirectory() as d:
+            runs = [run_mechanism_start(cfg, seed=k, state_dir=d, out=lambda _line: None)
+                    for k in range(1, n + 1)]
+        done = [r for r in runs if r.robot_moves]
+        solved = sum(r.status == "solved" for r in runs)
+        correct = sum(bool(r.scan_correct) for r in runs)
+        moves = statistics.fmean(r.robot_moves or 0 for r in done)
+        planned = statistics.fmean(r.planned_s or 0.0 for r in done)
+        scan_moves = statistics.fmean(r.scan_robot_moves for r in runs)
+        print(f"| {kind} | {solved}/{n} | {correct}/{n} | {moves:.1f} | {planned:.1f} s | {scan_moves:.1f} "
+              f"| {time.perf_counter() - t0:.0f} s |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

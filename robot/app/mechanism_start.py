@@ -1,0 +1,162 @@
+"""Press start on a flipper or a two-gripper rig: scan with one camera,
+solve, turn, confirm.
+
+The six-motor engine (app/start.py) drives its rig over the link; these
+kinds are planned and run here on their virtual rig (robot/sim/mechanisms.py),
+since the firmware's servo outputs are still to come. The steps are those
+of a real run: the scan plan shows the camera each face, the six pictures
+are read as separate faces, the solver's candidates are planned from where
+the scan left the cube and the cheapest is made, every robot move
+journalled with the orientation (robot/rig/mechanisms/journal.py), and a
+confirmation scan must read the cube solved. A doubtful scan in headless
+mode stops the run before any layer turns.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from solver import SOLVED, random_cube
+from vision.render import Lighting, render_view
+from vision.scanning import ScanResult, classify_measured
+
+from ..rig.config import Config
+from ..rig.errors import UserError
+from ..rig.mechanisms import State, cheapest, mechanism_for
+from ..rig.mechanisms.journal import MechanismJournal, run_job
+from ..rig.mechanisms.scanplan import rescan_plan, scan_plan
+from .mechanism_scan import Measured, capture_shots, scan_with_plan
+
+
+@dataclass
+class MechanismRun:
+    """What a run did, for the summary line and the tests."""
+
+    kind: str
+    status: str = "failed"
+    """solved, already-solved, scan-doubtful or failed."""
+    facelets: str | None = None
+    scan_correct: bool | None = None
+    moves: str | None = None
+    length: int | None = None
+    robot_moves: int | None = None
+    planned_s: float | None = None
+    scan_robot_moves: int = 0
+    confirmed: bool | None = None
+    compute_s: float | None = None
+
+    def summary(self) -> str:
+        if self.status != "solved":
+            return f"{self.kind} rig: {self.status}"
+        return (f"solved on the virtual {self.kind} rig in {self.length} moves: {self.robot_moves} robot "
+                f"moves, {self.planned_s:.1f} s planned (scans {self.scan_robot_moves} robot moves); "
+                f"confirmed {'solved' if self.confirmed else 'NOT solved'}")
+
+
+def _merge(old: ScanResult, new: Measured) -> ScanResult:
+    """A scan with some faces shown again: a sticker of a face shown again is
+    taken from the new picture where the old reading doubted it or glare
+    covered it more; then the whole cube is classified again (``faces_apart``)."""
+    samples, spread, glare = old.samples.copy(), old.spread.copy(), old.glare.copy()
+    n_samples, n_spread, n_glare, frames = new
+    seen = ~np.isnan(n_samples).any(axis=1)
+    doubted = np.zeros(54, bool)
+    doubted[old.classification.suspects] = True
+    take = seen & (doubted | (n_glare < glare))
+    samples[take], spread[take], glare[take] = n_samples[take], n_spread[take], n_glare[take]
+    result = classify_measured(samples, spread, glare, faces_apart=True)
+    return ScanResult(result.facelets, result, samples, spread, glare, frames={**old.frames, **frames})
+
+
+def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | None = None,
+                        state_dir: str | Path | None = None,
+                        out: Callable[[str], None] = print) -> MechanismRun:
+    """The whole loop on the config's virtual flipper or two-gripper rig."""
+    from solver import solve
+
+    from ..rig.journal import default_state_dir
+    from ..sim.mechanisms import virtual_mechanism
+
+    url = port or cfg.rig.port
+    if not url.startswith("sim://"):
+        raise UserError(f"[rig] kind = \"{cfg.rig.kind}\": this version runs such rigs only in simulation "
+                        "(port sim://); the firmware's servo outputs are still to come")
+    if len(cfg.views) != 1 or len(cfg.cameras) != 1:
+        raise UserError(f"a {cfg.rig.kind} rig scans with one camera and one [[view]] of the slot it sees; "
+                        f"the config has {len(cfg.cameras)} cameras and {len(cfg.views)} views")
+    m = mechanism_for(cfg)
+    assert m is not None
+    run = MechanismRun(cfg.rig.kind)
+    cube = random_cube(seed)
+    rig = virtual_mechanism(cfg, cube.to_facelets())
+    rng = np.random.default_rng(seed)
+    light = Lighting.random(rng)
+    view, cam = cfg.views[0], cfg.cameras[0]
+
+    def picture() -> np.ndarray:
+        return render_view(rig.cube.stickers, view, (cam.width, cam.height), lighting=light, rng=rng)
+
+    def scan(start: State | None) -> tuple[ScanResult, State]:
+        """A scan from ``start``. A doubtful one shows the doubtful faces
+        again, each turned in the picture a way it has not been shown yet
+        (glare and shadow that sit at one place in the picture then fall on
+        other stickers), up to [start] recaptures times."""
+        sp = scan_plan(m, start=start)
+        result = scan_with_plan(sp, view, rig.do, picture)
+        run.scan_robot_moves += sum(len(s.before) for s in sp.shots)
+        end = sp.end
+        used: dict[int, set[int]] = {f: set() for f in range(6)}
+        for shot in sp.shots:
+            used[shot.face].add(shot.turns)
+        for _ in range(cfg.start.recaptures):
+            if result.ok:
+                break
+            faces = {i // 9 for i in result.classification.suspects} or set(range(6))
+            faces = {f for f in faces if len(used[f]) < 4}
+            if not faces:
+                break
+            again = rescan_plan(m, end, {f: used[f] for f in faces})
+            result = _merge(result, capture_shots(again, view, rig.do, picture))
+            run.scan_robot_moves += sum(len(s.before) for s in again.shots)
+            end = again.end
+            for shot in again.shots:
+                used[shot.face].add(shot.turns)
+        return result, end
+
+    scanned, scan_end = scan(None)
+    run.facelets = scanned.facelets
+    run.scan_correct = scanned.facelets == cube.to_facelets()
+    if not scanned.ok:
+        run.status = "scan-doubtful"
+        out(f"the scan is in doubt ({'; '.join(scanned.classification.warnings) or 'not a valid cube'}): "
+            "stopped before turning anything")
+        return run
+    out(f"scanned through one camera ({run.scan_robot_moves} robot moves)")
+    if scanned.facelets == SOLVED:
+        run.status = "already-solved"
+        return run
+    t0 = time.perf_counter()
+    sol = solve(scanned.facelets, budget_ms=cfg.solver.budget_ms, candidates=max(1, cfg.solver.candidates),
+                workers=cfg.solver.workers)
+    cands = [sol.moves] + [o.moves for o in sol.others]
+    i, plan = cheapest(cands, m, start=scan_end)
+    run.compute_s = time.perf_counter() - t0
+    run.moves, run.length = " ".join(str(x) for x in plan.solution), len(plan.solution)
+    run.robot_moves, run.planned_s = plan.moves, plan.seconds
+    out(f"solution {run.moves} ({run.length} moves, candidate {i + 1} of {len(cands)}): "
+        f"{plan.moves} robot moves, {plan.seconds:.1f} s planned")
+    journal = MechanismJournal(Path(state_dir) if state_dir is not None else default_state_dir())
+    run_job(journal, m, scanned.facelets, plan.actions, rig.do, state=scan_end)
+    again, _ = scan(plan.end)
+    # as the six-motor engine does: a confirmation still in doubt whose
+    # reading is the solved cube confirms, with a word
+    run.confirmed = again.facelets == SOLVED
+    if run.confirmed and not again.ok:
+        out("the confirmation scan stayed in doubt, but what it saw fits a solved cube")
+    run.status = "solved" if run.confirmed and rig.is_solved() else "failed"
+    return run

@@ -1,0 +1,183 @@
+"""The journal of a job on a rig that moves the cube: where the cube is
+held, not only what state it is in.
+
+A six-motor rig never moves the cube, so its journal need only say which
+turns were done (robot/rig/journal.py). A flipper or two-gripper rig also
+turns and regrips the whole cube; after a crash the next move is right
+only if the rig still holds the cube the way the plan expects. So every
+robot move is written as "sent" (forced to disk) before it goes out, and as
+"done" with the mechanism's state after it (the orientation, the turntable,
+the cover or the grippers) and the cube's state when the rig reports it.
+
+Resume believes only what was written as done. If the last move was sent
+and not reported done (a power cut or a kill under way), nobody knows
+whether the cube was tipped, spun or turned: resume ends the job "state
+unknown: scan again" and moves nothing. A job stopped between two moves
+goes on from the state recorded after the first. One JSON object per
+line; a torn last line is ignored, anything else that does not read is
+reported, never passed over.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from solver import Cube
+
+from ..errors import UserError
+from .base import Action, Mechanism, State
+from .orientation import face_move, name
+
+FILENAME = "mechanism-journal.jsonl"
+UNKNOWN = "state unknown: scan again"
+
+
+def _tuples(v: Any) -> Any:
+    """JSON's lists back into the tuples a mechanism state is made of."""
+    return tuple(_tuples(x) for x in v) if isinstance(v, list) else v
+
+
+@dataclass
+class MechanismJob:
+    """One job as the journal tells it."""
+
+    job: int
+    kind: str
+    start: str
+    actions: list[Action]
+    state: State
+    """The mechanism's state after the last move reported done."""
+    cube: str
+    """The cube (solver's frame) after the last move reported done."""
+    done: int = 0
+    sent: int = 0
+    end: str | None = None
+    orientations: list[str] = field(default_factory=list)
+
+
+class MechanismJournal:
+    """Append-only, one record a line, each forced to disk before the rig acts on it."""
+
+    def __init__(self, folder: str | Path):
+        self.path = Path(folder) / FILENAME
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def _write(self, record: dict) -> None:
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(record, separators=(",", ":")) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+    def start_job(self, mech: Mechanism, start_cube: str, actions: Sequence[Action], state: State) -> int:
+        last = self.last()
+        job = 1 if last is None else last.job + 1
+        self._write({"type": "job", "job": job, "kind": mech.kind, "start": start_cube,
+                     "actions": [str(a) for a in actions], "state": state,
+                     "orientation": name(mech.orientation(state))})
+        return job
+
+    def sent(self, job: int, i: int) -> None:
+        self._write({"type": "sent", "job": job, "i": i})
+
+    def done(self, job: int, i: int, state: State, cube: str, mech: Mechanism) -> None:
+        self._write({"type": "done", "job": job, "i": i, "state": state, "cube": cube,
+                     "orientation": name(mech.orientation(state))})
+
+    def end(self, job: int, status: str) -> None:
+        self._write({"type": "end", "job": job, "status": status})
+
+    def last(self) -> MechanismJob | None:
+        """The last job in the journal, as far as it was written."""
+        if not self.path.exists():
+            return None
+        lines = self.path.read_text(encoding="utf-8").split("\n")
+        jobs: dict[int, MechanismJob] = {}
+        last: MechanismJob | None = None
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                r = json.loads(line)
+                kind = r["type"]
+                job = int(r["job"])
+                if kind == "job":
+                    last = jobs[job] = MechanismJob(job, r["kind"], r["start"],
+                                                    [Action.parse(a) for a in r["actions"]],
+                                                    _tuples(r["state"]), r["start"],
+                                                    orientations=[r["orientation"]])
+                    continue
+                j = jobs[job]
+                if kind == "sent":
+                    if int(r["i"]) != j.sent or j.sent != j.done:
+                        raise ValueError(f"move {r['i']} sent out of turn")
+                    j.sent += 1
+                elif kind == "done":
+                    if int(r["i"]) != j.done or j.sent != j.done + 1:
+                        raise ValueError(f"move {r['i']} done but not sent")
+                    j.done += 1
+                    j.state, j.cube = _tuples(r["state"]), r["cube"]
+                    j.orientations.append(r["orientation"])
+                elif kind == "end":
+                    j.end = r["status"]
+                else:
+                    raise ValueError(f"unknown record {kind!r}")
+            except (ValueError, KeyError, TypeError) as e:
+                if number == len(lines) or (number == len(lines) - 1 and not lines[-1]):
+                    break  # a torn last line: the write the crash interrupted
+                raise UserError(f"{self.path}:{number}: not a mechanism journal record ({e}); "
+                                "move the file aside and scan the cube again") from None
+        return last
+
+
+class Interrupted(Exception):
+    """The run stopped on purpose part-way (a test's power cut)."""
+
+
+def run_job(journal: MechanismJournal, mech: Mechanism, start_cube: str, actions: Sequence[Action],
+            do: Callable[[Action], None], *, state: State | None = None, job: int | None = None,
+            first: int = 0, cube: str | None = None) -> tuple[State, str]:
+    """Make ``actions`` from ``first`` on, each journalled as sent before
+    ``do`` sends it and as done (with the state and cube after it) once it
+    returns. Returns the state and cube at the end; the job ends "done"."""
+    state = mech.start() if state is None else state
+    cube = start_cube if cube is None else cube
+    if job is None:
+        job = journal.start_job(mech, start_cube, actions, state)
+    for i in range(first, len(actions)):
+        a = actions[i]
+        out = mech.apply(state, a)
+        journal.sent(job, i)
+        do(a)
+        if out.turn is not None:
+            made = face_move(mech.orientation(state), *out.turn)
+            cube = Cube.from_facelets(cube).apply([made]).to_facelets()
+        state = out.after
+        journal.done(job, i, state, cube, mech)
+    journal.end(job, "done")
+    return state, cube
+
+
+def resume_job(journal: MechanismJournal, mech: Mechanism,
+               do: Callable[[Action], None]) -> tuple[str, State | None, str | None]:
+    """Finish the journal's unfinished job, or say why not:
+    ``(status, state, cube)``. Status ``nothing`` (no unfinished job),
+    ``done``, or :data:`UNKNOWN` (nothing moved: a move was sent and never
+    reported done, so whether the cube was tipped, spun or turned is not
+    known). A job stopped between moves goes on from the state the journal
+    recorded after the last one."""
+    j = journal.last()
+    if j is None or j.end is not None:
+        return "nothing", None, None
+    if j.kind != mech.kind:
+        raise UserError(f"the unfinished job is for a {j.kind} rig, not {mech.kind}: scan the cube again")
+    if j.sent != j.done:
+        journal.end(j.job, UNKNOWN)
+        return UNKNOWN, None, None
+    state, cube = run_job(journal, mech, j.start, j.actions, do, state=j.state, job=j.job, first=j.done,
+                          cube=j.cube)
+    return "done", state, cube

@@ -1,0 +1,137 @@
+"""Power cuts on a rig that moves the cube: the journal records where the
+cube is held; resume goes on only from a state it knows, and otherwise says
+"state unknown: scan again" and moves nothing. Never a turn twice, never a
+false state."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from robot.rig.config import parse_config
+from robot.rig.errors import UserError
+from robot.rig.mechanisms import mechanism_for, plan
+from robot.rig.mechanisms.journal import UNKNOWN, Interrupted, MechanismJournal, resume_job, run_job
+from robot.sim.mechanisms import virtual_mechanism
+from solver import SOLVED, random_cube, solve
+
+KINDS = ("flipper", "two-gripper")
+
+
+class _CutJournal(MechanismJournal):
+    """The power goes just before move ``k`` is written as sent."""
+
+    def __init__(self, folder, k: int):
+        super().__init__(folder)
+        self.k = k
+
+    def sent(self, job: int, i: int) -> None:
+        if i == self.k:
+            raise Interrupted
+        super().sent(job, i)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_power_cut_soak(kind, tmp_path):
+    cfg = parse_config(f'[rig]\nkind = "{kind}"\n')
+    m = mechanism_for(cfg)
+    rng = random.Random(26)
+    for run in range(20):
+        folder = tmp_path / f"run{run}"
+        cube = random_cube(1000 + run)
+        s = solve(cube, budget_ms=30, workers=1)
+        p = plan(s.moves, m)
+        rig = virtual_mechanism(cfg, cube.to_facelets())
+        turns: list[int] = []
+        state = [m.start()]
+
+        def do(a, rig=rig, turns=turns, state=state):
+            out = m.apply(state[0], a)
+            rig.do(a)
+            state[0] = out.after
+            if out.turn is not None:
+                turns.append(1)
+
+        k = rng.randrange(len(p.actions))
+        moment = rng.choice(["between", "under way", "done unrecorded"])
+        journal = _CutJournal(folder, k) if moment == "between" else MechanismJournal(folder)
+        n = [0]
+
+        def cut(a, n=n, do=do, k=k, moment=moment):
+            if n[0] == k:
+                if moment == "under way":
+                    raise Interrupted  # sent, the power went before the rig moved (or while it did)
+                do(a)
+                raise Interrupted  # made, the power went before the rig's word reached the journal
+            n[0] += 1
+            do(a)
+
+        with pytest.raises(Interrupted):
+            run_job(journal, m, cube.to_facelets(), p.actions, cut if moment != "between" else do)
+        before = len(turns)
+        status, end, facelets = resume_job(MechanismJournal(folder), m, do)
+        if moment == "between":
+            assert status == "done" and facelets == SOLVED and rig.is_solved()
+            assert len(turns) == len(p.solution)  # every turn once
+            assert end == state[0]
+        else:
+            assert status == UNKNOWN and end is None and facelets is None
+            assert len(turns) == before  # nothing moved
+        assert resume_job(MechanismJournal(folder), m, do)[0] == "nothing"
+        last = MechanismJournal(folder).last()
+        assert last is not None and last.end == ("done" if moment == "between" else UNKNOWN)
+
+
+def test_the_journal_records_the_orientation_and_reads_back_the_state(tmp_path):
+    cfg = parse_config('[rig]\nkind = "flipper"\n')
+    m = mechanism_for(cfg)
+    p = plan("F R", m)
+    j = MechanismJournal(tmp_path)
+    run_job(j, m, random_cube(1).to_facelets(), p.actions, lambda a: None)
+    last = j.last()
+    assert last is not None and last.done == len(p.actions) and last.state == p.end
+    assert last.orientations[-1] == "".join("URFDLB"[f] for f in p.end[0])
+    assert '"orientation"' in (tmp_path / "mechanism-journal.jsonl").read_text()
+
+
+def test_a_torn_last_line_is_ignored_and_a_damaged_one_reported(tmp_path):
+    cfg = parse_config('[rig]\nkind = "flipper"\n')
+    m = mechanism_for(cfg)
+    j = MechanismJournal(tmp_path)
+    run_job(j, m, random_cube(1).to_facelets(), plan("F", m).actions, lambda a: None)
+    with open(j.path, "a") as f:
+        f.write('{"type":"sent","jo')
+    assert j.last() is not None
+    text = j.path.read_text().replace('"type":"done"', '"type":"dome"', 1)
+    j.path.write_text(text)
+    with pytest.raises(UserError, match=r"mechanism-journal.jsonl:\d+: not a mechanism journal record"):
+        j.last()
+
+
+def test_resume_command_after_a_cut_says_state_unknown_and_moves_nothing(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    cfg = parse_config('[rig]\nkind = "flipper"\n')
+    m = mechanism_for(cfg)
+    p = plan("F R U", m)
+    seen: list = []
+
+    def cut(a):
+        if len(seen) == 3:
+            raise Interrupted
+        seen.append(a)
+
+    with pytest.raises(Interrupted):
+        run_job(MechanismJournal(tmp_path), m, random_cube(4).to_facelets(), p.actions, cut)
+    example = root / "config" / "examples" / "flipper.toml"
+    argv = [sys.executable, "-m", "robot", "resume", "--config", str(example), "--state-dir", str(tmp_path)]
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=root)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "robot move 4" in r.stderr and "state unknown: scan again" in r.stderr
+    assert "Nothing was moved" in r.stderr
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=root)
+    assert r.returncode == 1 and "nothing to resume: the last job ended state unknown" in r.stderr

@@ -1,0 +1,49 @@
+"""`cuberobot start --headless` with the flipper and two-gripper example
+configs: one camera, solve, turn, confirm, on the virtual rigs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from robot.app.mechanism_start import run_mechanism_start
+from robot.rig.config import load_config
+
+ROOT = Path(__file__).resolve().parents[1]
+KINDS = ("flipper", "two-gripper")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_start_command_headless_on_each_kind(kind, tmp_path):
+    r = subprocess.run([sys.executable, "-m", "robot", "start", "--headless", "--seed", "3", "--config",
+                        str(ROOT / "config" / "examples" / f"{kind}.toml"), "--state-dir", str(tmp_path)],
+                       capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert f"solved on the virtual {kind} rig" in r.stdout and "confirmed solved" in r.stdout
+    records = [json.loads(line) for line in (tmp_path / "mechanism-journal.jsonl").read_text().splitlines()]
+    assert records[0]["type"] == "job" and records[-1] == {"type": "end", "job": 1, "status": "done"}
+    assert all("orientation" in r for r in records if r["type"] == "done")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_several_runs_in_process(kind, tmp_path):
+    cfg = load_config(ROOT / "config" / "examples" / f"{kind}.toml")
+    for seed in (10, 12):  # 12: glare hides stickers until the cube is scanned turned again
+        run = run_mechanism_start(cfg, seed=seed, state_dir=tmp_path, out=lambda _line: None)
+        assert run.status == "solved" and run.scan_correct and run.confirmed
+        assert run.robot_moves and run.robot_moves > run.length
+
+
+def test_a_real_port_and_the_firmware_are_refused_in_one_line(tmp_path):
+    cfg = str(ROOT / "config" / "examples" / "flipper.toml")
+    for extra, says in ((["--port", "/dev/ttyACM9"], "only in simulation"),
+                        (["--firmware", str(tmp_path / "x.elf")], "")):
+        r = subprocess.run([sys.executable, "-m", "robot", "start", "--headless", "--config", cfg,
+                            "--state-dir", str(tmp_path), *extra],
+                           capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert r.returncode == 2 and "Traceback" not in r.stderr and says in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1

@@ -1,0 +1,307 @@
+"""The flipper and two-gripper rigs: their geometry, their rules, and the
+planner, which must be exactly optimal for the solution it is given (an
+exhaustive search says so) and whose every plan, applied sticker by sticker,
+makes what the solution makes."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from robot.rig.config import parse_config
+from robot.rig.errors import UserError
+from robot.rig.mechanisms import (
+    HOME,
+    Action,
+    HeldCube,
+    ImpossibleMove,
+    Mechanism,
+    apply_to_cube,
+    cheapest,
+    mechanism_for,
+    plan,
+    replay,
+)
+from robot.rig.mechanisms.orientation import all_orientations, face_move, name, parse, rotate
+from solver import SOLVED, Cube, Move, random_cube, simplify
+
+KINDS = ("flipper", "two-gripper")
+
+
+def mech(kind: str) -> Mechanism:
+    m = mechanism_for(parse_config(f'[rig]\nkind = "{kind}"\n'))
+    assert m is not None
+    return m
+
+
+MECHS = {k: mech(k) for k in KINDS}
+
+
+# ------------------------------------------------------------- geometry
+
+
+def test_layer_turns_are_the_solvers_moves():
+    f = random_cube(7).to_facelets()
+    for face in range(6):
+        for power in (1, 2, 3):
+            held = HeldCube(f)
+            held.turn(face, power)
+            assert held.stickers == Cube.from_facelets(f).apply([Move(face, power)]).to_facelets()
+
+
+def test_24_orientations_and_their_names():
+    os = all_orientations()
+    assert len(os) == 24 and HOME in os
+    for o in os:
+        assert parse(name(o)) == o
+        for slot in range(6):
+            assert rotate(rotate(o, slot, 1), slot, 3) == o
+            assert rotate(o, slot, 1) == rotate(o, (slot + 3) % 6, 3)  # the opposite side, the other way
+    with pytest.raises(ValueError, match="mirror"):
+        parse("URFDBL")
+
+
+def test_whole_cube_turns_move_the_centres_as_the_orientation_says():
+    held, o = HeldCube(SOLVED), HOME
+    for slot, q in [(0, 1), (2, 1), (1, 3), (3, 2), (4, 1)]:
+        held.rotate(slot, q)
+        o = rotate(o, slot, q)
+        assert "".join(held.face(s)[4] for s in range(6)) == name(o)
+
+
+def test_a_face_turn_is_clockwise_seen_from_outside_however_the_cube_is_held():
+    # hold the cube with F at the bottom: turning the bottom slot turns F
+    o = rotate(HOME, 4, 1)  # tipped forward
+    assert name(o)[3] == "F"
+    assert face_move(o, 3, 1) == Move(2, 1) and face_move(o, 3, -1) == Move(2, 3)
+
+
+# ------------------------------------------------------------- rules
+
+
+def test_flipper_refuses_what_it_cannot_do():
+    m = MECHS["flipper"]
+    s = m.start()
+    with pytest.raises(ImpossibleMove, match="cover open"):
+        m.apply(s, Action("turn", "", 1))
+    closed = m.apply(s, Action("close", "cover")).after
+    with pytest.raises(ImpossibleMove, match="flip with the cover closed"):
+        m.apply(closed, Action("flip"))
+    with pytest.raises(ImpossibleMove, match="spin with the cover closed"):
+        m.apply(closed, Action("spin", "", 1))
+    at_end = m.apply(s, Action("spin", "", 1)).after
+    with pytest.raises(ImpossibleMove, match="range"):
+        m.apply(at_end, Action("spin", "", 1))
+
+
+def test_two_grippers_refuse_what_they_cannot_do():
+    m = MECHS["two-gripper"]
+    s = m.start()
+    open_d = m.apply(s, Action("open", "D")).after
+    with pytest.raises(ImpossibleMove, match="fall"):
+        m.apply(open_d, Action("open", "L"))
+    # D's jaws turned a quarter while open, closed again: they lie across the L layer
+    across = m.apply(m.apply(open_d, Action("rotate", "D", 1)).after, Action("close", "D")).after
+    with pytest.raises(ImpossibleMove, match="across"):
+        m.apply(across, Action("rotate", "L", 1))
+    assert m.apply(across, Action("rotate", "D", 1)).turn == (3, 1)  # D itself may turn its layer
+
+
+# ------------------------------------------------------------- the planner
+
+
+def _variants(moves: tuple[Move, ...]) -> set[tuple[Move, ...]]:
+    """The solution and every order of it with disjoint neighbouring turns of
+    one axis swapped (they commute)."""
+    out = {moves}
+    for i in range(len(moves) - 1):
+        if moves[i].face % 3 == moves[i + 1].face % 3:
+            for v in _variants(moves[i + 2:]):
+                out.add(moves[:i] + (moves[i + 1], moves[i]) + v)
+            for v in _variants(moves[i + 1:]):
+                out.add(moves[:i + 1] + v)
+    return out
+
+
+def _brute_force(moves: tuple[Move, ...], m: Mechanism, bound: float, objective: str) -> float:
+    """The least cost of any sequence of possible robot moves whose turns
+    spell the solution (or a commuted order of it): every sequence of up to
+    ``bound / cheapest move`` moves is covered, layer by layer, keeping per
+    node only the cheapest way to it in exactly k moves."""
+    targets = _variants(moves)
+    prefixes = {v[:k] for v in targets for k in range(len(v) + 1)}
+    step_cost = (lambda out: out.seconds) if objective == "time" else (lambda out: 1.0)
+    cheapest_move = min(step_cost(out) for s in _all_states(m) for _, out in m.steps(s))
+    depth = int(bound / cheapest_move + 1e-9)
+    frontier: dict[tuple, float] = {(m.start(), ()): 0.0}
+    best = float("inf")
+    for _ in range(depth + 1):
+        for (_, made), c in frontier.items():
+            if made in targets:
+                best = min(best, c)
+        nxt: dict[tuple, float] = {}
+        for (state, made), c in frontier.items():
+            for action in m.actions(state):
+                try:
+                    out = m.apply(state, action)
+                except ImpossibleMove:
+                    continue
+                now = made if out.turn is None else made + (face_move(m.orientation(state), *out.turn),)
+                if now not in prefixes:
+                    continue
+                key = (out.after, now)
+                cost = c + step_cost(out)
+                if cost <= bound + 1e-9 and cost < nxt.get(key, float("inf")):
+                    nxt[key] = cost
+        frontier = nxt
+    return best
+
+
+def _all_states(m: Mechanism) -> set:
+    seen, todo = {m.start()}, [m.start()]
+    while todo:
+        s = todo.pop()
+        for _, out in m.steps(s):
+            if out.after not in seen:
+                seen.add(out.after)
+                todo.append(out.after)
+    return seen
+
+
+short = st.lists(st.tuples(st.integers(0, 5), st.integers(1, 3)), min_size=1, max_size=3).map(
+    lambda xs: tuple(Move(f, p) for f, p in xs))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("objective", ["time", "moves"])
+@settings(max_examples=15, deadline=None)
+@given(moves=short)
+def test_the_plan_is_optimal_for_the_solution_given(kind, objective, moves):
+    m = MECHS[kind]
+    p = plan(moves, m, objective=objective)
+    got = p.seconds if objective == "time" else float(p.moves)
+    assert _brute_force(moves, m, got, objective) == pytest.approx(got)
+
+
+def _rotations_to(o) -> list[tuple[int, int]]:
+    """Whole-cube turns from HOME to ``o`` (a breadth-first search)."""
+    paths = {HOME: []}
+    todo = [HOME]
+    while todo:
+        cur = todo.pop(0)
+        for slot in range(3):
+            nxt = rotate(cur, slot, 1)
+            if nxt not in paths:
+                paths[nxt] = paths[cur] + [(slot, 1)]
+                todo.append(nxt)
+    return paths[o]
+
+
+def _check(facelets: str, moves: tuple[Move, ...], m: Mechanism) -> None:
+    """The plan applied sticker by sticker makes the solution's cube, held in
+    the orientation the plan says it ends in."""
+    p = plan(moves, m)
+    replay(p.actions, m, expect=moves)  # every move possible, the turns the solution's
+    held = apply_to_cube(facelets, p.actions, m)
+    want = HeldCube(Cube.from_facelets(facelets).apply(moves).to_facelets())
+    for slot, q in _rotations_to(p.end[0]):
+        want.rotate(slot, q)
+    assert held.stickers == want.stickers
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10**6), moves=st.lists(st.tuples(st.integers(0, 5), st.integers(1, 3)),
+                                                   max_size=25))
+def test_every_plan_applied_to_the_cube_makes_the_solutions_cube(kind, seed, moves):
+    _check(random_cube(seed).to_facelets(), tuple(Move(f, p) for f, p in moves), MECHS[kind])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_real_solution_solves_the_cube_and_the_cheapest_candidate_wins(kind):
+    from solver import solve
+
+    m = MECHS[kind]
+    cube = random_cube(11)
+    s = solve(cube, budget_ms=50, candidates=4, workers=1)
+    cands = [s.moves] + [o.moves for o in s.others]
+    i, p = cheapest(cands, m)
+    assert apply_to_cube(cube.to_facelets(), p.actions, m).is_solved()
+    assert all(p.seconds <= plan(c, m).seconds + 1e-9 for c in cands)
+    assert p.moves > s.length  # the turns themselves, and getting there
+
+
+def test_commuting_turns_are_swapped_when_that_is_cheaper():
+    m = MECHS["flipper"]
+    # U D: D is at the bottom already; doing D first saves nothing on U but
+    # doing U first would need flips before D as well
+    assert plan("U D", m).moves <= plan("D U", m, reorder=False).moves + 0
+    assert plan("U D", m).moves < plan("U D", m, reorder=False).moves
+
+
+def test_an_empty_solution_is_no_moves():
+    for m in MECHS.values():
+        p = plan((), m)
+        assert p.moves == 0 and p.seconds == 0 and p.end == m.start()
+
+
+def test_simplified_long_sequences_plan_quickly():
+    import time
+
+    m = MECHS["flipper"]
+    moves = tuple(simplify([Move(f % 6, 1 + f % 3) for f in itertools.islice(itertools.count(1, 5), 30)]))
+    t = time.perf_counter()
+    plan(moves, m)
+    assert time.perf_counter() - t < 5
+
+
+# ------------------------------------------------------------- config
+
+
+def test_six_motor_is_the_default_and_has_no_mechanism():
+    cfg = parse_config("")
+    assert cfg.rig.kind == "six-motor" and cfg.servos == {} and mechanism_for(cfg) is None
+
+
+@pytest.mark.parametrize("text, says", [
+    ('[rig]\nkind = "flip"\n', "rig.kind: expected one of 'six-motor', 'flipper', 'two-gripper'"),
+    ('[servos.cover]\npin = 3\n', "servos: a six-motor rig has no servos"),
+    ('[rig]\nkind = "flipper"\n[servos.arm]\npin = 3\n', "servos.arm: unknown key"),
+    ('[rig]\nkind = "flipper"\n[servos.cover]\npin = 9\n', "servos.cover.pin: pin 9 is already used"),
+    ('[rig]\nkind = "flipper"\n[servos.turntable]\nhome_deg = 30\n', "servos.turntable.home_deg"),
+    ('[rig]\nkind = "flipper"\n[servos.cover]\nopen_deg = 200\n', "servos.cover.open_deg: 200 degrees"),
+    ('[rig]\nkind = "two-gripper"\n[servos.grip_D]\nmin_us = 2000\nmax_us = 1000\n', "servos.grip_D.max_us"),
+    ('[rig]\nkind = "two-gripper"\n[servos.grip_L]\nclosed_deg = 40\n', "servos.grip_L.closed_deg"),
+])
+def test_bad_mechanism_config_is_one_clear_line(text, says):
+    with pytest.raises(UserError) as e:
+        parse_config(text)
+    assert says in str(e.value) and "\n" not in str(e.value)
+
+
+def test_servo_timing_comes_from_the_table():
+    slow = mechanism_for(parse_config('[rig]\nkind = "flipper"\n[servos.flipper]\ns_per_60deg = 0.5\n'))
+    fast = MECHS["flipper"]
+    assert slow is not None
+    assert plan("F", slow).seconds > plan("F", fast).seconds
+    cfg = parse_config('[rig]\nkind = "flipper"\n')
+    assert cfg.servos["cover"].pulse_us(90) == 1500
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_example_configs_plan_and_the_link_refuses_them(kind):
+    from pathlib import Path
+
+    from robot.rig.config import load_config
+    from robot.rig.link import Link
+
+    cfg = load_config(Path(__file__).resolve().parents[1] / "config" / "examples" / f"{kind}.toml")
+    m = mechanism_for(cfg)
+    assert m is not None and m.kind == kind
+    assert apply_to_cube(Cube().apply("R U F'").to_facelets(), plan("F U' R'", m).actions, m).is_solved()
+    with pytest.raises(UserError, match=f'kind = "{kind}".*six-motor') as e:
+        Link(cfg)
+    assert "\n" not in str(e.value)

@@ -1,0 +1,144 @@
+"""The virtual flipper and two-gripper rigs: physics from the wire's
+commands, written apart from the planner's rules; the two must agree on
+every move in every state, and every plan must solve the cube on them."""
+
+from __future__ import annotations
+
+import pytest
+
+from robot.rig.config import parse_config
+from robot.rig.mechanisms import Action, ImpossibleMove, apply_to_cube, cheapest, mechanism_for, plan
+from robot.rig.mechanisms.commands import Commands
+from robot.rig.mechanisms.greedy import greedy
+from robot.rig.protocol import ConfigServo, MoveCommand, ServoCommand
+from robot.sim.mechanisms import Fault, virtual_mechanism
+from solver import SOLVED, Cube, random_cube, solve
+
+KINDS = ("flipper", "two-gripper")
+
+
+def cfg(kind: str):
+    return parse_config(f'[rig]\nkind = "{kind}"\n')
+
+
+def _paths(m):
+    """A shortest sequence of robot moves to every state the mechanism reaches."""
+    start = m.start()
+    paths = {start: []}
+    todo = [start]
+    while todo:
+        s = todo.pop(0)
+        for a, out in m.steps(s):
+            if out.after not in paths:
+                paths[out.after] = paths[s] + [a]
+                todo.append(out.after)
+    return paths
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_rules_and_the_physics_agree_on_every_move_in_every_state(kind):
+    config = cfg(kind)
+    m = mechanism_for(config)
+    f = random_cube(5).to_facelets()
+    for state, path in _paths(m).items():
+        for action in m.actions(state):
+            rig = virtual_mechanism(config, f)
+            for a in path:
+                rig.do(a)
+            try:
+                out = m.apply(state, action)
+            except ImpossibleMove as e:
+                if "already" in str(e):
+                    continue  # opening what is open: the rules refuse a move that does nothing
+                with pytest.raises(Fault):
+                    rig.do(action)
+                assert rig.fault  # latched
+                continue
+            rig.do(action)
+            assert rig.cube.stickers == apply_to_cube(f, path + [action], m).stickers
+            centres = "".join(rig.cube.face(slot)[4] for slot in range(6))
+            assert centres == "".join(f[9 * face + 4] for face in m.orientation(out.after))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_plan_solves_the_cube_on_the_virtual_rig(kind):
+    config = cfg(kind)
+    m = mechanism_for(config)
+    for seed in range(1, 6):
+        cube = random_cube(seed)
+        s = solve(cube, budget_ms=40, candidates=4, workers=1)
+        for p in (cheapest([s.moves] + [o.moves for o in s.others], m)[1], greedy(s.moves, m)):
+            rig = virtual_mechanism(config, cube.to_facelets())
+            for a in p.actions:
+                rig.do(a)
+            assert rig.is_solved()
+
+
+def test_a_fault_stops_the_flipper_for_good():
+    config = cfg("flipper")
+    rig = virtual_mechanism(config, SOLVED)
+    rig.do(Action("close", "cover"))
+    with pytest.raises(Fault, match="cover not open"):
+        rig.do(Action("flip"))
+    with pytest.raises(Fault, match="stopped on a fault"):
+        rig.do(Action("open", "cover"))
+    assert not rig.is_solved()
+
+
+def test_the_turntable_between_quarters_and_past_its_range_are_faults():
+    config = cfg("flipper")
+    tt = config.servos["turntable"]
+    rig = virtual_mechanism(config, SOLVED)
+    with pytest.raises(Fault, match="between quarter turns"):
+        rig.execute(ServoCommand(1, 0, tt.pulse_us(130), 100))
+    rig = virtual_mechanism(config, SOLVED)
+    with pytest.raises(Fault, match="outside"):
+        rig.execute(ServoCommand(1, 0, tt.max_us + 10, 100))
+    rig = virtual_mechanism(config, SOLVED)
+    rig.execute(ConfigServo(0, 1000, 2000))  # tighter limits: a quarter either way no longer fits
+    with pytest.raises(Fault, match="outside"):
+        rig.do(Action("spin", "", 1))
+
+
+def test_two_grippers_drop_the_cube_or_jam_as_a_real_rig_would():
+    config = cfg("two-gripper")
+    rig = virtual_mechanism(config, SOLVED)
+    rig.do(Action("open", "D"))
+    with pytest.raises(Fault, match="the cube fell"):
+        rig.do(Action("open", "L"))
+    rig = virtual_mechanism(config, SOLVED)
+    rig.do(Action("open", "D"))
+    rig.do(Action("rotate", "D", 1))
+    rig.do(Action("close", "D"))
+    with pytest.raises(Fault, match="lay across"):
+        rig.do(Action("rotate", "L", 1))
+    rig = virtual_mechanism(config, SOLVED)
+    rig.do(Action("open", "D"))
+    with pytest.raises(Fault, match="not whole quarter turns"):
+        rig.execute(MoveCommand(1, config.motors["D"].motor, 7))
+
+
+def test_commands_are_pulses_and_steps_from_the_tables():
+    config = cfg("flipper")
+    c = Commands(config)
+    setup = c.setup()
+    assert [m.servo for m in setup] == [0, 1, 2]
+    (spin,) = c.commands(Action("spin", "", -1))
+    tt = config.servos["turntable"]
+    assert spin.pulse_us == tt.pulse_us(tt.angle("home_deg") - 90) and spin.travel_ms == round(
+        tt.travel_s(90) * 1000)
+    assert len(c.commands(Action("flip"))) == 2  # up and back
+    g = Commands(cfg("two-gripper"))
+    (turn,) = g.commands(Action("rotate", "L", -2))
+    assert isinstance(turn, MoveCommand)
+    assert turn.steps_a == -2 * cfg("two-gripper").motors["L"].steps_per_quarter
+    with pytest.raises(ImpossibleMove):
+        g.commands(Action("flip"))
+
+
+def test_a_short_plan_on_the_rig():
+    config = cfg("flipper")
+    rig = virtual_mechanism(config, Cube().apply("F'").to_facelets())
+    for a in plan("F", mechanism_for(config)).actions:
+        rig.do(a)
+    assert rig.is_solved()
