@@ -127,9 +127,8 @@ void hal_steps_high(uint8_t motor_mask) {
 }
 
 void hal_set_dir(uint8_t motor, uint8_t positive) {
-  /* Masked: a servo's edge (the servo timer's interrupt, which may come in
-   * while the tick runs) writes the same port, and a read-modify-write cut
-   * in two would undo it. */
+  /* Masked wherever it is called from: servo edges (hal_servo_pin) write
+   * the same ports, and a read-modify-write cut in two would undo one. */
   uint8_t s = SREG;
   cli();
   if (positive) {
