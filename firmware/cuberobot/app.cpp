@@ -4,6 +4,7 @@
 #include "framing.h"
 #include "hal.h"
 #include "motion.h"
+#include "servo.h"
 #include "pins.h"
 
 #define DEBOUNCE_MS 20
@@ -134,6 +135,29 @@ static uint8_t reply_ack(uint8_t *r) {
 
 static uint8_t valid_steps(int16_t s) { return s != 0 && s >= -CR_MAX_STEPS && s <= CR_MAX_STEPS; }
 
+/* A motor whose DIR pin carries a servo's pulses cannot step. */
+static uint8_t pin_is_servo(uint8_t motor) { return motor >= 1 && servo_configured((uint8_t)(motor - 1)); }
+
+/* Queues a move, or refuses it while the e-stop is latched or the queue is
+ * full. Masked so that an e-stop byte cannot slip between the check and the
+ * push and leave a move queued behind the latch. */
+static uint8_t queue_move(const MoveCmd &m, uint8_t *r, uint8_t steppers) {
+  uint8_t s = hal_irq_save();
+  uint8_t n;
+  if (estop_latched) {
+    n = reply_err(r, ERR_ESTOP, 0);
+  } else if (!motion_queue_free()) {
+    n = reply_err(r, ERR_QUEUE_FULL, 0);
+  } else {
+    if (steppers) hal_drivers(1);
+    cut = 0;
+    motion_push(m);
+    n = reply_ack(r);
+  }
+  hal_irq_restore(s);
+  return n;
+}
+
 static uint8_t do_move(const uint8_t *p, uint8_t *r) {
   MoveCmd m;
   m.id = rd16(p);
@@ -149,22 +173,36 @@ static uint8_t do_move(const uint8_t *p, uint8_t *r) {
     if (!motion_configured(m.motor_b)) return reply_err(r, ERR_NOT_CONFIGURED, m.motor_b);
   }
   if (!motion_configured(m.motor_a)) return reply_err(r, ERR_NOT_CONFIGURED, m.motor_a);
-  /* Masked so that an e-stop byte cannot slip between the check and the
-   * push and leave a move queued behind the latch. */
-  uint8_t s = hal_irq_save();
-  uint8_t n;
-  if (estop_latched) {
-    n = reply_err(r, ERR_ESTOP, 0);
-  } else if (!motion_queue_free()) {
-    n = reply_err(r, ERR_QUEUE_FULL, 0);
-  } else {
-    hal_drivers(1);
-    cut = 0;
-    motion_push(m);
-    n = reply_ack(r);
-  }
-  hal_irq_restore(s);
-  return n;
+  if (pin_is_servo(m.motor_a)) return reply_err(r, ERR_BAD_ARG, 0);
+  if (m.motor_b != CR_NO_MOTOR && pin_is_servo(m.motor_b)) return reply_err(r, ERR_BAD_ARG, 1);
+  return queue_move(m, r, 1);
+}
+
+static uint8_t do_config_servo(const uint8_t *p, uint8_t *r) {
+  if (motion_queue_len()) return reply_err(r, ERR_BUSY, 0);
+  if (p[0] >= CR_SERVOS) return reply_err(r, ERR_BAD_ARG, 0);
+  if (!servo_configure(p[0], rd16(p + 1), rd16(p + 3))) return reply_err(r, ERR_BAD_ARG, 1);
+  return reply_ack(r);
+}
+
+#define CR_MAX_TRAVEL_MS 10000
+
+static uint8_t do_servo(const uint8_t *p, uint8_t *r) {
+  MoveCmd m;
+  m.id = rd16(p);
+  uint8_t servo = p[2];
+  uint16_t us = rd16(p + 3);
+  uint16_t travel = rd16(p + 5);
+  if (servo >= CR_SERVOS) return reply_err(r, ERR_BAD_ARG, 0);
+  if (!servo_configured(servo)) return reply_err(r, ERR_NOT_CONFIGURED, servo);
+  if (!servo_allows(servo, us)) return reply_err(r, ERR_BAD_ARG, 1);
+  if (travel > CR_MAX_TRAVEL_MS) return reply_err(r, ERR_BAD_ARG, 2);
+  m.motor_a = (uint8_t)(CR_SERVO_MOVE + servo);
+  m.steps_a = (int16_t)us;
+  m.motor_b = CR_NO_MOTOR;
+  m.steps_b = (int16_t)travel;
+  m.overlap = 0;
+  return queue_move(m, r, 0);
 }
 
 static uint8_t do_config_motor(const uint8_t *p, uint8_t *r) {
@@ -189,6 +227,8 @@ static uint8_t expected_length(uint8_t type) {
     case CMD_CONFIG_MOTOR: return 15;
     case CMD_CONFIG_GLOBAL: return 2;
     case CMD_MOVE: return 10;
+    case CMD_CONFIG_SERVO: return 5;
+    case CMD_SERVO: return 7;
     default: return 0;
   }
 }
@@ -203,6 +243,10 @@ static uint8_t execute(uint8_t type, const uint8_t *p, uint8_t *r) {
       return reply_ack(r);
     case CMD_MOVE:
       return do_move(p, r);
+    case CMD_CONFIG_SERVO:
+      return do_config_servo(p, r);
+    case CMD_SERVO:
+      return do_servo(p, r);
     case CMD_CLEAR_ESTOP:
       if (hal_estop_input()) return reply_err(r, ERR_ESTOP, ESTOP_BY_INPUT);
       if (estop_latched) {
@@ -237,7 +281,7 @@ static void handle_frame(const uint8_t *f, uint8_t len) {
     }
   }
 #endif
-  if (type < CMD_HELLO || type > CMD_RELEASE) {
+  if (type < CMD_HELLO || type > CMD_SERVO) {
     n = reply_err(r, ERR_UNKNOWN_TYPE, type);
     send(r, n);
     return;
@@ -337,6 +381,7 @@ void app_setup(void) {
   hal_init();
   dec.reset();
   motion_init();
+  servo_init();
   estop_latched = 0;
   estop_event = 0;
   cut = 0;

@@ -14,6 +14,9 @@
 #define CR_MOTORS 6
 #define CR_MAX_STEPS 30000
 #define CR_NO_MOTOR 0xFF
+/* A queued SERVO is a MoveCmd whose motor_a is CR_SERVO_MOVE + servo,
+ * steps_a its pulse in us and steps_b its travel time in ms. */
+#define CR_SERVO_MOVE 0x80
 #define CR_NO_ID 0xFFFF
 #define CR_BAUD 115200UL
 
@@ -35,6 +38,8 @@ enum {
   CMD_STATUS = 0x05,
   CMD_CLEAR_ESTOP = 0x06,
   CMD_RELEASE = 0x07,
+  CMD_CONFIG_SERVO = 0x08,
+  CMD_SERVO = 0x09,
 };
 
 enum {

@@ -21,6 +21,18 @@ void hal_steps_low(void);
 void hal_steps_high(uint8_t motor_mask);  /* bit i: motor i */
 void hal_set_dir(uint8_t motor, uint8_t positive);
 
+/* Servo outputs (servo.h): servo i drives the DIR pin of motor i + 1, which
+ * a flipper or two-gripper rig does not use as a DIR pin. The servo timer's
+ * compare interrupt calls servo_timer_isr(): first `delay` counts after
+ * hal_servo_timer_start, then every CR_SERVO_PERIOD counts; a shift moves
+ * the counter on by `k` counts from where it stands (the next match comes
+ * k counts sooner). */
+void hal_servo_pin(uint8_t servo, uint8_t high);
+uint16_t hal_tick_cycle(void); /* CPU cycles since the current tick began */
+void hal_servo_timer_start(uint8_t delay);
+void hal_servo_timer_shift(uint8_t k);
+void hal_servo_timer_stop(void);
+
 void hal_drivers(uint8_t enabled);
 uint8_t hal_drivers_enabled(void);
 uint8_t hal_button_down(void);

@@ -12,6 +12,7 @@
 #include "constants.h"
 #include "hal.h"
 #include "motion.h"
+#include "servo.h"
 #include "pins.h"
 
 #define CR_CAT_(a, b) a##b
@@ -90,6 +91,13 @@ void hal_init(void) {
   TCCR1B = (1 << WGM12) | (1 << CS10);
   TIMSK1 = (1 << OCIE1A);
 
+  /* Timer2 for the servos' edges: CTC at a TOP never changed afterwards,
+   * 16 MHz / 8 = 0.5 us a count; its interrupt runs only while a pulse does. */
+  TCCR2A = (1 << WGM21);
+  TCCR2B = (1 << CS21);
+  OCR2A = CR_SERVO_PERIOD - 1;
+  TIMSK2 = 0;
+
   wdt_enable(WDTO_250MS);
 }
 
@@ -119,12 +127,30 @@ void hal_steps_high(uint8_t motor_mask) {
 }
 
 void hal_set_dir(uint8_t motor, uint8_t positive) {
+  /* Masked wherever it is called from: servo edges (hal_servo_pin) write
+   * the same ports, and a read-modify-write cut in two would undo one. */
+  uint8_t s = SREG;
+  cli();
   if (positive) {
     *dir_port[motor] |= dir_mask[motor];
   } else {
     *dir_port[motor] &= (uint8_t)~dir_mask[motor];
   }
+  SREG = s;
 }
+
+void hal_servo_pin(uint8_t servo, uint8_t high) { hal_set_dir((uint8_t)(servo + 1), high); }
+
+uint16_t hal_tick_cycle(void) { return TCNT1; }
+
+void hal_servo_timer_start(uint8_t delay) {
+  TCNT2 = (uint8_t)(CR_SERVO_PERIOD - delay);
+  TIFR2 = (1 << OCF2A); /* a match from before is not this one */
+  TIMSK2 |= (1 << OCIE2A);
+}
+
+void hal_servo_timer_shift(uint8_t k) { TCNT2 = (uint8_t)(TCNT2 + k); }
+void hal_servo_timer_stop(void) { TIMSK2 &= (uint8_t) ~(1 << OCIE2A); }
 
 void hal_drivers(uint8_t enabled) {
   uint8_t s = SREG;
@@ -216,11 +242,15 @@ ISR(TIMER1_COMPA_vect) {
 #ifdef CR_PROFILE_ISR /* the LED shows the tick interrupt's length (make EXTRA=-DCR_PROFILE_ISR) */
   PORT_OF(CR_LED_PORT) |= (1 << CR_LED_BIT);
 #endif
+  servo_tick(); /* first, while the tick's count is still low (servo.h) */
   motion_tick();
   app_tick_isr();
 #ifdef CR_PROFILE_ISR
   PORT_OF(CR_LED_PORT) &= (uint8_t) ~(1 << CR_LED_BIT);
 #endif
 }
+
+/* Both edges of a servo pulse, and the stretches between (servo.h). */
+ISR(TIMER2_COMPA_vect) { servo_timer_isr(); }
 
 #endif

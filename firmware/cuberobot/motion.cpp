@@ -5,6 +5,7 @@
 
 #include "motion.h"
 #include "hal.h"
+#include "servo.h"
 
 void Chan::start(uint16_t steps, const MotorConfig &cfg) {
   vmax = cfg.vmax;
@@ -152,6 +153,14 @@ void motion_stop(void) {
 static void slot_start(Slot &s) {
   const MoveCmd &c = s.cmd;
   s.nch = 0;
+  s.elapsed = 0;
+  if (c.motor_a >= CR_SERVO_MOVE) {
+    /* A servo reports nothing: the move lasts the host's travel time. */
+    servo_set((uint8_t)(c.motor_a - CR_SERVO_MOVE), (uint16_t)c.steps_a);
+    s.settle_left = (uint32_t)(uint16_t)c.steps_b * (CR_TICK_HZ / 1000);
+    s.state = s.settle_left ? S_SETTLING : S_WAITING;
+    return;
+  }
   uint8_t motors[2] = {c.motor_a, c.motor_b};
   int16_t steps[2] = {c.steps_a, c.steps_b};
   for (uint8_t k = 0; k < 2; k++) {
@@ -253,7 +262,7 @@ void motion_tick(void) {
     Slot &h = ring[head];
     Slot &next = ring[(head + 1) % CR_QUEUE_CAPACITY];
     uint16_t k = next.cmd.overlap;
-    if (k) {
+    if (k && h.nch) { /* nothing overlaps a servo's travel */
       uint8_t near_end = 1;
       for (uint8_t i = 0; i < h.nch; i++) {
         if ((uint16_t)(h.ch[i].n - h.ch[i].done) > k) near_end = 0;

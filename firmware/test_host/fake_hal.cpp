@@ -41,6 +41,14 @@ void hal_set_dir(uint8_t motor, uint8_t positive) {
   fake.dir[motor] = positive ? 1 : 0;
 }
 
+/* The servo timer is not modelled on the host (the pulses are measured on
+ * the real binary in simavr): it records its calls only. */
+void hal_servo_pin(uint8_t servo, uint8_t high) { fake.servo_edges.push_back({fake.ticks, servo * 2 + (high ? 1 : 0)}); }
+uint16_t hal_tick_cycle(void) { return 40; }
+void hal_servo_timer_start(uint8_t delay) { fake.servo_armed = delay; }
+void hal_servo_timer_shift(uint8_t) {}
+void hal_servo_timer_stop(void) { fake.servo_armed = -1; }
+
 void hal_drivers(uint8_t enabled) {
   if (fake.drivers != enabled) fake.enable_log.push_back({fake.ticks, enabled});
   fake.drivers = enabled;

@@ -29,6 +29,9 @@ struct FakeHal {
   std::deque<uint8_t> rx;
   uint8_t rx_overflow = 0;
   std::vector<uint8_t> tx;
+  /* servo pin writes: (tick, servo * 2 + level) */
+  std::vector<std::pair<uint64_t, int>> servo_edges;
+  int servo_armed = -1;
 
   void reset();
 };

@@ -25,6 +25,7 @@
 
 #include "../cuberobot/app.h"
 #include "../cuberobot/motion.h"
+#include "../cuberobot/servo.h"
 #include "fake_hal.h"
 
 static void print_hex(const std::vector<uint8_t> &v) {
@@ -35,6 +36,7 @@ static void print_hex(const std::vector<uint8_t> &v) {
 static void run_ticks(long n) {
   for (long i = 0; i < n; i++) {
     fake.ticks++;
+    servo_tick();
     motion_tick();
     app_tick_isr();
     if (fake.ticks % 25 == 0) app_loop();
