@@ -89,3 +89,23 @@ def test_the_terminal_the_api_and_the_service_refuse_alike(req, api):
     assert code == 2 and err == f"cuberobot solve: {message}", err
     status, web, _ = api.post("/api/solve", req)
     assert status == 400 and web["error"]["message"] == message, web
+
+
+def test_cfop_reads_the_same_simplified_moves_from_the_service_and_the_engine():
+    """Where one CFOP stage ends with a move the next begins with, the whole
+    reads simplified (no "U2 B B U2") from every face, and still solves."""
+    from robot.app.start import cfop_solution
+    from solver import parse_moves, simplify
+    from solver.cfop import solve_cfop
+
+    seams = 0
+    for seed in range(40):
+        cube = random_cube(5000 + seed)
+        facelets = cube.to_facelets()
+        stages = solve_cfop(cube).moves
+        out = answer(SolveRequest(facelets, method="cfop"))
+        engine, _ = cfop_solution(facelets, 1.0, 1.5)
+        assert out["moves"] == engine.moves and out["length"] == len(parse_moves(out["moves"]))
+        assert Cube.from_facelets(facelets).apply(out["moves"]).is_solved()
+        seams += len(simplify(stages)) < len(stages)
+    assert seams, "no cube in the sample had moves to cancel across a seam"

@@ -88,12 +88,18 @@ def answer(req: SolveRequest) -> dict[str, Any]:
 
 
 def _cfop(facelets: str) -> dict[str, Any]:
-    """The moves and each named stage (its moves and the case it met)."""
-    from solver import parse_facelets
+    """The moves and each named stage (its moves and the case it met). The
+    whole is simplified across the stages' seams (a stage ending ``U2 B``
+    and the next beginning ``B U2`` read ``U2 B2 U2``), as the engine's run
+    shows it; each stage keeps its own moves."""
+    from solver import format_moves, parse_facelets, simplify
     from solver.cfop import solve_cfop
 
     t0 = time.perf_counter()
-    out = solve_cfop(parse_facelets(facelets)).to_dict()
+    sol = solve_cfop(parse_facelets(facelets))
+    out = sol.to_dict()
+    whole = simplify(sol.moves)
+    out["moves"], out["length"] = format_moves(whole), len(whole)
     out["elapsed_ms"] = round((time.perf_counter() - t0) * 1000, 3)
     keep = ("name", "moves", "case", "slot")
     out["stages"] = [{k: v for k, v in stage.items() if k in keep} for stage in out["stages"]]
