@@ -187,7 +187,8 @@ function showRig(rig) {
   $("rig-line").textContent = rig.connected
     ? `rig on ${rig.port}` + (rig.estop_latched ? " · emergency stop latched" : "") +
       " · its start button starts a run"
-    : `rig not connected (${rig.message})`;
+    : `rig not connected (${rig.message}): whether its emergency stop is latched is not known until it is`;
+  document.body.dataset.latched = rig.connected ? document.body.dataset.latched : "unknown";
 }
 
 function showTimes() {
@@ -328,7 +329,7 @@ function signIn(on) {
   if (on) {
     $("state").textContent = "sign in";
     $("state").dataset.state = "idle";
-    if (location.hash === "#wrong-token") {
+    if (window.location.hash === "#wrong-token") {
       $("signin-message").textContent = "wrong token: the address you opened carries a token this panel " +
         "no longer takes (`cuberobot serve --new-token` replaced it, or it was cut short). Open the " +
         "address `cuberobot serve` prints now.";
