@@ -158,7 +158,6 @@ def test_for_the_rig_turns_the_candidate_with_the_least_planned_time():
     sol = for_the_rig(CFG, facelets, max_length=None, budget_ms=30, workers=1)
     assert sol.metric == "rig"
     assert Cube.from_facelets(facelets).apply(sol.moves).is_solved()
-    assert sol.others, "the solver handed over only one candidate"
     mine = estimate_s(plan(sol.steps, CFG), CFG)
     assert sol.cost == round(mine, 4)
     assert all(mine <= estimate_s(plan(o.steps, CFG), CFG) for o in sol.others)
