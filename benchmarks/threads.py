@@ -1,10 +1,11 @@
 """One search thread or one per core: which makes the solver's answers
 better (issue 25, "threads chosen by measurement").
 
-For the same random cubes, interleaved cube by cube and in alternating
-order (so that a busy spell of the shared host falls on both alike), times
-``solve`` with ``workers=1`` and ``workers=N`` (every core this process may
-use) in three ways:
+For the same random cubes, interleaved cube by cube and in rotating order
+(so that a busy spell of the shared host falls on all alike), times
+``solve`` with ``workers=1``, ``workers=N`` (every core this process may
+use) and the default (one thread to the first solution, then N) in three
+ways:
 
 * the first answer of at most 20 moves (``max_length=20, budget_ms=0``),
 * the first answer with no limit (``budget_ms=0``),
@@ -41,20 +42,21 @@ def main() -> int:
     args = ap.parse_args()
     prepare()
     many = default_workers()
+    kinds: tuple[int | None, ...] = (1, many, None)
     print(f"# {platform.node()} {platform.machine()}, {os.cpu_count()} cores ({many} usable), Python "
           f"{platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M')}; {args.rounds} rounds of "
-          f"{args.cubes} cubes; workers 1 against {many}")
+          f"{args.cubes} cubes; workers 1, {many} and the default")
     print("| round, load | first <= 20 moves, median ms (p90) | first, no limit, median ms (p90) "
           "| 100 ms: mean length | 100 ms: mean axial cost |")
     print("|---|---|---|---|---|")
     for r in range(args.rounds):
         load = os.getloadavg()[0]
-        ms: dict[tuple[str, int], list[float]] = {}
-        length: dict[int, list[int]] = {1: [], many: []}
-        axial: dict[int, list[float]] = {1: [], many: []}
+        ms: dict[tuple[str, int | None], list[float]] = {}
+        length: dict[int | None, list[int]] = {w: [] for w in kinds}
+        axial: dict[int | None, list[float]] = {w: [] for w in kinds}
         for k in range(args.cubes):
             cube = random_cube(args.seed + 1000 * r + k)
-            order = (1, many) if k % 2 == 0 else (many, 1)
+            order = kinds[k % 3:] + kinds[:k % 3]
             for w in order:
                 for name, kw in (("20", {"max_length": 20}), ("any", {})):
                     t = time.perf_counter()
@@ -64,17 +66,18 @@ def main() -> int:
                 length[w].append(solve(cube, budget_ms=100, workers=w).length)
                 axial[w].append(solve(cube, budget_ms=100, workers=w, metric="axial").cost)
 
-        def cell(name: str, ms: dict[tuple[str, int], list[float]] = ms) -> str:
+        def cell(name: str, ms: dict[tuple[str, int | None], list[float]] = ms,
+                 kinds: tuple[int | None, ...] = kinds) -> str:
             parts = []
-            for w in (1, many):
+            for w in kinds:
                 xs = sorted(ms[(name, w)])
                 parts.append(f"{statistics.median(xs):.2f} ({xs[int(0.9 * len(xs))]:.2f})")
             return " / ".join(parts)
 
         print(f"| {r + 1}, {load:.1f}-{os.getloadavg()[0]:.1f} | {cell('20')} | {cell('any')} "
-              f"| {statistics.fmean(length[1]):.2f} / {statistics.fmean(length[many]):.2f} "
-              f"| {statistics.fmean(axial[1]):.3f} / {statistics.fmean(axial[many]):.3f} |", flush=True)
-    print(f"(each cell: workers=1 / workers={many})")
+              f"| {' / '.join(f'{statistics.fmean(length[w]):.2f}' for w in kinds)} "
+              f"| {' / '.join(f'{statistics.fmean(axial[w]):.3f}' for w in kinds)} |", flush=True)
+    print(f"(each cell: workers=1 / workers={many} / the default)")
     return 0
 
 

@@ -535,8 +535,9 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
     a solution is checked on the cube before it is returned (SolverFault if
     it is wrong).
 
-    ``workers`` threads search at once (default: every core this process may
-    run on, see :func:`default_workers`; at most :data:`MAX_WORKERS`). With
+    ``workers`` threads search at once (at most :data:`MAX_WORKERS`; by
+    default one thread until the first solution and then every core this
+    process may run on, see :func:`default_workers`). With
     ``workers=1`` the search's slices run in a fixed order, so its answer
     depends only on how much it searched, not on how the threads were
     scheduled: the deterministic mode for tests.
@@ -550,6 +551,12 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
     """
     t0 = time.perf_counter()
     _check_options(max_length, metric, quarter_cost, half_cost)
+    # Left to us, the first answer is searched on one thread and the rest of
+    # the budget on every core: the first comes within a few milliseconds,
+    # where handing slices between threads costs more than a second core
+    # gives, and a budget of tens of milliseconds is where it pays (both
+    # measured on this 2-core host, benchmarks/threads.py, docs/benchmarks.md).
+    first_workers = 1 if workers is None else _check_workers(workers)
     workers = _check_workers(workers)
     if isinstance(candidates, bool) or not isinstance(candidates, int) \
             or not 1 <= candidates <= MAX_CANDIDATES:
@@ -587,7 +594,7 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
         best.offer(near)
 
     views = _views(c)
-    _first(_Race(views, tables, PREMOVES_QUICK), best, limit, workers)
+    _first(_Race(views, tables, PREMOVES_QUICK), best, limit, first_workers)
     if max_length is None or metric != "htm":
         left_ms = (limit.deadline - time.perf_counter()) * 1000.0
         if left_ms > 0:

@@ -177,7 +177,8 @@ class SolverConfig:
     are planned to find the one the rig finishes first."""
     max_length: int | None = None
     workers: int | None = None
-    """Threads the search uses; None: every core."""
+    """Threads the search uses; None: one to the first solution, then every
+    core (chosen by benchmarks/threads.py, see docs/benchmarks.md)."""
     method: str = "two-phase"
     """How `start` solves: "two-phase" (short, for speed) or "cfop" (the
     stages a person would turn, for a demonstration)."""

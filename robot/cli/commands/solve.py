@@ -203,7 +203,8 @@ def register(sub: Registry) -> None:
                    help="with --metric rig: the set-up whose motion model prices the solutions (default:"
                         " config/rig.toml)")
     p.add_argument("--workers", type=whole(1, MAX_WORKERS), default=None, metavar="N",
-                   help=f"threads to search with (default: every core; 1 to {MAX_WORKERS}; 1 gives the"
+                   help=f"threads to search with (default: one to the first solution, then every core; 1 to"
+                        f" {MAX_WORKERS}; 1 gives the"
                         " same answer for the same amount of search)")
     p.add_argument("--method", choices=METHODS, default="two-phase",
                    help="two-phase (default): a short solution; cfop: cross, F2L, OLL, PLL as a person"
