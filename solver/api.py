@@ -97,6 +97,15 @@ solution within a few hundred milliseconds even on a slow machine, so
 reaching it means damaged tables."""
 MAX_CANDIDATES = 32
 """The most solutions one solve hands back (``solve(candidates=...)``)."""
+CANDIDATES_WITHIN = 0.04
+"""With ``candidates`` > 1, the solutions kept besides the cheapest are
+those the search met on its way that are at most this fraction dearer, and
+ties; the search's bound stays the cheapest's. Searching for the N cheapest
+instead loosens the bound to the N-th, and in the same budget the search
+then finds dearer solutions: on 100 cubes the best of 8 planned on the rig
+came out between 0.3 % faster and 1.1 % slower than the one cheapest in two
+runs (docs/benchmarks.md); near-ties are where a finer price (the rig's
+plan) can disagree with the metric, at no cost to the search."""
 FINISH_MS = 0.3
 """Of the budget, what is kept back for checking the answer on the cube and
 writing it out, so that the whole call takes about ``budget_ms``."""
@@ -252,11 +261,14 @@ class _Best:
     """The best solution so far: the cheapest, and of equally cheap ones the
     shortest; and the length of the shortest found, cheap or not. With
     ``keep`` > 1 it also keeps the ``keep`` cheapest different ones, and the
-    search looks for anything cheaper than the last of them (:attr:`bound`)."""
+    search looks for anything no dearer than the cheapest (:attr:`bound`):
+    the others are what it meets on the way, within ``within`` of the
+    cheapest, and ties."""
 
-    def __init__(self, price: _Price, keep: int = 1):
+    def __init__(self, price: _Price, keep: int = 1, within: float = CANDIDATES_WITHIN):
         self.price = price
         self.keep = keep
+        self.within = within
         self.moves: list[int] | None = None
         self.cost = math.inf
         self.shortest = ANY_BOUND + 1
@@ -273,7 +285,12 @@ class _Best:
             self.kept.append(entry)
             self.kept.sort()
             del self.kept[self.keep:]
-        self.bound = self.kept[-1][0] if len(self.kept) >= self.keep else math.inf
+        if self.keep > 1:  # the near-ties only: anything dearer leaves the list and the bound
+            worst = self.cost * (1.0 + self.within) + 1e-9
+            self.kept = [e for e in self.kept if e[0] <= worst]
+            self.bound = self.cost + 1e-9  # ties with the cheapest still count
+        else:
+            self.bound = self.kept[-1][0]
 
 
 class _View:
@@ -497,7 +514,8 @@ def _solution(cube: Cube, moves: list[int], price: _Price, t0: float, target: in
 
 def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float = 100,
           metric: str = "htm", quarter_cost: float = 1.0, half_cost: float = 1.5,
-          workers: int | None = None, candidates: int = 1) -> Solution:
+          workers: int | None = None, candidates: int = 1,
+          candidates_within: float = CANDIDATES_WITHIN) -> Solution:
     """A short solution of ``cube`` (a facelet string in any six symbols, or a Cube).
 
     Searches for ``budget_ms`` milliseconds (not counting a first call's
@@ -517,8 +535,9 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
     a solution is checked on the cube before it is returned (SolverFault if
     it is wrong).
 
-    ``workers`` threads search at once (default: every core this process may
-    run on, see :func:`default_workers`; at most :data:`MAX_WORKERS`). With
+    ``workers`` threads search at once (at most :data:`MAX_WORKERS`; by
+    default one thread until the first solution and then every core this
+    process may run on, see :func:`default_workers`). With
     ``workers=1`` the search's slices run in a fixed order, so its answer
     depends only on how much it searched, not on how the threads were
     scheduled: the deterministic mode for tests.
@@ -526,11 +545,18 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
     ``candidates`` > 1 (at most :data:`MAX_CANDIDATES`) asks for that many of
     the cheapest different solutions the search met, each checked: the answer
     is the cheapest and ``others`` holds the rest, cheapest first (fewer when
-    the budget found fewer). A caller with a better price than the metric's
-    (a rig that plans each one) chooses among them.
+    the budget found fewer), none more than ``candidates_within`` (a
+    fraction) dearer than the cheapest. A caller with a better price than
+    the metric's (a rig that plans each one) chooses among them.
     """
     t0 = time.perf_counter()
     _check_options(max_length, metric, quarter_cost, half_cost)
+    # Left to us, the first answer is searched on one thread and the rest of
+    # the budget on every core: the first comes within a few milliseconds,
+    # where handing slices between threads costs more than a second core
+    # gives, and a budget of tens of milliseconds is where it pays (both
+    # measured on this 2-core host, benchmarks/threads.py, docs/benchmarks.md).
+    first_workers = 1 if workers is None else _check_workers(workers)
     workers = _check_workers(workers)
     if isinstance(candidates, bool) or not isinstance(candidates, int) \
             or not 1 <= candidates <= MAX_CANDIDATES:
@@ -552,7 +578,9 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
     limit = _Limits(deadline=start + budget / 1000.0,
                     give_up=start + (refuse_ms if refuse_ms is not None else wall_ms) / 1000.0,
                     wall_ms=wall_ms, target=max_length)
-    best = _Best(price, candidates)
+    if not 0 <= candidates_within <= 1:
+        raise ValueError(f"candidates_within must be a fraction from 0 to 1, not {candidates_within!r}")
+    best = _Best(price, candidates, candidates_within)
 
     near = _optimal_if_near(c, tables, limit)
     if max_length is not None and (near is None and max_length <= SHORT
@@ -566,7 +594,7 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
         best.offer(near)
 
     views = _views(c)
-    _first(_Race(views, tables, PREMOVES_QUICK), best, limit, workers)
+    _first(_Race(views, tables, PREMOVES_QUICK), best, limit, first_workers)
     if max_length is None or metric != "htm":
         left_ms = (limit.deadline - time.perf_counter()) * 1000.0
         if left_ms > 0:

@@ -17,6 +17,13 @@ from .moves import Move, parse_moves
 METRICS = ("htm", "qtm", "axial")
 """What a solution's cost counts: face turns, quarter turns, or the six-motor
 rig's time (opposite faces together, half turns dearer)."""
+RIG_METRICS = (*METRICS, "rig")
+"""What a caller with a rig may ask for: the solver's metrics, and ``rig``,
+which the solver cannot price alone: it hands several of its cheapest
+solutions in the axial metric and the robot plans each with the rig's
+motion model (overlaps, half-turn directions; robot/rig/motion.py) and
+turns the one whose plan ends first. Listed here, beside the solver's own,
+so that the CLI, the config and the web API offer one list."""
 METHODS = ("two-phase", "cfop")
 """How a 3x3 is solved: the shortest found by the two-phase search, or the
 stages a person turns (cross, F2L, OLL, PLL)."""

@@ -304,7 +304,7 @@ STRATEGIES: dict[str, st.SearchStrategy[Case]] = {
     "apply": st.one_of(command(["apply"], [CUBE, MOVES]), command(["apply"], [CUBE, MOVES, MOVES, MOVES])),
     "scramble": command(["scramble"], seed=SEED, moves=number(0, 10_000, "-1", "10001")),
     "solve": st.one_of(
-        command(["solve"], [CUBE], json=FLAG, metric=choice("htm", "qtm", "axial"),
+        command(["solve"], [CUBE], json=FLAG, metric=choice("htm", "qtm", "axial", "rig"),
                 budget_ms=number(0, 50, "-1", "nan", "inf", "1e400", "600001", "-0.0001"),
                 max_length=number(0, 100, "-1", "101", "nan", "9" * 5000, "1.5")),
         command(["solve", "--budget-ms", "5"], batch=BATCH, max_length=number(0, 100, "-1"))),

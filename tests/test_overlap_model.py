@@ -145,3 +145,19 @@ def test_the_default_model_and_its_checks(tmp_path):
         parse_config("[solver]\ncandidates = 33\n")
     off = dataclasses.replace(CFG, cube=CubeConfig(corner_cutting=False))
     assert all(s.overlap == 0 for s in plan(format_moves([Move(f, 1) for f in range(6)]), off))
+
+
+def test_for_the_rig_turns_the_candidate_with_the_least_planned_time():
+    """The one service behind `solve --metric rig`, the API and `start`: of
+    the solver's candidates, the one whose plan ends first, priced by that plan."""
+    from robot.app.solving import for_the_rig
+    from robot.rig.motion import estimate_s
+    from solver import Cube, random_cube
+
+    facelets = random_cube(25).to_facelets()
+    sol = for_the_rig(CFG, facelets, max_length=None, budget_ms=30, workers=1)
+    assert sol.metric == "rig"
+    assert Cube.from_facelets(facelets).apply(sol.moves).is_solved()
+    mine = estimate_s(plan(sol.steps, CFG), CFG)
+    assert sol.cost == round(mine, 4)
+    assert all(mine <= estimate_s(plan(o.steps, CFG), CFG) for o in sol.others)

@@ -292,3 +292,21 @@ def _solve_in_child(scramble: str) -> str:
     # a cube near solved: every view runs out of shorter solutions well
     # before the budget, and the solve waits for its threads' last slices
     return solve(SOLVED_CUBE.apply(scramble), budget_ms=60_000, workers=2).moves
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_candidates_are_near_ties_of_the_cheapest(seed):
+    """solve(candidates=N): the others solve the cube, differ from the
+    answer and from each other, and cost at most CANDIDATES_WITHIN more
+    (the search's bound stays the cheapest's, so asking costs it nothing)."""
+    from solver.api import CANDIDATES_WITHIN
+
+    cube = random_cube(seed)
+    sol = solve(cube, metric="axial", budget_ms=50, workers=1, candidates=8)
+    assert len(sol.others) <= 7
+    assert len({sol.moves, *(o.moves for o in sol.others)}) == 1 + len(sol.others)
+    for o in sol.others:
+        assert cube.apply(o.moves).is_solved()
+        assert sol.cost <= o.cost <= sol.cost * (1 + CANDIDATES_WITHIN) + 1e-9
+    with pytest.raises(ValueError, match="candidates_within"):
+        solve(cube, candidates=2, candidates_within=2.0)

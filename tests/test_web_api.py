@@ -57,6 +57,21 @@ def test_solve_gives_a_solution_that_solves(client):
     assert status == 200 and Cube.from_facelets(facelets).apply(body["moves"]).is_solved()
 
 
+def test_solve_for_the_rig_and_the_list_of_metrics(client):
+    """The page's list comes from the solver's (rig included), and the rig
+    metric answers with the plan's time in seconds."""
+    status, options, _ = client.get("/api/solve/options")
+    assert status == 200 and "rig" in options["metrics"] and "cfop" in options["methods"]
+    facelets = random_cube(4).to_facelets()
+    status, body, _ = client.post("/api/solve", {"facelets": facelets, "metric": "rig", "budget_ms": 20})
+    assert status == 200, body
+    assert Cube.from_facelets(facelets).apply(body["moves"]).is_solved()
+    assert body["metric"] == "rig" and body["planned"] >= 1 and 0 < body["cost"] < 10
+    status, body, _ = client.post("/api/solve", {"facelets": "UUUURRRRFFFFDDDDLLLLBBBB",
+                                                "metric": "rig"})
+    assert status == 400 and "2x2" in body["error"]["message"]
+
+
 def test_solves_side_by_side_are_all_right(client):
     """Searches run at once on the API's pool (no lock around the solver):
     every answer of 48 requests from 8 threads at once solves its own cube."""

@@ -37,9 +37,10 @@ def fuzz(examples):
     return settings(max_examples=max(1, int(examples * SCALE)), deadline=None, derandomize=True,
                     database=None, suppress_health_check=list(HealthCheck))
 
-GETS = ["/", "/api/status", "/api/events", "/api/images/{view}.jpg", "/api/live", "/api/live/{view}.jpg",
-        "/api/geometry", "/api/geometry/{view}.jpg", "/api/dry-run/timeline.png", "/api/runs",
-        "/api/runs/{run}/{name}.png", "/api/photos/{face}.jpg", "/static/{file}", "/favicon.ico", "/{junk}"]
+GETS = ["/", "/api/status", "/api/events", "/api/solve/options", "/api/images/{view}.jpg", "/api/live",
+        "/api/live/{view}.jpg", "/api/geometry", "/api/geometry/{view}.jpg", "/api/dry-run/timeline.png",
+        "/api/runs", "/api/runs/{run}/{name}.png", "/api/photos/{face}.jpg", "/static/{file}", "/favicon.ico",
+        "/{junk}"]
 POSTS = ["/api/check", "/api/solve", "/api/start", "/api/scan", "/api/stop", "/api/estop", "/api/estop/clear",
          "/api/answer", "/api/calibrate", "/api/geometry", "/api/dry-run", "/api/photos"]
 FIELDS = ["facelets", "size", "method", "metric", "max_length", "budget_ms", "seed", "action", "profile",

@@ -67,7 +67,6 @@ struct Slot {
   Chan ch[2];
   uint8_t nch;
   uint8_t state;
-  uint32_t elapsed;
   uint32_t settle_left;
 };
 
@@ -84,6 +83,11 @@ static volatile uint16_t last_done_id;
  * idle): a DONE reports them, so that with overlapping moves the DONEs of a
  * job still add up to the time the rig took (protocol section 3). */
 static uint32_t busy;
+/* Whether the head has stepped, or a successor been queued, since the
+ * overlap check last ran: only then can its answer change. The check reads
+ * two slots of the ring; run on every tick it made a stepping tick longer
+ * than a tick (738 of 640 cycles, measured in simavr). */
+static volatile uint8_t recheck;
 
 void motion_init(void) {
   configured_mask = 0;
@@ -126,6 +130,7 @@ uint8_t motion_push(const MoveCmd &cmd) {
   ring[i].state = S_QUEUED;
   s = hal_irq_save();
   count = (uint8_t)(count + 1);
+  recheck = 1;
   hal_irq_restore(s);
   return 1;
 }
@@ -173,7 +178,6 @@ static void slot_start(Slot &s) {
     ch.start(n, cfg[motors[k]]);
   }
   s.state = S_RUNNING;
-  s.elapsed = 0;
 }
 
 static uint32_t settle_ticks(const Slot &s) {
@@ -210,9 +214,8 @@ static void finish_head(void) {
 }
 
 /* Advances one slot by one tick; returns the step mask it wants. */
-static uint8_t slot_tick(Slot &s) {
+static inline __attribute__((always_inline)) uint8_t slot_tick(Slot &s) {
   uint8_t mask = 0;
-  s.elapsed++;
   if (s.state == S_RUNNING) {
     uint8_t all_done = 1;
     Chan &c0 = s.ch[0];
@@ -245,32 +248,48 @@ void motion_tick(void) {
     slot_start(ring[head]);
     started = 1;
   }
-  uint8_t mask = slot_tick(ring[head]);
-  if (started > 1) mask |= slot_tick(ring[(head + 1) % CR_QUEUE_CAPACITY]);
+  /* Read once: head and started are volatile, and the two slots' ticks are
+   * the interrupt's longest path (both run while moves overlap, and every
+   * tick of that must stay under a tick's 640 cycles, or ticks are lost and
+   * the motors run slower than the host's schedule). */
+  uint8_t hi = head;
+  uint8_t both = started > 1;
+  Slot &h = ring[hi];
+  uint8_t mask = slot_tick(h);
+  if (both) {
+    mask |= slot_tick(ring[(uint8_t)(hi + 1) % CR_QUEUE_CAPACITY]);
+  } else if (mask) {
+    recheck = 1; /* the head stepped: its steps left changed */
+  }
   hal_steps_high(mask);
 
-  if (started > 1) {
+  if (both) {
     /* The overlapping successor runs: the head ends with its motion. */
-    if (ring[head].state != S_RUNNING) finish_head();
-  } else if (ring[head].state == S_WAITING) {
+    if (h.state != S_RUNNING) {
+      finish_head();
+      recheck = 1;
+    }
+  } else if (h.state == S_WAITING) {
     finish_head();
+    recheck = 1;
     return;
   }
   /* Section 4.3: the next move may start once every motor of the head has
    * at most `overlap` steps left (its tick 1 is the next tick). */
-  if (started == 1 && count > 1) {
-    Slot &h = ring[head];
+  if (started == 1 && count > 1 && recheck) {
+    recheck = 0;
+    Slot &hd = ring[head]; /* a new head if the one above just finished */
     Slot &next = ring[(head + 1) % CR_QUEUE_CAPACITY];
     uint16_t k = next.cmd.overlap;
     if (k && h.nch) { /* nothing overlaps a servo's travel */
       uint8_t near_end = 1;
-      for (uint8_t i = 0; i < h.nch; i++) {
-        if ((uint16_t)(h.ch[i].n - h.ch[i].done) > k) near_end = 0;
+      for (uint8_t i = 0; i < hd.nch; i++) {
+        if ((uint16_t)(hd.ch[i].n - hd.ch[i].done) > k) near_end = 0;
       }
-      if (near_end && disjoint(h, next)) {
+      if (near_end && disjoint(hd, next)) {
         slot_start(next);
         started = 2;
-        if (h.state != S_RUNNING) finish_head();
+        if (hd.state != S_RUNNING) finish_head();
       }
     }
   }

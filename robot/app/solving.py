@@ -3,22 +3,34 @@ API's ``POST /api/solve``, and the press-start engine all build a
 :class:`SolveRequest`, have it checked by :func:`check` (the same refusal, in
 the same words, everywhere) and answered by :func:`answer` (the same moves).
 
-The lists of methods and metrics live in the solver; this module decides
-which combinations make sense for which cube: the two-phase search for a 3x3
-in any metric, CFOP's fixed stages for a 3x3 with no search options, and the
-2x2's optimal solver in face or quarter turns.
+The lists of methods and metrics live in the solver (solver/metrics.py);
+this module decides which combinations make sense for which cube: the
+two-phase search for a 3x3 in any metric, CFOP's fixed stages for a 3x3 with
+no search options, and the 2x2's optimal solver in face or quarter turns.
+
+The ``rig`` metric is priced here, not in the solver: the time a solution
+takes depends on the rig's motion model (its motors, the cube's overlap
+model, the half turns' directions), which only the config knows. So
+:func:`for_the_rig` asks the solver for several of its cheapest solutions
+and plans each exactly as the rig will turn it; the same function serves
+the terminal, the web API and the press-start engine.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from solver.metrics import METHODS, METRICS
+from solver.metrics import METHODS, RIG_METRICS
 
 from ..rig.errors import UserError
 from .limits import MAX_BUDGET_MS, MAX_SOLUTION_LENGTH
+
+if TYPE_CHECKING:
+    from solver.solution import Solution
+
+    from ..rig.config import Config
 
 DEFAULT_BUDGET_MS = 100.0
 POCKET_METRICS = ("htm", "qtm")
@@ -37,6 +49,9 @@ class SolveRequest:
     max_length: int | None = None
     budget_ms: float | None = None
     workers: int | None = None
+    rig: Config | None = None
+    """The set-up whose motion model prices ``metric="rig"`` (None: the
+    default config, config/rig.toml)."""
 
     @property
     def metric_or_default(self) -> str:
@@ -49,8 +64,8 @@ def check(req: SolveRequest) -> None:
     by the solver (a ``CubeError``)."""
     if req.method not in METHODS:
         raise UserError(f"method {req.method!r}: expected one of {', '.join(METHODS)}")
-    if req.metric is not None and req.metric not in METRICS:
-        raise UserError(f"metric {req.metric!r}: expected one of {', '.join(METRICS)}")
+    if req.metric is not None and req.metric not in RIG_METRICS:
+        raise UserError(f"metric {req.metric!r}: expected one of {', '.join(RIG_METRICS)}")
     if req.size not in (2, 3):
         raise UserError(f"size {req.size}: cubes of size 2 and 3 are solved (larger ones can be turned "
                         "with `apply`)")
@@ -83,8 +98,38 @@ def answer(req: SolveRequest) -> dict[str, Any]:
     if parse_facelets(req.facelets).is_solved():  # nothing to search for: no tables to build or load
         return {"moves": "", "length": 0, "cost": 0.0, "elapsed_ms": 0.0, "steps": []}
     budget = DEFAULT_BUDGET_MS if req.budget_ms is None else req.budget_ms
+    if req.metric == "rig":
+        from ..rig.config import load_config
+
+        cfg = req.rig if req.rig is not None else load_config(None)
+        sol = for_the_rig(cfg, req.facelets, max_length=req.max_length, budget_ms=budget, workers=req.workers)
+        return {**sol.to_dict(), "metric": "rig", "planned": 1 + len(sol.others)}
     return solve(req.facelets, max_length=req.max_length, budget_ms=budget, metric=req.metric_or_default,
                  workers=req.workers).to_dict()
+
+
+def for_the_rig(cfg: Config, facelets: str, *, max_length: int | None, budget_ms: float,
+                workers: int | None) -> Solution:
+    """``metric = "rig"``: of the solver's ``[solver] candidates`` cheapest
+    solutions in the axial metric (priced with this rig's quarter and half
+    turn times), the one whose plan the rig finishes first; its ``cost`` is
+    that plan's time in seconds, the estimate the rig's clock then meets.
+    ``others`` keeps the candidates that lost, so that a caller can say how
+    many were planned."""
+    import dataclasses
+
+    from solver import solve
+
+    from ..rig.config import rig_turn_costs
+    from ..rig.motion import estimate_s, fastest
+
+    q, h = rig_turn_costs(cfg)
+    sol = solve(facelets, max_length=max_length, budget_ms=budget_ms, metric="axial", quarter_cost=q,
+                half_cost=h, workers=workers, candidates=cfg.solver.candidates)
+    cands = [sol, *sol.others]
+    i, steps = fastest([c.steps for c in cands], cfg)
+    return dataclasses.replace(cands[i], cost=round(estimate_s(steps, cfg), 4), metric="rig",
+                               others=tuple(c for j, c in enumerate(cands) if j != i))
 
 
 def _cfop(facelets: str) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from ..rig.journal import Journal, default_state_dir
 from .events import Doubt, Event, Face, TurnEvents
 from .record import RunRecord
 from .rigs import RigHandle, attach_rig, connect_rig
+from .solving import for_the_rig
 
 if TYPE_CHECKING:
     from solver.solution import Solution
@@ -357,27 +358,13 @@ def solve(run: Run, facelets: str) -> Solution:
         return _solve_cfop(run, facelets, q, h)
     try:
         if s.metric == "rig":
-            return _fastest_on_the_rig(run.cfg, solver.solve(
-                facelets, max_length=s.max_length, budget_ms=s.budget_ms, metric="axial", quarter_cost=q,
-                half_cost=h, workers=s.workers, candidates=s.candidates))
+            return for_the_rig(run.cfg, facelets, max_length=s.max_length, budget_ms=s.budget_ms,
+                               workers=s.workers)
         return solver.solve(facelets, max_length=s.max_length, budget_ms=s.budget_ms, metric=s.metric,
                             quarter_cost=q, half_cost=h, workers=s.workers)
     except solver.SolveError as e:
         where = f" ([solver] max_length in {run.cfg.path})" if e.kind == "max-length" and run.cfg.path else ""
         raise RigError(f"{e}{where}; no motor turned") from None
-
-
-def _fastest_on_the_rig(cfg: Config, sol: Solution) -> Solution:
-    """``metric = "rig"``: of the solver's cheapest solutions, the one whose
-    plan (overlaps, half-turn directions) the rig finishes first; its cost
-    is that plan's time in seconds."""
-    import dataclasses
-
-    from ..rig.motion import estimate_s, fastest
-
-    cands = [sol, *sol.others]
-    i, steps = fastest([c.steps for c in cands], cfg)
-    return dataclasses.replace(cands[i], cost=round(estimate_s(steps, cfg), 4), metric="rig", others=())
 
 
 def _solve_cfop(run: Run, facelets: str, quarter_cost: float, half_cost: float) -> Solution:

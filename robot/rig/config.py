@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from solver import FACES, MAX_WORKERS
-from solver.metrics import METHODS, METRICS
+from solver.metrics import METHODS, RIG_METRICS
 from vision.setup import LIBCAMERA, CameraSpec, FaceSpec, ViewSpec, libcamera_index
 
 from .errors import UserError
@@ -29,10 +29,6 @@ from .timing import Profile, quantize, turn_costs
 PACKAGE_DIR = Path(__file__).resolve().parent
 _DEFAULT_CANDIDATES = (PACKAGE_DIR.parents[1] / "config" / "rig.toml", PACKAGE_DIR / "default_rig.toml")
 MICROSTEPS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-RIG_METRICS = (*METRICS, "rig")
-"""The solver's metrics, and ``rig``: the solver hands several of its cheapest
-solutions in the axial metric and the rig turns the one whose plan
-(robot/rig/motion.py) ends first."""
 MAX_CANDIDATES = 32
 """Solutions the solver may hand over for the ``rig`` metric to choose from."""
 
@@ -237,7 +233,8 @@ class SolverConfig:
     are planned to find the one the rig finishes first."""
     max_length: int | None = None
     workers: int | None = None
-    """Threads the search uses; None: every core."""
+    """Threads the search uses; None: one to the first solution, then every
+    core (chosen by benchmarks/threads.py, see docs/benchmarks.md)."""
     method: str = "two-phase"
     """How `start` solves: "two-phase" (short, for speed) or "cfop" (the
     stages a person would turn, for a demonstration)."""

@@ -28,12 +28,12 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from solver.metrics import METHODS
+from solver.metrics import METHODS, RIG_METRICS
 
 from ..app.events import Answer
 from ..app.events import schema as events_schema
 from ..app.limits import MAX_BUDGET_MS, MAX_DRY_RUN_MOVES, MAX_SEED, MAX_SOLUTION_LENGTH, check_moves
-from ..app.solving import SolveRequest
+from ..app.solving import POCKET_METRICS, SolveRequest
 from ..app.solving import answer as answer_solve
 from ..app.solving import check as check_solve
 from ..rig.errors import UserError
@@ -412,7 +412,8 @@ def build(panel: Panel) -> Starlette:
         req = SolveRequest(facelets, size=size,
                            method=field_str(body, "method", max_chars=20, required=False) or "two-phase",
                            metric=field_str(body, "metric", max_chars=20, required=False),
-                           max_length=None if max_length is None else int(max_length), budget_ms=budget)
+                           max_length=None if max_length is None else int(max_length), budget_ms=budget,
+                           rig=panel.cfg)
         try:
             check_solve(req)  # the same refusals, in the same words, as the terminal's and the engine's
         except UserError as e:
@@ -423,6 +424,15 @@ def build(panel: Panel) -> Starlette:
             return JSONResponse(await solves.run(lambda: answer_solve(req)))
         except SolveError as e:
             raise ApiError(422, e.kind, e.message) from None
+
+    async def solve_options(request: Request) -> Response:
+        """What POST /api/solve takes, from the one list each (solver/metrics.py),
+        so that a page offers exactly what the service answers; ``rig`` is
+        priced with this server's config."""
+        return JSONResponse({"methods": list(METHODS), "metrics": list(RIG_METRICS),
+                             "pocket_metrics": list(POCKET_METRICS), "default_metric": "htm",
+                             "rig_metric": panel.cfg.solver.metric,
+                             "candidates": panel.cfg.solver.candidates})
 
     async def start(request: Request) -> Response:
         return await _start(request, scan_only=False)
@@ -632,6 +642,7 @@ def build(panel: Panel) -> Starlette:
         Route("/api/events/schema", event_schema),
         Route("/api/check", check, methods=["POST"]),
         Route("/api/solve", solve, methods=["POST"]),
+        Route("/api/solve/options", solve_options),
         Route("/api/start", start, methods=["POST"]),
         Route("/api/scan", scan, methods=["POST"]),
         Route("/api/stop", stop, methods=["POST"]),

@@ -8,7 +8,7 @@ import sys
 from dataclasses import replace
 
 from solver import MAX_WORKERS, CubeError, SolveError, parse_facelets
-from solver.metrics import METHODS, METRICS
+from solver.metrics import METHODS, RIG_METRICS
 
 from ...app.limits import (
     MAX_BATCH_BYTES,
@@ -36,8 +36,15 @@ class Refused(UserError):
 
 def _request(args: argparse.Namespace, facelets: str = "") -> SolveRequest:
     """The options as the one solving service takes them (robot/app/solving.py)."""
+    rig = None
+    if args.metric == "rig":  # only the rig metric needs the set-up (its motion model)
+        from ...rig.config import load_config
+
+        rig = load_config(args.config)
+    elif args.config is not None:
+        raise UserError("--config is for --metric rig (the set-up whose turning time is the price)")
     return SolveRequest(facelets, size=_size(args), method=args.method, metric=args.metric,
-                        max_length=args.max_length, budget_ms=args.budget_ms, workers=args.workers)
+                        max_length=args.max_length, budget_ms=args.budget_ms, workers=args.workers, rig=rig)
 
 
 def _size(args: argparse.Namespace) -> int:
@@ -150,6 +157,10 @@ def _print_answer(req: SolveRequest, out: dict) -> None:
     elif req.size == 2:
         print(f"({out['length']} moves, {req.metric_or_default} cost {out['cost']:g}, optimal, "
               f"{out['elapsed_ms']:.1f} ms)", file=sys.stderr)
+    elif req.metric == "rig":
+        print(f"({out['length']} moves, {len(out['steps'])} steps, {out['cost']:.3f} s of turning as the rig "
+              f"plans it, the fastest of {out['planned']} planned; {out['elapsed_ms']:.1f} ms)",
+              file=sys.stderr)
     else:
         print(f"({out['length']} moves, {req.metric_or_default} cost {out['cost']:g}, "
               f"{len(out['steps'])} steps, {out['elapsed_ms']:.1f} ms)", file=sys.stderr)
@@ -184,10 +195,16 @@ def register(sub: Registry) -> None:
     p.add_argument("--budget-ms", type=number(0, MAX_BUDGET_MS), default=None, metavar="MS",
                    help=f"search time for the best solution (default {DEFAULT_BUDGET_MS:g}, at most "
                         f"{MAX_BUDGET_MS:.0f})")
-    p.add_argument("--metric", choices=METRICS, default=None,
-                   help="what 'best' means: face turns, quarter turns, or six-motor rig time")
+    p.add_argument("--metric", choices=RIG_METRICS, default=None,
+                   help="what 'best' means: face turns, quarter turns, six-motor rig time (axial), or rig:"
+                        " of the cheapest solutions, the one the configured rig finishes first, overlaps"
+                        " and half-turn directions planned ([solver] candidates of them)")
+    p.add_argument("--config", metavar="FILE", type=path, default=None,
+                   help="with --metric rig: the set-up whose motion model prices the solutions (default:"
+                        " config/rig.toml)")
     p.add_argument("--workers", type=whole(1, MAX_WORKERS), default=None, metavar="N",
-                   help=f"threads to search with (default: every core; 1 to {MAX_WORKERS}; 1 gives the"
+                   help=f"threads to search with (default: one to the first solution, then every core; 1 to"
+                        f" {MAX_WORKERS}; 1 gives the"
                         " same answer for the same amount of search)")
     p.add_argument("--method", choices=METHODS, default="two-phase",
                    help="two-phase (default): a short solution; cfop: cross, F2L, OLL, PLL as a person"
