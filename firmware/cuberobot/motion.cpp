@@ -158,7 +158,6 @@ void motion_stop(void) {
 static void slot_start(Slot &s) {
   const MoveCmd &c = s.cmd;
   s.nch = 0;
-  s.elapsed = 0;
   if (c.motor_a >= CR_SERVO_MOVE) {
     /* A servo reports nothing: the move lasts the host's travel time. */
     servo_set((uint8_t)(c.motor_a - CR_SERVO_MOVE), (uint16_t)c.steps_a);
@@ -281,7 +280,7 @@ void motion_tick(void) {
     Slot &hd = ring[head]; /* a new head if the one above just finished */
     Slot &next = ring[(head + 1) % CR_QUEUE_CAPACITY];
     uint16_t k = next.cmd.overlap;
-    if (k && h.nch) { /* nothing overlaps a servo's travel */
+    if (k && hd.nch) { /* nothing overlaps a servo's travel */
       uint8_t near_end = 1;
       for (uint8_t i = 0; i < hd.nch; i++) {
         if ((uint16_t)(hd.ch[i].n - hd.ch[i].done) > k) near_end = 0;
