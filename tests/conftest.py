@@ -33,6 +33,7 @@ def _virtual_rigs_kept_for_the_test(request):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "rigs_as_in_production: virtual rigs live only while held")
+    config.addinivalue_line("markers", "slow: takes tens of seconds or more; left out by ./run-tests --quick")
 
 
 @pytest.fixture(scope="module")
