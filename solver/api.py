@@ -138,9 +138,11 @@ def prepare(progress: Callable[[str], None] | None = None) -> None:
     if _ready:
         return
     with ticking(progress) as say:
+        if say is not None:
+            say.quietly("loading the solver's tables")
         tables = tb.load(say)
         if say is not None:
-            say.quietly(f"compiling the solver's search (once; the code is cached in "
+            say.quietly(f"compiling the solver's search, or loading it once compiled (the code is cached in "
                         f"{os.environ.get('NUMBA_CACHE_DIR') or 'the package'})")
         s = Searcher(co.to_array(Cube().apply("R U F")), tables)
         while not s.done:

@@ -23,6 +23,10 @@ from contextlib import contextmanager
 EVERY = 2.0
 """Seconds of silence after which the work under way is said again: well
 within the 5 s a person (or a service's watchdog) should wait for a sign."""
+FIRST = 1.5
+"""Seconds a quiet status waits before it is said: a warm start's loading
+takes a fraction of that, and the silence before it (the program's own
+start-up) has already begun."""
 
 
 class Ticker:
@@ -46,10 +50,12 @@ class Ticker:
             self._progress(line)
 
     def quietly(self, status: str) -> None:
-        """Work described by ``status`` begins: said only if a silence comes."""
+        """Work described by ``status`` begins: said only if it lasts
+        :data:`FIRST` seconds with nothing else said, then as any status."""
         with self._lock:
             self._status = status
-            self._since = self._last = time.monotonic()
+            self._since = time.monotonic()
+            self._last = self._since - (self._every - FIRST)
 
     def _run(self) -> None:
         while not self._stop.wait(0.2):

@@ -492,7 +492,7 @@ class Engine:
         with ticking(self.progress) as say:
             solver.prepare(say)  # tables loaded before the button: pressing start is answered at once
             if say is not None:
-                say.quietly("compiling the colour classifier (once; the code is cached)")
+                say.quietly("compiling the colour classifier, or loading it once compiled")
             _warm_up_vision()
             if say is not None:
                 say.quietly("connecting to the rig")
