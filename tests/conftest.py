@@ -31,6 +31,26 @@ def _virtual_rigs_kept_for_the_test(request):
         yield
 
 
+SLOW = {
+    # whole modules: the firmware in simavr, real browsers and windows, fuzzing, cold table builds,
+    # the linters over the whole tree
+    "test_first_run", "test_firmware_build", "test_firmware_cli", "test_firmware_faults", "test_firmware_sim",
+    "test_link_faults", "test_web_browser", "test_web_hostile_fuzz", "test_cli_fuzz", "test_preview_window",
+    "test_solver_memory", "test_lint", "test_start_cfop", "test_solver_damage",
+}
+"""Test modules (file stems) or single tests ("stem::name") that take tens of
+seconds or more: marked ``slow`` here, in one place, and left out by
+``./run-tests --quick`` (``-m "not slow"``), the everyday subset; the full
+suite runs them all."""
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        stem = item.path.stem
+        if stem in SLOW or f"{stem}::{item.originalname}" in SLOW:
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "rigs_as_in_production: virtual rigs live only while held")
     config.addinivalue_line("markers", "slow: takes tens of seconds or more; left out by ./run-tests --quick")

@@ -34,10 +34,13 @@ if TYPE_CHECKING:
     from vision.setup import CameraSpec, ViewSpec
 
 
-def load_setup(args: argparse.Namespace) -> tuple[list[CameraSpec], list[ViewSpec], Profile | None]:
+def load_setup(args: argparse.Namespace, with_profile: bool = True,
+               ) -> tuple[list[CameraSpec], list[ViewSpec], Profile | None]:
     """(cameras, views, profile) for the scan and calibrate commands, from
     the set-up file (``--config``, else the default one: the simulated rig);
-    ``--profile`` overrides the configured colour profile."""
+    ``--profile`` overrides the configured colour profile. Calibrating reads
+    no profile (``with_profile=False``): it makes the one the config names,
+    which need not exist yet."""
     from vision.profile import load_profile
 
     from ...rig.config import load_config
@@ -47,7 +50,7 @@ def load_setup(args: argparse.Namespace) -> tuple[list[CameraSpec], list[ViewSpe
     cameras, views = list(cfg.cameras), list(cfg.views)
     name = getattr(args, "use_profile", None) or cfg.profile
     profile = None
-    if name:
+    if name and with_profile:
         _check_profile_file(name)
         profile = load_profile(name)
     return cameras, views, profile
@@ -249,7 +252,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         check_output_file(args.output, "--output")
     if args.dir and not args.geometry:
         check_output_dir(args.dir, "--dir")
-    cameras, views, _ = load_setup(args)
+    cameras, views, _ = load_setup(args, with_profile=False)
     if args.geometry:
         from vision.geometry import click_geometry
 
@@ -284,7 +287,25 @@ def _calibrate(args: argparse.Namespace) -> int:
               f" {TOO_CLOSE_DE:g}): improve the light (whiter, more even) and calibrate again",
               file=sys.stderr)
     print(f"profile {profile.name!r} saved to {learned.path}")
+    print(_how_to_use(profile.name, args), file=sys.stderr)
     return 0
+
+
+def _how_to_use(name: str, args: argparse.Namespace) -> str:
+    """What makes the next run read the profile just saved: the config's
+    ``[vision] profile`` (already so, or the line to set), or ``--profile``
+    for one scan."""
+    from ...rig.config import load_config
+
+    try:
+        current = load_config(args.config).profile if args.config else None
+    except (UserError, OSError, ValueError):  # changed since the run read it: no hint
+        current = None
+    where = args.config or "your config"
+    if current == name:
+        return f"{where} already uses it ([vision] profile = {name!r}): the next scan and start read it"
+    return (f"to use it, set [vision] profile = \"{name}\" in {where} (start and scan then read it), "
+            f"or give scan --profile {name}")
 
 
 def register(sub: Registry) -> None:
