@@ -188,17 +188,7 @@ def _photo_paths(items: list[str]) -> dict[str, str]:
         if not folder.is_dir():
             raise UserError(f"--images {items[0]}: not a folder; give a folder with U.jpg R.jpg ..."
                             " or six FACE=PATH")
-        out = {}
-        for face in FACES:
-            found = sorted(p for p in folder.glob(f"{face}.*")
-                           if p.suffix.lower() in (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff"))
-            if not found:
-                raise UserError(f"--images {items[0]}: no photo of face {face} ({face}.jpg or {face}.png)")
-            if len(found) > 1:
-                raise UserError(f"--images {items[0]}: more than one photo of face {face}: "
-                                + ", ".join(p.name for p in found))
-            out[face] = str(found[0])
-        return out
+        return _photos_in(folder, items[0])
     out = {}
     for item in items:
         face, sep, name = item.partition("=")
@@ -210,6 +200,43 @@ def _photo_paths(items: list[str]) -> dict[str, str]:
     missing = [f for f in FACES if f not in out]
     if missing:
         raise UserError(f"--images: no photo for face(s) {' '.join(missing)}; give all six")
+    return out
+
+
+PHOTO_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff")
+FACE_WORDS = {"U": "up", "R": "right", "F": "front", "D": "down", "L": "left", "B": "back"}
+
+
+def _names_face(stem: str, face: str) -> bool:
+    """Whether a file name (without its suffix) names ``face``: the letter or
+    the word (``U``, ``up``; any case) alone, or as the last or first word
+    of a name split by ``-``, ``_``, space or dot (``rubiks-side-U``,
+    ``cube_up``, ``U-face``), as other robots and phones name them."""
+    words = [w for w in stem.lower().replace("_", "-").replace(" ", "-").replace(".", "-").split("-") if w]
+    names = {face.lower(), FACE_WORDS[face]}
+    return bool(words) and (words[-1] in names or words[0] in names)
+
+
+def _photos_in(folder: Path, given: str) -> dict[str, str]:
+    """Face -> photo of a folder, by :func:`_names_face`; a face with no photo
+    or with two is refused with what was looked for and what is there."""
+    photos = sorted((p for p in folder.iterdir() if p.suffix.lower() in PHOTO_SUFFIXES and p.is_file()),
+                    key=lambda p: p.name)
+    out = {}
+    for face in FACES:
+        found = [p for p in photos if _names_face(p.stem, face)]
+        if not found:
+            there = ", ".join(p.name for p in photos[:12]) + (" ..." if len(photos) > 12 else "")
+            word = FACE_WORDS[face]
+            raise UserError(
+                f"--images {given}: no photo of face {face}: looked for {face} or {word} (any case),"
+                f" alone or as the first or last word of the name ({face}.jpg, {word}.png,"
+                f" rubiks-side-{face}.jpeg), ending {' '.join(PHOTO_SUFFIXES)}; the folder has "
+                + (there or "no photos") + ": rename them, or give six FACE=PATH")
+        if len(found) > 1:
+            raise UserError(f"--images {given}: more than one photo of face {face}: "
+                            + ", ".join(p.name for p in found) + ": keep one, or give six FACE=PATH")
+        out[face] = str(found[0])
     return out
 
 
