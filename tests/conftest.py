@@ -36,7 +36,7 @@ SLOW = {
     # the linters over the whole tree
     "test_first_run", "test_firmware_build", "test_firmware_cli", "test_firmware_faults", "test_firmware_sim",
     "test_link_faults", "test_web_browser", "test_web_hostile_fuzz", "test_cli_fuzz", "test_preview_window",
-    "test_solver_memory", "test_lint", "test_start_cfop", "test_solver_damage",
+    "test_solver_memory", "test_lint", "test_start_cfop", "test_solver_damage", "test_wheel",
 }
 """Test modules (file stems) or single tests ("stem::name") that take tens of
 seconds or more: marked ``slow`` here, in one place, and left out by
