@@ -72,6 +72,10 @@ SLOW = {
     "test_link_pty::test_ctrl_c_stops_the_rig_through_the_pty",
     "test_web_hostile::test_image_bombs_are_refused_from_their_header",
     "test_cfop::test_a_thousand_random_cubes_solved_stage_by_stage",
+    "test_start::test_doubtful_scan_is_captured_again_then_solved",
+    "test_start::test_hand_held_set_up_scans_face_by_face",
+    "test_web_api::test_a_run_by_cfop_labels_each_turn_with_its_stage",
+    "test_web_api::test_the_rigs_start_button_starts_a_run",
 }
 """Test modules (file stems) or single tests ("stem::name") that take tens of
 seconds or more: marked ``slow`` here, in one place, and left out by
