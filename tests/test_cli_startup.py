@@ -51,3 +51,24 @@ def test_version_help_and_a_typo_still_answer():
     assert r.returncode == 0 and "solve" in r.stdout and "calibrate" in r.stdout
     r = run("slove", "solved")
     assert r.returncode == 2 and "invalid choice" in r.stderr and "solve" in r.stderr
+
+
+def test_the_quick_exit_after_the_solver_keeps_every_line_and_the_exit_code(tmp_path):
+    """With numba loaded the command ends with os._exit (robot/__main__.py):
+    what it printed still arrives whole, through a pipe and into a file, and
+    the exit code is the command's."""
+    from solver import random_cube
+
+    cubes = [random_cube(k).to_facelets() for k in range(3)]
+    batch = tmp_path / "cubes.txt"
+    batch.write_text("\n".join(cubes) + "\n")
+    r = subprocess.run([sys.executable, "-m", "robot", "solve", "--batch", str(batch)], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert len(lines) == 3 and all(line.endswith("}") for line in lines)
+    out = tmp_path / "out.txt"
+    with open(out, "w") as f:
+        r = subprocess.run([sys.executable, "-m", "robot", "solve", cubes[0], "--max-length", "5"], stdout=f,
+                           stderr=subprocess.PIPE, text=True, timeout=120)
+    assert r.returncode == 1 and "no solution of at most 5 moves" in r.stderr
