@@ -64,6 +64,7 @@ from .moves import Move, format_moves, simplify
 from .search import Searcher
 from .solution import Solution
 from .symmetry import S_URF3
+from .talk import ticking
 from .validate import parse_facelets
 
 SHORT = 7
@@ -139,14 +140,22 @@ def prepare(progress: Callable[[str], None] | None = None) -> None:
     cache directory (see :func:`solver.cache.cache_dir`). Meanwhile
     ``progress``, if given, receives one-line messages: which step of how
     many is under way, how far the big ones are, and at the end how long the
-    build took. It hears nothing when the tables load from the cache."""
+    build took. It hears nothing when the tables load from the cache, and
+    about compiling the search only when that outlasts a few seconds' silence
+    (numba's cache was cold; see :mod:`solver.talk`)."""
     global _ready
     if _ready:
         return
-    tables = tb.load(progress)
-    s = Searcher(co.to_array(Cube().apply("R U F")), tables)
-    while not s.done:
-        s.step(3, 1 << 20, search.AXIAL)
+    with ticking(progress) as say:
+        if say is not None:
+            say.quietly("loading the solver's tables")
+        tables = tb.load(say)
+        if say is not None:
+            say.quietly(f"compiling the solver's search, or loading it once compiled (the code is cached in "
+                        f"{os.environ.get('NUMBA_CACHE_DIR') or 'the package'})")
+        s = Searcher(co.to_array(Cube().apply("R U F")), tables)
+        while not s.done:
+            s.step(3, 1 << 20, search.AXIAL)
     # the search is compiled and loaded: LLVM's code is not needed any more
     residency.release("libllvmlite")
     # map the pruning tables in now, one read per page in file order, rather

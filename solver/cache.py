@@ -11,7 +11,10 @@ the file holds what was written, so the caller can also hand in a probe that
 checks a few entries against what they must be (:mod:`solver.tables` checks
 the distances against the move tables): a file that a faulty build or a
 hand-made edit filled with wrong numbers under a matching hash is rebuilt
-too, with a line saying why. A lock file makes a second
+too, with a line saying why. The whole hash is checked once per version of
+a file: a stamp beside it (``NAME.verified``) records the file's inode,
+size and times at that check, and a later process that finds them unchanged
+skips the hashing (a tenth of a second for every quick command). A lock file makes a second
 process wait for the first one's build instead of repeating it; where locking
 is unavailable the atomic rename alone keeps the file whole.
 """
@@ -57,6 +60,41 @@ def _hash_file(path: Path, start: int, size: int) -> str:
             h.update(chunk)
             left -= len(chunk)
     return h.hexdigest()
+
+
+def _stamp_path(path: Path) -> Path:
+    return path.with_name(path.name + ".verified")
+
+
+def _identity(path: Path, sha256: str) -> str:
+    """What must not have changed since a file's hash was checked: its
+    device, inode, size, modification and change times (a write in place, a
+    copy or a rename over it changes one of them) and the hash it claims."""
+    st = os.stat(path)
+    return f"{st.st_dev} {st.st_ino} {st.st_size} {st.st_mtime_ns} {st.st_ctime_ns} {sha256}"
+
+
+def _verified_before(path: Path, sha256: str) -> bool:
+    """True when this very file (see :func:`_identity`) had its whole hash
+    checked by an earlier process. Hashing the 100 MB of tables costs every
+    quick command over a tenth of a second; the stamp beside the file spares
+    that while the file is untouched, and the probes still check entries."""
+    try:
+        return _stamp_path(path).read_text() == _identity(path, sha256)
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _note_verified(path: Path, sha256: str) -> None:
+    """Leave the stamp of :func:`_verified_before` (not where the cache is
+    read-only: the hash is then checked each time, as before)."""
+    try:
+        stamp = _stamp_path(path)
+        tmp = stamp.with_name(f"{stamp.name}.{os.getpid()}.tmp")
+        tmp.write_text(_identity(path, sha256))
+        os.replace(tmp, stamp)
+    except OSError:
+        pass
 
 
 def write_tables(path: Path, version: int, arrays: dict[str, np.ndarray]) -> None:
@@ -133,8 +171,10 @@ def inspect_tables(path: Path, version: int,
         size = int(header["size"])
         if os.path.getsize(path) != start + size:
             return None, "the wrong size (cut short?)"
-        if _hash_file(path, start, size) != header["sha256"]:
-            return None, "its SHA-256 hash does not match its contents"
+        if not _verified_before(path, header["sha256"]):
+            if _hash_file(path, start, size) != header["sha256"]:
+                return None, "its SHA-256 hash does not match its contents"
+            _note_verified(path, header["sha256"])
         raw = np.memmap(path, dtype=np.uint8, mode="r", offset=start, shape=(size,))
         out = {}
         for e in header["arrays"]:

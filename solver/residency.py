@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import mmap
 import re
 import sys
@@ -85,12 +86,21 @@ def drop(array: np.ndarray) -> int:
     return end - start if madvise(start, end - start, MADV_DONTNEED) == 0 else 0
 
 
+@functools.cache
 def _madvise() -> Callable[[int, int, int], int] | None:
-    """libc's madvise(addr, length, advice), or None when libc cannot be loaded."""
+    """libc's madvise(addr, length, advice), or None when libc cannot be
+    loaded. Found once a process, in the symbols the process already has
+    (libc is always loaded): ``ctypes.util.find_library`` runs ``ldconfig``
+    in a subprocess, which cost a quick command a quarter of a second when
+    it was asked for every table."""
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-    except OSError:
-        return None
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.madvise  # noqa: B018 - the look-up raises AttributeError where it is missing
+    except (OSError, AttributeError):
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        except OSError:
+            return None
     madvise = libc.madvise
     madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     madvise.restype = ctypes.c_int

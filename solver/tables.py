@@ -109,7 +109,7 @@ class BuildProgress:
 
 
 # -- move tables -----------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _move_tables(moves):
     twist = np.empty((co.N_TWIST, 18), dtype=np.uint16)
     flip = np.empty((co.N_FLIP, 18), dtype=np.uint16)
@@ -215,7 +215,7 @@ def _fill_stab(table, c, t, v, stab, conj, nt, bits):
     return added
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a long pass: the progress ticker's thread runs meanwhile
 def _phase1_pass(table, depth, done, slice_move, twist_move, flip_move, twist_conj, fs_classidx, fs_sym,
                  fs_rep, fs_stab):
     """One breadth-first pass over the phase-1 table: mark the entries at
@@ -275,7 +275,7 @@ def _phase1_prune(moves: dict[str, np.ndarray], steps: BuildProgress) -> np.ndar
     return table
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a long pass: the progress ticker's thread runs meanwhile
 def _phase2_pass(table, depth, done, corners_move, ud_edges_move, ud_edges_conj, c_classidx, c_sym, c_rep,
                  c_stab, moves):
     """One breadth-first pass over the phase-2 table, phase-2 moves only:
@@ -312,7 +312,7 @@ def _phase2_pass(table, depth, done, corners_move, ud_edges_move, ud_edges_conj,
     return done
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _cap_far(table, n):
     """Entries still unknown are FAR or more moves away."""
     for i in range(n):

@@ -40,8 +40,68 @@ def _virtual_rigs_kept_for_the_test(request):
         yield
 
 
+SLOW = {
+    # whole modules: the firmware in simavr, real browsers and windows, fuzzing, cold table builds,
+    # the linters over the whole tree
+    "test_first_run", "test_firmware_build", "test_firmware_cli", "test_firmware_faults", "test_firmware_sim",
+    "test_link_faults", "test_web_browser", "test_web_hostile_fuzz", "test_cli_fuzz", "test_preview_window",
+    "test_solver_memory", "test_lint", "test_start_cfop", "test_solver_damage", "test_wheel", "test_trust",
+    # single tests of 4 s or more on a quiet machine
+    "test_solver_tables::test_real_tables_cold_concurrent_then_corrupted",
+    "test_solver_tables::test_prepare_reports_progress_of_a_build_and_nothing_after",
+    "test_link_pty::test_solves_ride_out_noise_bursts_stalls_and_a_pulled_cable",
+    "test_link_pty::test_a_power_cut_that_takes_the_journals_tail_never_turns_a_face_twice",
+    "test_link_pty::test_a_stall_past_the_limit_names_resume_which_then_finishes",
+    "test_solver::test_max_length_is_a_promise",
+    "test_nxn::test_cli_scramble_apply_show_check_for_every_size",
+    "test_cli_stumbles::test_a_table_build_shows_progress_off_a_terminal_and_q_silences_it",
+    "test_cli_stumbles::test_save_debug_creates_missing_folders_as_render_does",
+    "test_calibrate::test_a_solved_cube_with_a_few_doubtful_stickers_is_accepted_and_they_are_left_out",
+    "test_pocket::test_every_htm_answer_solves_its_cube_and_is_optimal",
+    "test_rig_render::test_dry_run_render_writes_webm_gif_and_timeline_into_new_folders",
+    "test_start::test_doubt_that_stays_is_looked_at_again_after_turning_a_face",
+    "test_start::test_start_against_the_real_firmware_in_simavr",
+    "test_start::test_a_person_fixes_a_doubtful_scan_through_the_face",
+    "test_start::test_an_invalid_fix_is_asked_again_and_a_rescan_captures_again",
+    "test_start::test_random_scrambles_end_solved",
+    "test_vision_photos::test_scan_images_refuses_bad_photos_in_one_line",
+    "test_vision_photos::test_six_photos_in_six_lights_read_right_and_sure",
+    "test_vision_photos::test_scan_images_prints_the_classify_json",
+    "test_vision_cli::test_a_missing_or_misnamed_profile_is_a_user_mistake",
+    "test_vision_cli::test_calibrate_saves_into_the_user_data_dir_and_scan_finds_it_by_name",
+    "test_vision_cli::test_classify_bad_input",
+    "test_web_api::test_serve_with_the_real_firmware_in_simavr",
+    "test_web_api::test_a_doubtful_scan_waits_for_an_answer",
+    "test_web_api::test_estop_mid_solve_reaches_the_firmware_and_latches",
+    "test_web_api::test_stop_and_emergency_stop_mid_solve",
+    "test_solver_tables::test_zeroed_pruning_tables_under_a_fresh_hash_are_rebuilt",
+    "test_solver_tables::test_probes_catch_damaged_tables",
+    "test_calibrate::test_calibration_succeeds_on_a_solved_cube_in_random_light",
+    "test_link_pty::test_a_stalled_line_is_waited_for_and_said_so",
+    "test_link_pty::test_ctrl_c_stops_the_rig_through_the_pty",
+    "test_web_hostile::test_image_bombs_are_refused_from_their_header",
+    "test_cfop::test_a_thousand_random_cubes_solved_stage_by_stage",
+    "test_start::test_doubtful_scan_is_captured_again_then_solved",
+    "test_start::test_hand_held_set_up_scans_face_by_face",
+    "test_web_api::test_a_run_by_cfop_labels_each_turn_with_its_stage",
+    "test_web_api::test_the_rigs_start_button_starts_a_run",
+}
+"""Test modules (file stems) or single tests ("stem::name") that take tens of
+seconds or more: marked ``slow`` here, in one place, and left out by
+``./run-tests --quick`` (``-m "not slow"``), the everyday subset; the full
+suite runs them all."""
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        stem = item.path.stem
+        if stem in SLOW or f"{stem}::{item.originalname}" in SLOW:
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "rigs_as_in_production: virtual rigs live only while held")
+    config.addinivalue_line("markers", "slow: takes tens of seconds or more; left out by ./run-tests --quick")
 
 
 @pytest.fixture(scope="module")

@@ -75,6 +75,37 @@ def test_cli_dry_run_and_jog_take_a_pty_port(tmp_path):
         assert r.returncode == 0 and "nothing to resume" in r.stdout
 
 
+def test_start_on_a_pty_with_the_simulated_cameras_refuses_as_the_hardware_doc_says(tmp_path):
+    """A pty carries the protocol, not the cube: the simulated cameras cannot
+    show it, and docs/hardware.md says so and what to run instead."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "hardware.md").read_text()
+    assert "`start` on such a port needs\nreal cameras" in doc and "start --headless --firmware" in doc
+    with SimRigProcess("--speed", "50") as sim:
+        r = _cli("start", "--headless", "--no-wait", "--port", sim.port, "--state-dir", str(tmp_path))
+    assert r.returncode == 2 and "is simulated, but the rig on" in r.stderr, r.stderr
+    assert "sim:// or --firmware" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_jog_takes_a_step_count_to_align_a_face(tmp_path):
+    """A few motor steps at a time (the protocol's MOVE takes any count): the
+    rig counts exactly those steps; a quarter's worth turns the face."""
+    with SimRigProcess("--speed", "50") as sim:
+        r = _cli("jog", "U", "--steps", "5", "--port", sim.port, "--state-dir", str(tmp_path))
+        assert r.returncode == 0, r.stderr
+        assert "turned U 5 step(s) clockwise" in r.stdout and "a quarter turn is " in r.stdout
+        quarter = int(r.stdout.rsplit("a quarter turn is ", 1)[1].rstrip(")\n"))
+        assert sim.counts()["steps"][0] == 5 and sim.state() == SOLVED
+        r = _cli("jog", "U", "--steps", str(-quarter), "--port", sim.port, "--state-dir", str(tmp_path))
+        assert r.returncode == 0 and "anticlockwise" in r.stdout, r.stderr
+        assert sim.state() == SOLVED_CUBE.apply("U'").to_facelets()
+    for bad, why in ((["--steps", "0"], "non-zero"), (["--steps", "40000"], "from -30000 to 30000"),
+                     (["2", "--steps", "3"], "not both")):
+        r = _cli("jog", "U", *bad, "--state-dir", str(tmp_path))
+        assert r.returncode == 2 and why in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
 def test_unknown_port_is_a_clear_error(tmp_path):
     r = _cli("dry-run", "U", "--port", "/dev/cuberobot-missing", "--state-dir", str(tmp_path))
     assert r.returncode == 1 and "cannot open the rig's port '/dev/cuberobot-missing'" in r.stderr

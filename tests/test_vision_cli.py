@@ -133,6 +133,8 @@ def test_calibrate_saves_into_the_user_data_dir_and_scan_finds_it_by_name(tmp_pa
     path = tmp_path / "data" / "cuberobot" / "profiles" / "cli-data-dir.json"
     assert path.is_file() and not shipped.exists()
     assert f"saved to {path}" in r.stdout
+    # and how the next run reads it: no config given, so the line to set and the option for one scan
+    assert '[vision] profile = "cli-data-dir"' in r.stderr and "scan --profile cli-data-dir" in r.stderr
     assert json.loads(path.read_text())["name"] == "cli-data-dir"
     r = run("scan", "--profile", "cli-data-dir", "--seed", "4", env=env)
     assert r.returncode in (0, 1) and "no colour profile" not in r.stderr, r.stderr
@@ -142,9 +144,31 @@ def test_calibrate_saves_into_the_user_data_dir_and_scan_finds_it_by_name(tmp_pa
     assert r.returncode == 2 and "no colour profile 'cli-data-dir'" in r.stderr
 
 
-def test_geometry_without_display_says_so():
+def test_geometry_without_display_says_so_and_points_to_the_web_panel():
     r = run("calibrate", "--geometry")
     assert r.returncode == 1 and "needs a display" in r.stderr and "Traceback" not in r.stderr
+    assert "cuberobot serve" in r.stderr and "Calibrate card" in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+def test_calibrating_the_profile_a_config_names_says_the_config_already_uses_it(tmp_path):
+    """The README's step 4 on the example's profile name: calibrate saves it and
+    the config that names it reads it (the example and the README agree)."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    example = (Path(__file__).resolve().parents[1] / "config" / "examples" /
+               "uno-six-steppers-two-webcams.toml").read_text()
+    assert 'profile = "workshop"' in example and "--profile workshop" in readme
+    assert '--profile home' not in readme
+    cfg = tmp_path / "rig.toml"
+    shipped = (Path(__file__).resolve().parents[1] / "config" / "rig.toml").read_text()  # simulated cameras
+    cfg.write_text(shipped.replace('# profile = "daylight"', 'profile = "workshop"'))
+    env = {"XDG_DATA_HOME": str(tmp_path / "data")}
+    r = run("calibrate", "--config", str(cfg), "--profile", "workshop", "--seed", "1", env=env)
+    assert r.returncode == 0, r.stderr
+    assert f"{cfg} already uses it" in r.stderr
+    r = run("scan", "--config", str(cfg), "--seed", "4", env=env)
+    assert r.returncode in (0, 1) and "no colour profile" not in r.stderr, r.stderr
 
 
 def test_scan_with_a_missing_config_file_is_a_user_error(tmp_path):

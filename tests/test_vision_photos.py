@@ -204,3 +204,56 @@ def test_a_photo_with_no_cube_is_a_photo_error(tmp_path):
     cv2.imwrite(str(p), noise)
     with pytest.raises(PhotoError, match="U photo .*no 3x3 sticker grid"):
         read_photos({f: str(p) for f in "URFDLB"})
+
+
+def test_a_folder_of_photos_may_name_them_as_other_robots_and_phones_do(photos, tmp_path):
+    import shutil
+
+    truth, paths, _ = photos
+    names = {"U": "rubiks-side-U.png", "R": "right.JPG", "F": "f.jpeg", "D": "Cube_Down.png",
+             "L": "L-face.jpg", "B": "back.jpg"}
+    for face, name in names.items():
+        shutil.copy(paths[face], tmp_path / name)
+    r = run("scan", "--images", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == [truth, "ok"]
+    (tmp_path / "back.jpg").rename(tmp_path / "photo-6.jpg")
+    r = run("scan", "--images", str(tmp_path))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "no photo of face B: looked for B or back (any case)" in r.stderr
+    assert "photo-6.jpg" in r.stderr and "rubiks-side-B.jpeg" in r.stderr  # what is there, what would do
+    shutil.copy(paths["B"], tmp_path / "B.png")
+    shutil.copy(paths["B"], tmp_path / "back.png")
+    r = run("scan", "--images", str(tmp_path))
+    assert r.returncode == 2 and "more than one photo of face B: B.png, back.png" in r.stderr, r.stderr
+
+
+def test_a_refused_read_still_writes_the_photos_with_what_was_found(photos, tmp_path):
+    """The F photo has no grid (a blank picture): the refusal says to leave a
+    margin, and --save-debug holds all six photos, the five grids drawn."""
+    _, paths, _ = photos
+    cv2.imwrite(str(tmp_path / "blank.png"), np.full((480, 640, 3), 128, np.uint8))
+    given = dict(paths, F=str(tmp_path / "blank.png"))
+    dbg = tmp_path / "dbg"
+    r = run("scan", "--images", *[f"{f}={p}" for f, p in given.items()], "--save-debug", str(dbg))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "no 3x3 sticker grid" in r.stderr and "margin" in r.stderr and "filling" not in r.stderr
+    assert str(dbg) in r.stderr
+    assert sorted(p.name for p in dbg.iterdir()) == [f"photo-{f}.png" for f in sorted("URFDLB")]
+    blank = cv2.imread(str(dbg / "photo-F.png"))
+    assert (blank != 128).any()  # the note that nothing was found is drawn on it
+    u = cv2.imread(str(dbg / "photo-U.png"))
+    assert ((u == (0, 255, 255)).all(axis=2)).sum() > 100  # the grid found, in yellow
+
+
+def test_labels_stay_readable_on_every_sticker_colour():
+    """A label on a white, a yellow and a blown-out sticker: a dark box behind
+    light text, so both are there whatever the sticker's colour."""
+    from vision.photos import draw_label
+
+    for sticker in ((255, 255, 255), (0, 213, 255), (250, 250, 250), (58, 30, 196), (0, 0, 0)):
+        img = np.full((80, 200, 3), sticker, np.uint8)
+        draw_label(img, "U5 U", (20, 50), 1.0, 2)
+        box = img[25:60, 18:120].astype(int)
+        luma = box @ np.array([0.114, 0.587, 0.299])
+        assert luma.min() < 30 and luma.max() > 220, sticker

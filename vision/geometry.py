@@ -78,8 +78,9 @@ def click_geometry(camera: CameraSpec, view_name: str, faces: str, *,
     from .preview import has_display
 
     if not has_display():
-        raise VisionError("clicking the corners needs a display (no DISPLAY set); on a headless machine"
-                          " write the corners into the config by hand (see docs/vision.md)")
+        raise VisionError("clicking the corners needs a display (no DISPLAY set): on a headless machine run"
+                          " `cuberobot serve` and use the web panel's Calibrate card (drag each face's"
+                          " corners, then save), or write the corners into the config (docs/vision.md)")
     if frame is None:
         cam = open_camera(camera)
         try:

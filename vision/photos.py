@@ -537,23 +537,34 @@ def choose_grids(options: list[list[tuple[Grid, tuple[np.ndarray, np.ndarray, np
         if doubtful:
             cls.warnings.append("no sticker grid stands out in the "
                                 + ", ".join(FACES[k] for k in doubtful)
-                                + " photo(s): photograph the face filling more of the picture")
+                                + f" photo(s): photograph the face square on, {MARGIN_ADVICE}")
         return base, cls, samples, rot
     choice, cls, samples, rot = sure[0]
     _doubt_where_they_differ(cls, {t[1].facelets for t in sure[1:]},
                              "with the grid found in different places",
-                             "photograph each face filling more of the picture")
+                             f"photograph each face square on, {MARGIN_ADVICE}")
     return choice, cls, samples, rot
+
+
+MARGIN_ADVICE = ("the cube a good part of the picture but with a margin of background all round"
+                 " (no edge of the face touching the picture's border)")
+NO_GRID_ADVICE = f"photograph the face square on, in even light, {MARGIN_ADVICE}"
+"""The finder looks for the face's outline against what is around it: a
+face cut by the border, or filling the whole picture, has no outline to
+find, so the advice is a margin, not a closer shot."""
 
 
 def read_photos(paths: Mapping[str, str | os.PathLike], debug_dir: str | Path | None = None) -> PhotoScan:
     """One photo per face (face letter -> file) -> the cube they show.
     Raises :class:`PhotoError` naming the face and file when a photo cannot
-    be read or has no sticker grid."""
+    be read or has no sticker grid; in the latter case, with ``debug_dir``,
+    the photos are written first with whatever grids were found in each (the
+    refusal is when a picture is needed most)."""
     missing = [f for f in FACES if f not in paths]
     if missing:
         raise PhotoError(f"no photo for face(s) {', '.join(missing)}: give one photo of each of U R F D L B")
     options: list[list[tuple[Grid, tuple[np.ndarray, np.ndarray, np.ndarray]]]] = []
+    refused: list[str] = []  # the faces with no grid: every photo is read first, for --save-debug
     images: dict[str, np.ndarray] = {}
     scales: dict[str, float] = {}
     for face in FACES:
@@ -561,10 +572,15 @@ def read_photos(paths: Mapping[str, str | os.PathLike], debug_dir: str | Path | 
         img, scale = load_photo(paths[face], label)
         found = find_grids(img)
         if not found:
-            raise PhotoError(f"{label}: no 3x3 sticker grid found; photograph the face filling a good part of"
-                             " the picture, square on, in even light")
+            refused.append(f"{label}: no 3x3 sticker grid found; {NO_GRID_ADVICE}")
         options.append([(g, sample_photo(img, g, face)) for g in found])
         images[face], scales[face] = img, scale
+    if refused:
+        if debug_dir is not None:
+            written = write_refusal_debug(images, {f: [g for g, _ in o] for f, o in zip(FACES, options)},
+                                          debug_dir)
+            refused[0] += f" (the photos with what was found: {written})"
+        raise PhotoError(refused[0])
     choice, cls, samples, rot = choose_grids(options)
     grids = {f: options[k][choice[k]][0] for k, f in enumerate(FACES)}
     result = PhotoScan(cls, samples, {f: int(r) for f, r in zip(FACES, rot)}, grids, images, scales)
@@ -589,11 +605,44 @@ def annotate(result: PhotoScan, face: str) -> np.ndarray:
         doubt = idx in result.classification.suspects
         colour = (0, 0, 255) if doubt else (255, 255, 255)
         text = f"{position_name(idx)} {result.facelets[idx]}"
-        cv2.putText(img, text, (int(x) - 3 * thick * len(text), int(y)), cv2.FONT_HERSHEY_SIMPLEX, thick / 3,
-                    (0, 0, 0), thick * 3, cv2.LINE_AA)
-        cv2.putText(img, text, (int(x) - 3 * thick * len(text), int(y)), cv2.FONT_HERSHEY_SIMPLEX, thick / 3,
-                    colour, thick, cv2.LINE_AA)
+        draw_label(img, text, (int(x) - 3 * thick * len(text), int(y)), thick / 3, thick, colour)
     return img
+
+
+def draw_label(img: np.ndarray, text: str, org: tuple[int, int], scale: float, thick: int,
+               colour: tuple[int, int, int] = (255, 255, 255)) -> None:
+    """``text`` readable on any sticker: a dark box behind it (white, yellow
+    and blown-out stickers are as light as white text), then the text."""
+    (w, h), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
+    x, y = org
+    pad = max(2, thick)
+    cv2.rectangle(img, (x - pad, y - h - pad), (x + w + pad, y + base + pad), (0, 0, 0), -1)
+    cv2.putText(img, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
+
+
+def write_refusal_debug(images: Mapping[str, np.ndarray], found: Mapping[str, list[Grid]],
+                        debug_dir: str | Path) -> Path:
+    """``photo-U.png`` ... of a refused read: each photo with every grid the
+    finder found in it (yellow; none is chosen yet) or, where it found none,
+    a line saying so. Returns the folder."""
+    d = Path(debug_dir)
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        for face, img in images.items():
+            out = img.copy()
+            thick = max(2, max(out.shape[:2]) // 400)
+            for g in found.get(face, []):
+                cv2.polylines(out, [np.round(g.corners).astype(np.int32)], True, (0, 255, 255), thick,
+                              cv2.LINE_AA)
+            note = (f"{face}: {len(found[face])} possible grid(s)" if found.get(face)
+                    else f"{face}: no 3x3 sticker grid found - leave a margin round the face")
+            draw_label(out, note, (8, 12 * thick + 8), thick / 3, thick, (0, 0, 255) if not found.get(face)
+                       else (255, 255, 255))
+            if not cv2.imwrite(str(d / f"photo-{face}.png"), out):
+                raise OSError("OpenCV could not write the picture")
+        return d
+    except OSError as e:
+        raise VisionError(f"cannot write debug output to {d}: {e}") from None
 
 
 def write_debug(result: PhotoScan, debug_dir: str | Path) -> list[Path]:

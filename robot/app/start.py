@@ -30,6 +30,7 @@ import numpy as np
 
 from solver import Cube, random_cube
 from solver.facelets import FACES, position_name
+from solver.talk import ticking
 
 from ..rig import job
 from ..rig.config import Config, rig_turn_costs
@@ -484,9 +485,16 @@ class Engine:
 
         cfg = self.cfg
         t_prepare = time.monotonic()
-        solver.prepare(self.progress)  # tables loaded before the button: pressing start is answered at once
-        _warm_up_vision()
-        rig = self._connect()
+        # a fresh machine builds tables and compiles for half a minute or more:
+        # the ticker keeps the progress line alive through each silent stretch
+        with ticking(self.progress) as say:
+            solver.prepare(say)  # tables loaded before the button: pressing start is answered at once
+            if say is not None:
+                say.quietly("compiling the colour classifier, or loading it once compiled")
+            _warm_up_vision()
+            if say is not None:
+                say.quietly("connecting to the rig")
+            rig = self._connect()
         self._rig = rig
         if self.estop_flag.is_set():
             rig.link.estop()  # pressed while connecting

@@ -273,6 +273,8 @@ def _jog(args: argparse.Namespace) -> int:
     face = args.face.upper()
     if face not in FACES or len(face) != 1:
         raise UserError(f"FACE must be one of U R F D L B, got {args.face[:20]!r}")
+    if args.steps is not None:
+        return _jog_steps(args, face)
     if args.turns == 0:
         raise UserError(f"TURNS must be a non-zero number of quarter turns between -{MAX_JOG_TURNS} and "
                         f"{MAX_JOG_TURNS}")
@@ -286,6 +288,38 @@ def _jog(args: argparse.Namespace) -> int:
         steps *= args.turns
         _jog_motor(args, cfg, face, motor, steps)
     print(f"turned {face} by {args.turns} quarter turn(s) ({steps:+d} steps on motor {motor})")
+    return 0
+
+
+MAX_JOG_STEPS = 30000
+"""The most steps one MOVE may ask of a motor (docs/protocol.md)."""
+
+
+def _jog_steps(args: argparse.Namespace, face: str) -> int:
+    """``jog FACE --steps N``: N motor steps, clockwise when positive (as a
+    quarter turn of that face goes on this rig), for aligning a face after
+    mounting. The firmware takes any step count in one MOVE; the cube model
+    and the journal are left alone, since a face between quarter turns is
+    no cube state (the simulated rigs round it to the nearest quarter)."""
+    from ...rig.motion import motor_steps
+
+    if args.turns != 1:
+        raise UserError("give TURNS or --steps, not both")
+    if args.steps == 0:
+        raise UserError(f"--steps must be a non-zero number of motor steps between -{MAX_JOG_STEPS} and "
+                        f"{MAX_JOG_STEPS}")
+    _check_rig_options(args)
+    cfg = load_config(args.config)
+    with rig_claims(args.port or cfg.rig.port, args.state_dir), Journal(args.state_dir) as journal:
+        if journal.unfinished() is not None:
+            raise UserError("a job is unfinished in the journal; run `cuberobot resume` first "
+                            "(jogging now would make its recorded cube state wrong)")
+        motor, quarter = motor_steps(Move(FACES.index(face), 1), cfg)
+        steps = args.steps if quarter > 0 else -args.steps
+        _jog_motor(args, cfg, face, motor, steps)
+    direction = "clockwise" if args.steps > 0 else "anticlockwise"
+    print(f"turned {face} {abs(args.steps)} step(s) {direction} ({steps:+d} steps on motor {motor};"
+          f" a quarter turn is {abs(quarter)})")
     return 0
 
 
@@ -410,6 +444,8 @@ def register(sub: Registry) -> None:
                    metavar="TURNS",
                    help=f"quarter turns, negative: anticlockwise (-{MAX_JOG_TURNS} to {MAX_JOG_TURNS},"
                         " not 0)")
+    p.add_argument("--steps", type=whole(-MAX_JOG_STEPS, MAX_JOG_STEPS), metavar="N",
+                   help="turn N motor steps instead (negative: anticlockwise; not 0), to align a face")
     _add_rig_options(p)
     p.set_defaults(func=_jog)
 

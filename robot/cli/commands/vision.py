@@ -34,10 +34,13 @@ if TYPE_CHECKING:
     from vision.setup import CameraSpec, ViewSpec
 
 
-def load_setup(args: argparse.Namespace) -> tuple[list[CameraSpec], list[ViewSpec], Profile | None]:
+def load_setup(args: argparse.Namespace, with_profile: bool = True,
+               ) -> tuple[list[CameraSpec], list[ViewSpec], Profile | None]:
     """(cameras, views, profile) for the scan and calibrate commands, from
     the set-up file (``--config``, else the default one: the simulated rig);
-    ``--profile`` overrides the configured colour profile."""
+    ``--profile`` overrides the configured colour profile. Calibrating reads
+    no profile (``with_profile=False``): it makes the one the config names,
+    which need not exist yet."""
     from vision.profile import load_profile
 
     from ...rig.config import load_config
@@ -47,7 +50,7 @@ def load_setup(args: argparse.Namespace) -> tuple[list[CameraSpec], list[ViewSpe
     cameras, views = list(cfg.cameras), list(cfg.views)
     name = getattr(args, "use_profile", None) or cfg.profile
     profile = None
-    if name:
+    if name and with_profile:
         _check_profile_file(name)
         profile = load_profile(name)
     return cameras, views, profile
@@ -185,17 +188,7 @@ def _photo_paths(items: list[str]) -> dict[str, str]:
         if not folder.is_dir():
             raise UserError(f"--images {items[0]}: not a folder; give a folder with U.jpg R.jpg ..."
                             " or six FACE=PATH")
-        out = {}
-        for face in FACES:
-            found = sorted(p for p in folder.glob(f"{face}.*")
-                           if p.suffix.lower() in (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff"))
-            if not found:
-                raise UserError(f"--images {items[0]}: no photo of face {face} ({face}.jpg or {face}.png)")
-            if len(found) > 1:
-                raise UserError(f"--images {items[0]}: more than one photo of face {face}: "
-                                + ", ".join(p.name for p in found))
-            out[face] = str(found[0])
-        return out
+        return _photos_in(folder, items[0])
     out = {}
     for item in items:
         face, sep, name = item.partition("=")
@@ -207,6 +200,43 @@ def _photo_paths(items: list[str]) -> dict[str, str]:
     missing = [f for f in FACES if f not in out]
     if missing:
         raise UserError(f"--images: no photo for face(s) {' '.join(missing)}; give all six")
+    return out
+
+
+PHOTO_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff")
+FACE_WORDS = {"U": "up", "R": "right", "F": "front", "D": "down", "L": "left", "B": "back"}
+
+
+def _names_face(stem: str, face: str) -> bool:
+    """Whether a file name (without its suffix) names ``face``: the letter or
+    the word (``U``, ``up``; any case) alone, or as the last or first word
+    of a name split by ``-``, ``_``, space or dot (``rubiks-side-U``,
+    ``cube_up``, ``U-face``), as other robots and phones name them."""
+    words = [w for w in stem.lower().replace("_", "-").replace(" ", "-").replace(".", "-").split("-") if w]
+    names = {face.lower(), FACE_WORDS[face]}
+    return bool(words) and (words[-1] in names or words[0] in names)
+
+
+def _photos_in(folder: Path, given: str) -> dict[str, str]:
+    """Face -> photo of a folder, by :func:`_names_face`; a face with no photo
+    or with two is refused with what was looked for and what is there."""
+    photos = sorted((p for p in folder.iterdir() if p.suffix.lower() in PHOTO_SUFFIXES and p.is_file()),
+                    key=lambda p: p.name)
+    out = {}
+    for face in FACES:
+        found = [p for p in photos if _names_face(p.stem, face)]
+        if not found:
+            there = ", ".join(p.name for p in photos[:12]) + (" ..." if len(photos) > 12 else "")
+            word = FACE_WORDS[face]
+            raise UserError(
+                f"--images {given}: no photo of face {face}: looked for {face} or {word} (any case),"
+                f" alone or as the first or last word of the name ({face}.jpg, {word}.png,"
+                f" rubiks-side-{face}.jpeg), ending {' '.join(PHOTO_SUFFIXES)}; the folder has "
+                + (there or "no photos") + ": rename them, or give six FACE=PATH")
+        if len(found) > 1:
+            raise UserError(f"--images {given}: more than one photo of face {face}: "
+                            + ", ".join(p.name for p in found) + ": keep one, or give six FACE=PATH")
+        out[face] = str(found[0])
     return out
 
 
@@ -249,7 +279,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         check_output_file(args.output, "--output")
     if args.dir and not args.geometry:
         check_output_dir(args.dir, "--dir")
-    cameras, views, _ = load_setup(args)
+    cameras, views, _ = load_setup(args, with_profile=False)
     if args.geometry:
         from vision.geometry import click_geometry
 
@@ -284,7 +314,25 @@ def _calibrate(args: argparse.Namespace) -> int:
               f" {TOO_CLOSE_DE:g}): improve the light (whiter, more even) and calibrate again",
               file=sys.stderr)
     print(f"profile {profile.name!r} saved to {learned.path}")
+    print(_how_to_use(profile.name, args), file=sys.stderr)
     return 0
+
+
+def _how_to_use(name: str, args: argparse.Namespace) -> str:
+    """What makes the next run read the profile just saved: the config's
+    ``[vision] profile`` (already so, or the line to set), or ``--profile``
+    for one scan."""
+    from ...rig.config import load_config
+
+    try:
+        current = load_config(args.config).profile if args.config else None
+    except (UserError, OSError, ValueError):  # changed since the run read it: no hint
+        current = None
+    where = args.config or "your config"
+    if current == name:
+        return f"{where} already uses it ([vision] profile = {name!r}): the next scan and start read it"
+    return (f"to use it, set [vision] profile = \"{name}\" in {where} (start and scan then read it), "
+            f"or give scan --profile {name}")
 
 
 def register(sub: Registry) -> None:

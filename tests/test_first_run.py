@@ -1,0 +1,84 @@
+"""The first run on a fresh machine (README's command 1 with empty caches):
+it talks all the way to the first solve, and ``-v`` stays readable.
+
+Both runs are real: the solver's tables are built and numba compiles into
+empty folders under tmp (about a minute together), so the module is marked
+slow and left out of ``./run-tests --quick``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+MAX_GAP_S = 5.0
+
+
+def _run_timed(args: list[str], home: Path) -> list[tuple[float, str]]:
+    """Run ``cuberobot ARGS`` with caches and state under ``home``; each line
+    of its output (stdout and stderr together) with the seconds since the
+    start at which this process read it, and a last ("", end) entry."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CUBEROBOT_CACHE", "NUMBA_CACHE_DIR")}
+    env.update(XDG_CACHE_HOME=str(home / "cache"), XDG_STATE_HOME=str(home / "state"),
+               XDG_CONFIG_HOME=str(home / "config"), PYTHONUNBUFFERED="1")
+    t0 = time.monotonic()
+    p = subprocess.Popen([sys.executable, "-m", "robot", *args], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True, env=env,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert p.stdout is not None
+    lines = [(time.monotonic() - t0, line.rstrip("\n")) for line in p.stdout]
+    assert p.wait(timeout=600) == 0, "\n".join(text for _, text in lines[-30:])
+    return [*lines, (time.monotonic() - t0, "")]
+
+
+def _until_first_solve(lines: list[tuple[float, str]]) -> list[tuple[float, str]]:
+    n = next(k for k, (_, text) in enumerate(lines) if text.startswith("scanned "))
+    return lines[:n + 1]
+
+
+def _max_gap(lines: list[tuple[float, str]]) -> tuple[float, str]:
+    """The longest wait for a line (from the start, too) and the line that ended it."""
+    gaps = [(t - (lines[k - 1][0] if k else 0.0), text) for k, (t, text) in enumerate(lines)]
+    return max(gaps)
+
+
+@pytest.fixture(scope="module")
+def cold_run(tmp_path_factory) -> tuple[Path, list[tuple[float, str]]]:
+    home = tmp_path_factory.mktemp("fresh-machine")
+    return home, _run_timed(["start", "--headless"], home)
+
+
+def test_the_first_run_shows_progress_at_least_every_5_s_until_the_first_solve(cold_run):
+    home, lines = cold_run
+    text = [t for _, t in lines]
+    assert any("building the solver's tables" in t for t in text), text[:5]  # the caches were cold
+    assert any(t.startswith("compiling the solver's search") for t in text), text
+    gap, after = _max_gap(_until_first_solve(lines))
+    print(f"cold start: {len(lines) - 1} lines, longest silence {gap:.2f} s, first solve at "
+          f"{_until_first_solve(lines)[-1][0]:.0f} s")
+    assert gap <= MAX_GAP_S, f"{gap:.1f} s of silence before {after!r}"
+    assert (home / "cache" / "cuberobot" / "numba").is_dir()  # numba's code went to the user's cache
+
+
+def test_verbose_on_a_cold_compile_cache_stays_under_200_lines(cold_run):
+    """``-v`` with numba's cache emptied again (the tables of the first run
+    kept: with ``-v`` their build prints the same progress lines as
+    without, counted here from the first run)."""
+    home, first = cold_run
+    shutil.rmtree(home / "cache" / "cuberobot" / "numba")
+    lines = _run_timed(["-v", "start", "--headless"], home)
+    building = [t for _, t in first if "building the solver's tables" in t or "tables built in" in t]
+    assert any(t.startswith("compiling the solver's search") for _, t in lines)
+    assert len(lines) - 1 + len(building) < 200, "\n".join(t for _, t in lines[:50])
+    gap, after = _max_gap(_until_first_solve(lines))
+    print(f"-v on a cold compile cache: {len(lines) - 1} lines (+{len(building)} of the table build), "
+          f"longest silence {gap:.2f} s")
+    assert gap <= MAX_GAP_S, f"{gap:.1f} s of silence before {after!r}"
