@@ -12,9 +12,15 @@ from .validate import normalize_facelets, parse_facelets
 
 MAX_WORKERS = 64
 """The most threads one solve may use (``solve(workers=...)``)."""
+MAX_CANDIDATES = 32
+"""The most solutions one solve hands back (``solve(candidates=...)``)."""
+MAX_SOLUTION_LENGTH = 100
+"""The longest ``max_length`` anyone may ask of a solve."""
+MAX_BUDGET_MS = 600_000.0
+"""The longest time budget anyone may give a solve (10 minutes)."""
 
 __all__ = [
-    "MAX_WORKERS",
+    "MAX_BUDGET_MS", "MAX_CANDIDATES", "MAX_SOLUTION_LENGTH", "MAX_WORKERS",
     "Cube", "CubeError", "SolveError", "SolverFault", "FACES", "MOVE_CUBES", "Move", "SOLVED", "SOLVED_CUBE",
     "format_moves", "htm", "invert", "normalize_facelets", "parse_facelets", "parse_moves",
     "qtm", "random_cube", "random_scramble", "simplify",

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import MAX_WORKERS, residency, search
+from . import MAX_CANDIDATES, MAX_WORKERS, residency, search
 from . import coords as co
 from . import tables as tb
 from .cache import cache_dir
@@ -96,8 +96,6 @@ REFUSE_AFTER_MS if that is longer): a search that has found nothing by then
 raises SolveError rather than run on. A sound search finds its first
 solution within a few hundred milliseconds even on a slow machine, so
 reaching it means damaged tables."""
-MAX_CANDIDATES = 32
-"""The most solutions one solve hands back (``solve(candidates=...)``)."""
 CANDIDATES_WITHIN = 0.04
 """With ``candidates`` > 1, the solutions kept besides the cheapest are
 those the search met on its way that are at most this fraction dearer, and

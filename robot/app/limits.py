@@ -54,8 +54,6 @@ MAX_PATH_DEPTH = 128
 MAX_TEXT_CHARS = 4_096
 MAX_FIRMWARE_BYTES = 16 << 20
 MAX_SEED = 2**32 - 1
-MAX_BUDGET_MS = 600_000.0
-MAX_SOLUTION_LENGTH = 100
 MAX_JOG_TURNS = 8
 
 _MOVE_TOKEN = re.compile(r"[^\s,]+")  # what the move parser calls a move

@@ -22,10 +22,10 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from solver import MAX_BUDGET_MS, MAX_SOLUTION_LENGTH
 from solver.metrics import METHODS, RIG_METRICS
 
 from ..rig.errors import UserError
-from .limits import MAX_BUDGET_MS, MAX_SOLUTION_LENGTH
 
 if TYPE_CHECKING:
     from solver.solution import Solution
@@ -93,19 +93,41 @@ def answer(req: SolveRequest) -> dict[str, Any]:
         return _cfop(req.facelets)
     if req.size == 2:
         return _pocket(req.facelets, req.metric_or_default, req.max_length)
-    from solver import parse_facelets, solve
+    from solver import parse_facelets
 
     if parse_facelets(req.facelets).is_solved():  # nothing to search for: no tables to build or load
         return {"moves": "", "length": 0, "cost": 0.0, "elapsed_ms": 0.0, "steps": []}
+    sol = solution(req)
+    if req.metric == "rig":
+        return {**sol.to_dict(), "metric": "rig", "planned": 1 + len(sol.others)}
+    return sol.to_dict()
+
+
+def solution(req: SolveRequest) -> Solution:
+    """A 3x3's two-phase solution as the solver gives it (its grouped
+    steps, for the rig to plan): what :func:`answer` tells a person and what
+    the press-start engine turns. Given a set-up (``req.rig``), the axial
+    metric prices quarter and half turns at that rig's times, and ``rig``
+    plans the candidates with its motion model; without one, ``rig`` reads
+    the default set-up."""
+    from solver import solve
+
+    check(req)
     budget = DEFAULT_BUDGET_MS if req.budget_ms is None else req.budget_ms
     if req.metric == "rig":
         from ..rig.config import load_config
 
         cfg = req.rig if req.rig is not None else load_config(None)
-        sol = for_the_rig(cfg, req.facelets, max_length=req.max_length, budget_ms=budget, workers=req.workers)
-        return {**sol.to_dict(), "metric": "rig", "planned": 1 + len(sol.others)}
+        return for_the_rig(cfg, req.facelets, max_length=req.max_length, budget_ms=budget,
+                           workers=req.workers)
+    if req.rig is None:
+        return solve(req.facelets, max_length=req.max_length, budget_ms=budget, metric=req.metric_or_default,
+                     workers=req.workers)
+    from ..rig.config import rig_turn_costs
+
+    quarter, half = rig_turn_costs(req.rig)
     return solve(req.facelets, max_length=req.max_length, budget_ms=budget, metric=req.metric_or_default,
-                 workers=req.workers).to_dict()
+                 workers=req.workers, quarter_cost=quarter, half_cost=half)
 
 
 def for_the_rig(cfg: Config, facelets: str, *, max_length: int | None, budget_ms: float,

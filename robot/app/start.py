@@ -39,7 +39,7 @@ from ..rig.journal import Journal, default_state_dir
 from .events import Doubt, Event, Face, TurnEvents
 from .record import RunRecord
 from .rigs import RigHandle, attach_rig, connect_rig
-from .solving import for_the_rig
+from .solving import SolveRequest, solution
 
 if TYPE_CHECKING:
     from solver.solution import Solution
@@ -353,16 +353,13 @@ def solve(run: Run, facelets: str) -> Solution:
 
     run.check_stop()
     run.emit("solving", "solving", facelets=facelets, method=run.cfg.solver.method)
-    q, h = rig_turn_costs(run.cfg)
     s = run.cfg.solver
     if s.method == "cfop":
+        q, h = rig_turn_costs(run.cfg)
         return _solve_cfop(run, facelets, q, h)
-    try:
-        if s.metric == "rig":
-            return for_the_rig(run.cfg, facelets, max_length=s.max_length, budget_ms=s.budget_ms,
-                               workers=s.workers)
-        return solver.solve(facelets, max_length=s.max_length, budget_ms=s.budget_ms, metric=s.metric,
-                            quarter_cost=q, half_cost=h, workers=s.workers)
+    try:  # the one solving service, priced at this rig's turning times
+        return solution(SolveRequest(facelets, metric=s.metric, max_length=s.max_length,
+                                     budget_ms=s.budget_ms, workers=s.workers, rig=run.cfg))
     except solver.SolveError as e:
         where = f" ([solver] max_length in {run.cfg.path})" if e.kind == "max-length" and run.cfg.path else ""
         raise RigError(f"{e}{where}; no motor turned") from None

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-from solver import FACES, MAX_WORKERS
+from solver import FACES, MAX_BUDGET_MS, MAX_CANDIDATES, MAX_SOLUTION_LENGTH, MAX_WORKERS
 from solver.metrics import METHODS, RIG_METRICS
 from vision.setup import LIBCAMERA, CameraSpec, FaceSpec, ViewSpec, libcamera_index
 
@@ -29,7 +29,6 @@ from .timing import Profile, quantize, turn_costs
 PACKAGE_DIR = Path(__file__).resolve().parent
 _DEFAULT_CANDIDATES = (PACKAGE_DIR.parents[1] / "config" / "rig.toml", PACKAGE_DIR / "default_rig.toml")
 MICROSTEPS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-MAX_CANDIDATES = 32
 """Solutions the solver may hand over for the ``rig`` metric to choose from."""
 
 # Bounds on the file itself, checked before it is parsed (the default file is
@@ -577,9 +576,9 @@ def parse_config(text: str, path: Path | None = None) -> Config:
 
     solver = SolverConfig()
     if (t := top.sub("solver")) is not None:
-        ml = t.get("max_length", int, None, lo=1, hi=100)
+        ml = t.get("max_length", int, None, lo=1, hi=MAX_SOLUTION_LENGTH)
         solver = SolverConfig(
-            budget_ms=t.get("budget_ms", int, solver.budget_ms, lo=1, hi=600_000),
+            budget_ms=t.get("budget_ms", int, solver.budget_ms, lo=1, hi=int(MAX_BUDGET_MS)),
             metric=t.get("metric", str, solver.metric, choices=RIG_METRICS),
             candidates=t.get("candidates", int, solver.candidates, lo=1, hi=MAX_CANDIDATES),
             max_length=ml,

@@ -28,11 +28,12 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from solver import MAX_BUDGET_MS, MAX_SOLUTION_LENGTH
 from solver.metrics import METHODS, RIG_METRICS
 
 from ..app.events import Answer
 from ..app.events import schema as events_schema
-from ..app.limits import MAX_BUDGET_MS, MAX_DRY_RUN_MOVES, MAX_SEED, MAX_SOLUTION_LENGTH, check_moves
+from ..app.limits import MAX_DRY_RUN_MOVES, MAX_SEED, check_moves
 from ..app.solving import POCKET_METRICS, SolveRequest
 from ..app.solving import answer as answer_solve
 from ..app.solving import check as check_solve

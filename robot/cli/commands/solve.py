@@ -7,18 +7,10 @@ import json
 import sys
 from dataclasses import replace
 
-from solver import MAX_WORKERS, CubeError, SolveError, parse_facelets
+from solver import MAX_BUDGET_MS, MAX_SOLUTION_LENGTH, MAX_WORKERS, CubeError, SolveError, parse_facelets
 from solver.metrics import METHODS, RIG_METRICS
 
-from ...app.limits import (
-    MAX_BATCH_BYTES,
-    MAX_BATCH_HOURS,
-    MAX_BATCH_LINES,
-    MAX_BUDGET_MS,
-    MAX_LINE_CHARS,
-    MAX_SOLUTION_LENGTH,
-    read_input,
-)
+from ...app.limits import MAX_BATCH_BYTES, MAX_BATCH_HOURS, MAX_BATCH_LINES, MAX_LINE_CHARS, read_input
 from ...app.solving import DEFAULT_BUDGET_MS, SolveRequest, answer, check
 from ...rig.errors import UserError
 from ..limits import number, path, whole
