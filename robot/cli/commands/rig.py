@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from solver import FACES, SOLVED_CUBE, Cube, Move, random_cube
@@ -268,7 +269,6 @@ def _resume_mechanism(cfg: Config, args: argparse.Namespace) -> int:
 
 
 def _jog(args: argparse.Namespace) -> int:
-    from ...rig.motion import motor_steps
 
     face = args.face.upper()
     if face not in FACES or len(face) != 1:
@@ -278,17 +278,28 @@ def _jog(args: argparse.Namespace) -> int:
     if args.turns == 0:
         raise UserError(f"TURNS must be a non-zero number of quarter turns between -{MAX_JOG_TURNS} and "
                         f"{MAX_JOG_TURNS}")
+    motor, steps, _ = _jog_claimed(args, face, lambda quarter: quarter * args.turns)
+    print(f"turned {face} by {args.turns} quarter turn(s) ({steps:+d} steps on motor {motor})")
+    return 0
+
+
+def _jog_claimed(args: argparse.Namespace, face: str,
+                 steps_for: Callable[[int], int]) -> tuple[int, int, int]:
+    """Jog ``face``'s motor by ``steps_for(steps of a clockwise quarter
+    turn)`` steps, with the rig and the state folder claimed and no job
+    unfinished; returns the motor, the steps it turned and a quarter turn's."""
+    from ...rig.motion import motor_steps
+
     _check_rig_options(args)
     cfg = load_config(args.config)
     with rig_claims(args.port or cfg.rig.port, args.state_dir), Journal(args.state_dir) as journal:
         if journal.unfinished() is not None:
             raise UserError("a job is unfinished in the journal; run `cuberobot resume` first "
                             "(jogging now would make its recorded cube state wrong)")
-        motor, steps = motor_steps(Move(FACES.index(face), 1), cfg)
-        steps *= args.turns
+        motor, quarter = motor_steps(Move(FACES.index(face), 1), cfg)
+        steps = steps_for(quarter)
         _jog_motor(args, cfg, face, motor, steps)
-    print(f"turned {face} by {args.turns} quarter turn(s) ({steps:+d} steps on motor {motor})")
-    return 0
+    return motor, steps, quarter
 
 
 MAX_JOG_STEPS = 30000
@@ -301,22 +312,13 @@ def _jog_steps(args: argparse.Namespace, face: str) -> int:
     mounting. The firmware takes any step count in one MOVE; the cube model
     and the journal are left alone, since a face between quarter turns is
     no cube state (the simulated rigs round it to the nearest quarter)."""
-    from ...rig.motion import motor_steps
 
     if args.turns != 1:
         raise UserError("give TURNS or --steps, not both")
     if args.steps == 0:
         raise UserError(f"--steps must be a non-zero number of motor steps between -{MAX_JOG_STEPS} and "
                         f"{MAX_JOG_STEPS}")
-    _check_rig_options(args)
-    cfg = load_config(args.config)
-    with rig_claims(args.port or cfg.rig.port, args.state_dir), Journal(args.state_dir) as journal:
-        if journal.unfinished() is not None:
-            raise UserError("a job is unfinished in the journal; run `cuberobot resume` first "
-                            "(jogging now would make its recorded cube state wrong)")
-        motor, quarter = motor_steps(Move(FACES.index(face), 1), cfg)
-        steps = args.steps if quarter > 0 else -args.steps
-        _jog_motor(args, cfg, face, motor, steps)
+    motor, steps, quarter = _jog_claimed(args, face, lambda q: args.steps if q > 0 else -args.steps)
     direction = "clockwise" if args.steps > 0 else "anticlockwise"
     print(f"turned {face} {abs(args.steps)} step(s) {direction} ({steps:+d} steps on motor {motor};"
           f" a quarter turn is {abs(quarter)})")

@@ -66,24 +66,9 @@ def _orient(mech: Mechanism, start: State | None) -> str:
     """Labelled stickers as the cube lies in ``start``: each sticker labelled
     with its place on the cube (the faces named by where they were at the
     mechanism's start, as the solver names them)."""
-    from .orientation import HOME, rotate
-
-    labels = HeldCube(_labels())
     if start is None:
-        return labels.stickers
-    target = mech.orientation(start)
-    paths: dict[Orientation, tuple[tuple[int, int], ...]] = {HOME: ()}
-    todo = [HOME]
-    while todo:
-        cur = todo.pop(0)
-        for s in range(3):
-            n = rotate(cur, s, 1)
-            if n not in paths:
-                paths[n] = paths[cur] + ((s, 1),)
-                todo.append(n)
-    for s, q in paths[target]:
-        labels.rotate(s, q)
-    return labels.stickers
+        return HeldCube(_labels()).stickers
+    return _orient_to(mech.orientation(start))
 
 
 def seen(mech: Mechanism, path: tuple[Action, ...], slot: int = CAMERA_SLOT,
