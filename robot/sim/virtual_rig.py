@@ -582,47 +582,55 @@ class VirtualRig:
         self.last_reply = self._emit(reply, seq)
 
     def _execute(self, msg: P.Message) -> P.Message:
+        """One command of a session, as the firmware takes it (docs/protocol.md 2)."""
         if not self.session:
             return P.Err(P.ErrorCode.NO_SESSION)
-        if isinstance(msg, P.ConfigMotor):
-            if msg.motor > 5 or not (1 <= msg.vmin_q <= msg.vmax_q < P.Q) or msg.accel_q < 1:
-                return P.Err(P.ErrorCode.BAD_ARG, msg.motor)
-            if self.active:
+        match msg:
+            case P.ConfigMotor():
+                return self._config_motor(msg)
+            case P.ConfigGlobal():
+                self.idle_ms = msg.idle_ms
+                return P.Ack(self._queue_free())
+            case P.MoveCommand():
+                return self._move(msg)
+            case P.ClearEstop():
+                if self.estop:
+                    self.estop = False
+                    self._emit(P.Event(P.EventCode.ESTOP_CLEARED, 0))
+                return P.Ack(self._queue_free())
+            case P.Release() if self.active:
                 return P.Err(P.ErrorCode.BUSY)
-            self.profiles[msg.motor] = Profile(msg.vmax_q, msg.accel_q, msg.vmin_q, msg.settle_ms)
-            return P.Ack(self._queue_free())
-        if isinstance(msg, P.ConfigGlobal):
-            self.idle_ms = msg.idle_ms
-            return P.Ack(self._queue_free())
-        if isinstance(msg, P.MoveCommand):
-            if self.estop:
-                return P.Err(P.ErrorCode.ESTOP)
-            parts = msg.motors()
-            motors = [m for m, _ in parts]
-            if (any(m > 5 for m in motors) or len(set(motors)) != len(motors)
-                    or any(s == 0 or abs(s) > P.MAX_STEPS for _, s in parts)):
-                return P.Err(P.ErrorCode.BAD_ARG)
-            if any(self.profiles[m] is None for m in motors):
-                return P.Err(P.ErrorCode.NOT_CONFIGURED, next(m for m in motors if self.profiles[m] is None))
-            if self._queue_free() <= 0:
-                return P.Err(P.ErrorCode.QUEUE_FULL)
-            self.queue.append(msg)
-            self.cut = False
-            if self._reset_base is None:
-                self._reset_base = self.tick
-            self._start_next(self.tick)
-            return P.Ack(self._queue_free())
-        if isinstance(msg, P.ClearEstop):
-            if self.estop:
-                self.estop = False
-                self._emit(P.Event(P.EventCode.ESTOP_CLEARED, 0))
-            return P.Ack(self._queue_free())
-        if isinstance(msg, P.Release):
-            if self.active:
-                return P.Err(P.ErrorCode.BUSY)
-            self.drivers = False
-            return P.Ack(self._queue_free())
-        return P.Err(P.ErrorCode.UNKNOWN_TYPE)  # a reply type sent to the firmware
+            case P.Release():
+                self.drivers = False
+                return P.Ack(self._queue_free())
+        return P.Err(P.ErrorCode.UNKNOWN_TYPE)  # a reply type, or a servo's command: no servos here
+
+    def _config_motor(self, msg: P.ConfigMotor) -> P.Message:
+        if msg.motor > 5 or not (1 <= msg.vmin_q <= msg.vmax_q < P.Q) or msg.accel_q < 1:
+            return P.Err(P.ErrorCode.BAD_ARG, msg.motor)
+        if self.active:
+            return P.Err(P.ErrorCode.BUSY)
+        self.profiles[msg.motor] = Profile(msg.vmax_q, msg.accel_q, msg.vmin_q, msg.settle_ms)
+        return P.Ack(self._queue_free())
+
+    def _move(self, msg: P.MoveCommand) -> P.Message:
+        if self.estop:
+            return P.Err(P.ErrorCode.ESTOP)
+        parts = msg.motors()
+        motors = [m for m, _ in parts]
+        if (any(m > 5 for m in motors) or len(set(motors)) != len(motors)
+                or any(s == 0 or abs(s) > P.MAX_STEPS for _, s in parts)):
+            return P.Err(P.ErrorCode.BAD_ARG)
+        if any(self.profiles[m] is None for m in motors):
+            return P.Err(P.ErrorCode.NOT_CONFIGURED, next(m for m in motors if self.profiles[m] is None))
+        if self._queue_free() <= 0:
+            return P.Err(P.ErrorCode.QUEUE_FULL)
+        self.queue.append(msg)
+        self.cut = False
+        if self._reset_base is None:
+            self._reset_base = self.tick
+        self._start_next(self.tick)
+        return P.Ack(self._queue_free())
 
 
 class Connection:
