@@ -677,3 +677,9 @@ def test_serve_holds_no_virtual_rig_after_a_dry_run_ends(tmp_path):
                 time.sleep(0.01)
         gc.collect()
         assert live_rigs() == before, "a finished dry run's virtual rig is still held"
+
+
+@pytest.mark.parametrize("body", [{"metric": "fastest"}, {"metric": "qtm", "method": "cfop"}, {"metric": 3}])
+def test_a_start_with_a_metric_the_service_does_not_answer_is_400(client, body):
+    status, answer, _ = client.post("/api/start", body)
+    assert status == 400 and "metric" in answer["error"]["message"], answer

@@ -436,3 +436,31 @@ def test_a_2x2_drawn_and_solved_on_the_page(browser, tmp_path):
         # the modules talk through import and export: nothing of theirs is left on window
         assert browser.execute_script("return [typeof window.CubeUI, typeof window.Panel]") == \
             ["undefined", "undefined"]
+
+
+def test_the_metric_beside_start_lists_the_services_metrics_and_is_used(browser, tmp_path):
+    """The page offers exactly the metrics the one solving service answers
+    (GET /api/solve/options), the config's own (``rig``) chosen; a metric
+    picked there is the one the run's solution was made shortest in."""
+    import json
+
+    from solver.metrics import RIG_METRICS
+
+    desktop(browser)
+    with panel_server(tmp_path, speed="8") as (base, panel, rig_url):
+        open_page(browser, base)
+        options = wait(browser, lambda d: d.execute_script(
+            "const o = [...document.querySelectorAll('#metric option')]; "
+            "return o.length > 1 ? o.map(x => [x.value, x.selected]) : null"))
+        assert [v for v, _ in options] == list(RIG_METRICS)
+        assert [v for v, chosen in options if chosen] == [panel.cfg.solver.metric]
+        browser.execute_script("const s = document.getElementById('metric'); s.value = 'qtm';")
+        browser.find_element(By.ID, "start").click()
+        wait(browser, lambda d: state_text(d) == "solved", timeout=90)
+        assert rig_for_url(rig_url).cube.is_solved()
+        records = sorted(Path(tmp_path).glob("runs/*/run.json"))
+        assert records and json.loads(records[-1].read_text())["metric"] == "qtm"
+        browser.execute_script("const s = document.getElementById('method'); s.value = 'cfop';"
+                               "s.dispatchEvent(new Event('change'));")
+        assert not browser.find_element(By.ID, "metric-label").is_displayed()  # CFOP has no search metric
+        no_script_errors(browser)

@@ -448,8 +448,13 @@ def build(panel: Panel) -> Starlette:
         if method is not None and (scan_only or method not in METHODS):
             raise ApiError(400, "bad-request", "'method' is for /api/start, one of two-phase or cfop"
                            if scan_only else f"'method' must be one of {', '.join(METHODS)}")
+        metric = field_str(body, "metric", max_chars=20, required=False)
+        if metric is not None and (scan_only or metric not in RIG_METRICS or method == "cfop"):
+            raise ApiError(400, "bad-request", f"'metric' is for /api/start with two-phase, one of "
+                           f"{', '.join(RIG_METRICS)}")
         try:
-            run = panel.start(seed=None if seed is None else int(seed), scan_only=scan_only, method=method)
+            run = panel.start(seed=None if seed is None else int(seed), scan_only=scan_only, method=method,
+                              metric=metric)
         except Busy as e:
             raise ApiError(409, "busy", str(e)) from None
         return JSONResponse({"run": run, "state": "scanning"}, status_code=202)

@@ -158,12 +158,16 @@ class Panel:
 
     # -- runs ------------------------------------------------------------------
     def start(self, *, seed: int | None = None, scan_only: bool = False, method: str | None = None,
+              metric: str | None = None,
               by: str = "page") -> int:
         """Start a run in its own thread on the kept rig; :class:`Busy` if one
-        is going on. ``method`` (two-phase or cfop) overrides ``[solver] method``."""
+        is going on. ``method`` (two-phase or cfop) overrides ``[solver] method``,
+        ``metric`` (for two-phase) ``[solver] metric``."""
         cfg = self.cfg
         if method is not None:
             cfg = replace(cfg, solver=replace(cfg.solver, method=method))
+        if metric is not None:
+            cfg = replace(cfg, solver=replace(cfg.solver, metric=metric))
         with self.lock:
             self._check_free()
             engine = Engine(cfg, Face(), state_dir=self.options.state_dir, seed=seed, no_wait=True,

@@ -85,7 +85,28 @@ async function command(path, body) {
   return r;
 }
 
-$("start").addEventListener("click", () => { say("starting…"); command("/api/start", { method: $("method").value }); });
+// The metric beside the method: what the two-phase search makes shortest, the list from the one the
+// service answers (GET /api/solve/options), the config's own choice selected.
+const METRIC_NAMES = { htm: "moves (face turns)", qtm: "quarter turns", axial: "axial turns",
+                       rig: "rig (the time this rig takes)" };
+async function loadMetrics() {
+  const r = await getJSON("/api/solve/options");
+  if (!r.ok) return;
+  const select = $("metric");
+  select.replaceChildren(...r.body.metrics.map((m) => {
+    const o = document.createElement("option");
+    o.value = m;
+    o.textContent = METRIC_NAMES[m] || m;
+    o.selected = m === r.body.rig_metric;
+    return o;
+  }));
+}
+function chosen() {
+  const method = $("method").value;
+  return method === "cfop" ? { method } : { method, metric: $("metric").value };
+}
+$("method").addEventListener("change", () => { $("metric-label").hidden = $("method").value === "cfop"; });
+$("start").addEventListener("click", () => { say("starting…"); command("/api/start", chosen()); });
 $("scan").addEventListener("click", () => { say("scanning…"); command("/api/scan"); });
 $("stop").addEventListener("click", () => command("/api/stop").then((r) => r.ok && say("stopping after this turn…")));
 $("estop").addEventListener("click", async () => {
@@ -346,6 +367,7 @@ async function connect() {
   }
   signIn(false);
   if (!r.ok) { reconnectSoon(); return; }
+  loadMetrics();
   const source = new EventSource("/api/events");
   source.addEventListener("status", (m) => onStatus(JSON.parse(m.data)));
   source.addEventListener("rig", (m) => showRig(JSON.parse(m.data)));

@@ -313,7 +313,9 @@ function drawPhotoNet() {
 
 $("photos-solve").addEventListener("click", async () => {
   say("photos-solution", "solving…");
-  const r = await post("/api/solve", { facelets: photo.facelets, method: $("method").value });
+  const method = $("method").value;
+  const r = await post("/api/solve", method === "cfop" ? { facelets: photo.facelets, method }
+    : { facelets: photo.facelets, method, metric: $("metric").value });
   if (!r.ok) {
     const err = r.body.error || {};
     photo.wrong = new Set(err.positions || []);
