@@ -46,7 +46,10 @@ SLOW = {
     "test_first_run", "test_firmware_build", "test_firmware_cli", "test_firmware_faults", "test_firmware_sim",
     "test_link_faults", "test_web_browser", "test_web_hostile_fuzz", "test_cli_fuzz", "test_preview_window",
     "test_solver_memory", "test_lint", "test_start_cfop", "test_solver_damage", "test_wheel", "test_trust",
+    "test_web_phone", "test_web_reach", "test_firmware_servo", "test_firmware_overlap",
     # single tests of 4 s or more on a quiet machine
+    "test_start::test_start_command_headless",
+    "test_mechanism_start::test_several_runs_in_process",
     "test_solver_tables::test_real_tables_cold_concurrent_then_corrupted",
     "test_solver_tables::test_prepare_reports_progress_of_a_build_and_nothing_after",
     "test_link_pty::test_solves_ride_out_noise_bursts_stalls_and_a_pulled_cable",
