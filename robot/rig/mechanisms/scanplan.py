@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -88,10 +89,16 @@ def seen(mech: Mechanism, path: tuple[Action, ...], slot: int = CAMERA_SLOT,
     raise AssertionError("a face seen mirrored")  # pragma: no cover - rotations keep handedness
 
 
-def scan_plan(mech: Mechanism, slot: int = CAMERA_SLOT, start: State | None = None) -> ScanPlan:
-    """The cheapest moves that show the camera in ``slot`` all six faces."""
-    s0 = mech.start() if start is None else start
-    first = (s0, frozenset({mech.orientation(s0)[slot]}))
+def _cheapest_showing(mech: Mechanism, start: State, progress: frozenset[int],
+                      advance: Callable[[State, frozenset[int]], frozenset[int]],
+                      finished: Callable[[frozenset[int]], bool],
+                      ) -> tuple[list[tuple[tuple[State, frozenset[int]], Action]], float, State]:
+    """The cheapest moves that turn no layer (Dijkstra by the mechanism's
+    own timing) from ``start`` until ``finished(progress)``, where each
+    state reached makes ``progress = advance(state, progress)``: the faces
+    shown so far, or those still to show. Each step comes with the node it
+    reaches, then the time they take and the state they end in."""
+    first = (start, progress)
     best = {first: 0.0}
     back: dict = {}
     tie = itertools.count()
@@ -101,19 +108,19 @@ def scan_plan(mech: Mechanism, slot: int = CAMERA_SLOT, start: State | None = No
         c, _, node = heapq.heappop(heap)
         if best[node] < c:
             continue
-        state, faces = node
-        if len(faces) == 6:
+        state, got = node
+        if finished(got):
             goal = node
             break
         for action, out in mech.steps(state):
             if out.turn is not None:
                 continue  # a scan turns no layer
-            nxt = (out.after, faces | {mech.orientation(out.after)[slot]})
+            nxt = (out.after, advance(out.after, got))
             if c + out.seconds < best.get(nxt, float("inf")):
                 best[nxt] = c + out.seconds
                 back[nxt] = (node, action)
                 heapq.heappush(heap, (c + out.seconds, next(tie), nxt))
-    assert goal is not None, "every mechanism can show every face"
+    assert goal is not None, "every mechanism can show every face, at every rotation"
     path: list[tuple[tuple[State, frozenset[int]], Action]] = []
     node = goal
     while node != first:
@@ -121,6 +128,15 @@ def scan_plan(mech: Mechanism, slot: int = CAMERA_SLOT, start: State | None = No
         path.append((node, action))
         node = prev
     path.reverse()
+    return path, best[goal], goal[0]
+
+
+def scan_plan(mech: Mechanism, slot: int = CAMERA_SLOT, start: State | None = None) -> ScanPlan:
+    """The cheapest moves that show the camera in ``slot`` all six faces."""
+    s0 = mech.start() if start is None else start
+    path, seconds, end = _cheapest_showing(mech, s0, frozenset({mech.orientation(s0)[slot]}),
+                                           lambda state, faces: faces | {mech.orientation(state)[slot]},
+                                           lambda faces: len(faces) == 6)
     shots = [Shot((), *seen(mech, (), slot, s0))]
     pending: list[Action] = []
     done: list[Action] = []
@@ -133,7 +149,7 @@ def scan_plan(mech: Mechanism, slot: int = CAMERA_SLOT, start: State | None = No
             got.add(face)
             shots.append(Shot(tuple(pending), *seen(mech, tuple(done), slot, s0)))
             pending = []
-    return ScanPlan(tuple(shots), best[goal], goal[0])
+    return ScanPlan(tuple(shots), seconds, end)
 
 
 @cache
@@ -178,36 +194,8 @@ def rescan_plan(mech: Mechanism, start: State, shown: dict[int, set[int]],
         face, turns = view_from(mech.orientation(state), slot)
         return left - {face} if face in left and turns not in shown[face] else left
 
-    first = (start, wanted(start, frozenset(shown)))
-    best = {first: 0.0}
-    back: dict = {}
-    tie = itertools.count()
-    heap = [(0.0, next(tie), first)]
-    goal = None
-    while heap:
-        c, _, node = heapq.heappop(heap)
-        if best[node] < c:
-            continue
-        state, left = node
-        if not left:
-            goal = node
-            break
-        for action, out in mech.steps(state):
-            if out.turn is not None:
-                continue
-            nxt = (out.after, wanted(out.after, left))
-            if c + out.seconds < best.get(nxt, float("inf")):
-                best[nxt] = c + out.seconds
-                back[nxt] = (node, action)
-                heapq.heappush(heap, (c + out.seconds, next(tie), nxt))
-    assert goal is not None, "every face can be shown at four rotations"
-    path: list[tuple[tuple[State, frozenset[int]], Action]] = []
-    node = goal
-    while node != first:
-        prev, action = back[node]
-        path.append((node, action))
-        node = prev
-    path.reverse()
+    path, seconds, end = _cheapest_showing(mech, start, wanted(start, frozenset(shown)), wanted,
+                                           lambda left: not left)
     shots: list[Shot] = []
     pending: list[Action] = []
     to_show = set(shown)
@@ -222,4 +210,4 @@ def rescan_plan(mech: Mechanism, start: State, shown: dict[int, set[int]],
             shots.append(Shot(tuple(pending), face, turns))
             to_show.discard(face)
             pending = []
-    return ScanPlan(tuple(shots), best[goal], goal[0])
+    return ScanPlan(tuple(shots), seconds, end)
