@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from chromium import HAS_BROWSER, start_browser
 from webserver import panel_server, rig_for_url
 
 from robot.cli.commands.serve import terminal_qr
@@ -29,8 +30,6 @@ from robot.web.interfaces import Address, interface_addresses, reachable
 from robot.web.server import TOKEN_FILE, bind
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
-HAS_BROWSER = bool(shutil.which(CHROMIUM) and shutil.which(DRIVER))
 needs_browser = pytest.mark.skipif(not HAS_BROWSER, reason="needs Debian's chromium and chromium-driver")
 
 
@@ -268,16 +267,7 @@ def free_port() -> int:
 def browser():
     if not HAS_BROWSER:
         pytest.skip("needs Debian's chromium and chromium-driver")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1200,1000", "--disable-extensions"):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    driver = start_browser()
     try:
         yield driver
     finally:

@@ -1,0 +1,23 @@
+"""Debian's headless Chromium for the browser tests, started one way for
+every test module that needs it (selenium is imported only when it is)."""
+
+from __future__ import annotations
+
+import shutil
+
+CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+HAS_BROWSER = bool(shutil.which(CHROMIUM) and shutil.which(DRIVER))
+
+
+def start_browser():
+    """A headless Chromium at 1200x1000 that keeps the page's console log."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1200,1000", "--disable-extensions"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(DRIVER), options=options)
