@@ -6,38 +6,29 @@ The screenshots in docs/images/ are taken here (set CUBEROBOT_SCREENSHOTS=1
 to write them again)."""
 
 import os
-import shutil
 import time
 from pathlib import Path
 
 import pytest
+from chromium import HAS_BROWSER, start_browser
 from webserver import NO_LOOK_AGAIN, panel_server, rig_for_url
 
 from robot.cli.commands.serve import sim_glare
 
-CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 IMAGES = Path(__file__).resolve().parents[1] / "docs/images"
 
-if not (shutil.which(CHROMIUM) and shutil.which(DRIVER)):
+if not HAS_BROWSER:
     pytest.skip("needs Debian's chromium and chromium-driver (./run-tests installs them)",
                 allow_module_level=True)
 
-from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1200,1000", "--disable-extensions"):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    driver = start_browser()
     try:
         yield driver
     finally:
@@ -160,7 +151,11 @@ def test_paint_a_doubtful_sticker_and_accept(browser, tmp_path):
         truth = rig_for_url(rig_url).cube.to_facelets()
         # a wrong colour on a doubtful sticker: Accept is refused, and the page says which sticker
         i = doubtful[0]
-        wrong = next(c for c in "URFDLB" if c != truth[i])
+        # not the letter the sticker already shows either (a misread one): a tap with the colour it
+        # already has cycles it on, as the page promises, and the paint would not be the one meant
+        shown = browser.find_element(By.CSS_SELECTOR, f"#net button[data-index='{i}']").get_attribute(
+            "data-letter")
+        wrong = next(c for c in "URFDLB" if c not in (truth[i], shown))
         _paint(browser, i, wrong)
         browser.find_element(By.ID, "accept").click()
         wait(browser, lambda d: d.find_element(By.ID, "fix-message").text)
