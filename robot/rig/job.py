@@ -15,13 +15,13 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from solver import Cube
+from solver import Cube, parse_steps
 
 from . import protocol as P
 from .errors import RigError
 from .journal import ID_SPACE, JobState, Journal
 from .link import EstopLatched, Link, LinkLost, LinkStalled, RigReset
-from .motion import MotorStep, Moves, as_plan, estimate_s, plan
+from .motion import MotorStep, estimate_s, plan
 from .timing import move_ticks, ticks_to_s
 
 
@@ -248,12 +248,15 @@ def execute(link: Link, journal: Journal, js: JobState, steps: list[MotorStep], 
     return report
 
 
-def run(link: Link, journal: Journal, start: Cube, moves: Moves | Sequence[MotorStep], *,
+def run(link: Link, journal: Journal, start: Cube, steps: Sequence[MotorStep], *,
         on_turn: Callable[[TurnDone], None] | None = None) -> JobReport:
-    """Record the job and run it: ``moves`` is a plan (MotorSteps from
-    :func:`motion.plan`, turned as they are) or moves to plan here (a
-    sequence or grouped steps)."""
-    steps = as_plan(moves, link.config)
+    """Record the job and run it: ``steps`` is a plan (:func:`motion.plan`),
+    turned as it is and never planned again here, so the time estimated
+    from it before the run is the time of what runs. The journal keeps each
+    step's moves, from which resume plans it again."""
+    steps = list(steps)
+    if not all(isinstance(s, MotorStep) for s in steps):
+        raise TypeError("job.run takes a plan (motion.plan's MotorSteps), not moves")
     hello = link.connect() if link.hello is None else link.hello
     try:
         last_done = link.status().last_done_id
@@ -307,7 +310,7 @@ def _resume(link: Link, journal: Journal, js: JobState, *, on_turn: Callable[[Tu
     Where neither side can know (the rig restarted with a move possibly under
     way, an emergency stop in mid-move, the two disagree), the job ends
     "state unknown" and nothing moves."""
-    steps = plan(js.steps, link.config)
+    steps = plan(parse_steps(js.steps), link.config)
     hello = link.connect() if link.hello is None else link.hello
     st = _settled_status(link, journal, js, steps, wait_s)
     rig_done = _rig_progress(js, st.last_done_id)
