@@ -19,7 +19,8 @@ The only input is a solution's steps as Move tuples (text is parsed at the
 edges: the command line, the web API, the journal). The plan is made once:
 its :class:`MotorStep` list is what ``job.run`` and dry-run turn as it is,
 :func:`estimate_s` of it is the time shown before the run and the time the
-rig then measures.
+rig then measures, and the journal keeps each step's quarter turns so that
+resume rebuilds the same plan (``plan(..., directions=...)``).
 """
 
 from __future__ import annotations
