@@ -184,7 +184,6 @@ def power_cut_run(k: int, sim, state_dir, mode: str, *, kill_after_s: float,
     from pathlib import Path
 
     from robot.rig.config import load_config
-    from robot.rig.motion import plan
 
     rng = random.Random(k)
     scramble = random_scramble(18, seed=10_000 + k)
@@ -259,8 +258,6 @@ def line_soak(n: int, sim, config, root, *, seed: int = 0, stall_every: int = 4,
 
     from fwtools import noise_burst
     from ptyproxy import ManglingProxy
-
-    from robot.rig.motion import plan
 
     rng = random.Random(seed)
     res = LineSoakResult()

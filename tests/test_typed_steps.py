@@ -132,6 +132,7 @@ def test_job_run_turns_the_plan_it_is_given_without_planning(monkeypatch, tmp_pa
 def test_the_dry_run_turns_the_plan_it_is_given(monkeypatch, tmp_path):
     start = random_cube(8)
     sol = solve(start, budget_ms=5, workers=1)
+    assert start.apply(_flat(sol.steps)).is_solved()
     steps = plan(sol.steps, CFG)
     _no_planning(monkeypatch)
     seen = []
