@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..app.events import Answer, Doubt, Event, Face, TurnEvents
 from ..app.start import Engine
@@ -28,6 +28,9 @@ from ..rig.config import Config
 from ..rig.errors import RigError, UserError
 from ..rig.link import Link
 from .standing_rig import StandingRig
+
+if TYPE_CHECKING:
+    from ..rig.motion import MotorStep
 
 log = logging.getLogger(__name__)
 
@@ -188,15 +191,17 @@ class Panel:
         """Turn ``moves`` on a virtual rig of its own (the configured rig is
         not touched), with the same events as a run's turns, so the page's
         cube and turn list follow it; :class:`Busy` if a run is going on."""
-        from solver import SOLVED_CUBE, Cube
+        from solver import SOLVED_CUBE, Cube, group_steps
 
         from ..app.dryrun_pictures import timeline
         from ..app.limits import MAX_DRY_RUN_HOURS
         from ..rig.motion import estimate_s, plan
 
         cube = Cube.from_facelets(start) if start else SOLVED_CUBE
-        steps = plan(moves, self.cfg)  # the moves checked before anything starts
-        hours = estimate_s(steps, self.cfg) / float(speed) / 3600
+        # the run's one plan, the moves checked before anything starts: drawn, estimated, turned
+        steps = plan(group_steps(moves), self.cfg)
+        estimate = estimate_s(steps, self.cfg)
+        hours = estimate / float(speed) / 3600
         if hours > MAX_DRY_RUN_HOURS:
             raise UserError(f"these moves would take {hours:.1f} hours at speed {speed}; at most "
                             f"{MAX_DRY_RUN_HOURS:g} hour: choose a higher speed")
@@ -211,9 +216,8 @@ class Panel:
             self.engine = None
             self.timeline = picture
             self.dry_stop = threading.Event()
-            self.thread = threading.Thread(target=self._dry_run, args=(cube, steps, speed), daemon=True,
-                                           name=f"dry-run-{number}")
-            estimate = estimate_s(steps, self.cfg)
+            self.thread = threading.Thread(target=self._dry_run, args=(cube, steps, estimate, speed),
+                                           daemon=True, name=f"dry-run-{number}")
         texts = [s.text for s in steps]
         self.publish(Event("solution", "turning", {
             "facelets": cube.to_facelets(), "moves": " ".join(texts), "length": len(texts), "steps": texts,
@@ -222,15 +226,13 @@ class Panel:
         self.thread.start()
         return number
 
-    def _dry_run(self, cube: Any, steps: list[Any], speed: str) -> None:
+    def _dry_run(self, cube: Any, steps: list[MotorStep], estimate: float, speed: str) -> None:
         from ..app.dryrun import dry_run
         from ..app.start import Stopped
         from ..rig import job
 
         n = len(steps)
-        from ..rig.motion import estimate_s
-
-        events = TurnEvents([s.text for s in steps], estimate_s(steps, self.cfg))
+        events = TurnEvents([s.text for s in steps], estimate)
 
         def on_link(link: Link | None) -> None:
             self.dry_link = link

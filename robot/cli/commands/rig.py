@@ -37,6 +37,7 @@ from .cube import read_cube_arg
 if TYPE_CHECKING:
     from ...rig import job
     from ...rig.link import Link
+    from ...rig.motion import MotorStep
 
 
 def _add_rig_options(p: argparse.ArgumentParser, state_dir: bool = True) -> None:
@@ -128,9 +129,12 @@ def _check_port_arg(args: argparse.Namespace) -> None:
     check_port(getattr(args, "port", None))
 
 
-def _check_dry_run(args: argparse.Namespace) -> None:
+def _check_dry_run(args: argparse.Namespace) -> tuple[Config, list[MotorStep]]:
     """Bounds of a dry run, before anything is opened: at most 1000 moves
-    (100 with --render), and at most an hour at the virtual rig's --speed."""
+    (100 with --render), and at most an hour at the virtual rig's --speed.
+    Returns the config and the run's one plan (checked, shown and turned)."""
+    from solver import group_steps
+
     from ...rig.motion import estimate_s, plan
     from ...sim.virtual_rig import EventClock, make_clock
 
@@ -156,21 +160,19 @@ def _check_dry_run(args: argparse.Namespace) -> None:
         clock = make_clock(speed)
     except ValueError as e:
         raise UserError(f"{where}: {e}") from None
+    cfg = load_config(args.config)
+    steps = plan(group_steps(args.moves), cfg)
     if (args.port is None or args.port.startswith("sim://")) and not isinstance(clock, EventClock):
-        cfg = load_config(args.config)
-        hours = estimate_s(plan(args.moves, cfg), cfg) / float(speed) / 3600
+        hours = estimate_s(steps, cfg) / float(speed) / 3600
         if hours > MAX_DRY_RUN_HOURS:
             raise UserError(f"{where} {speed}: these moves would take {hours:.1f} hours at that speed; "
                             f"at most {MAX_DRY_RUN_HOURS:g} hour: give a higher speed (or max)")
+    return cfg, steps
 
 
 def _dry_run(args: argparse.Namespace) -> int:
-    _check_dry_run(args)
-    from ...rig.motion import plan
-
-    cfg = load_config(args.config)
+    cfg, steps = _check_dry_run(args)  # the moves parsed and planned before anything opens
     start = Cube.from_facelets(read_cube_arg(args.start)) if args.start else SOLVED_CUBE
-    steps = plan(args.moves, cfg)  # parses and checks the moves before anything opens
     if args.render:
         from ...app.dryrun_pictures import check_path
         check_path(args.render)
