@@ -165,6 +165,29 @@ def test_start_turns_and_journals_the_plan_it_estimated(monkeypatch, tmp_path):
     forget(url)
 
 
+def test_start_plans_each_candidate_once_and_turns_the_winners_plan(monkeypatch, tmp_path):
+    """With the rig metric the choice among the candidates plans each of
+    them; the winner's plan is the one turned, not planned a second time."""
+    assert CFG.solver.metric == "rig" and CFG.solver.candidates > 1
+    plans = []
+    real = motion.plan
+
+    def recording(*args, **kwargs):
+        plans.append(real(*args, **kwargs))
+        return plans[-1]
+
+    monkeypatch.setattr(motion, "plan", recording)
+    url = sim_url("typed-once", speed="max")
+    forget(url)
+    record = run_start(CFG, port=url, headless=True, state_dir=tmp_path, seed=22, out=lambda line: None)
+    assert record.status == "solved" and rig_for_url(url).cube.is_solved()
+    assert Cube.from_facelets(record.facelets).apply(record.moves).is_solved()
+    executed = job.journaled_plan(Journal(tmp_path).read()[-1], CFG)
+    candidates = len(plans)
+    assert candidates >= 1 and sum(p == executed for p in plans) == 1  # planned once, in the choice
+    forget(url)
+
+
 def _clockwise_plan_that_differs(scramble):
     """A plan whose half turns all go clockwise, where the config's own
     planner would turn some the other way: resume must keep the journaled one."""

@@ -39,7 +39,7 @@ from ..rig.journal import Journal, default_state_dir
 from .events import Doubt, Event, Face, TurnEvents
 from .record import RunRecord
 from .rigs import RigHandle, attach_rig, connect_rig
-from .solving import SolveRequest, solution
+from .solving import SolveRequest, planned_solution
 
 if TYPE_CHECKING:
     from solver.solution import Solution
@@ -345,21 +345,25 @@ def _profile(cfg: Config) -> Profile | None:
     return load_profile(cfg.profile)
 
 
-def solve(run: Run, facelets: str) -> Solution:
-    """The solution to turn. A cube the solver cannot answer as configured
-    (no solution within ``[solver] max_length``) ends the run with a
-    RigError before any motor turns."""
+def solve(run: Run, facelets: str) -> tuple[Solution, list[MotorStep]]:
+    """The solution to turn and its one plan (estimated, shown, journaled
+    and turned). A cube the solver cannot answer as configured (no solution
+    within ``[solver] max_length``) ends the run with a RigError before any
+    motor turns."""
     import solver
+
+    from ..rig.motion import plan
 
     run.check_stop()
     run.emit("solving", "solving", facelets=facelets, method=run.cfg.solver.method)
     s = run.cfg.solver
     if s.method == "cfop":
         q, h = rig_turn_costs(run.cfg)
-        return _solve_cfop(run, facelets, q, h)
+        cfop = _solve_cfop(run, facelets, q, h)
+        return cfop, plan(cfop.steps, run.cfg)
     try:  # the one solving service, priced at this rig's turning times
-        return solution(SolveRequest(facelets, metric=s.metric, max_length=s.max_length,
-                                     budget_ms=s.budget_ms, workers=s.workers, rig=run.cfg))
+        return planned_solution(SolveRequest(facelets, metric=s.metric, max_length=s.max_length,
+                                             budget_ms=s.budget_ms, workers=s.workers), run.cfg)
     except solver.SolveError as e:
         where = f" ([solver] max_length in {run.cfg.path})" if e.kind == "max-length" and run.cfg.path else ""
         raise RigError(f"{e}{where}; no motor turned") from None
@@ -590,12 +594,11 @@ class Engine:
             return
         log.info("scan: %s after %d capture(s); warnings: %s", facelets, run.captures,
                  result.classification.warnings if result is not None else [])
-        solution = solve(run, facelets)
+        solution, steps = solve(run, facelets)  # the one plan: estimated, shown, journaled and turned
         t_solved = time.monotonic()
         log.info("solution (%s metric, cost %.2f): %s", solution.metric, solution.cost, solution.moves)
-        from ..rig.motion import estimate_s, plan
+        from ..rig.motion import estimate_s
 
-        steps = plan(solution.steps, cfg)  # the one plan: estimated, shown, journaled and turned
         estimate = estimate_s(steps, cfg)
         record.compute_s = t_solved - t_scanned
         record.moves = solution.moves
