@@ -90,6 +90,29 @@ def step_texts(mech: Mechanism, state: State, actions: tuple[Action, ...] | list
     return texts
 
 
+def pace_of(port: str) -> float | None:
+    """How fast a ``sim://`` rig's robot moves go: its ``?speed=`` (times
+    real time; 1 when not given, as the six-motor virtual rig; ``max``: no
+    waiting, None). None for a port that is no ``sim://`` URL."""
+    if not port.startswith("sim://"):
+        return None
+    from ..sim.protocol_sim import parse_sim_url
+
+    try:
+        speed = parse_sim_url(port)[1].get("speed", "1")
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    if speed.strip().lower() in ("max", "inf", "event"):
+        return None
+    try:
+        pace = float(speed)
+    except ValueError:
+        raise UserError(f"sim:// speed must be 'max' or a number, not {speed!r}") from None
+    if not 0.01 <= pace <= 1000:
+        raise UserError(f"sim:// speed must be 'max' or from 0.01 to 1000 times real time, not {speed!r}")
+    return pace
+
+
 class Stopped(Exception):
     """A person stopped the run (between two robot moves)."""
 
@@ -103,8 +126,11 @@ class MechanismEvents:
     stop a face may ask for (:meth:`stop`, :meth:`estop`, from any thread),
     honoured between robot moves (:meth:`check_stop`)."""
 
-    def __init__(self, face: Face | None = None, *, started_by: str = "auto"):
+    def __init__(self, face: Face | None = None, *, started_by: str = "auto", pace: float | None = None):
         self.face = face if face is not None else Face()
+        self.pace = pace
+        """Times real time the robot moves of the solution take (each waits its planned
+        seconds over this); None: no waiting (the terminal, the tests)."""
         self.started_by = started_by
         self.state = "idle"
         self.stop_flag, self.estop_flag = threading.Event(), threading.Event()
@@ -206,6 +232,8 @@ class MechanismEvents:
             fields, _ = move_fields(self.mech, self.move_state, action)
             self.emit("turn-started", "turning", index=i, turns=len(self.steps), step=self.steps[i], **fields)
             do(action)
+            if self.pace:  # a stop cuts the wait short; it is honoured once the move is journalled
+                self.stop_flag.wait(self.mech.apply(self.move_state, action).seconds / self.pace)
         self.index = 0
         return moving
 
@@ -269,11 +297,12 @@ class MechanismEngine:
     run before its next robot move. Every way the run ends is told as a
     ``finished`` event."""
 
-    def __init__(self, cfg: Config, face: Face, *, state_dir: str | Path | None = None,
-                 seed: int | None = None, started_by: str = "auto", out: Callable[[str], None] = log.info):
-        self.cfg, self.state_dir, self.out = cfg, state_dir, out
+    def __init__(self, cfg: Config, face: Face, *, port: str | None = None,
+                 state_dir: str | Path | None = None, seed: int | None = None, started_by: str = "auto",
+                 out: Callable[[str], None] = log.info):
+        self.cfg, self.port, self.state_dir, self.out = cfg, port, state_dir, out
         self.seed = random.SystemRandom().randrange(2**31) if seed is None else seed
-        self.events = MechanismEvents(face, started_by=started_by)
+        self.events = MechanismEvents(face, started_by=started_by, pace=pace_of(port or cfg.rig.port))
         self.stop_flag = self.events.stop_flag
 
     @property
@@ -295,8 +324,8 @@ class MechanismEngine:
 
         ev = self.events
         try:
-            return run_mechanism_start(self.cfg, seed=self.seed, state_dir=self.state_dir, out=self.out,
-                                       events=ev)
+            return run_mechanism_start(self.cfg, port=self.port, seed=self.seed, state_dir=self.state_dir,
+                                       out=self.out, events=ev)
         except Stopped as e:
             ev.emit("finished", "stopped", str(e), status="stopped", estop=e.estop)
             raise

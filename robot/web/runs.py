@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..app.events import Answer, Doubt, Event, Face, TurnEvents
+from ..app.mechanism_events import MechanismEngine
 from ..app.start import Engine
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
@@ -121,6 +122,9 @@ class Status:
     by: str = ""  # "page" or "button"
     method: str = ""
     stage: str = ""
+    orientation: str = ""
+    """A rig that moves the cube: the cube face in each of its slots U R F D L B (URFDLB: as put in)."""
+    rig_kind: str = ""
 
     def to_json(self) -> dict[str, Any]:
         d = dict(self.__dict__)
@@ -138,7 +142,7 @@ class Panel:
         self.status = Status()
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY)
         self.images: dict[str, bytes] = {}
-        self.engine: Engine | None = None
+        self.engine: Engine | MechanismEngine | None = None
         self.thread: threading.Thread | None = None
         self.asking: WebFace | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -152,9 +156,17 @@ class Panel:
                                     speed=options.firmware_speed, on_button=self._button, busy=self.running,
                                     on_change=self._rig_changed)
 
+    @property
+    def mechanism(self) -> bool:
+        """A rig that moves the cube (flipper, two-gripper): its runs are made on
+        its virtual rig in the run's thread (robot/app/mechanism_start.py); no
+        line is kept open between runs."""
+        return self.cfg.rig.kind != "six-motor"
+
     def open(self) -> None:
         """Server start: connect to the rig and listen for its button."""
-        self.standing.start()
+        if not self.mechanism:
+            self.standing.start()
 
     # -- runs ------------------------------------------------------------------
     def start(self, *, seed: int | None = None, scan_only: bool = False, method: str | None = None,
@@ -168,15 +180,23 @@ class Panel:
             cfg = replace(cfg, solver=replace(cfg.solver, method=method))
         if metric is not None:
             cfg = replace(cfg, solver=replace(cfg.solver, metric=metric))
+        if self.mechanism and scan_only:
+            raise UserError(f"a {cfg.rig.kind} rig scans as part of a run only: press Start")
         with self.lock:
             self._check_free()
-            engine = Engine(cfg, Face(), state_dir=self.options.state_dir, seed=seed, no_wait=True,
-                            scan_only=scan_only, sim_lighting=self.options.sim_lighting, started_by=by)
+            engine: Engine | MechanismEngine
+            if self.mechanism:
+                engine = MechanismEngine(cfg, Face(), port=self.options.rig_port, seed=seed, started_by=by,
+                                         state_dir=self.options.state_dir)
+            else:
+                engine = Engine(cfg, Face(), state_dir=self.options.state_dir, seed=seed, no_wait=True,
+                                scan_only=scan_only, sim_lighting=self.options.sim_lighting, started_by=by)
             engine.face = WebFace(self, engine.stop_flag)
             self.engine = engine
             number = self.status.run + 1
             self.status = Status(state="scanning", run=number, kind="scan" if scan_only else "solve",
-                                 started=time.time(), by=by, method=cfg.solver.method)
+                                 started=time.time(), by=by, method=cfg.solver.method,
+                                 rig_kind=cfg.rig.kind, orientation="URFDLB" if self.mechanism else "")
             self.history.clear()
             self.images = {}
             self.thread = threading.Thread(target=self._run, args=(engine,), name=f"run-{number}",
@@ -264,7 +284,10 @@ class Panel:
                            f"dry run done: estimated {report.estimated_s:.3f} s, executed {executed} "
                            "(the virtual rig's clock)"))
 
-    def _run(self, engine: Engine) -> None:
+    def _run(self, engine: Engine | MechanismEngine) -> None:
+        if isinstance(engine, MechanismEngine):
+            self._run_mechanism(engine)
+            return
         error: BaseException | None = None
         try:
             with self.standing.lock:  # the listener lets go of the line within one slice
@@ -282,6 +305,20 @@ class Panel:
             _name_the_failure(engine, f"the run failed: {type(e).__name__}: {e}")
         finally:
             self.standing.after_run(error)
+
+    def _run_mechanism(self, engine: MechanismEngine) -> None:
+        """A flipper or two-gripper run: every end it knows it tells as ``finished``."""
+        from ..app.mechanism_events import Stopped
+        from ..rig.mechanisms.base import ImpossibleMove
+
+        try:
+            engine.run()
+        except (Stopped, RigError, UserError, ImpossibleMove) as e:
+            log.info("the %s run ended: %s", self.cfg.rig.kind, e)
+            self._finish_unreported(str(e))
+        except Exception as e:  # noqa: BLE001 - a run's failure is told to the page, not lost in a thread
+            log.exception("the run failed")
+            self._finish_unreported(f"the run failed: {type(e).__name__}: {e}")
 
     def _button(self) -> None:
         """The rig's start button, heard between runs: a run as the page's Start."""
@@ -323,10 +360,21 @@ class Panel:
         engine.stop()
         return True
 
+    def _estop_mechanism(self) -> dict[str, Any]:
+        engine = self.engine
+        if engine is not None and self.running():
+            self.status.estop_sent = True
+            engine.estop()
+            return {"sent": True, "message": f"emergency stop: the virtual {self.cfg.rig.kind} rig stops "
+                                             "before its next robot move"}
+        return {"sent": False, "message": f"no run is going on: the virtual {self.cfg.rig.kind} rig is idle"}
+
     def estop(self) -> dict[str, Any]:
         """The emergency stop: onto the running link at once; with no run,
         through a link opened for it (a real rig latches it until cleared)."""
         engine = self.engine
+        if self.mechanism and not (engine is None and self.running()):
+            return self._estop_mechanism()
         if engine is None and self.running():  # a dry run: onto its virtual rig's line
             link = self.dry_link
             self.status.estop_sent = True
@@ -335,7 +383,7 @@ class Panel:
                 link.estop()
                 return {"sent": True, "message": "emergency stop sent to the dry run's virtual rig"}
             return {"sent": False, "message": "the dry run is stopping; it had not reached the rig yet"}
-        if engine is not None and self.running():
+        if isinstance(engine, Engine) and self.running():
             if engine.estop() or self.standing.estop():  # the run's line, or the kept one it is about to use
                 return {"sent": True, "message": "emergency stop sent to the rig"}
             return {"sent": False, "message": "the run is stopping; the rig is not connected "
@@ -344,7 +392,7 @@ class Panel:
 
     def estop_is_quick(self) -> bool:
         """The emergency stop is a write onto an open line (no connecting to do)."""
-        return self.running() or self.standing.handle is not None
+        return self.running() or self.standing.handle is not None or self.mechanism
 
     def _estop_idle(self) -> dict[str, Any]:
         if self.standing.estop():
@@ -367,6 +415,9 @@ class Panel:
         """Clear a latched emergency stop (only between runs)."""
         if self.running():
             raise Busy("a run is going on: the emergency stop can be cleared only between runs")
+        if self.mechanism:
+            return {"cleared": True, "message": f"the virtual {self.cfg.rig.kind} rig keeps no latch: "
+                                                "nothing to clear"}
         self.standing.clear_estop()
         return {"cleared": True, "message": "emergency stop cleared"}
 
@@ -443,10 +494,12 @@ class Panel:
         elif kind == "solution":
             s.steps, s.turns, s.turn, s.facelets = d["steps"], len(d["steps"]), 0, d["facelets"]
             s.estimated_s, s.moves = d["estimated_s"], d["moves"]
+            s.orientation = d.get("orientation", s.orientation)
         elif kind == "turn-started":
             s.turn, s.stage = d["index"] + 1, d.get("stage", "")
         elif kind == "turn-done":
             s.turn, s.facelets, s.stage = d["index"] + 1, d["state_facelets"], d.get("stage", s.stage)
+            s.orientation = d.get("orientation", s.orientation)
         elif kind == "finished":
             s.result, s.message, s.estop = d.get("status", ""), event.text, bool(d.get("estop", False))
             s.ended = time.time()
@@ -473,7 +526,15 @@ class Panel:
 
     def snapshot(self) -> dict[str, Any]:
         with self.lock:
-            return {**self.status.to_json(), "rig": self.standing.describe(), "seq": self.seq}
+            return {**self.status.to_json(), "rig": self.describe_rig(), "seq": self.seq}
+
+    def describe_rig(self) -> dict[str, Any]:
+        """The rig as the page shows it: the kept line's, or the virtual mechanism's."""
+        if self.mechanism:
+            return {"connected": True, "port": f"the virtual {self.cfg.rig.kind} rig", "message": "",
+                    "buttons": 0, "estop_latched": False, "simulated": True, "firmware": False,
+                    "kind": self.cfg.rig.kind}
+        return self.standing.describe()
 
 
 def state_dir_runs(state_dir: str | None) -> Path:
