@@ -130,3 +130,22 @@ def test_the_panel_stops_a_mechanism_run_between_robot_moves(tmp_path, emergency
         client.wait_state("turning", timeout=30)
         assert client.post("/api/stop", {})[0] == 200
         assert client.wait_state("stopped", timeout=30)["result"] == "stopped"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_dry_run_on_the_panel_makes_the_robot_moves_with_their_timeline(kind, tmp_path):
+    with panel_server(tmp_path, cfg=config(kind)) as (base, panel, _):
+        client = Client(base)
+        status, body, _ = client.post("/api/dry-run", {"moves": "R U F' L2 B D'", "speed": 20})
+        assert status == 202, body
+        events = client.events(lambda e: e["kind"] == "finished")
+        solution = next(e for e in events if e["kind"] == "solution")
+        assert solution["dry_run"] and solution["orientation"] == "URFDLB"
+        turns = [e for e in events if e["kind"] == "turn-done"]
+        assert check_moves(solution, turns) == "R U F' L2 B D'".split()
+        assert events[-1]["status"] == "dry-run"
+        assert events[-1]["final_state"] == Cube().apply("R U F' L2 B D'").to_facelets()
+        status, png, r = client.get("/api/dry-run/timeline.png")
+        assert status == 200 and png[:4] == b"\x89PNG"
+        status, body, _ = client.post("/api/dry-run", {"moves": "R X"})
+        assert status == 400 and "bad move 'X'" in body["error"]["message"], body

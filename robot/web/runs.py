@@ -152,6 +152,8 @@ class Panel:
         self.timeline: bytes | None = None
         """The last dry run's motor timeline (PNG), as `dry-run --render` draws it."""
         self.dry_stop = threading.Event()
+        self.dry_events: Any = None
+        """A flipper or two-gripper dry run's events (its emergency stop goes there)."""
         self.standing = StandingRig(cfg, port=options.rig_port, firmware=options.firmware,
                                     speed=options.firmware_speed, on_button=self._button, busy=self.running,
                                     on_change=self._rig_changed)
@@ -215,6 +217,8 @@ class Panel:
         from ..rig.motion import estimate_s, plan
 
         cube = Cube.from_facelets(start) if start else SOLVED_CUBE
+        if self.mechanism:
+            return self._start_mechanism_dry_run(moves, float(speed), cube)
         steps = plan(moves, self.cfg)  # the moves checked before anything starts
         hours = estimate_s(steps, self.cfg) / float(speed) / 3600
         if hours > MAX_DRY_RUN_HOURS:
@@ -241,6 +245,63 @@ class Panel:
             f"dry run: {len(steps)} turns, ~{estimate:.1f} s"))
         self.thread.start()
         return number
+
+    def _start_mechanism_dry_run(self, moves: str, speed: float, cube: Any) -> int:
+        """A flipper or two-gripper dry run: the moves planned into robot moves and
+        made on a virtual rig of its own, paced at ``speed``."""
+        import cv2
+
+        from ..app.limits import MAX_DRY_RUN_HOURS
+        from ..app.mechanism_dryrun import mechanism_plan, timeline
+        from ..app.mechanism_events import MechanismEvents, step_texts
+
+        m, p = mechanism_plan(self.cfg, moves)
+        hours = p.seconds / speed / 3600
+        if hours > MAX_DRY_RUN_HOURS:
+            raise UserError(f"these moves would take {hours:.1f} hours at speed {speed:g}; at most "
+                            f"{MAX_DRY_RUN_HOURS:g} hour: choose a higher speed")
+        picture = cv2.imencode(".png", timeline(self.cfg, m, p))[1].tobytes()
+        texts = step_texts(m, m.start(), p.actions)
+        with self.lock:
+            self._check_free()
+            number = self.status.run + 1
+            self.status = Status(state="turning", run=number, kind="dry-run", started=time.time(),
+                                 rig_kind=self.cfg.rig.kind, orientation="URFDLB")
+            self.history.clear()
+            self.engine = None
+            self.timeline = picture
+            self.dry_stop = threading.Event()
+            events = MechanismEvents(WebFace(self, self.dry_stop), pace=speed)
+            events.stop_flag = self.dry_stop
+            self.dry_events = events
+            self.thread = threading.Thread(target=self._mechanism_dry_run, args=(cube, m, p, events),
+                                           daemon=True, name=f"dry-run-{number}")
+        self.publish(Event("solution", "turning", {
+            "facelets": cube.to_facelets(), "moves": " ".join(str(x) for x in p.solution),
+            "length": len(p.solution), "steps": texts, "estimated_s": round(p.seconds, 3), "dry_run": True,
+            "orientation": "URFDLB"},
+            f"dry run on the virtual {self.cfg.rig.kind} rig: {len(p.actions)} robot moves, "
+            f"~{p.seconds:.1f} s"))
+        self.thread.start()
+        return number
+
+    def _mechanism_dry_run(self, cube: Any, m: Any, p: Any, events: Any) -> None:
+        from ..app.mechanism_dryrun import dry_run_mechanism
+        from ..app.mechanism_events import Stopped
+        from ..rig.mechanisms.base import ImpossibleMove
+
+        try:
+            report = dry_run_mechanism(self.cfg, cube, m, p, events)
+        except Stopped as e:
+            self.publish(Event("finished", "stopped", {"status": "stopped", "estop": e.estop}, str(e)))
+            return
+        except (RigError, UserError, ImpossibleMove) as e:
+            self.publish(Event("finished", "failed", {"status": "failed"}, str(e)))
+            return
+        self.publish(Event("finished", "done", {"status": "dry-run", "final_state": report.final_state,
+                                                "estimated_s": round(p.seconds, 3), "executed_s": None},
+                           f"dry run done: {len(p.actions)} robot moves, estimated {p.seconds:.3f} s; "
+                           f"the rig ends holding the cube {report.orientation}"))
 
     def _dry_run(self, cube: Any, steps: list[Any], speed: str) -> None:
         from ..app.dryrun import dry_run
@@ -362,9 +423,12 @@ class Panel:
 
     def _estop_mechanism(self) -> dict[str, Any]:
         engine = self.engine
-        if engine is not None and self.running():
+        if self.running():
             self.status.estop_sent = True
-            engine.estop()
+            if engine is not None:
+                engine.estop()
+            elif self.dry_events is not None:
+                self.dry_events.estop()
             return {"sent": True, "message": f"emergency stop: the virtual {self.cfg.rig.kind} rig stops "
                                              "before its next robot move"}
         return {"sent": False, "message": f"no run is going on: the virtual {self.cfg.rig.kind} rig is idle"}
@@ -373,7 +437,7 @@ class Panel:
         """The emergency stop: onto the running link at once; with no run,
         through a link opened for it (a real rig latches it until cleared)."""
         engine = self.engine
-        if self.mechanism and not (engine is None and self.running()):
+        if self.mechanism:
             return self._estop_mechanism()
         if engine is None and self.running():  # a dry run: onto its virtual rig's line
             link = self.dry_link
