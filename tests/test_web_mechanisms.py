@@ -149,3 +149,22 @@ def test_a_dry_run_on_the_panel_makes_the_robot_moves_with_their_timeline(kind, 
         assert status == 200 and png[:4] == b"\x89PNG"
         status, body, _ = client.post("/api/dry-run", {"moves": "R X"})
         assert status == 400 and "bad move 'X'" in body["error"]["message"], body
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_dry_run_command_on_each_kind(kind, tmp_path):
+    import subprocess
+    import sys
+
+    cfg = str(ROOT / "config" / "examples" / f"{kind}.toml")
+    moves, out = "R U F'", str(tmp_path / "run.gif")
+    r = subprocess.run([sys.executable, "-m", "robot", "dry-run", "--config", cfg, moves, "--render", out],
+                       capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert f"final state: {Cube().apply(moves).to_facelets()}" in r.stdout
+    assert "(R)" in r.stdout and "(F')" in r.stdout
+    assert (tmp_path / "run-timeline.png").read_bytes()[:4] == b"\x89PNG"
+    for extra, says in ((["R X"], "bad move 'X'"), (["R", "--port", "/dev/ttyS0"], "sim://")):
+        r = subprocess.run([sys.executable, "-m", "robot", "dry-run", "--config", cfg, *extra],
+                           capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
