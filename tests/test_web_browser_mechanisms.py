@@ -92,3 +92,31 @@ def test_the_page_draws_the_cube_as_the_rig_holds_it(browser, tmp_path, kind):
         errors = [e for e in browser.get_log("browser")
                   if e["level"] == "SEVERE" and e["source"] == "javascript"]
         assert not errors, errors
+
+
+def test_a_dry_run_on_a_flipper_from_the_page(browser, tmp_path):
+    from solver import Cube
+
+    cfg = load_config(ROOT / "config" / "examples" / "flipper.toml")
+    with panel_server(tmp_path, cfg=cfg) as (base, panel, _):
+        browser.get(base)
+        WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "state").text == "idle")
+        browser.execute_script(LISTEN_JS)
+        browser.execute_script("document.getElementById('dry-area').scrollIntoView()")
+        moves = "R U F'"
+        browser.find_element(By.ID, "dry-moves").send_keys(moves)
+        browser.execute_script("document.getElementById('dry-speed').value = '4'")
+        browser.find_element(By.ID, "dry-run").click()
+        WebDriverWait(browser, 60).until(lambda d: d.find_element(By.ID, "state").text == "dry-run")
+        time.sleep(0.8)  # the last move's animation
+        d = browser.execute_script(DRAWN_JS)
+        assert d["held"] == d["reported"] != "URFDLB" and (d["top"], d["bottom"]) == (d["reported"][0],
+                                                                                     d["reported"][3])
+        assert d["facelets"] == Cube().apply(moves).to_facelets()
+        steps = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#steps li")]
+        assert len(steps) > 3 and "turn +1 (R)" in steps and any(s.startswith("flip") for s in steps)
+        WebDriverWait(browser, 20).until(lambda d: d.execute_script(
+            "const i = document.getElementById('dry-timeline'); return i.complete && i.naturalWidth > 0"))
+        errors = [e for e in browser.get_log("browser")
+                  if e["level"] == "SEVERE" and e["source"] == "javascript"]
+        assert not errors, errors
