@@ -66,7 +66,7 @@ def test_the_page_draws_the_cube_as_the_rig_holds_it(browser, tmp_path, kind):
         browser.execute_script(LISTEN_JS)
         time.sleep(0.3)  # the stream is open before the run starts
         browser.find_element(By.ID, "start").click()
-        checked, whole_turns, deadline = set(), set(), time.monotonic() + 120
+        checked, whole_turns, deadline, starts = set(), set(), time.monotonic() + 180, 1
         while time.monotonic() < deadline:
             d = browser.execute_script(DRAWN_JS)
             if d["rotating"]:
@@ -78,7 +78,14 @@ def test_the_page_draws_the_cube_as_the_rig_holds_it(browser, tmp_path, kind):
                 assert (d["top"], d["bottom"]) == (d["reported"][0], d["reported"][3]), d
                 assert "robot move:" in d["line"], d
                 checked.add(d["reported"])
-            if d["finished"]:
+            if d["finished"] == ["scan-doubtful"] and starts < 3:
+                # the page's Start scrambles at random and lights at random: a scan the glare leaves in
+                # doubt ends the run before any layer turns (headless: nobody is asked), as it should
+                browser.execute_script("window.__events = []")
+                WebDriverWait(browser, 10).until(lambda b: b.find_element(By.ID, "start").is_enabled())
+                browser.find_element(By.ID, "start").click()
+                starts += 1
+            elif d["finished"]:
                 break
             time.sleep(0.02)
         assert d["finished"] == ["solved"], d

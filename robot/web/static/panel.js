@@ -146,7 +146,7 @@ function showState(state, status) {
   $("state").textContent = text;
   $("state").dataset.state = state;
   $("start").disabled = running;
-  $("scan").disabled = running;
+  $("scan").disabled = running || !!page.mechanism; // a rig that moves the cube scans within a run only
   $("stop").disabled = !running;
   setFixing(state === "needs_help");
   if (running && !page.timer) page.timer = setInterval(showTimes, 250);
@@ -218,8 +218,9 @@ function showRig(rig) {
   $("latch").hidden = !latched;
   $("clear-estop").hidden = !latched;
   document.body.dataset.latched = latched ? "yes" : "no";
-  $("rig-line").textContent = rig.connected
-    ? `rig on ${rig.port}` + (rig.estop_latched ? " · emergency stop latched" : "") +
+  $("rig-line").textContent = rig.kind && rig.kind !== "six-motor"
+    ? `the virtual ${rig.kind} rig: Start scans, solves and turns on it, one robot move at a time`
+    : rig.connected ? `rig on ${rig.port}` + (rig.estop_latched ? " · emergency stop latched" : "") +
       " · its start button starts a run"
     : `rig not connected (${rig.message}): whether its emergency stop is latched is not known until it is`;
   document.body.dataset.latched = rig.connected ? document.body.dataset.latched : "unknown";
