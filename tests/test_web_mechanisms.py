@@ -168,3 +168,18 @@ def test_the_dry_run_command_on_each_kind(kind, tmp_path):
         r = subprocess.run([sys.executable, "-m", "robot", "dry-run", "--config", cfg, *extra],
                            capture_output=True, text=True, timeout=120, cwd=ROOT)
         assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_every_end_of_a_run_is_one_finished_event():
+    from robot.app.mechanism_start import MechanismRun
+
+    for status, state, says in (("scan-doubtful", "failed", "the scan is in doubt (glare on F3)"),
+                                ("already-solved", "done", "already solved"), ("failed", "failed", "failed"),
+                                ("solved", "done", "solved")):
+        face = Recorder()
+        events = MechanismEvents(face)
+        events.why = "glare on F3"
+        events.ended(MechanismRun("flipper", status=status))
+        events.ended(MechanismRun("flipper", status=status))  # told once
+        assert [(e.kind, e.state, e.data["status"]) for e in face.events] == [("finished", state, status)]
+        assert says in face.events[0].text
