@@ -145,6 +145,8 @@ class MechanismEvents:
         self.finished = False
         self.why = ""
         """Why the last scan is in doubt."""
+        self.view = ""
+        """The camera's view (its one [[view]])."""
         self.index = 0
         """The robot move of the solution that comes next."""
 
@@ -189,6 +191,7 @@ class MechanismEvents:
     def scanning(self, purpose: str, view: str) -> None:
         self.check_stop()
         self.captures += 1
+        self.view = view
         self.emit("scanning", "scanning", purpose=purpose, capture=self.captures, views=[view])
 
     def recapture(self, purpose: str, result: ScanResult, faces: list[int]) -> None:
@@ -197,7 +200,7 @@ class MechanismEvents:
         self.emit("recapture", "scanning", f"{purpose}: {len(doubt)} doubtful sticker(s); showing face(s) "
                   f"{', '.join(FACES[f] for f in faces)} to the camera again", doubtful=doubt, views=[
                       FACES[f] for f in faces])
-        self.scanning(purpose, "again")
+        self.scanning(purpose, self.view)
 
     def scan(self, purpose: str, result: ScanResult, min_confidence: float) -> None:
         """A scan read: its six pictures are the views the page shows."""
