@@ -63,10 +63,12 @@ def test_rotation_between_names_the_whole_cube_turn():
 def test_a_run_tells_its_face_every_robot_move_with_the_orientation(kind, tmp_path):
     face = Recorder()
     lines = []
-    run = run_mechanism_start(config(kind), seed=10, state_dir=tmp_path, out=lines.append,
+    # seed 12: glare leaves stickers in doubt until faces are shown again (recapture events)
+    run = run_mechanism_start(config(kind), seed=12, state_dir=tmp_path, out=lines.append,
                               events=MechanismEvents(face))
     assert run.status == "solved" and lines  # the terminal's lines are still printed
     kinds = [e.kind for e in face.events]
+    assert kind != "flipper" or "recapture" in kinds
     assert kinds[:2] == ["started", "scanning"] and kinds[-2:] == ["confirmed", "finished"]
     solution = next(e.data for e in face.events if e.kind == "solution")
     turns = [e.data for e in face.events if e.kind == "turn-done"]
