@@ -5,6 +5,7 @@ orientation the rig holds after it, a stop between two robot moves."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -114,6 +115,13 @@ def test_the_panel_runs_a_mechanism_from_start_to_solved(kind, tmp_path):
         assert len(body["views"]) >= 6
         status, jpg, _ = client.get(f"/api/images/{body['views'][0]}.jpg")
         assert status == 200 and jpg[:2] == b"\xff\xd8"
+        deadline = time.monotonic() + 20  # kept as a run record once the run's thread ends
+        while not client.get("/api/runs")[1]["runs"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        last = client.get("/api/runs")[1]["runs"][0]
+        assert last["status"] == "solved" and last["confirmed"] and last["turns"] == len(turns), last
+        assert any(p.startswith("scan-") for p in last["pictures"])
+        assert any(p.startswith("confirm-") for p in last["pictures"])
 
 
 @pytest.mark.parametrize("emergency", [False, True], ids=["stop", "estop"])

@@ -135,7 +135,7 @@ class MechanismEvents:
         self.state = "idle"
         self.stop_flag, self.estop_flag = threading.Event(), threading.Event()
         self.captures = 0
-        self.t0 = time.monotonic()
+        self.t0, self.wall0 = time.monotonic(), time.time()
         self.mech: Mechanism | None = None
         self.steps: list[str] = []
         self.actions: tuple[Action, ...] = ()
@@ -147,6 +147,8 @@ class MechanismEvents:
         """Why the last scan is in doubt."""
         self.view = ""
         """The camera's view (its one [[view]])."""
+        self.results: dict[str, ScanResult] = {}
+        """The last scan of each purpose (scan, confirmation scan), for the run record's pictures."""
         self.index = 0
         """The robot move of the solution that comes next."""
 
@@ -185,7 +187,7 @@ class MechanismEvents:
 
     def started(self, mech: Mechanism) -> None:
         self.mech = mech
-        self.t0 = time.monotonic()
+        self.t0, self.wall0 = time.monotonic(), time.time()
         self.emit("started", "scanning", by=self.started_by)
 
     def scanning(self, purpose: str, view: str) -> None:
@@ -210,6 +212,7 @@ class MechanismEvents:
         doubt = sorted(set(c.suspects) | {i for i in range(54) if c.confidence[i] < min_confidence})
         why = "; ".join(([f"not a valid cube ({c.error})"] if c.error is not None else []) + list(c.warnings))
         self.why = why
+        self.results[purpose] = result
         self.emit("scan", "scanning", purpose=purpose, facelets=result.facelets, valid=bool(c.valid),
                   confidence=[round(float(x), 3) for x in c.confidence], doubtful=doubt,
                   why=why if doubt or not c.valid else "", views=sorted(result.images), result=result)
@@ -323,16 +326,52 @@ class MechanismEngine:
         return self.events.estop()
 
     def run(self) -> MechanismRun:
-        from .mechanism_start import run_mechanism_start
+        """The run, told to the face to its end, and kept as a run record
+        (``runs/<time>/run.json`` with the scans' pictures, as the six-motor
+        engine keeps its own) that the panel's last-runs list shows."""
+        from .mechanism_start import MechanismRun, run_mechanism_start
 
         ev = self.events
+        run = MechanismRun(self.cfg.rig.kind)
+        message = ""
         try:
-            return run_mechanism_start(self.cfg, port=self.port, seed=self.seed, state_dir=self.state_dir,
-                                       out=self.out, events=ev)
+            run = run_mechanism_start(self.cfg, port=self.port, seed=self.seed, state_dir=self.state_dir,
+                                      out=self.out, events=ev)
+            return run
         except Stopped as e:
             ev.emit("finished", "stopped", str(e), status="stopped", estop=e.estop)
+            run.status, message = "stopped", str(e)
             raise
         except (RigError, UserError, ImpossibleMove) as e:
             if not ev.finished:
                 ev.emit("finished", "failed", str(e), status="failed")
+            message = str(e)
             raise
+        finally:
+            self.keep_record(run, message)
+
+    def keep_record(self, run: MechanismRun, message: str) -> None:
+        from .record import RunRecord
+        from .start import _run_dir, _save_images
+
+        ev = self.events
+        record = RunRecord(seed=self.seed, port=self.port or self.cfg.rig.port, start_by=ev.started_by,
+                           config=str(self.cfg.path) if self.cfg.path else None, status=run.status,
+                           message=message or None, estop=ev.estop_flag.is_set() or None,
+                           facelets=run.facelets, scan_correct=run.scan_correct, compute_s=run.compute_s,
+                           moves=run.moves, length=run.length, turns=run.robot_moves,
+                           estimated_turning_s=run.planned_s, confirmed=run.confirmed,
+                           total_s=round(time.monotonic() - ev.t0, 3), captures=ev.captures,
+                           started=time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(ev.wall0)))
+        if record.facelets is None and "scan" in ev.results:  # stopped or failed after the scan
+            record.facelets = ev.results["scan"].facelets
+        try:
+            run_dir = _run_dir(self.state_dir)
+            for purpose, prefix in (("scan", "scan"), ("confirmation scan", "confirm")):
+                result = ev.results.get(purpose)
+                if result is not None:
+                    _save_images(run_dir, prefix, result)
+            record.run_dir = str(run_dir)
+            record.write(run_dir)
+        except (OSError, UserError) as e:
+            log.warning("could not keep the %s run's record: %s", self.cfg.rig.kind, e)
