@@ -28,8 +28,9 @@ from vision.scanning import ScanResult, classify_measured
 from ..rig.config import Config
 from ..rig.errors import UserError
 from ..rig.mechanisms import State, cheapest, mechanism_for
-from ..rig.mechanisms.journal import MechanismJournal, run_job
+from ..rig.mechanisms.journal import run_job
 from ..rig.mechanisms.scanplan import rescan_plan, scan_plan
+from .mechanism_events import MechanismEvents
 from .mechanism_scan import Measured, capture_shots, scan_with_plan
 
 
@@ -75,8 +76,10 @@ def _merge(old: ScanResult, new: Measured) -> ScanResult:
 
 def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | None = None,
                         state_dir: str | Path | None = None,
-                        out: Callable[[str], None] = print) -> MechanismRun:
-    """The whole loop on the config's virtual flipper or two-gripper rig."""
+                        out: Callable[[str], None] = print,
+                        events: MechanismEvents | None = None) -> MechanismRun:
+    """The whole loop on the config's virtual flipper or two-gripper rig.
+    ``events``: the faces told as the six-motor engine tells them, and their stop."""
     from solver import solve
 
     from ..rig.journal import default_state_dir
@@ -92,6 +95,8 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
     m = mechanism_for(cfg)
     assert m is not None
     run = MechanismRun(cfg.rig.kind)
+    ev = events if events is not None else MechanismEvents()
+    ev.started(m)
     cube = random_cube(seed)
     rig = virtual_mechanism(cfg, cube.to_facelets())
     rng = np.random.default_rng(seed)
@@ -101,13 +106,14 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
     def picture() -> np.ndarray:
         return render_view(rig.cube.stickers, view, (cam.width, cam.height), lighting=light, rng=rng)
 
-    def scan(start: State | None) -> tuple[ScanResult, State]:
+    def scan(start: State | None, purpose: str = "scan") -> tuple[ScanResult, State]:
         """A scan from ``start``. A doubtful one shows the doubtful faces
         again, each turned in the picture a way it has not been shown yet
         (glare and shadow that sit at one place in the picture then fall on
         other stickers), up to [start] recaptures times."""
         sp = scan_plan(m, start=start)
-        result = scan_with_plan(sp, view, rig.do, picture)
+        ev.scanning(purpose, view.name)
+        result = scan_with_plan(sp, view, ev.guard(rig.do), picture)
         run.scan_robot_moves += sum(len(s.before) for s in sp.shots)
         end = sp.end
         used: dict[int, set[int]] = {f: set() for f in range(6)}
@@ -121,11 +127,13 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
             if not faces:
                 break
             again = rescan_plan(m, end, {f: used[f] for f in faces})
-            result = _merge(result, capture_shots(again, view, rig.do, picture))
+            ev.recapture(purpose, result, sorted(faces))
+            result = _merge(result, capture_shots(again, view, ev.guard(rig.do), picture))
             run.scan_robot_moves += sum(len(s.before) for s in again.shots)
             end = again.end
             for shot in again.shots:
                 used[shot.face].add(shot.turns)
+        ev.scan(purpose, result, cfg.start.min_confidence)
         return result, end
 
     scanned, scan_end = scan(None)
@@ -135,10 +143,12 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
         run.status = "scan-doubtful"
         out(f"the scan is in doubt ({'; '.join(scanned.classification.warnings) or 'not a valid cube'}): "
             "stopped before turning anything")
+        ev.ended(run)
         return run
     out(f"scanned through one camera ({run.scan_robot_moves} robot moves)")
     if scanned.facelets == SOLVED:
         run.status = "already-solved"
+        ev.ended(run)
         return run
     t0 = time.perf_counter()
     sol = solve(scanned.facelets, budget_ms=cfg.solver.budget_ms, candidates=max(1, cfg.solver.candidates),
@@ -150,13 +160,18 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
     run.robot_moves, run.planned_s = plan.moves, plan.seconds
     out(f"solution {run.moves} ({run.length} moves, candidate {i + 1} of {len(cands)}): "
         f"{plan.moves} robot moves, {plan.seconds:.1f} s planned")
-    journal = MechanismJournal(Path(state_dir) if state_dir is not None else default_state_dir())
-    run_job(journal, m, scanned.facelets, plan.actions, rig.do, state=scan_end)
-    again, _ = scan(plan.end)
+    ev.solution(scanned.facelets, run.moves, run.length, plan.actions, scan_end, plan.seconds,
+                f"solution {run.moves} ({run.length} moves): {plan.moves} robot moves, "
+                f"{plan.seconds:.1f} s planned")
+    journal = ev.journal(Path(state_dir) if state_dir is not None else default_state_dir())
+    run_job(journal, m, scanned.facelets, plan.actions, ev.mover(rig.do), state=scan_end)
+    again, _ = scan(plan.end, "confirmation scan")
     # as the six-motor engine does: a confirmation still in doubt whose
     # reading is the solved cube confirms, with a word
     run.confirmed = again.facelets == SOLVED
+    ev.confirmed(run.confirmed, again.facelets)
     if run.confirmed and not again.ok:
         out("the confirmation scan stayed in doubt, but what it saw fits a solved cube")
     run.status = "solved" if run.confirmed and rig.is_solved() else "failed"
+    ev.ended(run)
     return run

@@ -47,9 +47,24 @@ def _start_mechanism(cfg: Config, args: argparse.Namespace) -> int:
     if args.firmware:
         raise UserError(f"--firmware: the firmware does not drive a {cfg.rig.kind} rig yet "
                         "(no servo outputs)")
+    from ...app.events import Event
+    from ...app.mechanism_events import MechanismEvents
+    from ...app.terminal import TerminalFace
+
+    class MoveProgress(TerminalFace):
+        """On a terminal, the live progress line of the robot moves (the loop prints its own lines)."""
+
+        def emit(self, event: Event) -> None:
+            if event.kind == "turn-done":
+                self._turn_done(event)
+
+    face = MoveProgress(lambda line: print(line, flush=True), headless=True)
     with rig_claims(None, args.state_dir):
-        run = run_mechanism_start(cfg, port=args.port, seed=args.seed, state_dir=args.state_dir,
-                                  out=lambda line: print(line, flush=True))
+        try:
+            run = run_mechanism_start(cfg, port=args.port, seed=args.seed, state_dir=args.state_dir,
+                                      out=lambda line: print(line, flush=True), events=MechanismEvents(face))
+        finally:
+            face.close()
     print(run.summary())
     if run.status not in ("solved", "already-solved"):
         raise RigError(f"the {cfg.rig.kind} rig's run ended {run.status}")
