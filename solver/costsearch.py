@@ -1,0 +1,314 @@
+"""The two-phase search for the solution cheapest in a cost automaton.
+
+A rig that must reorient the cube between turns (a flipper, two grippers)
+pays for a solution not by its length but by how its faces follow each
+other: bringing the front face down is one flip, the top face two, a side
+face a spin and a flip, and which face is where depends on every move
+before. The caller describes that as a *cost automaton*, numbers only:
+
+* ``nxt[s, m, k]``: the k-th state the automaton may be in after solver
+  move ``m`` (0..17, :attr:`Move.index`) from state ``s``, -1 past the last;
+* ``cost[s, m, k]``: what that outcome costs;
+* ``start``: the state before the first move.
+
+The price of a solution is the least, over the paths through the
+automaton that it allows, of the costs added up. The search carries, for
+each prefix, the least cost of ending in every state (a vector, advanced a
+move at a time), and does branch and bound on it: the phase-1 sequences of
+each length in turn (as :mod:`solver.search`, with the same tables), each
+completed by the phase-2 sequences from the shortest up to ``p2extra``
+moves longer, any prefix dropped as soon as its least cost plus the least
+any remaining move costs reaches the best price found. Unlike the length
+search both orders of two opposite-face turns are tried (``U D`` and
+``D U`` are the same cube but not the same price on a flipper).
+
+The search is anytime: it starts from a price to beat (the caller's best
+so far), runs until a time budget ends or nothing cheaper can exist, and
+returns the cheapest it found. Nothing in here knows what the states are.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+
+from . import coords as co
+from .cubie import Cube
+from .search import P2_MAX, Tables, _h1_mod3, phase1_distance, phase2_distance
+from .tables import PHASE2_MOVES
+
+INF = 1e300
+MAXD = 30
+PAUSED, EXHAUSTED = 0, 1
+# st: depth, phase-1 length, nodes, best length
+S_D, S_L1, S_NODES, S_LEN = range(4)
+ENUM_CAP = 20000
+"""Phase-2 nodes spent at most on one phase-1 sequence."""
+_IN_P2 = np.zeros(18, dtype=np.bool_)
+_IN_P2[PHASE2_MOVES] = True
+
+
+@njit(cache=True, inline="always")
+def _blocked(f, lf, llf):
+    """The same face twice, or three turns on one axis (either order of two
+    opposite faces is allowed: their prices differ)."""
+    return f == lf or (f % 3 == lf % 3 and lf % 3 == llf % 3 and llf >= 0)
+
+
+@njit(cache=True)
+def _advance(src, dst, m, nxt, cost, limit):
+    """``dst``: the least cost of each state after move ``m`` from the costs
+    ``src``, leaving out states that cost ``limit`` or more before it; its
+    least entry."""
+    ns = src.shape[0]
+    for s in range(ns):
+        dst[s] = INF
+    for s in range(ns):
+        c = src[s]
+        if c >= limit:
+            continue
+        for k in range(nxt.shape[2]):
+            t = nxt[s, m, k]
+            if t < 0:
+                break
+            v = c + cost[s, m, k]
+            if v < dst[t]:
+                dst[t] = v
+    lo = INF
+    for s in range(ns):
+        if dst[s] < lo:
+            lo = dst[s]
+    return lo
+
+
+@njit(cache=True)
+def _phase2(st, mvs, vend, cn, sp, e, tables, nxt, cost, cmin, best, sol, lp, pv, p2extra):
+    """Cheapest phase-2 completions of the phase-1 sequence ``mvs[:L1]``,
+    whose costs are ``vend``, that beat ``best[0]``: lengths from the
+    shortest up to ``p2extra`` more (at most P2_MAX)."""
+    t = Tables(*tables)
+    corners_move, ud_edges_move, slice_sorted_move = t.corners_move, t.ud_edges_move, t.slice_sorted_move
+    cornslice, edgeslice, p2 = t.cornslice, t.edgeslice, t.phase2
+    c_classidx, c_sym, ud_edges_conj = t.c_classidx, t.c_sym, t.ud_edges_conj
+    n1 = st[S_L1]
+    h = max(cornslice[cn * 24 + sp], edgeslice[e * 24 + sp],
+            phase2_distance(cn, e, c_classidx, c_sym, ud_edges_conj, p2))
+    lo = INF
+    for s in range(vend.shape[0]):
+        if vend[s] < lo:
+            lo = vend[s]
+    lf = mvs[n1 - 1] // 3 if n1 > 0 else -9
+    llf = mvs[n1 - 2] // 3 if n1 > 1 else -9
+    n0 = st[S_NODES]
+    for n2 in range(h, min(P2_MAX, h + p2extra) + 1):
+        if lo + cmin * n2 >= best[0]:
+            break
+        if n2 == 0:
+            best[0] = lo
+            for i in range(n1):
+                sol[i] = mvs[i]
+            st[S_LEN] = n1
+            break
+        for s in range(vend.shape[0]):
+            pv[0, s] = vend[s]
+        k = 0
+        lp[0, 0] = cn
+        lp[0, 1] = e
+        lp[0, 2] = sp
+        lp[0, 3] = -1
+        while True:
+            p = lp[k, 3] + 1
+            prev = PHASE2_MOVES[lp[k - 1, 3]] // 3 if k > 0 else lf
+            pprev = (PHASE2_MOVES[lp[k - 2, 3]] // 3 if k > 1 else (lf if k == 1 else llf))
+            while p < 10 and _blocked(PHASE2_MOVES[p] // 3, prev, pprev):
+                p += 1
+            if p >= 10:
+                if k == 0:
+                    break
+                k -= 1
+                continue
+            if st[S_NODES] - n0 > ENUM_CAP:
+                return
+            lp[k, 3] = p
+            mm = PHASE2_MOVES[p]
+            st[S_NODES] += 1
+            c1 = corners_move[lp[k, 0], mm]
+            s1 = slice_sorted_move[lp[k, 2], mm]
+            togo = n2 - k - 1
+            if cornslice[c1 * 24 + s1] > togo:
+                continue
+            e1 = ud_edges_move[lp[k, 1], mm]
+            if phase2_distance(c1, e1, c_classidx, c_sym, ud_edges_conj, p2) > togo:
+                continue
+            lo1 = _advance(pv[k], pv[k + 1], mm, nxt, cost, best[0] - cmin * (togo + 1))
+            if lo1 + cmin * togo >= best[0]:
+                continue
+            if togo == 0:
+                best[0] = lo1
+                for i in range(n1):
+                    sol[i] = mvs[i]
+                for i in range(n2):
+                    sol[n1 + i] = PHASE2_MOVES[lp[i, 3]]
+                st[S_LEN] = n1 + n2
+                continue
+            k += 1
+            lp[k, 0] = c1
+            lp[k, 1] = e1
+            lp[k, 2] = s1
+            lp[k, 3] = -1
+
+
+@njit(cache=True)
+def _run(st, mvs, lv, cp, ep, vec, tables, nxt, cost, cmin, best, sol, lp, pv, p2extra, node_limit):
+    """Phase-1 sequences of exactly ``st[S_L1]`` moves, depth first from where
+    the last call stopped, each one that reaches the subgroup completed by
+    :func:`_phase2`. PAUSED after ``node_limit`` nodes, EXHAUSTED when every
+    sequence of this length was looked at."""
+    t = Tables(*tables)
+    twist_move, flip_move, slice_move, fs_cs = t.twist_move, t.flip_move, t.slice_move, t.fs_cs
+    twist_conj, p1, twist_slice, flip_slice = t.twist_conj, t.phase1, t.twist_slice, t.flip_slice
+    cornslice, moves = t.cornslice, t.moves
+    n1 = st[S_L1]
+    stop = st[S_NODES] + node_limit
+    while True:
+        if st[S_NODES] >= stop:
+            return PAUSED
+        d = st[S_D]
+        lf = mvs[d - 1] // 3 if d > 0 else -9
+        llf = mvs[d - 2] // 3 if d > 1 else -9
+        m = mvs[d] + 1
+        while m < 18 and _blocked(m // 3, lf, llf):
+            m += 1
+        if m >= 18:
+            if d == 0:
+                return EXHAUSTED
+            st[S_D] = d - 1
+            continue
+        mvs[d] = m
+        st[S_NODES] += 1
+        togo = n1 - d - 1
+        tw = twist_move[lv[d, 0], m]
+        fl = flip_move[lv[d, 1], m]
+        ss = slice_move[lv[d, 2], m]
+        if togo == 0:
+            if tw != 0 or fl != 0 or ss != 0:
+                continue
+            if m == 0 or m == 1 or m == 2 or m == 4 or m == 7 or m == 9 or m == 10 \
+                    or m == 11 or m == 13 or m == 16:
+                continue  # a shorter phase 1 with this move in phase 2
+            h = 0
+        else:
+            if twist_slice[tw * co.N_SLICE + ss] > togo or flip_slice[fl * co.N_SLICE + ss] > togo:
+                continue
+            v = _h1_mod3(tw, fl, ss, fs_cs, twist_conj, p1)
+            hp = lv[d, 3]
+            h = hp + (v - hp + 1) % 3 - 1
+            if h > togo:
+                continue
+        lo = _advance(vec[d], vec[d + 1], m, nxt, cost, best[0] - cmin * (togo + 1))
+        if lo + cmin * togo >= best[0]:
+            continue
+        for j in range(8):
+            cp[d + 1, j] = cp[d, moves[m, j]]
+        for j in range(12):
+            ep[d + 1, j] = ep[d, moves[m, 16 + j]]
+        if togo == 0:
+            cn = co.perm_rank(cp[d + 1], 8)
+            sp = co.perm_rank(ep[d + 1, 8:12], 4)
+            if cornslice[cn * 24 + sp] > P2_MAX:
+                continue
+            e = co.perm_rank(ep[d + 1, 0:8], 8)
+            _phase2(st, mvs, vec[d + 1], cn, sp, e, tables, nxt, cost, cmin, best, sol, lp, pv, p2extra)
+            continue
+        lv[d + 1, 0] = tw
+        lv[d + 1, 1] = fl
+        lv[d + 1, 2] = ss
+        lv[d + 1, 3] = h
+        mvs[d + 1] = -1
+        st[S_D] = d + 1
+
+
+def least_move_cost(nxt: np.ndarray, cost: np.ndarray, start: int) -> float:
+    """The least any move after the first can cost: over the states some move
+    leads to."""
+    reached = np.unique(nxt[nxt >= 0])
+    sub = cost[reached]
+    return float(sub[nxt[reached] >= 0].min())
+
+
+def cheapest(cube: Cube, nxt: np.ndarray, cost: np.ndarray, start: int, tables: dict[str, np.ndarray], *,
+             budget_s: float, beat: float = INF, extra: int = 6, p2extra: int = 2,
+             slice_nodes: int = 20000) -> tuple[list[int] | None, float, dict[str, float]]:
+    """The cheapest solution of ``cube`` (move indices) in the automaton that
+    the search finds within ``budget_s`` seconds, if cheaper than ``beat``,
+    with its price (``beat`` when none was), and what the search did
+    (``nodes``, ``seconds``, ``length``: the last phase-1 length looked at,
+    ``complete``: 1 if every phase-1 length that could still beat the best
+    was looked at in full with its phase 2 from the shortest up to
+    ``p2extra`` more moves). Phase-1 lengths run from the cube's phase-1
+    distance up to ``extra`` more."""
+    t0 = time.perf_counter()
+    nxt = np.ascontiguousarray(nxt, dtype=np.int64)
+    cost = np.ascontiguousarray(cost, dtype=np.float64)
+    ns = nxt.shape[0]
+    cmin = least_move_cost(nxt, cost, start)
+    tabs = tuple(Tables.select(tables))
+    arr = co.to_array(cube)
+    tw0, fl0, ss0 = co.get_twist(arr), co.get_flip(arr), co.get_slice_sorted(arr) // 24
+    tt = Tables.select(tables)
+    h0 = int(phase1_distance(tw0, fl0, ss0, tt.twist_move, tt.flip_move, tt.slice_move, tt.fs_cs,
+                             tt.twist_conj, tt.phase1))
+    st = np.zeros(4, dtype=np.int64)
+    mvs = np.full(MAXD + 1, -1, dtype=np.int64)
+    lv = np.zeros((MAXD + 1, 4), dtype=np.int64)
+    cp = np.zeros((MAXD + 1, 8), dtype=np.int64)
+    ep = np.zeros((MAXD + 1, 12), dtype=np.int64)
+    vec = np.full((MAXD + 1, ns), INF)
+    pv = np.full((P2_MAX + 2, ns), INF)
+    lp = np.zeros((P2_MAX + 2, 4), dtype=np.int64)
+    sol = np.zeros(MAXD + P2_MAX + 2, dtype=np.int64)
+    best = np.array([beat], dtype=np.float64)
+    found = False
+    complete = 1.0
+    n1 = h0
+    while True:
+        if n1 > h0 + extra or n1 > MAXD or cmin * n1 >= best[0]:
+            break
+        if n1 == 0:
+            # solved or in the subgroup already: phase 2 from the root
+            vec[0, :] = INF
+            vec[0, start] = 0.0
+            st[S_L1] = 0
+            before = best[0]
+            _phase2(st, mvs, vec[0], co.perm_rank(arr[0:8], 8), co.perm_rank(arr[24:28], 4),
+                    co.perm_rank(arr[16:24], 8), tabs, nxt, cost, cmin, best, sol, lp, pv, p2extra)
+            found = found or best[0] < before
+            n1 += 1
+            continue
+        st[S_D] = 0
+        st[S_L1] = n1
+        mvs[:] = -1
+        lv[0] = (tw0, fl0, ss0, h0)
+        cp[0] = arr[0:8]
+        ep[0] = arr[16:28]
+        vec[0, :] = INF
+        vec[0, start] = 0.0
+        status = PAUSED
+        while status == PAUSED:
+            if time.perf_counter() - t0 >= budget_s:
+                break
+            before = best[0]
+            status = _run(st, mvs, lv, cp, ep, vec, tabs, nxt, cost, cmin, best, sol, lp, pv, p2extra,
+                          slice_nodes)
+            found = found or best[0] < before
+        if status == PAUSED:
+            complete = 0.0
+            break
+        n1 += 1
+    stats = {"nodes": float(st[S_NODES]), "seconds": time.perf_counter() - t0, "length": float(n1),
+             "complete": complete}
+    if not found:
+        return None, float(beat), stats
+    return [int(x) for x in sol[:st[S_LEN]]], float(best[0]), stats
