@@ -37,6 +37,7 @@ from numba import njit
 from . import coords as co
 from .cubie import Cube
 from .search import P2_MAX, Tables, _h1_mod3, phase1_distance, phase2_distance
+from .symmetry import S_URF3
 from .tables import PHASE2_MOVES
 
 INF = 1e300
@@ -58,24 +59,38 @@ def _blocked(f, lf, llf):
 
 
 @njit(cache=True)
-def _advance(src, dst, m, nxt, cost, limit):
-    """``dst``: the least cost of each state after move ``m`` from the costs
-    ``src``, leaving out states that cost ``limit`` or more before it; its
-    least entry."""
+def _advance(src, dst, m, nxt, cost, limit, backward):
+    """Forward, ``dst``: the least cost of ending in each state after move
+    ``m`` from the costs ``src`` of ending in each before it, leaving out
+    states that cost ``limit`` or more; backward (a search of the inverse,
+    which finds the solution from its end), ``m`` is put before the moves
+    whose cost from each state to their end is ``src``. Its least entry."""
     ns = src.shape[0]
-    for s in range(ns):
-        dst[s] = INF
-    for s in range(ns):
-        c = src[s]
-        if c >= limit:
-            continue
-        for k in range(nxt.shape[2]):
-            t = nxt[s, m, k]
-            if t < 0:
-                break
-            v = c + cost[s, m, k]
-            if v < dst[t]:
-                dst[t] = v
+    if backward:
+        for s in range(ns):
+            b = INF
+            for k in range(nxt.shape[2]):
+                t = nxt[s, m, k]
+                if t < 0:
+                    break
+                v = cost[s, m, k] + src[t]
+                if v < b:
+                    b = v
+            dst[s] = b
+    else:
+        for s in range(ns):
+            dst[s] = INF
+        for s in range(ns):
+            c = src[s]
+            if c >= limit:
+                continue
+            for k in range(nxt.shape[2]):
+                t = nxt[s, m, k]
+                if t < 0:
+                    break
+                v = c + cost[s, m, k]
+                if v < dst[t]:
+                    dst[t] = v
     lo = INF
     for s in range(ns):
         if dst[s] < lo:
@@ -84,7 +99,7 @@ def _advance(src, dst, m, nxt, cost, limit):
 
 
 @njit(cache=True)
-def _phase2(st, mvs, vend, cn, sp, e, tables, nxt, cost, cmin, best, sol, lp, pv, p2extra):
+def _phase2(st, mvs, vend, cn, sp, e, tables, nxt, cost, cmin, best, sol, lp, pv, p2extra, start, backward):
     """Cheapest phase-2 completions of the phase-1 sequence ``mvs[:L1]``,
     whose costs are ``vend``, that beat ``best[0]``: lengths from the
     shortest up to ``p2extra`` more (at most P2_MAX)."""
@@ -106,7 +121,10 @@ def _phase2(st, mvs, vend, cn, sp, e, tables, nxt, cost, cmin, best, sol, lp, pv
         if lo + cmin * n2 >= best[0]:
             break
         if n2 == 0:
-            best[0] = lo
+            final = vend[start] if backward else lo
+            if final >= best[0]:
+                break
+            best[0] = final
             for i in range(n1):
                 sol[i] = mvs[i]
             st[S_LEN] = n1
@@ -142,11 +160,14 @@ def _phase2(st, mvs, vend, cn, sp, e, tables, nxt, cost, cmin, best, sol, lp, pv
             e1 = ud_edges_move[lp[k, 1], mm]
             if phase2_distance(c1, e1, c_classidx, c_sym, ud_edges_conj, p2) > togo:
                 continue
-            lo1 = _advance(pv[k], pv[k + 1], mm, nxt, cost, best[0] - cmin * (togo + 1))
+            lo1 = _advance(pv[k], pv[k + 1], mm, nxt, cost, best[0] - cmin * (togo + 1), backward)
             if lo1 + cmin * togo >= best[0]:
                 continue
             if togo == 0:
-                best[0] = lo1
+                final = pv[k + 1, start] if backward else lo1
+                if final >= best[0]:
+                    continue
+                best[0] = final
                 for i in range(n1):
                     sol[i] = mvs[i]
                 for i in range(n2):
@@ -161,7 +182,8 @@ def _phase2(st, mvs, vend, cn, sp, e, tables, nxt, cost, cmin, best, sol, lp, pv
 
 
 @njit(cache=True)
-def _run(st, mvs, lv, cp, ep, vec, tables, nxt, cost, cmin, best, sol, lp, pv, p2extra, node_limit):
+def _run(st, mvs, lv, cp, ep, vec, tables, nxt, cost, cmin, best, sol, lp, pv, p2extra, node_limit, start,
+         backward):
     """Phase-1 sequences of exactly ``st[S_L1]`` moves, depth first from where
     the last call stopped, each one that reaches the subgroup completed by
     :func:`_phase2`. PAUSED after ``node_limit`` nodes, EXHAUSTED when every
@@ -207,7 +229,7 @@ def _run(st, mvs, lv, cp, ep, vec, tables, nxt, cost, cmin, best, sol, lp, pv, p
             h = hp + (v - hp + 1) % 3 - 1
             if h > togo:
                 continue
-        lo = _advance(vec[d], vec[d + 1], m, nxt, cost, best[0] - cmin * (togo + 1))
+        lo = _advance(vec[d], vec[d + 1], m, nxt, cost, best[0] - cmin * (togo + 1), backward)
         if lo + cmin * togo >= best[0]:
             continue
         for j in range(8):
@@ -220,7 +242,8 @@ def _run(st, mvs, lv, cp, ep, vec, tables, nxt, cost, cmin, best, sol, lp, pv, p
             if cornslice[cn * 24 + sp] > P2_MAX:
                 continue
             e = co.perm_rank(ep[d + 1, 0:8], 8)
-            _phase2(st, mvs, vec[d + 1], cn, sp, e, tables, nxt, cost, cmin, best, sol, lp, pv, p2extra)
+            _phase2(st, mvs, vec[d + 1], cn, sp, e, tables, nxt, cost, cmin, best, sol, lp, pv, p2extra,
+                    start, backward)
             continue
         lv[d + 1, 0] = tw
         lv[d + 1, 1] = fl
@@ -230,85 +253,156 @@ def _run(st, mvs, lv, cp, ep, vec, tables, nxt, cost, cmin, best, sol, lp, pv, p
         st[S_D] = d + 1
 
 
-def least_move_cost(nxt: np.ndarray, cost: np.ndarray, start: int) -> float:
-    """The least any move after the first can cost: over the states some move
-    leads to."""
+def _conj_map(r: int) -> list[int]:
+    """Move m of the cube turned r times about the URF corner -> the move of
+    the cube itself."""
+    u = Cube()
+    for _ in range(r):
+        u = u * S_URF3
+    ui = u.inverse()
+    index = {c: k for k, c in enumerate(co.MOVE_CUBES)}
+    return [index[ui * mc * u] for mc in co.MOVE_CUBES]
+
+
+_CONJ = [_conj_map(r) for r in range(3)]
+_TURN = [Cube(), S_URF3, S_URF3 * S_URF3]
+
+
+def _inverse_move(m: int) -> int:
+    return 3 * (m // 3) + 2 - m % 3
+
+
+class _View:
+    """One of the six searches: the cube turned so that each of its three
+    axes is phase 2's, and the inverse of each (searched from the
+    solution's end). Its moves are the turned cube's; ``moves`` maps them to
+    the cube's, which the automaton prices."""
+
+    def __init__(self, cube: Cube, r: int, inverse: bool, nxt: np.ndarray, cost: np.ndarray, start: int,
+                 cmin: float, tables: tuple, t: Tables):
+        turned = _TURN[r] * cube * _TURN[r].inverse()
+        if inverse:
+            turned = turned.inverse()
+        self.cmap = _CONJ[r]
+        self.backward = inverse
+        # the automaton as this view's moves see it
+        own = [_inverse_move(self.cmap[m]) if inverse else self.cmap[m] for m in range(18)]
+        self.nxt = np.ascontiguousarray(nxt[:, own, :])
+        self.cost = np.ascontiguousarray(cost[:, own, :])
+        self.start = start
+        self.cmin = cmin
+        self.tables = tables
+        self.arr = co.to_array(turned)
+        a = self.arr
+        self.root = (co.get_twist(a), co.get_flip(a), co.get_slice_sorted(a) // 24)
+        self.h0 = int(phase1_distance(*self.root, t.twist_move, t.flip_move, t.slice_move, t.fs_cs,
+                                      t.twist_conj, t.phase1))
+        ns = nxt.shape[0]
+        self.st = np.zeros(4, dtype=np.int64)
+        self.mvs = np.full(MAXD + 1, -1, dtype=np.int64)
+        self.lv = np.zeros((MAXD + 1, 4), dtype=np.int64)
+        self.cp = np.zeros((MAXD + 1, 8), dtype=np.int64)
+        self.ep = np.zeros((MAXD + 1, 12), dtype=np.int64)
+        self.vec = np.full((MAXD + 1, ns), INF)
+        self.pv = np.full((P2_MAX + 2, ns), INF)
+        self.lp = np.zeros((P2_MAX + 2, 4), dtype=np.int64)
+        self.sol = np.zeros(MAXD + P2_MAX + 2, dtype=np.int64)
+        self.level = self.h0 - 1
+        self.paused = False
+
+    def _first(self) -> None:
+        self.vec[0, :] = 0.0 if self.backward else INF
+        if not self.backward:
+            self.vec[0, self.start] = 0.0
+
+    def next_level(self) -> None:
+        self.level += 1
+        self.st[S_D] = 0
+        self.st[S_L1] = self.level
+        self.mvs[:] = -1
+        self.lv[0] = (*self.root, self.h0)
+        self.cp[0] = self.arr[0:8]
+        self.ep[0] = self.arr[16:28]
+        self._first()
+        self.paused = self.level > 0
+
+    def step(self, best: np.ndarray, p2extra: int, nodes: int) -> tuple[bool, list[int] | None]:
+        """Run a slice: (whether this level is still being searched, the
+        cube's solution if a cheaper one was found)."""
+        before = best[0]
+        if self.level == 0:
+            a = self.arr
+            self._first()
+            _phase2(self.st, self.mvs, self.vec[0], co.perm_rank(a[0:8], 8), co.perm_rank(a[24:28], 4),
+                    co.perm_rank(a[16:24], 8), self.tables, self.nxt, self.cost, self.cmin, best, self.sol,
+                    self.lp, self.pv, p2extra, self.start, self.backward)
+            status = EXHAUSTED
+        else:
+            status = _run(self.st, self.mvs, self.lv, self.cp, self.ep, self.vec, self.tables, self.nxt,
+                          self.cost, self.cmin, best, self.sol, self.lp, self.pv, p2extra, nodes, self.start,
+                          self.backward)
+        found = None
+        if best[0] < before:
+            own = [int(x) for x in self.sol[:self.st[S_LEN]]]
+            if self.backward:
+                found = [_inverse_move(self.cmap[m]) for m in reversed(own)]
+            else:
+                found = [self.cmap[m] for m in own]
+        return status == PAUSED, found
+
+
+def least_move_cost(nxt: np.ndarray, cost: np.ndarray) -> tuple[float, float]:
+    """The least a move can cost: after the first (over the states some
+    move leads to), and at all."""
     reached = np.unique(nxt[nxt >= 0])
-    sub = cost[reached]
-    return float(sub[nxt[reached] >= 0].min())
+    return float(cost[reached][nxt[reached] >= 0].min()), float(cost[nxt >= 0].min())
 
 
 def cheapest(cube: Cube, nxt: np.ndarray, cost: np.ndarray, start: int, tables: dict[str, np.ndarray], *,
-             budget_s: float, beat: float = INF, extra: int = 6, p2extra: int = 2,
+             budget_s: float, beat: float = INF, extra: int = 6, p2extra: int = 1, views: int = 6,
              slice_nodes: int = 20000) -> tuple[list[int] | None, float, dict[str, float]]:
     """The cheapest solution of ``cube`` (move indices) in the automaton that
     the search finds within ``budget_s`` seconds, if cheaper than ``beat``,
-    with its price (``beat`` when none was), and what the search did
-    (``nodes``, ``seconds``, ``length``: the last phase-1 length looked at,
-    ``complete``: 1 if every phase-1 length that could still beat the best
-    was looked at in full with its phase 2 from the shortest up to
-    ``p2extra`` more moves). Phase-1 lengths run from the cube's phase-1
-    distance up to ``extra`` more."""
+    with its price (``beat`` when none was; with no ``beat`` it goes on to
+    the first solution), and what the search did
+    (``nodes``, ``seconds``, ``complete``: 1 if every phase-1 length that
+    could still beat the best was looked at in full, each with its phase 2
+    from the shortest up to ``p2extra`` more moves, capped at ENUM_CAP
+    nodes). The ``views`` searches (1: the cube; 3: its three axes; 6: and
+    their inverses) take slices of ``slice_nodes`` nodes in turn; each runs
+    its phase-1 lengths from the cube's phase-1 distance up to ``extra``
+    more."""
     t0 = time.perf_counter()
     nxt = np.ascontiguousarray(nxt, dtype=np.int64)
     cost = np.ascontiguousarray(cost, dtype=np.float64)
-    ns = nxt.shape[0]
-    cmin = least_move_cost(nxt, cost, start)
+    cmin, cmin0 = least_move_cost(nxt, cost)
     tabs = tuple(Tables.select(tables))
-    arr = co.to_array(cube)
-    tw0, fl0, ss0 = co.get_twist(arr), co.get_flip(arr), co.get_slice_sorted(arr) // 24
     tt = Tables.select(tables)
-    h0 = int(phase1_distance(tw0, fl0, ss0, tt.twist_move, tt.flip_move, tt.slice_move, tt.fs_cs,
-                             tt.twist_conj, tt.phase1))
-    st = np.zeros(4, dtype=np.int64)
-    mvs = np.full(MAXD + 1, -1, dtype=np.int64)
-    lv = np.zeros((MAXD + 1, 4), dtype=np.int64)
-    cp = np.zeros((MAXD + 1, 8), dtype=np.int64)
-    ep = np.zeros((MAXD + 1, 12), dtype=np.int64)
-    vec = np.full((MAXD + 1, ns), INF)
-    pv = np.full((P2_MAX + 2, ns), INF)
-    lp = np.zeros((P2_MAX + 2, 4), dtype=np.int64)
-    sol = np.zeros(MAXD + P2_MAX + 2, dtype=np.int64)
+    if views not in (1, 2, 3, 6):
+        raise ValueError(f"views must be 1, 2, 3 or 6, not {views!r}")
+    order = [(r, inv) for inv in (False, True) for r in range(3)][:views]
+    if views == 2:
+        order = [(0, False), (0, True)]
+    live = [_View(cube, r, inv, nxt, cost, start, min(cmin, cmin0) if inv else cmin, tabs, tt)
+            for r, inv in order]
+    for v in live:
+        v.next_level()
     best = np.array([beat], dtype=np.float64)
-    found = False
+    found: list[int] | None = None
     complete = 1.0
-    n1 = h0
-    while True:
-        if n1 > h0 + extra or n1 > MAXD or cmin * n1 >= best[0]:
-            break
-        if n1 == 0:
-            # solved or in the subgroup already: phase 2 from the root
-            vec[0, :] = INF
-            vec[0, start] = 0.0
-            st[S_L1] = 0
-            before = best[0]
-            _phase2(st, mvs, vec[0], co.perm_rank(arr[0:8], 8), co.perm_rank(arr[24:28], 4),
-                    co.perm_rank(arr[16:24], 8), tabs, nxt, cost, cmin, best, sol, lp, pv, p2extra)
-            found = found or best[0] < before
-            n1 += 1
-            continue
-        st[S_D] = 0
-        st[S_L1] = n1
-        mvs[:] = -1
-        lv[0] = (tw0, fl0, ss0, h0)
-        cp[0] = arr[0:8]
-        ep[0] = arr[16:28]
-        vec[0, :] = INF
-        vec[0, start] = 0.0
-        status = PAUSED
-        while status == PAUSED:
-            if time.perf_counter() - t0 >= budget_s:
-                break
-            before = best[0]
-            status = _run(st, mvs, lv, cp, ep, vec, tabs, nxt, cost, cmin, best, sol, lp, pv, p2extra,
-                          slice_nodes)
-            found = found or best[0] < before
-        if status == PAUSED:
+    while live:
+        if best[0] < INF and time.perf_counter() - t0 >= budget_s:
             complete = 0.0
             break
-        n1 += 1
-    stats = {"nodes": float(st[S_NODES]), "seconds": time.perf_counter() - t0, "length": float(n1),
-             "complete": complete}
-    if not found:
-        return None, float(beat), stats
-    return [int(x) for x in sol[:st[S_LEN]]], float(best[0]), stats
+        for v in list(live):
+            going, got = v.step(best, p2extra, slice_nodes)
+            if got is not None:
+                found = got
+            if not going:
+                if v.level + 1 > min(v.h0 + extra, MAXD) or v.cmin * (v.level + 1) >= best[0]:
+                    live.remove(v)
+                else:
+                    v.next_level()
+    nodes = sum(float(v.st[S_NODES]) for v in live)
+    stats = {"nodes": nodes, "seconds": time.perf_counter() - t0, "complete": complete}
+    return found, float(best[0]), stats
