@@ -308,7 +308,6 @@ class _View:
         self.lp = np.zeros((P2_MAX + 2, 4), dtype=np.int64)
         self.sol = np.zeros(MAXD + P2_MAX + 2, dtype=np.int64)
         self.level = self.h0 - 1
-        self.paused = False
 
     def _first(self) -> None:
         self.vec[0, :] = 0.0 if self.backward else INF
@@ -324,7 +323,6 @@ class _View:
         self.cp[0] = self.arr[0:8]
         self.ep[0] = self.arr[16:28]
         self._first()
-        self.paused = self.level > 0
 
     def step(self, best: np.ndarray, p2extra: int, nodes: int) -> tuple[bool, list[int] | None]:
         """Run a slice: (whether this level is still being searched, the
@@ -383,8 +381,11 @@ def cheapest(cube: Cube, nxt: np.ndarray, cost: np.ndarray, start: int, tables: 
     order = [(r, inv) for inv in (False, True) for r in range(3)][:views]
     if views == 2:
         order = [(0, False), (0, True)]
-    live = [_View(cube, r, inv, nxt, cost, start, min(cmin, cmin0) if inv else cmin, tabs, tt)
-            for r, inv in order]
+    # a view of the inverse meets the first move, which may cost less than
+    # any other, among the moves still to come
+    every = [_View(cube, r, inv, nxt, cost, start, min(cmin, cmin0) if inv else cmin, tabs, tt)
+             for r, inv in order]
+    live = list(every)
     for v in live:
         v.next_level()
     best = np.array([beat], dtype=np.float64)
@@ -399,10 +400,10 @@ def cheapest(cube: Cube, nxt: np.ndarray, cost: np.ndarray, start: int, tables: 
             if got is not None:
                 found = got
             if not going:
-                if v.level + 1 > min(v.h0 + extra, MAXD) or v.cmin * (v.level + 1) >= best[0]:
+                if v.level + 1 > min(v.h0 + extra, MAXD) or min(cmin, cmin0) * (v.level + 1) >= best[0]:
                     live.remove(v)
                 else:
                     v.next_level()
-    nodes = sum(float(v.st[S_NODES]) for v in live)
+    nodes = sum(float(v.st[S_NODES]) for v in every)
     stats = {"nodes": nodes, "seconds": time.perf_counter() - t0, "complete": complete}
     return found, float(best[0]), stats
