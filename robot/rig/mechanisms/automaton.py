@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 import numpy as np
 
@@ -73,7 +73,7 @@ def compile_automaton(mech: Mechanism, start: State | None = None,
     return _compile(mech, mech.start() if start is None else start, move_weight)
 
 
-@cache
+@lru_cache(maxsize=64)
 def _compile(mech: Mechanism, start: State, w: float) -> CostAutomaton:
     g = mech.graph
     if start not in g.number:
