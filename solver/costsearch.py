@@ -183,11 +183,17 @@ def _phase2(st, mvs, vend, cn, sp, e, tables, nxt, cost, cmin, best, sol, lp, pv
 
 @njit(cache=True)
 def _run(st, mvs, lv, cp, ep, vec, tables, nxt, cost, cmin, best, sol, lp, pv, p2extra, node_limit, start,
-         backward):
+         backward, kids, klo, kv, kn, ki, korder):
     """Phase-1 sequences of exactly ``st[S_L1]`` moves, depth first from where
     the last call stopped, each one that reaches the subgroup completed by
     :func:`_phase2`. PAUSED after ``node_limit`` nodes, EXHAUSTED when every
-    sequence of this length was looked at."""
+    sequence of this length was looked at.
+
+    A node's children are worked out together when it is first reached
+    (``ki[d]`` -1: not yet): those the phase-1 tables and the bound leave,
+    with their coordinates (``kids``), costs (``kv``, least ``klo``), and
+    tried cheapest first (``korder``), so that cheap solutions come early
+    and the bound tightens sooner."""
     t = Tables(*tables)
     twist_move, flip_move, slice_move, fs_cs = t.twist_move, t.flip_move, t.slice_move, t.fs_cs
     twist_conj, p1, twist_slice, flip_slice = t.twist_conj, t.phase1, t.twist_slice, t.flip_slice
@@ -198,40 +204,66 @@ def _run(st, mvs, lv, cp, ep, vec, tables, nxt, cost, cmin, best, sol, lp, pv, p
         if st[S_NODES] >= stop:
             return PAUSED
         d = st[S_D]
-        lf = mvs[d - 1] // 3 if d > 0 else -9
-        llf = mvs[d - 2] // 3 if d > 1 else -9
-        m = mvs[d] + 1
-        while m < 18 and _blocked(m // 3, lf, llf):
-            m += 1
-        if m >= 18:
+        togo = n1 - d - 1
+        if ki[d] < 0:
+            lf = mvs[d - 1] // 3 if d > 0 else -9
+            llf = mvs[d - 2] // 3 if d > 1 else -9
+            n = 0
+            for m in range(18):
+                if _blocked(m // 3, lf, llf):
+                    continue
+                st[S_NODES] += 1
+                tw = twist_move[lv[d, 0], m]
+                fl = flip_move[lv[d, 1], m]
+                ss = slice_move[lv[d, 2], m]
+                if togo == 0:
+                    if tw != 0 or fl != 0 or ss != 0:
+                        continue
+                    if m == 0 or m == 1 or m == 2 or m == 4 or m == 7 or m == 9 or m == 10 \
+                            or m == 11 or m == 13 or m == 16:
+                        continue  # a shorter phase 1 with this move in phase 2
+                    h = 0
+                else:
+                    if twist_slice[tw * co.N_SLICE + ss] > togo or flip_slice[fl * co.N_SLICE + ss] > togo:
+                        continue
+                    v = _h1_mod3(tw, fl, ss, fs_cs, twist_conj, p1)
+                    hp = lv[d, 3]
+                    h = hp + (v - hp + 1) % 3 - 1
+                    if h > togo:
+                        continue
+                lo = _advance(vec[d], kv[d, n], m, nxt, cost, best[0] - cmin * (togo + 1), backward)
+                if lo + cmin * togo >= best[0]:
+                    continue
+                kids[d, n, 0] = m
+                kids[d, n, 1] = tw
+                kids[d, n, 2] = fl
+                kids[d, n, 3] = ss
+                kids[d, n, 4] = h
+                klo[d, n] = lo
+                # insertion into the order, cheapest first
+                j = n
+                while j > 0 and klo[d, korder[d, j - 1]] > lo:
+                    korder[d, j] = korder[d, j - 1]
+                    j -= 1
+                korder[d, j] = n
+                n += 1
+            kn[d] = n
+            ki[d] = 0
+        i = ki[d]
+        if i >= kn[d]:
+            ki[d] = -1
             if d == 0:
                 return EXHAUSTED
             st[S_D] = d - 1
             continue
+        ki[d] = i + 1
+        c = korder[d, i]
+        if klo[d, c] + cmin * togo >= best[0]:
+            continue  # the best has improved since
+        m = kids[d, c, 0]
         mvs[d] = m
-        st[S_NODES] += 1
-        togo = n1 - d - 1
-        tw = twist_move[lv[d, 0], m]
-        fl = flip_move[lv[d, 1], m]
-        ss = slice_move[lv[d, 2], m]
-        if togo == 0:
-            if tw != 0 or fl != 0 or ss != 0:
-                continue
-            if m == 0 or m == 1 or m == 2 or m == 4 or m == 7 or m == 9 or m == 10 \
-                    or m == 11 or m == 13 or m == 16:
-                continue  # a shorter phase 1 with this move in phase 2
-            h = 0
-        else:
-            if twist_slice[tw * co.N_SLICE + ss] > togo or flip_slice[fl * co.N_SLICE + ss] > togo:
-                continue
-            v = _h1_mod3(tw, fl, ss, fs_cs, twist_conj, p1)
-            hp = lv[d, 3]
-            h = hp + (v - hp + 1) % 3 - 1
-            if h > togo:
-                continue
-        lo = _advance(vec[d], vec[d + 1], m, nxt, cost, best[0] - cmin * (togo + 1), backward)
-        if lo + cmin * togo >= best[0]:
-            continue
+        for s in range(vec.shape[1]):
+            vec[d + 1, s] = kv[d, c, s]
         for j in range(8):
             cp[d + 1, j] = cp[d, moves[m, j]]
         for j in range(12):
@@ -245,11 +277,11 @@ def _run(st, mvs, lv, cp, ep, vec, tables, nxt, cost, cmin, best, sol, lp, pv, p
             _phase2(st, mvs, vec[d + 1], cn, sp, e, tables, nxt, cost, cmin, best, sol, lp, pv, p2extra,
                     start, backward)
             continue
-        lv[d + 1, 0] = tw
-        lv[d + 1, 1] = fl
-        lv[d + 1, 2] = ss
-        lv[d + 1, 3] = h
-        mvs[d + 1] = -1
+        lv[d + 1, 0] = kids[d, c, 1]
+        lv[d + 1, 1] = kids[d, c, 2]
+        lv[d + 1, 2] = kids[d, c, 3]
+        lv[d + 1, 3] = kids[d, c, 4]
+        ki[d + 1] = -1
         st[S_D] = d + 1
 
 
@@ -307,6 +339,12 @@ class _View:
         self.pv = np.full((P2_MAX + 2, ns), INF)
         self.lp = np.zeros((P2_MAX + 2, 4), dtype=np.int64)
         self.sol = np.zeros(MAXD + P2_MAX + 2, dtype=np.int64)
+        self.kids = np.zeros((MAXD + 1, 18, 5), dtype=np.int64)
+        self.klo = np.zeros((MAXD + 1, 18))
+        self.kv = np.full((MAXD + 1, 18, ns), INF)
+        self.kn = np.zeros(MAXD + 1, dtype=np.int64)
+        self.ki = np.full(MAXD + 1, -1, dtype=np.int64)
+        self.korder = np.zeros((MAXD + 1, 18), dtype=np.int64)
         self.level = self.h0 - 1
 
     def _first(self) -> None:
@@ -319,6 +357,7 @@ class _View:
         self.st[S_D] = 0
         self.st[S_L1] = self.level
         self.mvs[:] = -1
+        self.ki[:] = -1
         self.lv[0] = (*self.root, self.h0)
         self.cp[0] = self.arr[0:8]
         self.ep[0] = self.arr[16:28]
@@ -338,7 +377,7 @@ class _View:
         else:
             status = _run(self.st, self.mvs, self.lv, self.cp, self.ep, self.vec, self.tables, self.nxt,
                           self.cost, self.cmin, best, self.sol, self.lp, self.pv, p2extra, nodes, self.start,
-                          self.backward)
+                          self.backward, self.kids, self.klo, self.kv, self.kn, self.ki, self.korder)
         found = None
         if best[0] < before:
             own = [int(x) for x in self.sol[:self.st[S_LEN]]]
