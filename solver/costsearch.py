@@ -1,0 +1,448 @@
+"""The two-phase search for the solution cheapest in a cost automaton.
+
+A rig that must reorient the cube between turns (a flipper, two grippers)
+pays for a solution not by its length but by how its faces follow each
+other: bringing the front face down is one flip, the top face two, a side
+face a spin and a flip, and which face is where depends on every move
+before. The caller describes that as a *cost automaton*, numbers only:
+
+* ``nxt[s, m, k]``: the k-th state the automaton may be in after solver
+  move ``m`` (0..17, :attr:`Move.index`) from state ``s``, -1 past the last;
+* ``cost[s, m, k]``: what that outcome costs;
+* ``start``: the state before the first move.
+
+The price of a solution is the least, over the paths through the
+automaton that it allows, of the costs added up. The search carries, for
+each prefix, the least cost of ending in every state (a vector, advanced a
+move at a time), and does branch and bound on it: the phase-1 sequences of
+each length in turn (as :mod:`solver.search`, with the same tables), each
+completed by the phase-2 sequences from the shortest up to ``p2extra``
+moves longer, any prefix dropped as soon as its least cost plus the least
+any remaining move costs reaches the best price found. Unlike the length
+search both orders of two opposite-face turns are tried (``U D`` and
+``D U`` are the same cube but not the same price on a flipper).
+
+The search is anytime: it starts from a price to beat (the caller's best
+so far), runs until a time budget ends or nothing cheaper can exist, and
+returns the cheapest it found. Nothing in here knows what the states are.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+
+from . import coords as co
+from .cubie import Cube
+from .search import P2_MAX, Tables, _h1_mod3, phase1_distance, phase2_distance
+from .symmetry import S_URF3
+from .tables import PHASE2_MOVES
+
+INF = 1e300
+MAXD = 30
+PAUSED, EXHAUSTED = 0, 1
+# st: depth, phase-1 length, nodes, best length
+S_D, S_L1, S_NODES, S_LEN = range(4)
+ENUM_CAP = 20000
+"""Phase-2 nodes spent at most on one phase-1 sequence."""
+_IN_P2 = np.zeros(18, dtype=np.bool_)
+_IN_P2[PHASE2_MOVES] = True
+
+
+@njit(cache=True, inline="always")
+def _blocked(f, lf, llf):
+    """The same face twice, or three turns on one axis (either order of two
+    opposite faces is allowed: their prices differ)."""
+    return f == lf or (f % 3 == lf % 3 and lf % 3 == llf % 3 and llf >= 0)
+
+
+@njit(cache=True)
+def _advance(src, dst, m, nxt, cost, limit, backward):
+    """Forward, ``dst``: the least cost of ending in each state after move
+    ``m`` from the costs ``src`` of ending in each before it, leaving out
+    states that cost ``limit`` or more; backward (a search of the inverse,
+    which finds the solution from its end), ``m`` is put before the moves
+    whose cost from each state to their end is ``src``. Its least entry."""
+    ns = src.shape[0]
+    if backward:
+        for s in range(ns):
+            b = INF
+            for k in range(nxt.shape[2]):
+                t = nxt[s, m, k]
+                if t < 0:
+                    break
+                v = cost[s, m, k] + src[t]
+                if v < b:
+                    b = v
+            dst[s] = b
+    else:
+        for s in range(ns):
+            dst[s] = INF
+        for s in range(ns):
+            c = src[s]
+            if c >= limit:
+                continue
+            for k in range(nxt.shape[2]):
+                t = nxt[s, m, k]
+                if t < 0:
+                    break
+                v = c + cost[s, m, k]
+                if v < dst[t]:
+                    dst[t] = v
+    lo = INF
+    for s in range(ns):
+        if dst[s] < lo:
+            lo = dst[s]
+    return lo
+
+
+@njit(cache=True)
+def _phase2(st, mvs, vend, cn, sp, e, tables, nxt, cost, cmin, best, sol, lp, pv, p2extra, start, backward):
+    """Cheapest phase-2 completions of the phase-1 sequence ``mvs[:L1]``,
+    whose costs are ``vend``, that beat ``best[0]``: lengths from the
+    shortest up to ``p2extra`` more (at most P2_MAX)."""
+    t = Tables(*tables)
+    corners_move, ud_edges_move, slice_sorted_move = t.corners_move, t.ud_edges_move, t.slice_sorted_move
+    cornslice, edgeslice, p2 = t.cornslice, t.edgeslice, t.phase2
+    c_classidx, c_sym, ud_edges_conj = t.c_classidx, t.c_sym, t.ud_edges_conj
+    n1 = st[S_L1]
+    h = max(cornslice[cn * 24 + sp], edgeslice[e * 24 + sp],
+            phase2_distance(cn, e, c_classidx, c_sym, ud_edges_conj, p2))
+    lo = INF
+    for s in range(vend.shape[0]):
+        if vend[s] < lo:
+            lo = vend[s]
+    lf = mvs[n1 - 1] // 3 if n1 > 0 else -9
+    llf = mvs[n1 - 2] // 3 if n1 > 1 else -9
+    n0 = st[S_NODES]
+    for n2 in range(h, min(P2_MAX, h + p2extra) + 1):
+        if lo + cmin * n2 >= best[0]:
+            break
+        if n2 == 0:
+            final = vend[start] if backward else lo
+            if final >= best[0]:
+                break
+            best[0] = final
+            for i in range(n1):
+                sol[i] = mvs[i]
+            st[S_LEN] = n1
+            break
+        for s in range(vend.shape[0]):
+            pv[0, s] = vend[s]
+        k = 0
+        lp[0, 0] = cn
+        lp[0, 1] = e
+        lp[0, 2] = sp
+        lp[0, 3] = -1
+        while True:
+            p = lp[k, 3] + 1
+            prev = PHASE2_MOVES[lp[k - 1, 3]] // 3 if k > 0 else lf
+            pprev = (PHASE2_MOVES[lp[k - 2, 3]] // 3 if k > 1 else (lf if k == 1 else llf))
+            while p < 10 and _blocked(PHASE2_MOVES[p] // 3, prev, pprev):
+                p += 1
+            if p >= 10:
+                if k == 0:
+                    break
+                k -= 1
+                continue
+            if st[S_NODES] - n0 > ENUM_CAP:
+                return
+            lp[k, 3] = p
+            mm = PHASE2_MOVES[p]
+            st[S_NODES] += 1
+            c1 = corners_move[lp[k, 0], mm]
+            s1 = slice_sorted_move[lp[k, 2], mm]
+            togo = n2 - k - 1
+            if cornslice[c1 * 24 + s1] > togo:
+                continue
+            e1 = ud_edges_move[lp[k, 1], mm]
+            if phase2_distance(c1, e1, c_classidx, c_sym, ud_edges_conj, p2) > togo:
+                continue
+            lo1 = _advance(pv[k], pv[k + 1], mm, nxt, cost, best[0] - cmin * (togo + 1), backward)
+            if lo1 + cmin * togo >= best[0]:
+                continue
+            if togo == 0:
+                final = pv[k + 1, start] if backward else lo1
+                if final >= best[0]:
+                    continue
+                best[0] = final
+                for i in range(n1):
+                    sol[i] = mvs[i]
+                for i in range(n2):
+                    sol[n1 + i] = PHASE2_MOVES[lp[i, 3]]
+                st[S_LEN] = n1 + n2
+                continue
+            k += 1
+            lp[k, 0] = c1
+            lp[k, 1] = e1
+            lp[k, 2] = s1
+            lp[k, 3] = -1
+
+
+@njit(cache=True)
+def _run(st, mvs, lv, cp, ep, vec, tables, nxt, cost, cmin, best, sol, lp, pv, p2extra, node_limit, start,
+         backward, kids, klo, kv, kn, ki, korder):
+    """Phase-1 sequences of exactly ``st[S_L1]`` moves, depth first from where
+    the last call stopped, each one that reaches the subgroup completed by
+    :func:`_phase2`. PAUSED after ``node_limit`` nodes, EXHAUSTED when every
+    sequence of this length was looked at.
+
+    A node's children are worked out together when it is first reached
+    (``ki[d]`` -1: not yet): those the phase-1 tables and the bound leave,
+    with their coordinates (``kids``), costs (``kv``, least ``klo``), and
+    tried cheapest first (``korder``), so that cheap solutions come early
+    and the bound tightens sooner."""
+    t = Tables(*tables)
+    twist_move, flip_move, slice_move, fs_cs = t.twist_move, t.flip_move, t.slice_move, t.fs_cs
+    twist_conj, p1, twist_slice, flip_slice = t.twist_conj, t.phase1, t.twist_slice, t.flip_slice
+    cornslice, moves = t.cornslice, t.moves
+    n1 = st[S_L1]
+    stop = st[S_NODES] + node_limit
+    while True:
+        if st[S_NODES] >= stop:
+            return PAUSED
+        d = st[S_D]
+        togo = n1 - d - 1
+        if ki[d] < 0:
+            lf = mvs[d - 1] // 3 if d > 0 else -9
+            llf = mvs[d - 2] // 3 if d > 1 else -9
+            n = 0
+            for m in range(18):
+                if _blocked(m // 3, lf, llf):
+                    continue
+                st[S_NODES] += 1
+                tw = twist_move[lv[d, 0], m]
+                fl = flip_move[lv[d, 1], m]
+                ss = slice_move[lv[d, 2], m]
+                if togo == 0:
+                    if tw != 0 or fl != 0 or ss != 0:
+                        continue
+                    if m == 0 or m == 1 or m == 2 or m == 4 or m == 7 or m == 9 or m == 10 \
+                            or m == 11 or m == 13 or m == 16:
+                        continue  # a shorter phase 1 with this move in phase 2
+                    h = 0
+                else:
+                    if twist_slice[tw * co.N_SLICE + ss] > togo or flip_slice[fl * co.N_SLICE + ss] > togo:
+                        continue
+                    v = _h1_mod3(tw, fl, ss, fs_cs, twist_conj, p1)
+                    hp = lv[d, 3]
+                    h = hp + (v - hp + 1) % 3 - 1
+                    if h > togo:
+                        continue
+                lo = _advance(vec[d], kv[d, n], m, nxt, cost, best[0] - cmin * (togo + 1), backward)
+                if lo + cmin * togo >= best[0]:
+                    continue
+                kids[d, n, 0] = m
+                kids[d, n, 1] = tw
+                kids[d, n, 2] = fl
+                kids[d, n, 3] = ss
+                kids[d, n, 4] = h
+                klo[d, n] = lo
+                # insertion into the order, cheapest first
+                j = n
+                while j > 0 and klo[d, korder[d, j - 1]] > lo:
+                    korder[d, j] = korder[d, j - 1]
+                    j -= 1
+                korder[d, j] = n
+                n += 1
+            kn[d] = n
+            ki[d] = 0
+        i = ki[d]
+        if i >= kn[d]:
+            ki[d] = -1
+            if d == 0:
+                return EXHAUSTED
+            st[S_D] = d - 1
+            continue
+        ki[d] = i + 1
+        c = korder[d, i]
+        if klo[d, c] + cmin * togo >= best[0]:
+            continue  # the best has improved since
+        m = kids[d, c, 0]
+        mvs[d] = m
+        for s in range(vec.shape[1]):
+            vec[d + 1, s] = kv[d, c, s]
+        for j in range(8):
+            cp[d + 1, j] = cp[d, moves[m, j]]
+        for j in range(12):
+            ep[d + 1, j] = ep[d, moves[m, 16 + j]]
+        if togo == 0:
+            cn = co.perm_rank(cp[d + 1], 8)
+            sp = co.perm_rank(ep[d + 1, 8:12], 4)
+            if cornslice[cn * 24 + sp] > P2_MAX:
+                continue
+            e = co.perm_rank(ep[d + 1, 0:8], 8)
+            _phase2(st, mvs, vec[d + 1], cn, sp, e, tables, nxt, cost, cmin, best, sol, lp, pv, p2extra,
+                    start, backward)
+            continue
+        lv[d + 1, 0] = kids[d, c, 1]
+        lv[d + 1, 1] = kids[d, c, 2]
+        lv[d + 1, 2] = kids[d, c, 3]
+        lv[d + 1, 3] = kids[d, c, 4]
+        ki[d + 1] = -1
+        st[S_D] = d + 1
+
+
+def _conj_map(r: int) -> list[int]:
+    """Move m of the cube turned r times about the URF corner -> the move of
+    the cube itself."""
+    u = Cube()
+    for _ in range(r):
+        u = u * S_URF3
+    ui = u.inverse()
+    index = {c: k for k, c in enumerate(co.MOVE_CUBES)}
+    return [index[ui * mc * u] for mc in co.MOVE_CUBES]
+
+
+_CONJ = [_conj_map(r) for r in range(3)]
+_TURN = [Cube(), S_URF3, S_URF3 * S_URF3]
+
+
+def _inverse_move(m: int) -> int:
+    return 3 * (m // 3) + 2 - m % 3
+
+
+class _View:
+    """One of the six searches: the cube turned so that each of its three
+    axes is phase 2's, and the inverse of each (searched from the
+    solution's end). Its moves are the turned cube's; ``moves`` maps them to
+    the cube's, which the automaton prices."""
+
+    def __init__(self, cube: Cube, r: int, inverse: bool, nxt: np.ndarray, cost: np.ndarray, start: int,
+                 cmin: float, tables: tuple, t: Tables):
+        turned = _TURN[r] * cube * _TURN[r].inverse()
+        if inverse:
+            turned = turned.inverse()
+        self.cmap = _CONJ[r]
+        self.backward = inverse
+        # the automaton as this view's moves see it
+        own = [_inverse_move(self.cmap[m]) if inverse else self.cmap[m] for m in range(18)]
+        self.nxt = np.ascontiguousarray(nxt[:, own, :])
+        self.cost = np.ascontiguousarray(cost[:, own, :])
+        self.start = start
+        self.cmin = cmin
+        self.tables = tables
+        self.arr = co.to_array(turned)
+        a = self.arr
+        self.root = (co.get_twist(a), co.get_flip(a), co.get_slice_sorted(a) // 24)
+        self.h0 = int(phase1_distance(*self.root, t.twist_move, t.flip_move, t.slice_move, t.fs_cs,
+                                      t.twist_conj, t.phase1))
+        ns = nxt.shape[0]
+        self.st = np.zeros(4, dtype=np.int64)
+        self.mvs = np.full(MAXD + 1, -1, dtype=np.int64)
+        self.lv = np.zeros((MAXD + 1, 4), dtype=np.int64)
+        self.cp = np.zeros((MAXD + 1, 8), dtype=np.int64)
+        self.ep = np.zeros((MAXD + 1, 12), dtype=np.int64)
+        self.vec = np.full((MAXD + 1, ns), INF)
+        self.pv = np.full((P2_MAX + 2, ns), INF)
+        self.lp = np.zeros((P2_MAX + 2, 4), dtype=np.int64)
+        self.sol = np.zeros(MAXD + P2_MAX + 2, dtype=np.int64)
+        self.kids = np.zeros((MAXD + 1, 18, 5), dtype=np.int64)
+        self.klo = np.zeros((MAXD + 1, 18))
+        self.kv = np.full((MAXD + 1, 18, ns), INF)
+        self.kn = np.zeros(MAXD + 1, dtype=np.int64)
+        self.ki = np.full(MAXD + 1, -1, dtype=np.int64)
+        self.korder = np.zeros((MAXD + 1, 18), dtype=np.int64)
+        self.level = self.h0 - 1
+
+    def _first(self) -> None:
+        self.vec[0, :] = 0.0 if self.backward else INF
+        if not self.backward:
+            self.vec[0, self.start] = 0.0
+
+    def next_level(self) -> None:
+        self.level += 1
+        self.st[S_D] = 0
+        self.st[S_L1] = self.level
+        self.mvs[:] = -1
+        self.ki[:] = -1
+        self.lv[0] = (*self.root, self.h0)
+        self.cp[0] = self.arr[0:8]
+        self.ep[0] = self.arr[16:28]
+        self._first()
+
+    def step(self, best: np.ndarray, p2extra: int, nodes: int) -> tuple[bool, list[int] | None]:
+        """Run a slice: (whether this level is still being searched, the
+        cube's solution if a cheaper one was found)."""
+        before = best[0]
+        if self.level == 0:
+            a = self.arr
+            self._first()
+            _phase2(self.st, self.mvs, self.vec[0], co.perm_rank(a[0:8], 8), co.perm_rank(a[24:28], 4),
+                    co.perm_rank(a[16:24], 8), self.tables, self.nxt, self.cost, self.cmin, best, self.sol,
+                    self.lp, self.pv, p2extra, self.start, self.backward)
+            status = EXHAUSTED
+        else:
+            status = _run(self.st, self.mvs, self.lv, self.cp, self.ep, self.vec, self.tables, self.nxt,
+                          self.cost, self.cmin, best, self.sol, self.lp, self.pv, p2extra, nodes, self.start,
+                          self.backward, self.kids, self.klo, self.kv, self.kn, self.ki, self.korder)
+        found = None
+        if best[0] < before:
+            own = [int(x) for x in self.sol[:self.st[S_LEN]]]
+            if self.backward:
+                found = [_inverse_move(self.cmap[m]) for m in reversed(own)]
+            else:
+                found = [self.cmap[m] for m in own]
+        return status == PAUSED, found
+
+
+def least_move_cost(nxt: np.ndarray, cost: np.ndarray) -> tuple[float, float]:
+    """The least a move can cost: after the first (over the states some
+    move leads to), and at all."""
+    reached = np.unique(nxt[nxt >= 0])
+    return float(cost[reached][nxt[reached] >= 0].min()), float(cost[nxt >= 0].min())
+
+
+def cheapest(cube: Cube, nxt: np.ndarray, cost: np.ndarray, start: int, tables: dict[str, np.ndarray], *,
+             budget_s: float, beat: float = INF, extra: int = 6, p2extra: int = 1, views: int = 6,
+             slice_nodes: int = 20000) -> tuple[list[int] | None, float, dict[str, float]]:
+    """The cheapest solution of ``cube`` (move indices) in the automaton that
+    the search finds within ``budget_s`` seconds, if cheaper than ``beat``,
+    with its price (``beat`` when none was; with no ``beat`` it goes on to
+    the first solution), and what the search did
+    (``nodes``, ``seconds``, ``complete``: 1 if every phase-1 length that
+    could still beat the best was looked at in full, each with its phase 2
+    from the shortest up to ``p2extra`` more moves, capped at ENUM_CAP
+    nodes). The ``views`` searches (1: the cube; 3: its three axes; 6: and
+    their inverses) take slices of ``slice_nodes`` nodes in turn; each runs
+    its phase-1 lengths from the cube's phase-1 distance up to ``extra``
+    more."""
+    t0 = time.perf_counter()
+    nxt = np.ascontiguousarray(nxt, dtype=np.int64)
+    cost = np.ascontiguousarray(cost, dtype=np.float64)
+    cmin, cmin0 = least_move_cost(nxt, cost)
+    tabs = tuple(Tables.select(tables))
+    tt = Tables.select(tables)
+    if views not in (1, 2, 3, 6):
+        raise ValueError(f"views must be 1, 2, 3 or 6, not {views!r}")
+    order = [(r, inv) for inv in (False, True) for r in range(3)][:views]
+    if views == 2:
+        order = [(0, False), (0, True)]
+    # a view of the inverse meets the first move, which may cost less than
+    # any other, among the moves still to come
+    every = [_View(cube, r, inv, nxt, cost, start, min(cmin, cmin0) if inv else cmin, tabs, tt)
+             for r, inv in order]
+    live = list(every)
+    for v in live:
+        v.next_level()
+    best = np.array([beat], dtype=np.float64)
+    found: list[int] | None = None
+    complete = 1.0
+    while live:
+        if best[0] < INF and time.perf_counter() - t0 >= budget_s:
+            complete = 0.0
+            break
+        for v in list(live):
+            going, got = v.step(best, p2extra, slice_nodes)
+            if got is not None:
+                found = got
+            if not going:
+                if v.level + 1 > min(v.h0 + extra, MAXD) or min(cmin, cmin0) * (v.level + 1) >= best[0]:
+                    live.remove(v)
+                else:
+                    v.next_level()
+    nodes = sum(float(v.st[S_NODES]) for v in every)
+    stats = {"nodes": nodes, "seconds": time.perf_counter() - t0, "complete": complete}
+    return found, float(best[0]), stats
