@@ -52,9 +52,6 @@ class _Run:
         self.state = self.mech.apply(self.state, action).after
         self.actions.append(action)
 
-    def can(self, action: Action) -> bool:
-        return any(a == action for a, _ in self.mech.steps(self.state))
-
 
 def _flipper(moves: list[Move], mech: Flipper) -> list[Action]:
     run = _Run(mech)

@@ -125,11 +125,6 @@ def face_move(o: Orientation, slot: int, quarters: int) -> Move:
     return Move(o[slot], quarters % 4)
 
 
-def slot_of(o: Orientation, face: int) -> int:
-    """The slot that holds cube face ``face``."""
-    return o.index(face)
-
-
 def name(o: Orientation) -> str:
     """``o`` as text: the cube face in each slot U R F D L B (``URFDLB`` at home)."""
     return "".join(FACES[f] for f in o)
