@@ -2,9 +2,11 @@
 solve, turn, confirm.
 
 The six-motor engine (app/start.py) drives its rig over the link; these
-kinds are planned and run here on their virtual rig (robot/sim/mechanisms.py),
-since the firmware's servo outputs are still to come. The steps are those
-of a real run: the scan plan shows the camera each face, the six pictures
+kinds have this loop of their own, on the same link (robot/rig/mechanisms/
+drive.py sends each robot move as SERVO and MOVE commands): a virtual rig
+(``sim://``, robot/sim/mechanisms.py's parts behind the protocol), the
+firmware in simavr, or a real rig. The steps are those of a run: the scan
+plan shows the camera each face, the six pictures
 are read as separate faces, the solver's candidates are planned from where
 the scan left the cube and the cheapest is made, every robot move
 journalled with the orientation (robot/rig/mechanisms/journal.py), and a
@@ -14,23 +16,30 @@ mode stops the run before any layer turns.
 
 from __future__ import annotations
 
+import itertools
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from solver import SOLVED, random_cube
+from solver import SOLVED, Cube, random_cube
 from vision.render import Lighting, render_view
 from vision.scanning import ScanResult, classify_measured
 
 from ..rig.config import Config
 from ..rig.errors import UserError
-from ..rig.mechanisms import State, cheapest, mechanism_for
+from ..rig.link import Link
+from ..rig.mechanisms import HeldCube, Mechanism, State, cheapest, mechanism_for
 from ..rig.mechanisms.journal import MechanismJournal, run_job
 from ..rig.mechanisms.scanplan import rescan_plan, scan_plan
 from .mechanism_scan import Measured, capture_shots, scan_with_plan
+
+if TYPE_CHECKING:
+    from ..rig.mechanisms.drive import LinkMechanism
 
 
 @dataclass
@@ -53,7 +62,7 @@ class MechanismRun:
     def summary(self) -> str:
         if self.status != "solved":
             return f"{self.kind} rig: {self.status}"
-        return (f"solved on the virtual {self.kind} rig in {self.length} moves: {self.robot_moves} robot "
+        return (f"solved on the {self.kind} rig in {self.length} moves: {self.robot_moves} robot "
                 f"moves, {self.planned_s:.1f} s planned (scans {self.scan_robot_moves} robot moves); "
                 f"confirmed {'solved' if self.confirmed else 'NOT solved'}")
 
@@ -73,19 +82,31 @@ def _merge(old: ScanResult, new: Measured) -> ScanResult:
     return ScanResult(result.facelets, result, samples, spread, glare, frames={**old.frames, **frames})
 
 
+_runs = itertools.count(1)
+
+
+def _port_for(cfg: Config, port: str | None) -> str:
+    """The rig's port; the bare ``sim://`` of the example configs becomes a
+    virtual rig of its own for this run, at full speed (the rig's clock is
+    virtual, so planned seconds are still the rig's seconds)."""
+    url = port or cfg.rig.port
+    if url == "sim://":
+        url = f"sim://{cfg.rig.kind}-{os.getpid()}-{next(_runs)}?speed=max"
+    return url
+
+
 def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | None = None,
-                        state_dir: str | Path | None = None,
+                        state_dir: str | Path | None = None, firmware: str | None = None,
                         out: Callable[[str], None] = print) -> MechanismRun:
-    """The whole loop on the config's virtual flipper or two-gripper rig."""
+    """The whole loop on the config's flipper or two-gripper rig, driven over
+    the link: a virtual rig (``sim://``), the firmware in simavr
+    (``firmware``), or a real port."""
     from solver import solve
 
     from ..rig.journal import default_state_dir
-    from ..sim.mechanisms import virtual_mechanism
+    from ..rig.mechanisms.drive import LinkMechanism
+    from .rigs import attach_rig, connect_rig
 
-    url = port or cfg.rig.port
-    if not url.startswith("sim://"):
-        raise UserError(f"[rig] kind = \"{cfg.rig.kind}\": this version runs such rigs only in simulation "
-                        "(port sim://); the firmware's servo outputs are still to come")
     if len(cfg.views) != 1 or len(cfg.cameras) != 1:
         raise UserError(f"a {cfg.rig.kind} rig scans with one camera and one [[view]] of the slot it sees; "
                         f"the config has {len(cfg.cameras)} cameras and {len(cfg.views)} views")
@@ -93,13 +114,31 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
     assert m is not None
     run = MechanismRun(cfg.rig.kind)
     cube = random_cube(seed)
-    rig = virtual_mechanism(cfg, cube.to_facelets())
+    handle = attach_rig(cfg, port=None if firmware else _port_for(cfg, port), firmware=firmware, seed=seed)
+    sim_state = handle.sim_state
+    if sim_state is None and any(c.source == "sim" for c in cfg.cameras):
+        handle.close()
+        raise UserError(f"camera {cfg.cameras[0].name!r} is simulated, but the rig on {handle.port} is not: "
+                        "simulated cameras can only show a simulated rig (sim:// or --firmware)")
+    assert sim_state is not None
+    try:
+        connect_rig(handle)
+        return _run(cfg, m, run, cube, handle.link, sim_state, seed, state_dir or default_state_dir(),
+                    LinkMechanism, solve, out)
+    finally:
+        handle.close()
+
+
+def _run(cfg: Config, m: Mechanism, run: MechanismRun, cube: Cube, link: Link, sim_state: Callable[[], str],
+         seed: int | None, state_dir: str | Path, driver: type[LinkMechanism], solve: Callable[..., Any],
+         out: Callable[[str], None]) -> MechanismRun:
+    rig = driver(link, cfg, m.start())
     rng = np.random.default_rng(seed)
     light = Lighting.random(rng)
     view, cam = cfg.views[0], cfg.cameras[0]
 
     def picture() -> np.ndarray:
-        return render_view(rig.cube.stickers, view, (cam.width, cam.height), lighting=light, rng=rng)
+        return render_view(sim_state(), view, (cam.width, cam.height), lighting=light, rng=rng)
 
     def scan(start: State | None) -> tuple[ScanResult, State]:
         """A scan from ``start``. A doubtful one shows the doubtful faces
@@ -150,7 +189,7 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
     run.robot_moves, run.planned_s = plan.moves, plan.seconds
     out(f"solution {run.moves} ({run.length} moves, candidate {i + 1} of {len(cands)}): "
         f"{plan.moves} robot moves, {plan.seconds:.1f} s planned")
-    journal = MechanismJournal(Path(state_dir) if state_dir is not None else default_state_dir())
+    journal = MechanismJournal(Path(state_dir))
     run_job(journal, m, scanned.facelets, plan.actions, rig.do, state=scan_end)
     again, _ = scan(plan.end)
     # as the six-motor engine does: a confirmation still in doubt whose
@@ -158,5 +197,5 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
     run.confirmed = again.facelets == SOLVED
     if run.confirmed and not again.ok:
         out("the confirmation scan stayed in doubt, but what it saw fits a solved cube")
-    run.status = "solved" if run.confirmed and rig.is_solved() else "failed"
+    run.status = "solved" if run.confirmed and HeldCube(sim_state()).is_solved() else "failed"
     return run

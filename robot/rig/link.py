@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import serial
 
 from . import protocol as P
-from .errors import RigError, UserError
+from .errors import RigError
 
 if TYPE_CHECKING:
     from .config import Config
@@ -71,10 +71,6 @@ class Link:
     """A session with the rig over any pyserial URL or device path."""
 
     def __init__(self, config: Config, port: str | None = None):
-        if config.rig.kind != "six-motor":
-            # a six-motor plan sent to a flipper or two-gripper rig would turn the wrong parts
-            raise UserError(f"[rig] kind = \"{config.rig.kind}\": this version drives only six-motor rigs "
-                            "over the link; `cuberobot start` runs this config on its virtual rig (sim://)")
         self.config = config
         self.port = port or config.rig.port
         self.ser: serial.SerialBase | None = None
@@ -203,6 +199,14 @@ class Link:
         for i, p in enumerate(self.config.profiles()):
             self.request(P.ConfigMotor(i, p.vmax_q, p.accel_q, p.vmin_q, p.settle_ms))
         self.request(P.ConfigGlobal(rig.idle_ms))
+        if self.config.servos:
+            # A flipper's or two-gripper's servos: their pulse limits, so the
+            # rig refuses a pulse the servo cannot take (docs/protocol.md 7).
+            # A pulse the rig already holds stays (a regripped cube must not drop).
+            from .mechanisms.commands import Commands
+
+            for msg in Commands(self.config).setup():
+                self.request(msg)
         st = self.status()
         if st.estop:
             self.estop_latched = True

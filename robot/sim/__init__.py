@@ -63,4 +63,5 @@ def attach(config: Any, *, port: str | None, firmware: str | None, scramble: str
         raise UserError(f"--port {url}: {e}") from None
     if "state" not in opts:
         rig.cube = Cube.from_facelets(scramble)
-    return SimulatedRig(url, lambda: rig.cube.to_facelets(), rig.press)
+    rig.adopt_config(config)  # a flipper's or two-gripper's parts hold the cube put in
+    return SimulatedRig(url, rig.facelets, rig.press)

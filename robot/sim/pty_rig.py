@@ -19,7 +19,7 @@ import time
 import tty
 from typing import TextIO
 
-from solver import Cube, CubeError
+from solver import CubeError
 
 from ..rig.errors import RigError
 from .virtual_rig import Connection, VirtualRig
@@ -143,19 +143,23 @@ def _command(rig: VirtualRig, line: str) -> str | None:
     with rig.lock:
         rig.advance()
         if word == "state":
-            return rig.cube.to_facelets()
+            return rig.facelets()
         if word == "press":
             rig.press()
             return "ok"
         if word == "set":
             try:
-                rig.cube = Cube.from_facelets(arg.strip())
+                rig.set_facelets(arg.strip())
             except CubeError as e:
                 return f"error: {e}"
             return "ok"
         if word == "counts":
-            return json.dumps({"turns": rig.counts_turns, "steps": rig.counts_steps,
-                               "moves": len(rig.record), "boots": rig.boots})
+            counts = {"turns": rig.counts_turns, "steps": rig.counts_steps, "moves": len(rig.record),
+                      "boots": rig.boots}
+            if rig.mechanism is not None:  # a flipper's or two-gripper's layer turns, in order
+                counts["layer_turns"] = [list(t) for t in rig.mechanism.turns]
+                counts["fault"] = rig.mechanism.fault
+            return json.dumps(counts)
         if word == "quit":
             return None
         return f"error: unknown command {word!r} (state, press, set FACELETS, counts, quit)"

@@ -109,6 +109,7 @@ def _sim_rig(args: argparse.Namespace) -> int:
         raise UserError(str(e)) from None
     rig = VirtualRig(clock=clock, faults=faults, seed=args.seed, cube=start,
                      mechanics=Mechanics.from_config(cfg))
+    rig.adopt_config(cfg)  # a flipper's or two-gripper's parts, from the config
     from ...sim.pty_rig import serve
     return serve(rig)
 

@@ -42,14 +42,12 @@ def _start(args: argparse.Namespace) -> int:
 def _start_mechanism(cfg: Config, args: argparse.Namespace) -> int:
     """A flipper or two-gripper rig: its own loop (app/mechanism_start.py)."""
     from ...app.mechanism_start import run_mechanism_start
-    from ...rig.errors import RigError, UserError
+    from ...rig.errors import RigError
 
-    if args.firmware:
-        raise UserError(f"--firmware: the firmware does not drive a {cfg.rig.kind} rig yet "
-                        "(no servo outputs)")
-    with rig_claims(None, args.state_dir):
+    port = None if args.firmware else (args.port or cfg.rig.port)
+    with rig_claims(None if port is None or port.startswith("sim://") else port, args.state_dir):
         run = run_mechanism_start(cfg, port=args.port, seed=args.seed, state_dir=args.state_dir,
-                                  out=lambda line: print(line, flush=True))
+                                  firmware=args.firmware, out=lambda line: print(line, flush=True))
     print(run.summary())
     if run.status not in ("solved", "already-solved"):
         raise RigError(f"the {cfg.rig.kind} rig's run ended {run.status}")
