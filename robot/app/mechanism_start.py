@@ -31,7 +31,7 @@ from vision.render import Lighting, render_view
 from vision.scanning import ScanResult, classify_measured
 
 from ..rig.config import Config
-from ..rig.errors import UserError
+from ..rig.errors import RigError, UserError
 from ..rig.link import Link
 from ..rig.mechanisms import HeldCube, Mechanism, State, cheapest, mechanism_for
 from ..rig.mechanisms.journal import MechanismJournal, run_job
@@ -95,9 +95,24 @@ def _port_for(cfg: Config, port: str | None) -> str:
     return url
 
 
+def _viewer(path: str) -> Callable[[], str]:
+    """The cube a sim-rig in another process keeps in ``path`` (pty_rig.write_view)."""
+    def read() -> str:
+        try:
+            text = Path(path).read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError) as e:
+            raise RigError(f"--sim-view {path}: cannot read the simulated rig's cube ({e}); is "
+                           "`cuberobot sim-rig --sim-view` running?") from None
+        if len(text) != 54 or set(text) - set("URFDLB"):
+            raise RigError(f"--sim-view {path}: not a cube's 54 stickers")
+        return text
+
+    return read
+
+
 def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | None = None,
                         state_dir: str | Path | None = None, firmware: str | None = None,
-                        out: Callable[[str], None] = print) -> MechanismRun:
+                        sim_view: str | None = None, out: Callable[[str], None] = print) -> MechanismRun:
     """The whole loop on the config's flipper or two-gripper rig, driven over
     the link: a virtual rig (``sim://``), the firmware in simavr
     (``firmware``), or a real port."""
@@ -116,6 +131,8 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
     cube = random_cube(seed)
     handle = attach_rig(cfg, port=None if firmware else _port_for(cfg, port), firmware=firmware, seed=seed)
     sim_state = handle.sim_state
+    if sim_view is not None:
+        sim_state = _viewer(sim_view)
     if sim_state is None and any(c.source == "sim" for c in cfg.cameras):
         handle.close()
         raise UserError(f"camera {cfg.cameras[0].name!r} is simulated, but the rig on {handle.port} is not: "
@@ -190,7 +207,8 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, cube: Cube, link: Link, s
     out(f"solution {run.moves} ({run.length} moves, candidate {i + 1} of {len(cands)}): "
         f"{plan.moves} robot moves, {plan.seconds:.1f} s planned")
     journal = MechanismJournal(Path(state_dir))
-    run_job(journal, m, scanned.facelets, plan.actions, rig.do, state=scan_end)
+    run_job(journal, m, scanned.facelets, plan.actions, rig.do, state=scan_end,
+            boot_id=link.hello.boot_id if link.hello else None, ids=rig.ids)
     again, _ = scan(plan.end)
     # as the six-motor engine does: a confirmation still in doubt whose
     # reading is the solved cube confirms, with a word

@@ -13,7 +13,9 @@ not done: "state unknown: scan again".
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import random
 import time
 
 from .. import protocol as P
@@ -36,7 +38,10 @@ class LinkMechanism:
         self.link = link
         turntable = int(state[1]) if config.rig.kind == "flipper" and state is not None else 0
         self.commands = Commands(config, turntable_quarters=turntable)
-        self.next_id = 1
+        # Ids start at random, so that a move id in a journal is not one an
+        # earlier process gave another command (what the rig's last DONE
+        # says is then about this move).
+        self.next_id = random.SystemRandom().randrange(1, 0xFFF0)
         self.done: set[int] = set()
         self.sent = 0
         link.on_done = lambda d: self.done.add(d.move_id)
@@ -45,6 +50,15 @@ class LinkMechanism:
         mid = self.next_id
         self.next_id = mid % 0xFFF0 + 1  # NO_ID and the jog's id are never used
         return mid
+
+    def ids(self, action: Action) -> list[int]:
+        """The move ids :meth:`do` will give ``action``'s commands (for the journal)."""
+        n = len(copy.copy(self.commands).commands(action))
+        out, mid = [], self.next_id
+        for _ in range(n):
+            out.append(mid)
+            mid = mid % 0xFFF0 + 1
+        return out
 
     def do(self, action: Action) -> None:
         """Send the move's commands and wait until the rig reports the last done."""
