@@ -101,7 +101,8 @@ def _sim_rig(args: argparse.Namespace) -> int:
         check_firmware(args.firmware)
         state = start.to_facelets() if start is not SOLVED_CUBE else None
         speed = "max" if isinstance(make_clock(args.speed), EventClock) else args.speed
-        return simavr.serve(args.firmware, cfg, state=state, speed=speed, faults=args.faults)
+        return simavr.serve(args.firmware, cfg, state=state, speed=speed, faults=args.faults,
+                            view=args.sim_view)
     try:
         clock = make_clock(args.speed)
         faults = Faults.parse(args.faults)
