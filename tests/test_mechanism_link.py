@@ -1,0 +1,213 @@
+"""Flipper and two-gripper rigs over the serial link (issue 26): the driver
+sends CONFIG_SERVO at the handshake and each robot move as SERVO and MOVE
+commands; the protocol simulator answers with the virtual parts' physics;
+the firmware in simavr moves them by its pulses; `cuberobot resume` in a
+new process finishes a killed job or says "state unknown: scan again" and
+moves nothing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from robot.rig import protocol as P
+from robot.rig.config import load_config
+from robot.rig.errors import RigError
+from robot.rig.link import EstopLatched, Link
+from robot.rig.mechanisms import Action, HeldCube
+from robot.rig.mechanisms.drive import LinkMechanism
+from robot.sim.mechanisms import virtual_mechanism
+from robot.sim.protocol_sim import forget, rig_for_url, sim_url
+from robot.sim.pulsed_mechanism import PulseReader
+from solver import SOLVED, random_cube
+
+ROOT = Path(__file__).resolve().parents[1]
+KINDS = ("flipper", "two-gripper")
+ELF = ROOT / "firmware" / "build" / "uno" / "cuberobot.elf"
+
+
+def _cfg(kind: str):
+    return load_config(ROOT / "config" / "examples" / f"{kind}.toml")
+
+
+def _linked(kind: str, name: str):
+    url = sim_url(name)
+    forget(url)
+    rig = rig_for_url(url)
+    link = Link(_cfg(kind), url)
+    link.connect()
+    return rig, link
+
+
+def test_the_handshake_configures_the_servos_and_moves_turn_the_layer_they_should():
+    rig, link = _linked("flipper", "flip-link")
+    try:
+        assert rig.servo_configured == {0, 1, 2}
+        assert rig.mechanism is not None and rig.mechanism.limits["turntable"] == (500, 2500)
+        drive = LinkMechanism(link, _cfg("flipper"), (None, 0, False))
+        for a in (Action("close", "cover"), Action("turn", "", 1), Action("open", "cover"), Action("flip"),
+                  Action("spin", "", -1)):
+            drive.do(a)
+        assert rig.mechanism.turns == [(3, 1)] and rig.mechanism.fault is None
+        assert len(rig.record) == 6  # a flip is two SERVOs, each reported DONE once
+    finally:
+        link.close()
+
+
+def test_a_two_gripper_rotation_is_a_move_of_its_stepper():
+    rig, link = _linked("two-gripper", "grip-link")
+    try:
+        drive = LinkMechanism(link, _cfg("two-gripper"))
+        drive.do(Action("rotate", "D", 1))  # both closed: the bottom layer turns
+        drive.do(Action("open", "L"))
+        drive.do(Action("rotate", "D", -1))  # L open: the whole cube turns
+        assert rig.mechanism is not None and rig.mechanism.turns == [(3, 1)]
+        assert rig.counts_steps[3] == 2 * 400
+    finally:
+        link.close()
+
+
+def test_the_simulated_rig_refuses_what_the_firmware_refuses():
+    rig, link = _linked("flipper", "flip-refuse")
+    try:
+        for msg, detail in ((P.ServoCommand(1, 0, 400, 100), 1),  # below its limits
+                            (P.ServoCommand(1, 0, 1500, 10001), 2),  # travel too long
+                            (P.ConfigServo(0, 300, 2500), 1),
+                            (P.MoveCommand(1, 1, 400), 0)):  # D9 carries a servo
+            with pytest.raises(RigError, match=f"BAD_ARG \\(detail {detail}\\)"):
+                link.request(msg)
+    finally:
+        link.close()
+    url = sim_url("flip-unconfigured")
+    forget(url)
+    rig = rig_for_url(url)
+    rig.adopt_config(_cfg("flipper"))
+    rig.session = True
+    assert isinstance(rig._execute(P.ServoCommand(1, 0, 1500, 100)), P.Err)
+
+
+def test_a_move_the_parts_cannot_make_stops_the_rig_and_the_driver_says_so():
+    rig, link = _linked("flipper", "flip-jam")
+    try:
+        drive = LinkMechanism(link, _cfg("flipper"), (None, 0, False))
+        drive.do(Action("close", "cover"))
+        with pytest.raises(EstopLatched, match="jammed part"):
+            drive.do(Action("flip"))  # the cover holds the cube down
+        assert rig.mechanism is not None and rig.mechanism.fault and rig.estop
+    finally:
+        link.close()
+
+
+def test_pulses_with_jitter_give_the_servo_moves_and_whole_quarter_steps():
+    cfg = _cfg("two-gripper")
+    mech = virtual_mechanism(cfg, SOLVED)
+    reader = PulseReader(cfg, mech)
+    cycle = 0
+
+    def pulse(servo: int, us: float) -> None:
+        nonlocal cycle
+        reader.edge(cycle, f"dir{servo + 1}", 1)
+        reader.edge(cycle + int(us * 16), f"dir{servo + 1}", 0)
+        cycle += 20_000 * 16
+
+    grip = cfg.servos["grip_L"]
+    reader.edge(0, "en", 1)
+    for jitter in (0, 30, -20, 10, 35):  # L opens: within 40 us of the width asked
+        pulse(1, grip.pulse_us(grip.angle("open_deg")) + jitter)
+    reader.edge(cycle, "dir3", 1)
+    for _ in range(300):  # the bottom gripper part-way through a quarter turn
+        cycle += 100
+        reader.edge(cycle, "step3", 1)
+        reader.edge(cycle + 10, "step3", 0)
+    reader.flush(whole_only=True)
+    assert mech.cube.stickers == SOLVED  # not handed over half-done
+    for _ in range(100):
+        cycle += 100
+        reader.edge(cycle, "step3", 1)
+    reader.flush(whole_only=True)
+    assert mech.fault is None and mech.turns == []  # L open: the whole cube turned
+    assert mech.cube.stickers != SOLVED and HeldCube(mech.cube.stickers).is_solved()
+
+
+def test_a_bad_sim_view_and_a_six_motor_sim_view_are_one_line_errors(tmp_path):
+    view = ["--sim-view", str(tmp_path / "none")]
+    for cfg, says in (("config/examples/flipper.toml", "cannot read the simulated rig's cube"),
+                      ("config/rig.toml", "--sim-view is for")):
+        r = subprocess.run([sys.executable, "-m", "robot", "start", "--headless", "--config", cfg,
+                            "--state-dir", str(tmp_path), *view], capture_output=True, text=True, timeout=120,
+                           cwd=ROOT)
+        assert r.returncode != 0 and "Traceback" not in r.stderr and says in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_kill_9_then_resume_in_a_new_process(kind, tmp_path):
+    """A few power cuts at moments spread over the run: the rig is a sim-rig
+    in its own process, the resume a new process (tests/mechanism_soak.py)."""
+    import mechanism_soak
+
+    outcomes = []
+    for k, kill in enumerate((5.0, 8.0, 11.0), start=1):
+        r = mechanism_soak.power_cut_run(kind, 40 + k, tmp_path / str(k), kill_after_s=kill)
+        assert not r.failures, r.failures
+        outcomes.append(r.outcome)
+    assert "finished" in outcomes, outcomes
+
+
+@pytest.fixture(scope="module")
+def elf():
+    from fwtools import make
+
+    make("all", "sim")
+    return ELF
+
+
+def test_flipper_runs_on_the_firmware_in_simavr(elf, tmp_path):
+    from robot.app.mechanism_start import run_mechanism_start
+
+    cfg = _cfg("flipper")
+    for seed in (1, 2, 3):
+        t0 = time.monotonic()
+        run = run_mechanism_start(cfg, seed=seed, state_dir=tmp_path, firmware=str(elf), out=lambda _l: None)
+        assert run.status == "solved" and run.confirmed and run.scan_correct, (seed, run)
+        print(f"seed {seed}: {run.robot_moves} robot moves, {run.planned_s:.1f} s planned, "
+              f"{time.monotonic() - t0:.1f} s")
+
+
+def test_two_gripper_runs_on_the_firmware_in_simavr(elf, tmp_path):
+    from robot.app.mechanism_start import run_mechanism_start
+
+    run = run_mechanism_start(_cfg("two-gripper"), seed=4, state_dir=tmp_path, firmware=str(elf),
+                              out=lambda _l: None)
+    assert run.status == "solved" and run.confirmed
+
+
+def test_the_firmware_s_pins_show_a_wrong_move_as_a_fault(elf):
+    """A flip sent while the cover holds the cube: the firmware makes the
+    pulses, the parts they move jam (the physics reads the pins, not the
+    commands)."""
+    from robot.sim.pty_rig import SimRigProcess
+
+    cfg = _cfg("flipper")
+    with tempfile.TemporaryDirectory() as d:
+        cfg_path = ROOT / "config" / "examples" / "flipper.toml"
+        with SimRigProcess("--config", str(cfg_path), "--state", random_cube(3).to_facelets(),
+                           "--speed", "max", firmware=str(elf)) as sim, Link(cfg, sim.port) as link:
+            link.connect()
+            drive = LinkMechanism(link, cfg, (None, 0, False))
+            drive.do(Action("close", "cover"))
+            drive.do(Action("turn", "", 1))
+            counts = sim.counts()
+            assert counts["layer_turns"] == [[3, 1]] and counts["fault"] is None
+            f = cfg.servos["flipper"]
+            link.request(P.ServoCommand(900, 2, f.pulse_us(f.angle("flip_deg")), 200))
+            deadline = time.monotonic() + 20
+            while sim.counts()["fault"] is None and time.monotonic() < deadline:
+                link.poll(0.1)
+            assert "cover not open" in sim.counts()["fault"]
+        assert Path(d).is_dir()
