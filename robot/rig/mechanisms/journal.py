@@ -169,7 +169,10 @@ def run_job(journal: MechanismJournal, mech: Mechanism, start_cube: str, actions
     for i in range(first, len(actions)):
         a = actions[i]
         out = mech.apply(state, a)
-        journal.sent(job, i, ids(a) if ids is not None else ())
+        if ids is None:
+            journal.sent(job, i)
+        else:
+            journal.sent(job, i, ids(a))
         do(a)
         if out.turn is not None:
             made = face_move(mech.orientation(state), *out.turn)
