@@ -211,3 +211,63 @@ def test_the_firmware_s_pins_show_a_wrong_move_as_a_fault(elf):
                 link.poll(0.1)
             assert "cover not open" in sim.counts()["fault"]
         assert Path(d).is_dir()
+
+
+def test_resume_in_a_new_process_takes_the_rig_s_word_and_otherwise_moves_nothing(tmp_path):
+    """Two cuts in one job, each with a move under way, on a sim-rig in its
+    own process: the first after the rig made the whole move (its last
+    DONE is the move's last id: resume finishes the job), the second with a
+    flip half made (the flipper up, not yet back: state unknown, nothing
+    moves)."""
+    from robot.rig.mechanisms import mechanism_for, plan
+    from robot.rig.mechanisms.journal import Interrupted, MechanismJournal, run_job
+    from robot.sim.pty_rig import SimRigProcess
+
+    cfg_path = ROOT / "config" / "examples" / "flipper.toml"
+    cfg = _cfg("flipper")
+    m = mechanism_for(cfg)
+    assert m is not None
+    cube = random_cube(7)
+    p = plan("R U F", m)  # a few flips among the turns
+    flips = [i for i, a in enumerate(p.actions) if a.kind == "flip"]
+    resume = [sys.executable, "-m", "robot", "resume", "--config", str(cfg_path), "--state-dir"]
+    for folder, cut_at, half in ((tmp_path / "whole", flips[0], False), (tmp_path / "half", flips[-1], True)):
+        with SimRigProcess("--config", str(cfg_path), "--state", cube.to_facelets(), "--speed", "max") as sim:
+            with Link(cfg, sim.port) as link:
+                link.connect()
+                drive = LinkMechanism(link, cfg, m.start())
+                count = [0]
+
+                def do(a, drive=drive, cut_at=cut_at, half=half, n=count):
+                    i = n[0]
+                    n[0] += 1
+                    if i != cut_at:
+                        return drive.do(a)
+                    if not half:
+                        drive.do(a)  # made whole; the process dies before "done" is written
+                        raise Interrupted
+                    msg = drive.commands.commands(a)[0]  # the flipper goes up ...
+                    mid = drive._id()
+                    drive._queue(type(msg)(mid, msg.servo, msg.pulse_us, msg.travel_ms))
+                    drive._wait(mid, "flip up")
+                    raise Interrupted  # ... and the host dies before sending it back down
+
+                with pytest.raises(Interrupted):
+                    run_job(MechanismJournal(folder), m, cube.to_facelets(), p.actions, do, state=m.start(),
+                            boot_id=link.hello.boot_id, ids=drive.ids)
+            before = sim.counts()
+            r = subprocess.run([*resume, str(folder), "--port", sim.port], capture_output=True, text=True,
+                               timeout=120, cwd=ROOT)
+            after = sim.counts()
+            assert "Traceback" not in r.stderr
+            if half:
+                assert r.returncode == 1 and "state unknown: scan again" in r.stderr, r.stderr
+                assert "Nothing was moved" in r.stderr and after["moves"] == before["moves"]
+                assert len(r.stderr.strip().splitlines()) == 1
+            else:
+                assert r.returncode == 0 and "the rig finished robot move" in r.stdout, (r.stdout, r.stderr)
+                made = after["layer_turns"]
+                assert len(made) == len(p.solution)  # every layer once
+                j = MechanismJournal(folder).last()
+                assert j is not None and j.end == "done" and j.done == len(p.actions)
+                assert j.cube == cube.apply(p.solution).to_facelets()
