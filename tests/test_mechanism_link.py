@@ -39,7 +39,7 @@ def _linked(kind: str, name: str):
     url = sim_url(name)
     forget(url)
     rig = rig_for_url(url)
-    link = Link(_cfg(kind), url)
+    link = Link(_cfg(kind), url, kind=kind)
     link.connect()
     return rig, link
 
@@ -197,7 +197,8 @@ def test_the_firmware_s_pins_show_a_wrong_move_as_a_fault(elf):
     with tempfile.TemporaryDirectory() as d:
         cfg_path = ROOT / "config" / "examples" / "flipper.toml"
         with SimRigProcess("--config", str(cfg_path), "--state", random_cube(3).to_facelets(),
-                           "--speed", "max", firmware=str(elf)) as sim, Link(cfg, sim.port) as link:
+                           "--speed", "max", firmware=str(elf)) as sim, \
+                Link(cfg, sim.port, kind="flipper") as link:
             link.connect()
             drive = LinkMechanism(link, cfg, (None, 0, False))
             drive.do(Action("close", "cover"))
@@ -233,7 +234,7 @@ def test_resume_in_a_new_process_takes_the_rig_s_word_and_otherwise_moves_nothin
     resume = [sys.executable, "-m", "robot", "resume", "--config", str(cfg_path), "--state-dir"]
     for folder, cut_at, half in ((tmp_path / "whole", flips[0], False), (tmp_path / "half", flips[-1], True)):
         with SimRigProcess("--config", str(cfg_path), "--state", cube.to_facelets(), "--speed", "max") as sim:
-            with Link(cfg, sim.port) as link:
+            with Link(cfg, sim.port, kind="flipper") as link:
                 link.connect()
                 drive = LinkMechanism(link, cfg, m.start())
                 count = [0]

@@ -302,4 +302,7 @@ def test_the_example_configs_plan_and_the_link_takes_them(kind):
     m = mechanism_for(cfg)
     assert m is not None and m.kind == kind
     assert apply_to_cube(Cube().apply("R U F'").to_facelets(), plan("F U' R'", m).actions, m).is_solved()
-    assert Link(cfg).config is cfg  # driven over the link (tests/test_mechanism_link.py)
+    assert Link(cfg, kind=kind).config is cfg  # driven over the link (tests/test_mechanism_link.py)
+    with pytest.raises(UserError, match=f'kind = "{kind}": this command drives six-motor rigs') as e:
+        Link(cfg)  # a dry run, a jog, the six-motor engine
+    assert "\n" not in str(e.value)

@@ -129,7 +129,8 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
     assert m is not None
     run = MechanismRun(cfg.rig.kind)
     cube = random_cube(seed)
-    handle = attach_rig(cfg, port=None if firmware else _port_for(cfg, port), firmware=firmware, seed=seed)
+    handle = attach_rig(cfg, port=None if firmware else _port_for(cfg, port), firmware=firmware, seed=seed,
+                        kind=cfg.rig.kind)
     sim_state = handle.sim_state
     if sim_view is not None:
         sim_state = _viewer(sim_view)

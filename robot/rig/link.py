@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import serial
 
 from . import protocol as P
-from .errors import RigError
+from .errors import RigError, UserError
 
 if TYPE_CHECKING:
     from .config import Config
@@ -70,7 +70,14 @@ class EstopLatched(RigError):
 class Link:
     """A session with the rig over any pyserial URL or device path."""
 
-    def __init__(self, config: Config, port: str | None = None):
+    def __init__(self, config: Config, port: str | None = None, *, kind: str = "six-motor"):
+        if config.rig.kind != kind:
+            # a six-motor plan (a dry run, a jog, the six-motor engine) sent to a
+            # flipper or two-gripper rig would drive the wrong parts, and the other way round
+            raise UserError(f"[rig] kind = \"{config.rig.kind}\": this command drives {kind} rigs; a "
+                            f"{config.rig.kind} rig runs with `cuberobot start` and `cuberobot resume`"
+                            if kind == "six-motor" else
+                            f"[rig] kind = \"{config.rig.kind}\", not {kind}")
         self.config = config
         self.port = port or config.rig.port
         self.ser: serial.SerialBase | None = None

@@ -118,12 +118,13 @@ def _sim_rig(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- dry-run
 
 
-def _link_for(args: argparse.Namespace, cfg: Config, *, default_port: str | None = None) -> Link:
+def _link_for(args: argparse.Namespace, cfg: Config, *, default_port: str | None = None,
+              kind: str = "six-motor") -> Link:
     from ... import sim  # noqa: F401  (sim:// ports, the default rig's)
     from ...rig.link import Link
 
     _check_port_arg(args)
-    return Link(cfg, args.port or default_port or cfg.rig.port)
+    return Link(cfg, args.port or default_port or cfg.rig.port, kind=kind)
 
 
 def _check_port_arg(args: argparse.Namespace) -> None:
@@ -277,7 +278,7 @@ def _resume_mechanism(cfg: Config, args: argparse.Namespace) -> int:
         else:
             mech = mechanism_for(cfg)
             assert mech is not None
-            with _link_for(args, cfg, default_port=port) as link:
+            with _link_for(args, cfg, default_port=port, kind=cfg.rig.kind) as link:
                 hello = link.connect()  # waits for the rig to finish what it had queued
                 if j.boot_id is not None and hello.boot_id != j.boot_id:
                     why = "the rig has restarted since the job began (its servos may have let the cube go)"
