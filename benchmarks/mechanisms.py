@@ -169,8 +169,13 @@ def power_cuts(n: int, kinds: tuple[str, ...], speed: str) -> int:
         t0 = time.perf_counter()
         outcomes: Counter[str] = Counter()
         failures = []
+        with tempfile.TemporaryDirectory() as d:  # one run to its end: how long a run takes here
+            whole = mechanism_soak.power_cut_run(kind, 0, Path(d), kill_after_s=float("inf"), speed=speed)
+        assert whole.start_s is not None and not whole.failures, whole
+        print(f"  {kind}: a whole run takes {whole.start_s:.1f} s; kills at random from 1.5 s to that",
+              file=sys.stderr, flush=True)
         for k in range(1, n + 1):
-            kill = random.Random(f"{kind}-{k}").uniform(1.5, 14.0)
+            kill = random.Random(f"{kind}-{k}").uniform(1.5, whole.start_s)
             with tempfile.TemporaryDirectory() as d:
                 r = mechanism_soak.power_cut_run(kind, k, Path(d), kill_after_s=kill, speed=speed)
             outcomes[r.outcome] += 1

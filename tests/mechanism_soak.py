@@ -38,6 +38,8 @@ class CutResult:
     solving: no job in the journal, no layer turned)."""
     done_at_kill: int = 0
     moves: int = 0
+    start_s: float | None = None
+    """How long `cuberobot start` ran when it ended before the kill (None: killed)."""
     failures: list[str] = field(default_factory=list)
 
 
@@ -81,6 +83,7 @@ def _wait_idle(sim: SimRigProcess, quiet_s: float = 0.6, limit_s: float = 20.0) 
 
 def power_cut_run(kind: str, k: int, state_dir: Path, *, kill_after_s: float, speed: str = "4",
                   firmware: str | None = None) -> CutResult:
+    """One run; ``kill_after_s`` = inf lets `start` finish (to time a run)."""
     res = CutResult()
     cfg = ROOT / "config" / "examples" / f"{kind}.toml"
     state_dir.mkdir(parents=True, exist_ok=True)
@@ -92,9 +95,13 @@ def power_cut_run(kind: str, k: int, state_dir: Path, *, kill_after_s: float, sp
                               "--config", str(cfg), "--port", sim.port, "--sim-view", str(view),
                               "--state-dir", str(state_dir / "state")],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
-        time.sleep(kill_after_s)
-        p.send_signal(signal.SIGKILL)
-        p.wait(10)
+        t0 = time.monotonic()
+        try:
+            p.wait(None if kill_after_s == float("inf") else kill_after_s)
+            res.start_s = time.monotonic() - t0
+        except subprocess.TimeoutExpired:
+            p.send_signal(signal.SIGKILL)
+            p.wait(10)
         at_resume = _wait_idle(sim)
         journal = MechanismJournal(state_dir / "state").last()
         res.done_at_kill = journal.done if journal else 0
