@@ -151,12 +151,15 @@ def test_kill_9_then_resume_in_a_new_process(kind, tmp_path):
     in its own process, the resume a new process (tests/mechanism_soak.py)."""
     import mechanism_soak
 
+    whole = mechanism_soak.power_cut_run(kind, 40, tmp_path / "whole", kill_after_s=float("inf"), speed="2")
+    assert not whole.failures and whole.outcome == "ended" and whole.start_s, whole
     outcomes = []
-    for k, kill in enumerate((5.0, 8.0, 11.0), start=1):
-        r = mechanism_soak.power_cut_run(kind, 40 + k, tmp_path / str(k), kill_after_s=kill)
+    for k, part in enumerate((0.5, 0.65, 0.8), start=1):  # the job runs in about this part of a run
+        r = mechanism_soak.power_cut_run(kind, 40 + k, tmp_path / str(k), kill_after_s=part * whole.start_s,
+                                         speed="2")
         assert not r.failures, r.failures
         outcomes.append(r.outcome)
-    assert "finished" in outcomes, outcomes
+    assert {"finished", "unknown"} & set(outcomes), outcomes  # at least one kill fell in the job
 
 
 @pytest.fixture(scope="module")
