@@ -275,3 +275,22 @@ def test_resume_in_a_new_process_takes_the_rig_s_word_and_otherwise_moves_nothin
                 j = MechanismJournal(folder).last()
                 assert j is not None and j.end == "done" and j.done == len(p.actions)
                 assert j.cube == cube.apply(p.solution).to_facelets()
+
+
+def test_homing_brings_a_flipper_left_part_way_back_to_where_a_job_starts():
+    """A run killed mid-scan leaves the flipper raised, the cover closed or
+    the turntable off home; the next run homes the servos (flipper down,
+    cover open, turntable home: a spin, never a layer turn) before it scans."""
+    rig, link = _linked("flipper", "flip-home")
+    try:
+        cfg = _cfg("flipper")
+        drive = LinkMechanism(link, cfg, (None, 0, False))
+        drive.do(Action("spin", "", 1))
+        drive.do(Action("close", "cover"))
+        LinkMechanism(link, cfg).home()  # a new run knows nothing of that
+        assert rig.mechanism is not None and rig.mechanism.fault is None and rig.mechanism.turns == []
+        m = rig.mechanism
+        assert m._near("cover", "open_deg") and m._near("flipper", "rest_deg")
+        assert abs(m.angle["turntable"] - cfg.servos["turntable"].angle("home_deg")) < 1
+    finally:
+        link.close()

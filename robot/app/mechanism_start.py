@@ -189,6 +189,7 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, cube: Cube, link: Link,
                 used[shot.face].add(shot.turns)
         return result, end
 
+    rig.home()  # a rig that a killed run left part-way is where the plan starts
     scanned, scan_end = scan(None)
     run.facelets = scanned.facelets
     run.scan_correct = scanned.facelets == cube.to_facelets() if sim_state is not None else None

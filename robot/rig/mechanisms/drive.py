@@ -60,6 +60,18 @@ class LinkMechanism:
             mid = mid % 0xFFF0 + 1
         return out
 
+    def home(self) -> None:
+        """The servos to the start state's positions (:meth:`Commands.home`),
+        before a job's first scan: a rig a killed run left part-way is then
+        where the plan starts."""
+        last = P.NO_ID
+        for msg in self.commands.home():
+            last = self._id()
+            self.done.discard(last)
+            self._queue(dataclasses.replace(msg, move_id=last))  # type: ignore[call-arg]
+        if last != P.NO_ID:
+            self._wait(last, "home")
+
     def do(self, action: Action) -> None:
         """Send the move's commands and wait until the rig reports the last done."""
         last = P.NO_ID
