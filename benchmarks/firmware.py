@@ -33,9 +33,10 @@ from robot.rig import protocol as P  # noqa: E402
 from robot.rig.config import load_config  # noqa: E402
 from robot.rig.journal import Journal  # noqa: E402
 from robot.rig.link import Link  # noqa: E402
+from robot.rig.motion import plan  # noqa: E402
 from robot.sim.simavr import FIRMWARE_DIR  # noqa: E402
 from robot.sim.virtual_rig import Mechanics  # noqa: E402
-from solver import SOLVED_CUBE, invert, random_scramble  # noqa: E402
+from solver import SOLVED_CUBE, group_steps, invert, random_scramble  # noqa: E402
 
 F_CPU = 16_000_000
 TICK = F_CPU // P.TICK_HZ
@@ -70,7 +71,7 @@ def isr_length(tmp: Path, elf: Path) -> list[int]:
     with SimavrRig(elf, Mechanics.from_config(cfg), edge_log=log) as rig, Link(cfg, rig.port) as link:
         link.connect()
         with Journal(tmp / "j-isr") as journal:
-            job.run(link, journal, SOLVED_CUBE, "U2 D2 R2 L2 F2 B2")
+            job.run(link, journal, SOLVED_CUBE, plan(group_steps("U2 D2 R2 L2 F2 B2"), link.config))
         rig.counts()
     led = [(c, v) for c, n, v in edges(log) if n == "led"]
     return [b[0] - a[0] for a, b in zip(led, led[1:]) if a[1] == 1 and b[1] == 0]
@@ -106,7 +107,7 @@ def turn_agreement(tmp: Path, elf: Path) -> list[tuple[int, float, int]]:
     with SimavrRig(elf, Mechanics.from_config(cfg), edge_log=log) as rig, Link(cfg, rig.port) as link:
         link.connect()
         with Journal(tmp / "j-turns") as journal:
-            report = job.run(link, journal, SOLVED_CUBE, moves)
+            report = job.run(link, journal, SOLVED_CUBE, plan(group_steps(moves), link.config))
         rig.counts()
     e = edges(log)
     out = []
@@ -131,7 +132,7 @@ def emulator_speed(tmp: Path, elf: Path, solves: int) -> tuple[float, float]:
             s = SOLVED_CUBE.apply(scramble)
             rig.set_state(s.to_facelets())
             with Journal(tmp / f"j-speed{k}") as journal:
-                job.run(link, journal, s, invert(scramble))
+                job.run(link, journal, s, plan(group_steps(invert(scramble)), link.config))
         c1, t1 = rig.counts()["cycle"], time.monotonic()
     return (c1 - c0) / F_CPU, t1 - t0
 

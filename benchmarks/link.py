@@ -31,9 +31,10 @@ from robot.rig import job  # noqa: E402
 from robot.rig.config import load_config  # noqa: E402
 from robot.rig.journal import Journal  # noqa: E402
 from robot.rig.link import Link  # noqa: E402
+from robot.rig.motion import plan  # noqa: E402
 from robot.sim.protocol_sim import forget, rig_for_url  # noqa: E402
 from robot.sim.virtual_rig import VirtualRig  # noqa: E402
-from solver import SOLVED_CUBE, invert, random_scramble  # noqa: E402
+from solver import SOLVED_CUBE, group_steps, invert, random_scramble  # noqa: E402
 
 RIG_TIME = [0.0]
 
@@ -74,7 +75,7 @@ def overhead(cfg, solves: int, scramble_len: int, state_dir: str) -> dict:
                 RIG_TIME[0] = 0.0
                 t0 = time.perf_counter()
                 try:
-                    report = job.run(link, journal, start, invert(scramble))
+                    report = job.run(link, journal, start, plan(group_steps(invert(scramble)), link.config))
                 finally:
                     os.fsync = real_fsync
                 wall = time.perf_counter() - t0
@@ -110,7 +111,7 @@ def realtime(cfg, speed: float, solves: int, scramble_len: int, state_dir: str) 
         forget(url)
         with Link(cfg, url) as link, Journal(f"{state_dir}/r{k}") as journal:
             link.connect()
-            report = job.run(link, journal, start, invert(scramble))
+            report = job.run(link, journal, start, plan(group_steps(invert(scramble)), link.config))
         rig = rig_for_url(url)
         assert rig.cube.is_solved()
         simulated = (rig.record[-1].tick - rig.record[0].start) / 25000

@@ -140,7 +140,7 @@ def on_firmware(cfg: Config, runs: list[dict]) -> None:
     from robot.rig.protocol import TICK_HZ
     from robot.sim.pulses import collisions, drift_ticks, pulsed_moves
     from robot.sim.virtual_rig import Mechanics
-    from solver import random_cube
+    from solver import group_steps, random_cube
 
     make("all", "sim")
     mech = Mechanics.from_config(cfg)
@@ -149,7 +149,7 @@ def on_firmware(cfg: Config, runs: list[dict]) -> None:
     with tempfile.TemporaryDirectory(prefix="cuberobot-motion-fw-") as tmp:
         for r in runs:
             start = random_cube(r["seed"])  # the cube `start --seed` put in the virtual rig
-            steps = plan(r["moves"], cfg)
+            steps = plan(group_steps(r["moves"]), cfg)
             log = Path(tmp) / f"{r['seed']}.edges"
             t = time.monotonic()
             with SimavrRig(UNO_ELF, mech, state=start.to_facelets(), edge_log=log) as rig, \

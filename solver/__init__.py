@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Any
 from .cubie import MOVE_CUBES, SOLVED_CUBE, Cube
 from .errors import CubeError, SolveError, SolverFault
 from .facelets import FACES, SOLVED
-from .metrics import axial_cost, group_steps
+from .metrics import Step, axial_cost, check_step, group_steps, parse_steps
 from .moves import Move, format_moves, htm, invert, parse_moves, qtm, simplify
 from .scramble import random_cube, random_scramble
 from .validate import normalize_facelets, parse_facelets
@@ -24,7 +24,8 @@ __all__ = [
     "Cube", "CubeError", "SolveError", "SolverFault", "FACES", "MOVE_CUBES", "Move", "SOLVED", "SOLVED_CUBE",
     "format_moves", "htm", "invert", "normalize_facelets", "parse_facelets", "parse_moves",
     "qtm", "random_cube", "random_scramble", "simplify",
-    "Solution", "axial_cost", "default_workers", "group_steps", "prepare", "solve",
+    "Solution", "Step", "axial_cost", "check_step", "default_workers", "group_steps", "parse_steps",
+    "prepare", "solve",
 ]
 
 if TYPE_CHECKING:

@@ -515,7 +515,7 @@ def _solution(cube: Cube, moves: list[int], price: _Price, t0: float, target: in
     return Solution(moves=format_moves(ms), length=len(ms),
                     cost=cost(ms, price.metric, price.quarter_cost, price.half_cost),
                     elapsed_ms=(time.perf_counter() - t0) * 1000.0,
-                    steps=[[str(m) for m in step] for step in group_steps(ms)], metric=price.metric,
+                    steps=group_steps(ms), metric=price.metric,
                     others=others)
 
 

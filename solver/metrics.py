@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .errors import CubeError
 from .facelets import FACES, OPPOSITE
 from .moves import Move, parse_moves
 
@@ -29,7 +30,13 @@ METHODS = ("two-phase", "cfop")
 stages a person turns (cross, F2L, OLL, PLL)."""
 
 
-def group_steps(moves: str | Iterable[Move]) -> list[list[Move]]:
+Step = tuple[Move, ...]
+"""What the rig does at once: one face turn, or two turns of opposite faces
+(their motors share an axis and never collide). A solution's steps are
+these from the solver to the motion planner; text is for people and files."""
+
+
+def group_steps(moves: str | Iterable[Move]) -> tuple[Step, ...]:
     """Moves grouped into what the rig does at once: a move joins the step
     before it when that step is a single move on the opposite face."""
     steps: list[list[Move]] = []
@@ -38,7 +45,26 @@ def group_steps(moves: str | Iterable[Move]) -> list[list[Move]]:
             steps[-1].append(m)
         else:
             steps.append([m])
-    return steps
+    return tuple(tuple(s) for s in steps)
+
+
+def check_step(step: Step) -> Step:
+    """``step`` if it is one the rig can make at once (a Move, or two Moves of
+    opposite faces), else CubeError (kind ``moves``) naming it."""
+    ok = (isinstance(step, tuple) and all(isinstance(m, Move) for m in step)
+          and (len(step) == 1 or len(step) == 2 and OPPOSITE[step[0].letter] == step[1].letter))
+    if not ok:
+        what = " ".join(str(m) for m in step) if isinstance(step, tuple | list) else repr(step)
+        raise CubeError("moves", f"{what or 'nothing'!r} is not one step: a step is one face turn or "
+                                 "two turns of opposite faces")
+    return step
+
+
+def parse_steps(texts: Iterable[str]) -> tuple[Step, ...]:
+    """Steps written one to a string (``["U D'", "R2"]``, as a journal or the
+    web API has them), each kept as written and checked: CubeError if a
+    string is not a move, or its moves are not one step."""
+    return tuple(check_step(tuple(parse_moves(t))) for t in texts)
 
 
 def _turn_cost(m: Move, quarter_cost: float, half_cost: float) -> float:

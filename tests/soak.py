@@ -21,8 +21,9 @@ from robot.rig import job
 from robot.rig.errors import RigError
 from robot.rig.journal import Journal
 from robot.rig.link import Link, LinkLost
+from robot.rig.motion import plan
 from robot.sim.protocol_sim import forget, rig_for_url
-from solver import SOLVED_CUBE, format_moves, invert, parse_moves, random_scramble, simplify
+from solver import SOLVED_CUBE, format_moves, group_steps, invert, parse_moves, random_scramble, simplify
 
 
 @dataclass
@@ -61,7 +62,7 @@ def soak_one(k: int, config, state_dir, *, faults: str, scramble_len: int = 20, 
                     if mode == "run":
                         if link.hello is None:
                             link.connect()
-                        report = job.run(link, journal, cube, moves)
+                        report = job.run(link, journal, cube, plan(group_steps(moves), link.config))
                     else:
                         report = job.resume(link, journal)
                     res.host_s += report.host_s
@@ -183,13 +184,12 @@ def power_cut_run(k: int, sim, state_dir, mode: str, *, kill_after_s: float,
     from pathlib import Path
 
     from robot.rig.config import load_config
-    from robot.rig.motion import plan
 
     rng = random.Random(k)
     scramble = random_scramble(18, seed=10_000 + k)
     start = SOLVED_CUBE.apply(scramble)
     moves = simplify(invert(scramble))
-    planned = len(plan(moves, load_config()))
+    planned = len(plan(group_steps(moves), load_config()))
     sim.set_state(start.to_facelets())
     before = sim.counts()["moves"]
     res = PowerCutResult("finished")
@@ -259,8 +259,6 @@ def line_soak(n: int, sim, config, root, *, seed: int = 0, stall_every: int = 4,
     from fwtools import noise_burst
     from ptyproxy import ManglingProxy
 
-    from robot.rig.motion import plan
-
     rng = random.Random(seed)
     res = LineSoakResult()
     t0 = time.monotonic()
@@ -288,7 +286,7 @@ def line_soak(n: int, sim, config, root, *, seed: int = 0, stall_every: int = 4,
                     with Link(config, proxy.path) as link:
                         link.on_stall = lambda message: None
                         link.connect()
-                        job.run(link, journal, start, moves, on_turn=on_turn)
+                        job.run(link, journal, start, plan(group_steps(moves), link.config), on_turn=on_turn)
                 except LinkLost:
                     res.resumes += 1
                     with Link(config, proxy.path) as link:
@@ -302,7 +300,7 @@ def line_soak(n: int, sim, config, root, *, seed: int = 0, stall_every: int = 4,
                     res.failures.append(f"solve {k}: {type(e).__name__}: {e}")
                     continue
             done = sim.counts()["moves"] - before
-            planned = len(plan(moves, config))
+            planned = len(plan(group_steps(moves), config))
             if sim.state() != SOLVED_CUBE.to_facelets():
                 res.failures.append(f"solve {k}: the rig's cube is not solved")
             if done != planned:

@@ -21,8 +21,9 @@ from robot.rig.config import load_config
 from robot.rig.errors import RigError
 from robot.rig.journal import Journal
 from robot.rig.link import Link, LinkLost
+from robot.rig.motion import plan
 from robot.sim.virtual_rig import Mechanics
-from solver import SOLVED, SOLVED_CUBE, Cube, invert, parse_moves, random_scramble, simplify
+from solver import SOLVED, SOLVED_CUBE, Cube, group_steps, invert, parse_moves, random_scramble, simplify
 
 SOLVES = 100
 
@@ -46,7 +47,7 @@ def _solve(k: int, rig: SimavrRig, proxy: ManglingProxy, cfg, state_dir, stats: 
                             link.connect()
                         if link.estop_latched:
                             link.clear_estop()
-                        job.run(link, journal, cube, moves)
+                        job.run(link, journal, cube, plan(group_steps(moves), link.config))
                     else:
                         job.resume(link, journal)
                     break

@@ -33,7 +33,7 @@ from robot.rig.journal import Journal
 from robot.rig.link import Link
 from robot.rig.motion import plan
 from robot.sim.virtual_rig import Mechanics
-from solver import SOLVED, SOLVED_CUBE, invert, random_scramble
+from solver import SOLVED, SOLVED_CUBE, group_steps, invert, random_scramble
 
 F_CPU = 16_000_000
 CYCLES_PER_TICK = F_CPU // P.TICK_HZ
@@ -61,10 +61,10 @@ def test_100_random_solves_end_solved_with_exact_step_counts(elf, fast_cfg, tmp_
             start = SOLVED_CUBE.apply(scramble)
             rig.set_state(start.to_facelets())
             with Journal(tmp_path / f"j{k}") as journal:
-                report = job.run(link, journal, start, invert(scramble))
+                report = job.run(link, journal, start, plan(group_steps(invert(scramble)), link.config))
             assert report.state == SOLVED
             assert rig.state() == SOLVED, f"solve {k}: the emulated cube is not solved"
-            p, m = expected_counts(plan(invert(scramble), fast_cfg))
+            p, m = expected_counts(plan(group_steps(invert(scramble)), fast_cfg))
             plus = [a + b for a, b in zip(plus, p)]
             minus = [a + b for a, b in zip(minus, m)]
             moves_total += len(report.steps)
@@ -93,9 +93,9 @@ def test_a_turns_duration_from_the_edge_log_matches_the_host_estimate(elf, tmp_p
     log = tmp_path / "edges.log"
     with SimavrRig(elf, Mechanics.from_config(cfg), edge_log=log) as rig, Link(cfg, rig.port) as link:
         link.connect()
-        steps = plan("R2 U", cfg)
+        steps = plan(group_steps("R2 U"), cfg)
         with Journal(tmp_path / "j") as journal:
-            report = job.run(link, journal, SOLVED_CUBE, "R2 U")
+            report = job.run(link, journal, SOLVED_CUBE, plan(group_steps("R2 U"), link.config))
         assert rig.state() == SOLVED_CUBE.apply("R2 U").to_facelets()
         rig.counts()  # flushes the edge log
     edges = read_edges(log)
@@ -129,7 +129,7 @@ def test_two_motors_at_12000_steps_per_s_miss_no_step(elf, tmp_path):
         link.connect()
         moves = "U2 D2 U2 D2"  # grouped: two moves of U2+D2, 800 steps per motor each
         with Journal(tmp_path / "j") as journal:
-            report = job.run(link, journal, SOLVED_CUBE, moves)
+            report = job.run(link, journal, SOLVED_CUBE, plan(group_steps(moves), link.config))
         assert len(report.steps) == 2 and all(len(s.parts) == 2 for s in report.steps)
         assert rig.state() == SOLVED
         counts = rig.counts()
@@ -224,10 +224,10 @@ def _solve_with_noise(rig, link, cfg, tmp_path, k: int) -> list[int]:
     start = SOLVED_CUBE.apply(scramble)
     rig.set_state(start.to_facelets())
     with Journal(tmp_path / f"j{k}") as journal:
-        report = job.run(link, journal, start, invert(scramble))
+        report = job.run(link, journal, start, plan(group_steps(invert(scramble)), link.config))
     assert report.state == SOLVED and rig.state() == SOLVED, f"solve {k}"
     assert not link.estop_latched
-    return expected_counts(plan(invert(scramble), cfg))
+    return expected_counts(plan(group_steps(invert(scramble)), cfg))
 
 
 def _solves_with_noise(rig, link, cfg, tmp_path, n):
@@ -349,9 +349,9 @@ def test_mega_build_runs_solves_too(elf, fast_cfg, tmp_path):
         start = SOLVED_CUBE.apply(scramble)
         rig.set_state(start.to_facelets())
         with Journal(tmp_path / "j") as journal:
-            job.run(link, journal, start, invert(scramble))
+            job.run(link, journal, start, plan(group_steps(invert(scramble)), link.config))
         assert rig.state() == SOLVED
-        plus, minus = expected_counts(plan(invert(scramble), fast_cfg))
+        plus, minus = expected_counts(plan(group_steps(invert(scramble)), fast_cfg))
         counts = rig.counts()
         assert (counts["plus"], counts["minus"]) == (plus, minus)
 
@@ -370,7 +370,8 @@ def test_cli_sim_rig_serves_the_firmware_for_dry_run(elf, tmp_path):
                            capture_output=True, text=True, timeout=60)
         assert r.returncode == 0, r.stderr
         assert sim.state() == SOLVED_CUBE.apply(moves).to_facelets()
-        assert sim.counts()["moves"] == len(plan(moves, load_config(cfg_path)))  # F2 B is one move
+        # F2 B is one move
+        assert sim.counts()["moves"] == len(plan(group_steps(moves), load_config(cfg_path)))
 
 
 def test_cli_sim_rig_firmware_errors_are_clear(tmp_path):
@@ -418,7 +419,7 @@ def test_a_paced_harness_that_fell_behind_does_not_sprint(elf, fast_cfg, tmp_pat
         os.kill(rig.proc.pid, signal.SIGCONT)
         moves = "R U F D L B R' U' F' D' L' B'"
         with Journal(tmp_path / "j") as journal:
-            report = job.run(link, journal, SOLVED_CUBE, moves)
+            report = job.run(link, journal, SOLVED_CUBE, plan(group_steps(moves), link.config))
         assert report.executed_s is not None and report.executed_s > 0.5
         assert report.wall_s >= 0.97 * report.executed_s, (report.wall_s, report.executed_s)
 
@@ -434,7 +435,7 @@ def test_corner_cutting_solves_follow_the_host_schedule(elf, tmp_path):
             start = SOLVED_CUBE.apply(scramble)
             rig.set_state(start.to_facelets())
             with Journal(tmp_path / f"j{k}") as journal:
-                report = job.run(link, journal, start, invert(scramble))
+                report = job.run(link, journal, start, plan(group_steps(invert(scramble)), link.config))
             assert rig.state() == SOLVED
             steps = report.steps
             assert any(s.overlap for s in steps)

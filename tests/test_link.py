@@ -10,8 +10,9 @@ from robot.rig.config import load_config
 from robot.rig.errors import RigError
 from robot.rig.journal import Journal
 from robot.rig.link import Link, LinkLost
+from robot.rig.motion import plan
 from robot.sim.protocol_sim import forget, rig_for_url
-from solver import SOLVED_CUBE, invert, random_scramble
+from solver import SOLVED_CUBE, group_steps, invert, random_scramble
 
 
 @pytest.fixture
@@ -34,7 +35,7 @@ def test_a_solve_on_the_virtual_rig_is_journaled_and_timed_exactly(cfg, tmp_path
     with Link(cfg, url) as link, Journal(tmp_path) as journal:
         hello = link.connect()
         assert hello.board == P.BOARD_VIRTUAL
-        report = job.run(link, journal, start, invert(scramble))
+        report = job.run(link, journal, start, plan(group_steps(invert(scramble)), link.config))
     rig = rig_for_url(url)
     assert rig.cube.is_solved() and report.state == SOLVED_CUBE.to_facelets()
     assert report.executed_s == pytest.approx(report.estimated_s, abs=1e-9)
@@ -73,7 +74,7 @@ def test_every_done_is_on_disk_before_the_next_move_is_sent(cfg, tmp_path):
     url, start = _url("watched", scramble, faults="drop:0.01,corrupt:0.01", seed=4)
     with Journal(tmp_path) as journal, WatchedLink(cfg, url, journal=journal) as link:
         link.connect()
-        job.run(link, journal, start, invert(scramble))
+        job.run(link, journal, start, plan(group_steps(invert(scramble)), link.config))
         assert link.violations == 0 and link.dones_seen
     assert rig_for_url(url).cube.is_solved()
 
@@ -93,7 +94,8 @@ def test_ctrl_c_sends_the_emergency_stop_and_resume_asks_for_a_rescan(cfg, tmp_p
                 raise KeyboardInterrupt
 
         with pytest.raises(KeyboardInterrupt):
-            job.run(link, journal, start, invert(scramble), on_turn=interrupt)
+            steps = plan(group_steps(invert(scramble)), link.config)
+            job.run(link, journal, start, steps, on_turn=interrupt)
         assert sent[-1] == bytes((P.RT_ESTOP,)) * 9  # three runs of three
         assert rig.estop and not rig.record[-1].complete
     with Journal(tmp_path) as journal, Link(cfg, url) as link:
@@ -108,7 +110,7 @@ def test_resume_after_a_pulled_cable_finishes_from_the_true_state(cfg, tmp_path)
     with Journal(tmp_path) as journal:
         with Link(cfg, url) as link, pytest.raises(LinkLost):
             link.connect()
-            job.run(link, journal, start, invert(scramble))
+            job.run(link, journal, start, plan(group_steps(invert(scramble)), link.config))
         done_before = journal.unfinished().done
         with Link(cfg, url) as link:
             report = job.resume(link, journal)
@@ -125,7 +127,7 @@ def test_a_stalled_motor_stops_the_rig_and_says_so(cfg, tmp_path):
         link.connect()
         link.completion_margin_s = 0.02
         with pytest.raises(job.StateUnknown, match="did not finish"):
-            job.run(link, journal, start, "U F R")
+            job.run(link, journal, start, plan(group_steps("U F R"), link.config))
     rig = rig_for_url(url)
     assert rig.estop and [r.move_id for r in rig.record if r.complete] == [0]
 
@@ -135,9 +137,9 @@ def test_a_reset_between_jobs_is_survived(cfg, tmp_path):
     rig = rig_for_url(url)
     with Link(cfg, url) as link, Journal(tmp_path) as journal:
         link.connect()
-        job.run(link, journal, start, "U R")
+        job.run(link, journal, start, plan(group_steps("U R"), link.config))
         rig._boot(cause=2)  # the firmware restarts while idle
-        report = job.run(link, journal, SOLVED_CUBE.apply("U R"), "R' U'")
+        report = job.run(link, journal, SOLVED_CUBE.apply("U R"), plan(group_steps("R' U'"), link.config))
     assert rig.cube.is_solved() and report.state == SOLVED_CUBE.to_facelets()
 
 
@@ -167,7 +169,7 @@ def test_a_second_journal_on_the_same_rig_never_takes_the_first_ones_moves_for_i
     with Link(cfg, url) as link:
         link.connect()
         with Journal(tmp_path / "a") as journal:
-            job.run(link, journal, start, "U R F D L B")
+            job.run(link, journal, start, plan(group_steps("U R F D L B"), link.config))
         after_a = SOLVED_CUBE.apply("U R F D L B")
         real_move = link.move
 
@@ -176,7 +178,7 @@ def test_a_second_journal_on_the_same_rig_never_takes_the_first_ones_moves_for_i
 
         link.move = dies
         with Journal(tmp_path / "b") as journal, pytest.raises(SystemExit):
-            job.run(link, journal, after_a, "R2 U2 F2 D2 L2 B2 U R")
+            job.run(link, journal, after_a, plan(group_steps("R2 U2 F2 D2 L2 B2 U R"), link.config))
         link.move = real_move
     with Link(cfg, url) as link, Journal(tmp_path / "b") as journal:
         report = job.resume(link, journal)

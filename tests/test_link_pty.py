@@ -20,8 +20,9 @@ from robot.rig import link as link_module
 from robot.rig.config import load_config
 from robot.rig.journal import Journal
 from robot.rig.link import Link
+from robot.rig.motion import plan
 from robot.sim.pty_rig import SimRigProcess
-from solver import SOLVED, SOLVED_CUBE, format_moves, invert, random_scramble
+from solver import SOLVED, SOLVED_CUBE, format_moves, group_steps, invert, random_scramble
 
 
 def _cli(*args, timeout=60, **kw):
@@ -47,7 +48,7 @@ def test_driver_through_a_mangling_proxy_to_a_sim_rig_process(cfg, tmp_path):
         try:
             with Link(cfg, proxy.path) as link, Journal(tmp_path) as journal:
                 link.connect()
-                report = job.run(link, journal, start, invert(scramble))
+                report = job.run(link, journal, start, plan(group_steps(invert(scramble)), link.config))
         finally:
             proxy.close()
         assert sim.state() == SOLVED and report.state == SOLVED
@@ -304,7 +305,8 @@ def test_a_stalled_line_is_waited_for_and_said_so(cfg, tmp_path):
                     if td.index == 2:
                         proxy.stall(2.5)
 
-                report = job.run(link, journal, start, invert(scramble), on_turn=on_turn)
+                steps = plan(group_steps(invert(scramble)), link.config)
+                report = job.run(link, journal, start, steps, on_turn=on_turn)
         finally:
             proxy.close()
         assert sim.state() == SOLVED and report.state == SOLVED
@@ -328,8 +330,9 @@ def test_a_stall_past_the_limit_names_resume_which_then_finishes(cfg, tmp_path):
                     if td.index == 2:
                         proxy.stall(3.0)
 
+                steps = plan(group_steps(invert(scramble)), link.config)
                 with pytest.raises(link_module.LinkStalled, match="cuberobot resume"):
-                    job.run(link, journal, start, invert(scramble), on_turn=on_turn)
+                    job.run(link, journal, start, steps, on_turn=on_turn)
             time.sleep(2.5)
             with Link(short, proxy.path) as link, Journal(tmp_path) as journal:
                 report = job.resume(link, journal)

@@ -15,10 +15,10 @@ from robot.rig.config import OVERLAP_CLASSES, CubeConfig, OverlapModel, load_con
 from robot.rig.errors import RigError, UserError
 from robot.rig.journal import Journal
 from robot.rig.link import Link
-from robot.rig.motion import AXIS, _directions, _groups, _Planner, estimate_ticks, fastest, plan
+from robot.rig.motion import AXIS, _directions, _Planner, estimate_ticks, fastest, plan
 from robot.rig.timing import sequence_ticks
 from robot.sim.protocol_sim import forget, rig_for_url, sim_url
-from solver import SOLVED_CUBE, Move, format_moves
+from solver import SOLVED_CUBE, Move, format_moves, group_steps
 
 CFG = load_config()
 moves_st = st.lists(st.builds(Move, st.integers(0, 5), st.integers(1, 3)), min_size=1, max_size=24)
@@ -43,14 +43,14 @@ def turn_on_a_virtual_rig(steps, cfg=CFG):
 
 
 def has_perpendicular_transition(moves):
-    groups = _groups(moves)
+    groups = group_steps(moves)
     return any(AXIS[a[0].face] != AXIS[b[0].face] for a, b in zip(groups, groups[1:]))
 
 
 @FEW
 @given(moves_st)
 def test_random_sequences_never_collide_under_the_default_model(moves):
-    steps = plan(moves, CFG)
+    steps = plan(group_steps(moves), CFG)
     rig, report = turn_on_a_virtual_rig(steps)
     assert rig.collisions == []
     assert isinstance(report, job.JobReport)
@@ -65,7 +65,7 @@ def test_a_plan_ten_degrees_too_eager_collides(moves):
     """The check can fail: plan with every angle of the model 10 degrees
     larger, turn on a rig that holds the real model."""
     assume(has_perpendicular_transition(moves))
-    eager = plan(moves, CFG, model=CFG.overlap_model().raised(10.0))
+    eager = plan(group_steps(moves), CFG, model=CFG.overlap_model().raised(10.0))
     rig, result = turn_on_a_virtual_rig(eager)
     assert rig.collisions, "a too eager plan went unnoticed"
     assert isinstance(result, RigError)
@@ -82,7 +82,7 @@ def test_the_class_of_a_transition():
     pl = _Planner(CFG, model)
 
     def deg(a, b):
-        ga, gb = _groups(a)[0], _groups(b)[0]
+        ga, gb = group_steps(a)[0], group_steps(b)[0]
         qa, qb = _directions(ga, "clockwise")[0], _directions(gb, "clockwise")[0]
         k = pl.overlap(ga, qa, pl.parts(ga, qa), gb, qb, pl.parts(gb, qb))
         return round(k / 400 * 90)
@@ -101,10 +101,10 @@ def test_the_class_of_a_transition():
 def test_half_turns_the_short_way_are_the_best_directions(moves):
     """The dynamic programme against every choice of directions, timed by the
     exact schedule: never slower than clockwise, never slower than the best."""
-    short = estimate_ticks(plan(moves, CFG), CFG)
-    clockwise = estimate_ticks(plan(moves, CFG, half_turns="clockwise"), CFG)
+    short = estimate_ticks(plan(group_steps(moves), CFG), CFG)
+    clockwise = estimate_ticks(plan(group_steps(moves), CFG, half_turns="clockwise"), CFG)
     assert short <= clockwise
-    groups = _groups(moves)
+    groups = group_steps(moves)
     pl = _Planner(CFG)
     best = None
     for choice in itertools.product(*[_directions(g, "short") for g in groups]):
@@ -121,8 +121,8 @@ def test_half_turns_the_short_way_are_the_best_directions(moves):
 
 def test_fastest_picks_the_least_planned_time():
     a, b = "U R U' R'", "R2 U2 R2 U2"
-    i, steps = fastest([a, b], CFG)
-    times = [estimate_ticks(plan(m, CFG), CFG) for m in (a, b)]
+    i, steps = fastest([group_steps(a), group_steps(b)], CFG)
+    times = [estimate_ticks(plan(group_steps(m), CFG), CFG) for m in (a, b)]
     assert i == times.index(min(times)) and estimate_ticks(steps, CFG) == min(times)
 
 
@@ -144,7 +144,7 @@ def test_the_default_model_and_its_checks(tmp_path):
     with pytest.raises(UserError, match=r"solver.candidates: expected a value between 1 and 32"):
         parse_config("[solver]\ncandidates = 33\n")
     off = dataclasses.replace(CFG, cube=CubeConfig(corner_cutting=False))
-    assert all(s.overlap == 0 for s in plan(format_moves([Move(f, 1) for f in range(6)]), off))
+    assert all(s.overlap == 0 for s in plan(group_steps(format_moves([Move(f, 1) for f in range(6)])), off))
 
 
 def test_for_the_rig_turns_the_candidate_with_the_least_planned_time():

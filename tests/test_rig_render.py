@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from robot.app.dryrun_pictures import FACE_BGR, StickerCube, _lzw, draw
-from solver import FACES, SOLVED, SOLVED_CUBE, Move, format_moves
+from solver import FACES, SOLVED, SOLVED_CUBE, Move, format_moves, group_steps
 
 
 @settings(max_examples=40, deadline=None)
@@ -116,7 +116,7 @@ def test_timeline_draws_u_in_white_and_settle_apart_from_every_face(tmp_path):
     from robot.rig.motion import plan
 
     cfg = load_config(None)
-    img = timeline(plan("U", cfg), cfg)
+    img = timeline(plan(group_steps("U"), cfg), cfg)
     u_row = cfg.motors["U"].motor
     row = img[30 + u_row * 40 + 10:30 + u_row * 40 + 30]
     colours = {tuple(int(v) for v in px) for px in row.reshape(-1, 3)}

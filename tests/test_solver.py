@@ -40,14 +40,17 @@ def check(cube: Cube, sol: Solution) -> None:
     assert cube.apply(sol.moves).is_solved(), (cube.to_facelets(), sol.moves)
     moves = parse_moves(sol.moves)
     assert sol.length == len(moves)
-    assert [m for step in sol.steps for m in step] == [str(m) for m in moves]
+    assert [m for step in sol.steps for m in step] == moves
+    assert all(isinstance(step, tuple) for step in sol.steps)
+    assert sol.steps == group_steps(moves)
+    assert cube.apply([m for step in sol.steps for m in step]).is_solved()
     assert sol.elapsed_ms >= 0
 
 
 def test_solved_cube_gives_empty_solution():
     for cube in (SOLVED, SOLVED_CUBE, "aaaaaaaaabbbbbbbbbcccccccccdddddddddeeeeeeeeefffffffff"):
         sol = solve(cube)
-        assert (sol.moves, sol.length, sol.cost, sol.steps) == ("", 0, 0.0, [])
+        assert (sol.moves, sol.length, sol.cost, sol.steps) == ("", 0, 0.0, ())
 
 
 def test_three_moves_come_back_as_three():
@@ -169,7 +172,7 @@ def test_group_steps_pairs_opposite_faces_only():
     steps = group_steps("R U D2 F' B L R")
     assert [[str(m) for m in s] for s in steps] == [["R"], ["U", "D2"], ["F'", "B"], ["L", "R"]]
     assert [[str(m) for m in s] for s in group_steps("U D U")] == [["U", "D"], ["U"]]
-    assert group_steps("") == []
+    assert group_steps("") == ()
     assert all(isinstance(m, Move) for s in group_steps("R L") for m in s)
 
 

@@ -35,13 +35,16 @@ def test_solve_for_the_rig_prices_by_the_rigs_plan():
     plan takes (overlaps and half-turn directions), as `start` would turn it."""
     from robot.rig.config import load_config
     from robot.rig.motion import estimate_s, plan
+    from solver import parse_steps
 
     cube = random_cube(12)
     r = run("solve", cube.to_facelets(), "--json", "--metric", "rig", "--budget-ms", "30", "--workers", "1")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert cube.apply(out["moves"]).is_solved() and out["metric"] == "rig" and out["planned"] >= 1
-    assert out["cost"] == round(estimate_s(plan(out["steps"], load_config()), load_config()), 4)
+    steps = parse_steps(" ".join(s) for s in out["steps"])
+    assert sum(len(s) for s in steps) == out["length"]
+    assert out["cost"] == round(estimate_s(plan(steps, load_config()), load_config()), 4)
     r = run("solve", cube.to_facelets(), "--metric", "rig", "--budget-ms", "10")
     assert r.returncode == 0 and "s of turning as the rig plans it" in r.stderr
     r = run("solve", "solved", "--metric", "htm", "--config", "config/rig.toml")

@@ -10,10 +10,11 @@ from robot.rig import protocol as P
 from robot.rig.config import load_config
 from robot.rig.journal import Journal
 from robot.rig.link import Link
+from robot.rig.motion import plan
 from robot.rig.timing import PlannedMove, move_ticks, quantize, schedule
 from robot.sim.protocol_sim import forget, rig_for_url
 from robot.sim.virtual_rig import EventClock, Faults, Mechanics, VirtualRig
-from solver import SOLVED_CUBE, invert, random_scramble
+from solver import SOLVED_CUBE, group_steps, invert, random_scramble
 
 PROFILE = quantize(4800, 64000, 480, 20)
 
@@ -193,7 +194,7 @@ def test_solves_through_bursts_of_garbage_between_frames_are_not_stopped(tmp_pat
         with Link(cfg, url) as link, Journal(tmp_path / f"j{k}") as journal:
             link.connect()
             noisy_writes(link, noise)
-            job.run(link, journal, start, invert(scramble))
+            job.run(link, journal, start, plan(group_steps(invert(scramble)), link.config))
             assert not link.estop_latched and not link.status().estop
         rig = rig_for_url(url)
         assert rig.cube.is_solved() and all(r.complete for r in rig.record)
@@ -256,11 +257,11 @@ def test_inverted_motors_follow_the_config():
     rig = VirtualRig(clock=EventClock(), mechanics=Mechanics.from_config(cfg))
     w = Wire(rig)
     w.setup()
-    for i, step in enumerate(plan("R U' R2 L", cfg)):
+    for i, step in enumerate(plan(group_steps("R U' R2 L"), cfg)):
         parts = list(step.parts) + [(P.NO_MOTOR, 0)]
         w.send(P.MoveCommand(i, parts[0][0], parts[0][1], parts[1][0], parts[1][1]))
         rig.advance(rig.tick + 10**5)
-    assert plan("R", cfg)[0].parts == ((1, -400),)
+    assert plan(group_steps("R"), cfg)[0].parts == ((1, -400),)
     assert rig.cube == SOLVED_CUBE.apply("R U' R2 L")
 
 

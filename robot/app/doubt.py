@@ -200,12 +200,18 @@ def _turn_and_look(run: Run, result: ScanResult, doubt: list[int], turn: Callabl
 
 def turn_face(run: Run, facelets: str, move: str) -> None:
     """Turn ``move`` as a journalled job (the journal of the run's state
-    folder), from the cube ``facelets`` as the scan reads it."""
+    folder), from the cube ``facelets`` as the scan reads it; each move a
+    step of its own."""
+    from solver import parse_moves
+
     from ..rig import job
     from ..rig.journal import Journal
+    from ..rig.motion import plan
 
+    link = run.rig.link
+    steps = plan([(m,) for m in parse_moves(move)], link.config)
     with Journal(run.state_dir) as journal:
-        job.run(run.rig.link, journal, Cube.from_facelets(facelets), [[m] for m in move.split()])
+        job.run(link, journal, Cube.from_facelets(facelets), steps)
 
 
 def admits_solved(result: ScanResult | None) -> bool:

@@ -1,5 +1,7 @@
-"""A dry run: moves turned on the virtual rig (or a given port) and timed,
-shared by `cuberobot dry-run` and the web panel's dry-run page.
+"""A dry run: a plan turned on the virtual rig (or a given port) and timed,
+shared by `cuberobot dry-run` and the web panel's dry-run page. Each makes
+its plan once (:func:`robot.rig.motion.plan`), estimates and draws it, and
+hands that same plan here to be turned.
 
 A virtual rig made for the run starts from ``start`` and keeps its journal
 in a temporary folder, so a dry run leaves nothing behind; a real port's
@@ -10,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,12 +49,13 @@ def _journal_dir(port: str, state_dir: str | Path | None) -> Iterator[str | Path
         yield state_dir
 
 
-def dry_run(cfg: Config, start: Cube, steps: list[MotorStep], *, port: str | None = None, speed: str = "1",
-            state_dir: str | Path | None = None, on_turn: Callable[[job.TurnDone], None] | None = None,
+def dry_run(cfg: Config, start: Cube, steps: Sequence[MotorStep], *, port: str | None = None,
+            speed: str = "1", state_dir: str | Path | None = None,
+            on_turn: Callable[[job.TurnDone], None] | None = None,
             on_link: Callable[[Link | None], None] | None = None) -> job.JobReport:
-    """Turn ``steps`` from ``start`` on ``port`` (default: a new virtual rig
-    at ``speed``), telling ``on_turn`` as the rig reports each one done.
-    ``on_link`` hears the connected link (and None once it is closed), so
+    """Turn the plan ``steps`` as it is from ``start`` on ``port`` (default:
+    a new virtual rig at ``speed``), telling ``on_turn`` as the rig reports
+    each one done. ``on_link`` hears the connected link (and None once it is closed), so
     that another thread can send it the emergency stop."""
     from .. import sim  # noqa: F401  (sim:// ports)
     from ..rig import job

@@ -29,6 +29,11 @@ _NUM = (int, float)
 _MAYBE_INT = (int, type(None))
 _MAYBE_NUM = (int, float, type(None))
 
+_HELD: dict[str, type | tuple[type, ...]] = {"action": str, "orientation": str, "move": str, "rotation": dict}
+"""A robot move of a rig that moves the cube (robot/app/mechanism_events.py): the move as the
+journal writes it, the cube face in each rig slot U R F D L B after it, the face turn a layer
+turn makes, and a whole-cube turn ``{"slot", "quarters"}``."""
+
 EVENTS: dict[str, Kind] = {
     "connected": Kind({"port": str, "simulated": bool, "firmware": str}, doc="the rig answered"),
     "waiting": Kind({"press": str}, doc="waiting for start: press 'person' or 'simulated'"),
@@ -45,10 +50,13 @@ EVENTS: dict[str, Kind] = {
     "look-again": Kind({"move": str}, {"doubtful": list}, doc="a face turned to see hidden stickers"),
     "solving": Kind({"facelets": str, "method": str}),
     "solution": Kind({"facelets": str, "moves": str, "length": int, "steps": list, "estimated_s": _NUM},
-                     {"cost": _NUM, "metric": str, "dry_run": bool}, doc="the moves the rig will turn"),
-    "turn-started": Kind({"index": int, "turns": int, "step": str}, {"stage": str}),
+                     {"cost": _NUM, "metric": str, "dry_run": bool, "orientation": str},
+                     doc="the moves the rig will turn (a rig that moves the cube: its robot moves as steps, "
+                         "orientation where it holds the cube as they start)"),
+    "turn-started": Kind({"index": int, "turns": int, "step": str}, {"stage": str, **_HELD},
+                         doc="a turn (a rig that moves the cube: a robot move) begins"),
     "turn-done": Kind({"index": int, "turns": int, "step": str, "state_facelets": str, "ticks": _MAYBE_INT,
-                       "elapsed_s": _NUM}, {"remaining_s": _NUM, "stage": str},
+                       "elapsed_s": _NUM}, {"remaining_s": _NUM, "stage": str, **_HELD},
                       doc="the rig reported the turn done (ticks: its own clock)"),
     "confirmed": Kind({"solved": bool, "facelets": str}, doc="the confirmation scan"),
     "finished": Kind({"status": str}, {"estop": bool, "facelets": str, "total_s": _NUM, "final_state": str,

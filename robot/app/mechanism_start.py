@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import os
 import time
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,8 +35,9 @@ from ..rig.config import Config
 from ..rig.errors import RigError, UserError
 from ..rig.link import Link
 from ..rig.mechanisms import HeldCube, Mechanism, State, cheapest, mechanism_for
-from ..rig.mechanisms.journal import MechanismJournal, run_job
+from ..rig.mechanisms.journal import run_job
 from ..rig.mechanisms.scanplan import rescan_plan, scan_plan
+from .mechanism_events import MechanismEvents
 from .mechanism_scan import Measured, capture_shots, scan_with_plan
 
 if TYPE_CHECKING:
@@ -86,13 +88,19 @@ _runs = itertools.count(1)
 
 
 def _port_for(cfg: Config, port: str | None) -> str:
-    """The rig's port; the bare ``sim://`` of the example configs becomes a
-    virtual rig of its own for this run, at full speed (the rig's clock is
-    virtual, so planned seconds are still the rig's seconds)."""
+    """The rig's port. A ``sim://`` rig runs at full speed (its clock is
+    virtual, so planned seconds are still the rig's seconds; the pace a
+    person watches is the events' own, ``MechanismEvents.pace`` from the
+    URL's ``speed``), and the bare ``sim://`` of the example configs is a
+    virtual rig of its own for this run."""
     url = port or cfg.rig.port
-    if url == "sim://":
-        url = f"sim://{cfg.rig.kind}-{os.getpid()}-{next(_runs)}?speed=max"
-    return url
+    if not url.startswith("sim://"):
+        return url
+    parts = urllib.parse.urlsplit(url)
+    query = dict(urllib.parse.parse_qsl(parts.query, keep_blank_values=True))
+    query["speed"] = "max"
+    name = parts.netloc + parts.path if url != "sim://" else f"{cfg.rig.kind}-{os.getpid()}-{next(_runs)}"
+    return f"sim://{name}?{urllib.parse.urlencode(query)}"
 
 
 def _viewer(path: str) -> Callable[[], str]:
@@ -112,10 +120,12 @@ def _viewer(path: str) -> Callable[[], str]:
 
 def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | None = None,
                         state_dir: str | Path | None = None, firmware: str | None = None,
-                        sim_view: str | None = None, out: Callable[[str], None] = print) -> MechanismRun:
+                        sim_view: str | None = None, out: Callable[[str], None] = print,
+                        events: MechanismEvents | None = None) -> MechanismRun:
     """The whole loop on the config's flipper or two-gripper rig, driven over
     the link: a virtual rig (``sim://``), the firmware in simavr
-    (``firmware``), or a real port."""
+    (``firmware``), or a real port. ``events``: the faces told as the
+    six-motor engine tells them, and their stop."""
     from solver import solve
 
     from ..rig.journal import default_state_dir
@@ -128,6 +138,8 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
     m = mechanism_for(cfg)
     assert m is not None
     run = MechanismRun(cfg.rig.kind)
+    ev = events if events is not None else MechanismEvents()
+    ev.started(m)
     cube = random_cube(seed)
     handle = attach_rig(cfg, port=None if firmware else _port_for(cfg, port), firmware=firmware, seed=seed,
                         kind=cfg.rig.kind)
@@ -140,13 +152,13 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
                         "simulated cameras can only show a simulated rig (sim:// or --firmware)")
     try:
         connect_rig(handle)
-        return _run(cfg, m, run, cube, handle.link, sim_state, seed, state_dir or default_state_dir(),
+        return _run(cfg, m, run, ev, cube, handle.link, sim_state, seed, state_dir or default_state_dir(),
                     LinkMechanism, solve, out)
     finally:
         handle.close()
 
 
-def _run(cfg: Config, m: Mechanism, run: MechanismRun, cube: Cube, link: Link,
+def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube: Cube, link: Link,
          sim_state: Callable[[], str] | None,
          seed: int | None, state_dir: str | Path, driver: type[LinkMechanism], solve: Callable[..., Any],
          out: Callable[[str], None]) -> MechanismRun:
@@ -162,13 +174,14 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, cube: Cube, link: Link,
             return capture_frames([cam], [view])[view.name]
         return render_view(sim_state(), view, (cam.width, cam.height), lighting=light, rng=rng)
 
-    def scan(start: State | None) -> tuple[ScanResult, State]:
+    def scan(start: State | None, purpose: str = "scan") -> tuple[ScanResult, State]:
         """A scan from ``start``. A doubtful one shows the doubtful faces
         again, each turned in the picture a way it has not been shown yet
         (glare and shadow that sit at one place in the picture then fall on
         other stickers), up to [start] recaptures times."""
         sp = scan_plan(m, start=start)
-        result = scan_with_plan(sp, view, rig.do, picture)
+        ev.scanning(purpose, view.name)
+        result = scan_with_plan(sp, view, ev.guard(rig.do), picture)
         run.scan_robot_moves += sum(len(s.before) for s in sp.shots)
         end = sp.end
         used: dict[int, set[int]] = {f: set() for f in range(6)}
@@ -182,11 +195,13 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, cube: Cube, link: Link,
             if not faces:
                 break
             again = rescan_plan(m, end, {f: used[f] for f in faces})
-            result = _merge(result, capture_shots(again, view, rig.do, picture))
+            ev.recapture(purpose, result, sorted(faces))
+            result = _merge(result, capture_shots(again, view, ev.guard(rig.do), picture))
             run.scan_robot_moves += sum(len(s.before) for s in again.shots)
             end = again.end
             for shot in again.shots:
                 used[shot.face].add(shot.turns)
+        ev.scan(purpose, result, cfg.start.min_confidence)
         return result, end
 
     rig.home()  # a rig that a killed run left part-way is where the plan starts
@@ -197,10 +212,12 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, cube: Cube, link: Link,
         run.status = "scan-doubtful"
         out(f"the scan is in doubt ({'; '.join(scanned.classification.warnings) or 'not a valid cube'}): "
             "stopped before turning anything")
+        ev.ended(run)
         return run
     out(f"scanned through one camera ({run.scan_robot_moves} robot moves)")
     if scanned.facelets == SOLVED:
         run.status = "already-solved"
+        ev.ended(run)
         return run
     t0 = time.perf_counter()
     sol = solve(scanned.facelets, budget_ms=cfg.solver.budget_ms, candidates=max(1, cfg.solver.candidates),
@@ -212,16 +229,21 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, cube: Cube, link: Link,
     run.robot_moves, run.planned_s = plan.moves, plan.seconds
     out(f"solution {run.moves} ({run.length} moves, candidate {i + 1} of {len(cands)}): "
         f"{plan.moves} robot moves, {plan.seconds:.1f} s planned")
-    journal = MechanismJournal(Path(state_dir))
-    run_job(journal, m, scanned.facelets, plan.actions, rig.do, state=scan_end,
+    ev.solution(scanned.facelets, run.moves, run.length, plan.actions, scan_end, plan.seconds,
+                f"solution {run.moves} ({run.length} moves): {plan.moves} robot moves, "
+                f"{plan.seconds:.1f} s planned")
+    journal = ev.journal(Path(state_dir))
+    run_job(journal, m, scanned.facelets, plan.actions, ev.mover(rig.do), state=scan_end,
             boot_id=link.hello.boot_id if link.hello else None, ids=rig.ids)
-    again, _ = scan(plan.end)
+    again, _ = scan(plan.end, "confirmation scan")
     # as the six-motor engine does: a confirmation still in doubt whose
     # reading is the solved cube confirms, with a word
     run.confirmed = again.facelets == SOLVED
+    ev.confirmed(run.confirmed, again.facelets)
     if run.confirmed and not again.ok:
         out("the confirmation scan stayed in doubt, but what it saw fits a solved cube")
     # a real rig: the confirmation scan's word is all there is
     truth = HeldCube(sim_state()).is_solved() if sim_state is not None else True
     run.status = "solved" if run.confirmed and truth else "failed"
+    ev.ended(run)
     return run

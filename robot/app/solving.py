@@ -18,6 +18,7 @@ the terminal, the web API and the press-start engine.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from solver.solution import Solution
 
     from ..rig.config import Config
+    from ..rig.motion import MotorStep
 
 DEFAULT_BUDGET_MS = 100.0
 POCKET_METRICS = ("htm", "qtm")
@@ -105,11 +107,26 @@ def answer(req: SolveRequest) -> dict[str, Any]:
 
 def solution(req: SolveRequest) -> Solution:
     """A 3x3's two-phase solution as the solver gives it (its grouped
-    steps, for the rig to plan): what :func:`answer` tells a person and what
-    the press-start engine turns. Given a set-up (``req.rig``), the axial
-    metric prices quarter and half turns at that rig's times, and ``rig``
-    plans the candidates with its motion model; without one, ``rig`` reads
-    the default set-up."""
+    steps, for the rig to plan): what :func:`answer` tells a person. Given a
+    set-up (``req.rig``), the axial metric prices quarter and half turns at
+    that rig's times, and ``rig`` plans the candidates with its motion model;
+    without one, ``rig`` reads the default set-up."""
+    return _solve(req)[0]
+
+
+def planned_solution(req: SolveRequest, cfg: Config) -> tuple[Solution, list[MotorStep]]:
+    """The solution the rig ``cfg`` turns and its plan into motor steps,
+    planned once: with ``metric = "rig"`` the plan that won the choice among
+    the candidates, otherwise the solution planned here. The press-start
+    engine estimates, shows, journals and turns this one plan."""
+    from ..rig.motion import plan
+
+    sol, steps = _solve(dataclasses.replace(req, rig=cfg))
+    return sol, steps if steps is not None else plan(sol.steps, cfg)
+
+
+def _solve(req: SolveRequest) -> tuple[Solution, list[MotorStep] | None]:
+    """The solution, with the rig's plan when choosing it needed one."""
     from solver import solve
 
     check(req)
@@ -118,16 +135,16 @@ def solution(req: SolveRequest) -> Solution:
         from ..rig.config import load_config
 
         cfg = req.rig if req.rig is not None else load_config(None)
-        return for_the_rig(cfg, req.facelets, max_length=req.max_length, budget_ms=budget,
-                           workers=req.workers)
+        return _fastest_for_rig(cfg, req.facelets, max_length=req.max_length, budget_ms=budget,
+                                workers=req.workers)
     if req.rig is None:
         return solve(req.facelets, max_length=req.max_length, budget_ms=budget, metric=req.metric_or_default,
-                     workers=req.workers)
+                     workers=req.workers), None
     from ..rig.config import rig_turn_costs
 
     quarter, half = rig_turn_costs(req.rig)
     return solve(req.facelets, max_length=req.max_length, budget_ms=budget, metric=req.metric_or_default,
-                 workers=req.workers, quarter_cost=quarter, half_cost=half)
+                 workers=req.workers, quarter_cost=quarter, half_cost=half), None
 
 
 def for_the_rig(cfg: Config, facelets: str, *, max_length: int | None, budget_ms: float,
@@ -138,8 +155,12 @@ def for_the_rig(cfg: Config, facelets: str, *, max_length: int | None, budget_ms
     that plan's time in seconds, the estimate the rig's clock then meets.
     ``others`` keeps the candidates that lost, so that a caller can say how
     many were planned."""
-    import dataclasses
+    return _fastest_for_rig(cfg, facelets, max_length=max_length, budget_ms=budget_ms, workers=workers)[0]
 
+
+def _fastest_for_rig(cfg: Config, facelets: str, *, max_length: int | None, budget_ms: float,
+                     workers: int | None) -> tuple[Solution, list[MotorStep]]:
+    """:func:`for_the_rig` with the winner's plan, so nobody plans it again."""
     from solver import solve
 
     from ..rig.config import rig_turn_costs
@@ -150,8 +171,9 @@ def for_the_rig(cfg: Config, facelets: str, *, max_length: int | None, budget_ms
                 half_cost=h, workers=workers, candidates=cfg.solver.candidates)
     cands = [sol, *sol.others]
     i, steps = fastest([c.steps for c in cands], cfg)
-    return dataclasses.replace(cands[i], cost=round(estimate_s(steps, cfg), 4), metric="rig",
-                               others=tuple(c for j, c in enumerate(cands) if j != i))
+    won = dataclasses.replace(cands[i], cost=round(estimate_s(steps, cfg), 4), metric="rig",
+                              others=tuple(c for j, c in enumerate(cands) if j != i))
+    return won, steps
 
 
 def _cfop(facelets: str) -> dict[str, Any]:

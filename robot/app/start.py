@@ -21,7 +21,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,7 +39,7 @@ from ..rig.journal import Journal, default_state_dir
 from .events import Doubt, Event, Face, TurnEvents
 from .record import RunRecord
 from .rigs import RigHandle, attach_rig, connect_rig
-from .solving import SolveRequest, solution
+from .solving import SolveRequest, planned_solution
 
 if TYPE_CHECKING:
     from solver.solution import Solution
@@ -345,21 +345,25 @@ def _profile(cfg: Config) -> Profile | None:
     return load_profile(cfg.profile)
 
 
-def solve(run: Run, facelets: str) -> Solution:
-    """The solution to turn. A cube the solver cannot answer as configured
-    (no solution within ``[solver] max_length``) ends the run with a
-    RigError before any motor turns."""
+def solve(run: Run, facelets: str) -> tuple[Solution, list[MotorStep]]:
+    """The solution to turn and its one plan (estimated, shown, journaled
+    and turned). A cube the solver cannot answer as configured (no solution
+    within ``[solver] max_length``) ends the run with a RigError before any
+    motor turns."""
     import solver
+
+    from ..rig.motion import plan
 
     run.check_stop()
     run.emit("solving", "solving", facelets=facelets, method=run.cfg.solver.method)
     s = run.cfg.solver
     if s.method == "cfop":
         q, h = rig_turn_costs(run.cfg)
-        return _solve_cfop(run, facelets, q, h)
+        cfop = _solve_cfop(run, facelets, q, h)
+        return cfop, plan(cfop.steps, run.cfg)
     try:  # the one solving service, priced at this rig's turning times
-        return solution(SolveRequest(facelets, metric=s.metric, max_length=s.max_length,
-                                     budget_ms=s.budget_ms, workers=s.workers, rig=run.cfg))
+        return planned_solution(SolveRequest(facelets, metric=s.metric, max_length=s.max_length,
+                                             budget_ms=s.budget_ms, workers=s.workers), run.cfg)
     except solver.SolveError as e:
         where = f" ([solver] max_length in {run.cfg.path})" if e.kind == "max-length" and run.cfg.path else ""
         raise RigError(f"{e}{where}; no motor turned") from None
@@ -383,33 +387,31 @@ def cfop_solution(facelets: str, quarter_cost: float, half_cost: float) -> tuple
     rig makes is under its stage's label."""
     from solver import format_moves, simplify
     from solver.cfop import solve_cfop
-    from solver.metrics import axial_cost, group_steps
+    from solver.metrics import Step, axial_cost, group_steps
     from solver.solution import Solution
 
     sol = solve_cfop(Cube.from_facelets(facelets))
-    steps: list[list[str]] = []
+    steps: list[Step] = []
     labels: list[str] = []
     for stage in sol.stages:
         label = f"{stage.name}: {stage.case}" if stage.case else stage.name
         for step in group_steps(stage.moves):
-            steps.append([str(m) for m in step])
+            steps.append(step)
             labels.append(label)
     read = simplify(sol.moves)
     return Solution(moves=format_moves(read), length=len(read),
                     cost=axial_cost(sol.moves, quarter_cost, half_cost), elapsed_ms=sol.elapsed_ms,
-                    steps=steps, metric="axial"), labels
+                    steps=tuple(steps), metric="axial"), labels
 
 
-def turn(run: Run, start: Cube, solution: Solution, journal: Journal,
-         steps: list[MotorStep] | None = None) -> job.JobReport:
-    """Execute the solution's steps, telling the faces as each turn starts
-    and as the rig reports it done. A Stop ends the run after the turn being
-    reported (the rig finishes the turns it has queued; the journal keeps the
-    job for `cuberobot resume`). ``steps``: the solution's plan, turned as
-    it is (planned here when not given)."""
-    n = len(solution.steps)
-    events = TurnEvents([" ".join(step) for step in solution.steps],
-                        run.record.estimated_turning_s or 0.0, run.step_labels)
+def turn(run: Run, start: Cube, steps: Sequence[MotorStep], journal: Journal) -> job.JobReport:
+    """Execute a solution's plan ``steps`` (made once, by the caller, from
+    the solution's steps; the estimate shown was made from it too), telling the
+    faces as each turn starts and as the rig reports it done. A Stop ends the
+    run after the turn being reported (the rig finishes the turns it has
+    queued; the journal keeps the job for `cuberobot resume`)."""
+    n = len(steps)
+    events = TurnEvents([s.text for s in steps], run.record.estimated_turning_s or 0.0, run.step_labels)
 
     def on_turn(td: job.TurnDone) -> None:
         run.publish(events.done(td.index, td.state, td.ticks))
@@ -420,8 +422,7 @@ def turn(run: Run, start: Cube, solution: Solution, journal: Journal,
 
     if n:
         run.publish(events.started(0))
-    return job.run(run.rig.link, journal, start, steps if steps is not None else solution.steps,
-                   on_turn=on_turn)
+    return job.run(run.rig.link, journal, start, steps, on_turn=on_turn)
 
 
 def _settle_after_stop(run: Run) -> None:
@@ -593,12 +594,11 @@ class Engine:
             return
         log.info("scan: %s after %d capture(s); warnings: %s", facelets, run.captures,
                  result.classification.warnings if result is not None else [])
-        solution = solve(run, facelets)
+        solution, steps = solve(run, facelets)  # the one plan: estimated, shown, journaled and turned
         t_solved = time.monotonic()
         log.info("solution (%s metric, cost %.2f): %s", solution.metric, solution.cost, solution.moves)
-        from ..rig.motion import estimate_s, plan
+        from ..rig.motion import estimate_s
 
-        steps = plan(solution.steps, cfg)
         estimate = estimate_s(steps, cfg)
         record.compute_s = t_solved - t_scanned
         record.moves = solution.moves
@@ -611,12 +611,12 @@ class Engine:
         run.emit("solution", "turning", f"scanned {facelets} in {record.scan_s:.2f} s; solution "
                  f"{solution.moves} ({solution.length} moves, {len(steps)} turns, ~{estimate:.1f} s)",
                  facelets=facelets, moves=solution.moves, length=solution.length, cost=solution.cost,
-                 metric=solution.metric, steps=[" ".join(s) for s in solution.steps],
+                 metric=solution.metric, steps=[s.text for s in steps],
                  estimated_s=round(estimate, 3))
         run.check_stop()
         with Journal(self.state_dir) as journal:
             t_turn = time.monotonic()
-            report = turn(run, start_cube, solution, journal, steps)
+            report = turn(run, start_cube, steps, journal)
         t_turned = time.monotonic()
         record.turning_s = t_turned - t_turn
         record.measured_turning_s = report.executed_s

@@ -330,15 +330,35 @@ class _Table:
             self._check_range(k, v, lo, hi)
         return v
 
-    # Typed getters: what a section reads, with the bounds that say what makes sense.
-    def integer(self, k: str, default: int, lo: int, hi: int) -> int:
-        return int(self.get(k, int, default, lo=lo, hi=hi))
+    # Typed getters: what a section reads, with the bounds that say what makes
+    # sense, as each section's reader names them (``get`` is the one check).
+    def integer(self, k: str, default: int, lo: int, hi: int, *,
+                choices: Iterable[int] | None = None) -> int:
+        return int(self.get(k, int, default, lo=lo, hi=hi, choices=choices))
+
+    def maybe_integer(self, k: str, lo: int, hi: int) -> int | None:
+        """An integer that may be left out (None: the reader decides)."""
+        v = self.get(k, int, None, lo=lo, hi=hi)
+        return None if v is None else int(v)
 
     def number(self, k: str, default: float, lo: float, hi: float) -> float:
         return float(self.get(k, float, default, lo=lo, hi=hi))
 
+    def maybe_number(self, k: str, lo: float, hi: float) -> float | None:
+        v = self.get(k, float, None, lo=lo, hi=hi)
+        return None if v is None else float(v)
+
     def text(self, k: str, default: str, *, choices: Iterable[str] | None = None) -> str:
         return str(self.get(k, str, default, choices=choices))
+
+    def maybe_text(self, k: str) -> str | None:
+        """Text that may be left out; an empty string counts as left out."""
+        v = self.get(k, str, None)
+        return str(v) if v else None
+
+    def required_text(self, k: str, *, choices: Iterable[str] | None = None,
+                      max_chars: int = MAX_TEXT_CHARS) -> str:
+        return str(self.get(k, str, required=True, choices=choices, max_chars=max_chars))
 
     def flag(self, k: str, default: bool) -> bool:
         return bool(self.get(k, bool, default))
@@ -555,7 +575,7 @@ def parse_config(text: str, path: Path | None = None) -> Config:
     rig = RigConfig()
     if (t := top.sub("rig")) is not None:
         rig = RigConfig(
-            port=t.get("port", str, rig.port),
+            port=t.text("port", rig.port),
             baud=t.integer("baud", rig.baud, 300, 4_000_000),
             boot_wait_s=t.number("boot_wait_s", rig.boot_wait_s, 0.0, 30.0),
             reply_timeout_s=t.number("reply_timeout_s", rig.reply_timeout_s, 0.001, 5.0),
@@ -563,7 +583,7 @@ def parse_config(text: str, path: Path | None = None) -> Config:
             stall_timeout_s=t.number("stall_timeout_s", rig.stall_timeout_s, 0.5, 300.0),
             reply_limit_s=t.number("reply_limit_s", rig.reply_limit_s, 0.2, 300.0),
             idle_ms=t.integer("idle_ms", rig.idle_ms, 0, 65535),
-            overlap_deg=t.get("overlap_deg", float, None, lo=0.0, hi=MAX_OVERLAP_DEG),
+            overlap_deg=t.maybe_number("overlap_deg", 0.0, MAX_OVERLAP_DEG),
             kind=t.text("kind", rig.kind, choices=RIG_KINDS),
         )
         if not rig.port.strip():
@@ -576,30 +596,30 @@ def parse_config(text: str, path: Path | None = None) -> Config:
 
     solver = SolverConfig()
     if (t := top.sub("solver")) is not None:
-        ml = t.get("max_length", int, None, lo=1, hi=MAX_SOLUTION_LENGTH)
+        ml = t.maybe_integer("max_length", 1, MAX_SOLUTION_LENGTH)
         solver = SolverConfig(
-            budget_ms=t.get("budget_ms", int, solver.budget_ms, lo=1, hi=int(MAX_BUDGET_MS)),
-            metric=t.get("metric", str, solver.metric, choices=RIG_METRICS),
-            candidates=t.get("candidates", int, solver.candidates, lo=1, hi=MAX_CANDIDATES),
+            budget_ms=t.integer("budget_ms", solver.budget_ms, 1, int(MAX_BUDGET_MS)),
+            metric=t.text("metric", solver.metric, choices=RIG_METRICS),
+            candidates=t.integer("candidates", solver.candidates, 1, MAX_CANDIDATES),
             max_length=ml,
-            method=t.get("method", str, solver.method, choices=METHODS),
-            workers=t.get("workers", int, None, lo=1, hi=MAX_WORKERS),
+            method=t.text("method", solver.method, choices=METHODS),
+            workers=t.maybe_integer("workers", 1, MAX_WORKERS),
         )
         t.done()
 
     start = StartConfig()
     if (t := top.sub("start")) is not None:
         start = StartConfig(
-            recaptures=t.get("recaptures", int, start.recaptures, lo=0, hi=10),
-            confirm_scan=t.get("confirm_scan", bool, start.confirm_scan),
-            min_confidence=t.get("min_confidence", float, start.min_confidence, lo=0.0, hi=1.0),
-            look_again=t.get("look_again", int, start.look_again, lo=0, hi=4),
+            recaptures=t.integer("recaptures", start.recaptures, 0, 10),
+            confirm_scan=t.flag("confirm_scan", start.confirm_scan),
+            min_confidence=t.number("min_confidence", start.min_confidence, 0.0, 1.0),
+            look_again=t.integer("look_again", start.look_again, 0, 4),
         )
         t.done()
 
     profile = None
     if (t := top.sub("vision")) is not None:
-        profile = t.get("profile", str, None) or None
+        profile = t.maybe_text("profile")
         t.done()
     if profile is not None and path is not None and _looks_like_a_path(profile):
         profile = str(path.parent / Path(profile).expanduser())  # relative to the set-up file, not the cwd
@@ -681,12 +701,12 @@ def _read_cube(t: _Table | None, rig: RigConfig) -> CubeConfig:
         t.fail(t.path, "[rig] overlap_deg and a [cube] table both set corner cutting; keep the [cube] "
                        "table (one angle per class of transition) and remove overlap_deg")
     d = OverlapModel()
-    angles = tuple(t.get(f"{c}_deg", float, d.perpendicular[i], lo=0.0, hi=MAX_OVERLAP_DEG)
+    angles = tuple(t.number(f"{c}_deg", d.perpendicular[i], 0.0, MAX_OVERLAP_DEG)
                    for i, c in enumerate(OVERLAP_CLASSES))
-    cube = CubeConfig(corner_cutting=t.get("corner_cutting", bool, True),
-                      half_turns=t.get("half_turns", str, "short", choices=("short", "clockwise")),
-                      overlap=OverlapModel(angles, t.get("parallel_deg", float, d.parallel, lo=0.0,
-                                                         hi=MAX_OVERLAP_DEG)))
+    cube = CubeConfig(corner_cutting=t.flag("corner_cutting", True),
+                      half_turns=t.text("half_turns", "short", choices=("short", "clockwise")),
+                      overlap=OverlapModel(angles, t.number("parallel_deg", d.parallel, 0.0,
+                                                            MAX_OVERLAP_DEG)))
     t.done()
     return cube
 
@@ -706,15 +726,15 @@ def _read_motors(t: _Table | None, name: str) -> dict[str, MotorConfig]:
         d = MotorConfig(face=face, motor=i)
         mc = MotorConfig(
             face=face,
-            motor=m.get("motor", int, i, lo=0, hi=5),
-            steps_per_rev=m.get("steps_per_rev", int, d.steps_per_rev, lo=1, hi=100_000),
-            microsteps=m.get("microsteps", int, d.microsteps, choices=MICROSTEPS),
-            gear_ratio=m.get("gear_ratio", float, d.gear_ratio, lo=0.01, hi=100.0),
-            invert=m.get("invert", bool, d.invert),
-            max_speed=m.get("max_speed", float, d.max_speed, lo=0.01, hi=100.0),
-            acceleration=m.get("acceleration", float, d.acceleration, lo=0.01, hi=100_000.0),
-            start_speed=m.get("start_speed", float, d.start_speed, lo=0.001, hi=100.0),
-            settle_ms=m.get("settle_ms", int, d.settle_ms, lo=0, hi=2000),
+            motor=m.integer("motor", i, 0, 5),
+            steps_per_rev=m.integer("steps_per_rev", d.steps_per_rev, 1, 100_000),
+            microsteps=m.integer("microsteps", d.microsteps, 1, max(MICROSTEPS), choices=MICROSTEPS),
+            gear_ratio=m.number("gear_ratio", d.gear_ratio, 0.01, 100.0),
+            invert=m.flag("invert", d.invert),
+            max_speed=m.number("max_speed", d.max_speed, 0.01, 100.0),
+            acceleration=m.number("acceleration", d.acceleration, 0.01, 100_000.0),
+            start_speed=m.number("start_speed", d.start_speed, 0.001, 100.0),
+            settle_ms=m.integer("settle_ms", d.settle_ms, 0, 2000),
         )
         m.done()
         spr = mc.steps_per_face_rev
@@ -745,7 +765,7 @@ def _read_motors(t: _Table | None, name: str) -> dict[str, MotorConfig]:
 
 def _read_camera(t: _Table) -> CameraSpec:
     d = CameraSpec(name="", source=0)
-    name = t.get("name", str, required=True, max_chars=MAX_NAME_CHARS)
+    name = t.required_text("name", max_chars=MAX_NAME_CHARS)
     command = _read_command(t)
     if command and "source" in t.data:
         t.fail(t.path, "give source or command, not both (command is a program writing MJPEG; source "
@@ -757,13 +777,13 @@ def _read_camera(t: _Table) -> CameraSpec:
         name=name,
         source=source,
         command=command,
-        width=t.get("width", int, d.width, lo=16, hi=16384),
-        height=t.get("height", int, d.height, lo=16, hi=16384),
-        auto_exposure=t.get("auto_exposure", bool, d.auto_exposure),
-        auto_white_balance=t.get("auto_white_balance", bool, d.auto_white_balance),
-        warmup_frames=t.get("warmup_frames", int, d.warmup_frames, lo=0, hi=1000),
-        average_frames=t.get("average_frames", int, d.average_frames, lo=1, hi=100),
-        timeout_s=t.get("timeout_s", float, d.timeout_s, lo=0.1, hi=300.0),
+        width=t.integer("width", d.width, 16, 16384),
+        height=t.integer("height", d.height, 16, 16384),
+        auto_exposure=t.flag("auto_exposure", d.auto_exposure),
+        auto_white_balance=t.flag("auto_white_balance", d.auto_white_balance),
+        warmup_frames=t.integer("warmup_frames", d.warmup_frames, 0, 1000),
+        average_frames=t.integer("average_frames", d.average_frames, 1, 100),
+        timeout_s=t.number("timeout_s", d.timeout_s, 0.1, 300.0),
     )
     t.done()
     return cam
@@ -807,18 +827,18 @@ def _read_command(t: _Table) -> tuple[str, ...]:
 
 
 def _read_view(t: _Table, cameras: list[CameraSpec]) -> ViewSpec:
-    name = t.get("name", str, required=True, max_chars=MAX_NAME_CHARS)
-    camera = t.get("camera", str, required=True, max_chars=MAX_NAME_CHARS)
+    name = t.required_text("name", max_chars=MAX_NAME_CHARS)
+    camera = t.required_text("camera", max_chars=MAX_NAME_CHARS)
     by_name = {c.name: c for c in cameras}
     if camera not in by_name:
         close = difflib.get_close_matches(camera, list(by_name), n=1)
         t.fail(t.key("camera"), f"no camera named {camera!r}" + (
             f"; did you mean {close[0]!r}?" if close else f" (cameras: {', '.join(by_name) or 'none'})"))
     width, height = by_name[camera].width, by_name[camera].height
-    hand_held = t.get("hand_held", bool, False)
+    hand_held = t.flag("hand_held", False)
     faces = []
     for f in t.array("face", len(FACES)):
-        letter = f.get("face", str, required=True, choices=tuple(FACES))
+        letter = f.required_text("face", choices=tuple(FACES))
         corners = f.get("corners", list, required=True)
         if len(corners) != 4 or not all(
                 isinstance(c, list) and len(c) == 2
@@ -833,8 +853,8 @@ def _read_view(t: _Table, cameras: list[CameraSpec]) -> ViewSpec:
         faces.append(FaceSpec(
             face=letter,
             corners=tuple((float(x), float(y)) for x, y in corners),
-            top_left=f.get("top_left", int, 0, lo=0, hi=3),
-            center_visible=f.get("center_visible", bool, True),
+            top_left=f.integer("top_left", 0, 0, 3),
+            center_visible=f.flag("center_visible", True),
         ))
         f.done()
     t.done()

@@ -14,15 +14,19 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from solver import Cube
+from solver import Cube, CubeError, parse_steps
 
 from . import protocol as P
 from .errors import RigError
-from .journal import ID_SPACE, JobState, Journal
+from .journal import ID_SPACE, JobState, Journal, JournalDamaged
 from .link import EstopLatched, Link, LinkLost, LinkStalled, RigReset
-from .motion import MotorStep, Moves, as_plan, estimate_s, plan
+from .motion import MotorStep, estimate_s, plan
 from .timing import move_ticks, ticks_to_s
+
+if TYPE_CHECKING:
+    from .config import Config
 
 
 class StateUnknown(RigError):
@@ -248,21 +252,28 @@ def execute(link: Link, journal: Journal, js: JobState, steps: list[MotorStep], 
     return report
 
 
-def run(link: Link, journal: Journal, start: Cube, moves: Moves | Sequence[MotorStep], *,
+def run(link: Link, journal: Journal, start: Cube, steps: Sequence[MotorStep], *,
         on_turn: Callable[[TurnDone], None] | None = None) -> JobReport:
-    """Record the job and run it: ``moves`` is a plan (MotorSteps from
-    :func:`motion.plan`, turned as they are) or moves to plan here (a
-    sequence or grouped steps)."""
-    steps = as_plan(moves, link.config)
+    """Record the job and run it: ``steps`` is a plan (:func:`motion.plan`),
+    turned as it is and never planned again here, so the time estimated
+    from it before the run is the time of what runs. The journal keeps each
+    step's moves and quarter turns, from which resume rebuilds this plan."""
+    steps = list(steps)
+    if not all(isinstance(s, MotorStep) for s in steps):
+        raise TypeError("job.run takes a plan (motion.plan's MotorSteps), not moves")
     hello = link.connect() if link.hello is None else link.hello
     try:
         last_done = link.status().last_done_id
     except RigReset:  # restarted between jobs: nothing was under way, a new session will do
         hello = link.handshake()
         last_done = link.status().last_done_id
+    # each step's quarter turns, for resume to rebuild this very plan (a plan
+    # made by hand without them is planned again on resume)
+    quarters = ([list(s.quarters) for s in steps] if all(len(s.quarters) == len(s.moves) for s in steps)
+                else None)
     js = journal.start_job(start.to_facelets(), [s.text for s in steps], port=link.port,
                            config=str(link.config.path) if link.config.path else None,
-                           avoid_id=last_done)
+                           avoid_id=last_done, quarters=quarters)
     journal.session(js, hello.boot_id)
     try:
         return execute(link, journal, js, steps, on_turn=on_turn)
@@ -307,7 +318,12 @@ def _resume(link: Link, journal: Journal, js: JobState, *, on_turn: Callable[[Tu
     Where neither side can know (the rig restarted with a move possibly under
     way, an emergency stop in mid-move, the two disagree), the job ends
     "state unknown" and nothing moves."""
-    steps = plan(js.steps, link.config)
+    try:
+        steps = journaled_plan(js, link.config)
+    except (CubeError, ValueError) as e:
+        raise JournalDamaged(f"{journal.path}: job {js.job}'s steps cannot be turned ({e}); the journal is "
+                             "damaged and cannot say where the cube is: scan the cube again, and move the "
+                             "file away to start a fresh journal") from None
     hello = link.connect() if link.hello is None else link.hello
     st = _settled_status(link, journal, js, steps, wait_s)
     rig_done = _rig_progress(js, st.last_done_id)
@@ -329,6 +345,15 @@ def _resume(link: Link, journal: Journal, js: JobState, *, on_turn: Callable[[Tu
     js.sent = set(range(js.done))
     journal.session(js, hello.boot_id)
     return execute(link, journal, js, steps, on_turn=on_turn)
+
+
+def journaled_plan(js: JobState, config: Config) -> list[MotorStep]:
+    """The plan a journaled job was started with: its steps with the quarter
+    turns it journaled. A journal written before they were kept has none:
+    its steps are planned again, as that version's resume did (with the same
+    config, the same plan). CubeError or ValueError when the steps or their
+    quarter turns are not a plan (a hand-edited journal)."""
+    return plan(parse_steps(js.steps), config, directions=js.quarters)
 
 
 def _settled_status(link: Link, journal: Journal, js: JobState, steps: list[MotorStep],

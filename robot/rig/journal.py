@@ -1,7 +1,9 @@
 """The append-only record that lets a job survive a crash.
 
 Every record that tells what the rig may have done is forced to disk (fsync)
-before the rig is told to do it: the job (its start state and steps), the
+before the rig is told to do it: the job (its start state, and its planned
+steps as text with each step's signed quarter turns, from which resume
+rebuilds the very plan that was started), the
 session (the rig's boot id), and each move as "sent" before its MOVE goes out.
 Each completed turn is written with the cube state after it, forced to disk
 as soon as the rig reports it. Up to a queue's worth of moves (four on an
@@ -85,6 +87,10 @@ class JobState:
     the rig still says so, none of the job's moves has run, nor anything else."""
     stopped: str | None = None
     """Why the host emergency-stopped the rig during the job (Ctrl-C), if it did."""
+    quarters: list[list[int]] | None = None
+    """Each step's signed quarter turns as planned (a half turn's +2 or -2:
+    which way its motor went), so that resume rebuilds the plan the job was
+    started with; None in a journal written before they were kept."""
 
     @property
     def done(self) -> int:
@@ -220,20 +226,29 @@ class Journal:
 
     # -- writing ---------------------------------------------------------
     def start_job(self, start: str, steps: list[str], *, port: str = "",
-                  config: str | None = None, avoid_id: int | None = None) -> JobState:
+                  config: str | None = None, avoid_id: int | None = None,
+                  quarters: list[list[int]] | None = None) -> JobState:
         """Record a new job. ``avoid_id``: the id of the last move the rig
         finished, which must not be one of the new job's ids (else a resume
         would take it for a step of this job); the rig may have run jobs of
-        another journal since it booted. It is kept as the job's ``rig_last``."""
+        another journal since it booted. It is kept as the job's ``rig_last``.
+        ``quarters``: each step's signed quarter turns as planned (see
+        :attr:`JobState.quarters`)."""
+        if quarters is not None and len(quarters) != len(steps):
+            raise ValueError(f"{len(quarters)} steps' quarter turns for {len(steps)} steps")
         jobs, next_id = self._read()
         if avoid_id is not None and avoid_id < ID_SPACE and (avoid_id - next_id) % ID_SPACE < len(steps):
             next_id = (avoid_id + 1) % ID_SPACE
         if jobs and jobs[-1].end is not None and self._size() > ROTATE_BYTES:
             self._rotate(next_id)
         job = (jobs[-1].job + 1) if jobs else 1
-        self._write({"type": "job", "job": job, "start": start, "steps": steps, "first_id": next_id,
-                     "port": port, "config": config, "rig_last": avoid_id}, sync=True)
-        return JobState(job, start, list(steps), next_id, port, config, rig_last=avoid_id)
+        record = {"type": "job", "job": job, "start": start, "steps": steps, "first_id": next_id,
+                  "port": port, "config": config, "rig_last": avoid_id}
+        if quarters is not None:
+            record["quarters"] = [list(q) for q in quarters]
+        self._write(record, sync=True)
+        return JobState(job, start, list(steps), next_id, port, config, rig_last=avoid_id,
+                        quarters=[list(q) for q in quarters] if quarters is not None else None)
 
     def session(self, js: JobState, boot_id: int) -> None:
         """The rig the job's moves go to (its boot id): on disk before any of them."""
@@ -416,8 +431,21 @@ class JournalReader:
                                   port if isinstance(port, str) else "",
                                   config if isinstance(config, str) else None,
                                   rig_last=rig_last if isinstance(rig_last, int) and 0 <= rig_last <= 0xFFFF
-                                  else None))
+                                  else None, quarters=self._quarters(n, r)))
         self.next_id = (r["first_id"] + len(steps)) % ID_SPACE
+
+    def _quarters(self, n: int, r: dict) -> list[list[int]] | None:
+        """A job's quarter turns, one list of small whole numbers per step, if
+        it has them (a journal of an older version has not). Whether they
+        make the steps' moves is the planner's to say, on resume."""
+        q = r.get("quarters")
+        if q is None:
+            return None
+        if not (isinstance(q, list) and len(q) == len(r["steps"])
+                and all(isinstance(s, list) and len(s) <= 2
+                        and all(type(x) is int and -2 <= x <= 2 for x in s) for s in q)):
+            raise self._damaged(n, "a job whose quarter turns are not one short list of turns per step")
+        return [list(s) for s in q]
 
     def _session(self, n: int, r: dict) -> None:
         self._job_of(n, r).boot_id = r["boot_id"]

@@ -13,19 +13,24 @@ half before and after; whether the next turn moves the edge the two faces
 share the way the previous face is still moving it). A half turn can go
 either way round and leaves the cube in the same state, so each half turn's
 direction is chosen by dynamic programming over the whole sequence, for the
-cheapest transitions before and after it. The plan is made once: its
-:class:`MotorStep` list is what ``job.run``, dry-run and resume take, and
-:func:`estimate_s` of it is the time the rig then measures.
+cheapest transitions before and after it.
+
+The only input is a solution's steps as Move tuples (text is parsed at the
+edges: the command line, the web API, the journal). The plan is made once:
+its :class:`MotorStep` list is what ``job.run`` and dry-run turn as it is,
+:func:`estimate_s` of it is the time shown before the run and the time the
+rig then measures, and the journal keeps each step's quarter turns so that
+resume rebuilds the same plan (``plan(..., directions=...)``).
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from solver import FACES, Move, group_steps, parse_moves
+from solver import FACES, Move, Step, check_step, format_moves
 
 from .timing import PlannedMove, Profile, move_ticks, release_tick, sequence_ticks, ticks_to_s
 
@@ -43,7 +48,7 @@ always (as the solver writes them; for measuring the gain)."""
 class MotorStep:
     """One MOVE: the face turns it makes and what each motor does."""
 
-    moves: tuple[Move, ...]
+    moves: Step
     parts: tuple[tuple[int, int], ...]  # (motor index, signed steps)
     overlap: int = 0
     quarters: tuple[int, ...] = ()
@@ -68,26 +73,20 @@ def motor_steps(move: Move, config: Config, quarters: int | None = None) -> tupl
     return mc.motor, -steps if mc.invert else steps
 
 
-Moves = str | Iterable[Move] | Iterable[str | Iterable[Move | str]]
-"""A move sequence (text or Move objects), or steps already grouped (each a
-string or a sequence of Moves or move strings)."""
-
-
-def _groups(moves: Moves) -> list[list[Move]]:
-    if isinstance(moves, str):
-        return group_steps(moves)
-    items: list[Any] = list(moves)
-    if items and not isinstance(items[0], Move):
-        # grouped steps, as Move objects or as text ("U", "D'")
-        return [parse_moves(g if isinstance(g, str) else " ".join(str(m) for m in g)) for g in items]
-    return group_steps(items)
-
-
 def _directions(group: Sequence[Move], half_turns: str) -> list[tuple[int, ...]]:
     """The signed quarter turns a step may be made of (clockwise first)."""
     each = [(1,) if m.power == 1 else (-1,) if m.power == 3 else
             ((2, -2) if half_turns == "short" else (2,)) for m in group]
     return list(itertools.product(*each))
+
+
+def _given(group: Step, quarters: Sequence[int]) -> list[tuple[int, ...]]:
+    """The one direction a step was planned with (a journal's), checked
+    against its moves: ValueError if it turns some face another way."""
+    q = tuple(quarters)
+    if len(q) != len(group) or q not in _directions(group, "short"):
+        raise ValueError(f"the quarter turns {list(q)} do not make the step {format_moves(group)}")
+    return [q]
 
 
 class _Planner:
@@ -127,19 +126,32 @@ class _Planner:
         return sum(move_ticks(prev_parts, self.profiles))
 
 
-def plan(moves: Moves, config: Config, *, half_turns: str | None = None,
-         model: OverlapModel | None = None) -> list[MotorStep]:
-    """Motor commands for a move sequence (or already grouped steps), each
+def plan(steps: Sequence[Step], config: Config, *, half_turns: str | None = None,
+         model: OverlapModel | None = None,
+         directions: Sequence[Sequence[int]] | None = None) -> list[MotorStep]:
+    """The motor commands for ``steps`` (each a tuple of Moves made at once:
+    one face turn, or two of opposite faces; :func:`solver.group_steps` makes
+    them from moves, :func:`solver.parse_steps` from a journal's text), each
     half turn's direction chosen for the least time (``half_turns``), and
-    overlaps from ``model`` (default: the config's, :meth:`Config.overlap_model`)."""
+    overlaps from ``model`` (default: the config's, :meth:`Config.overlap_model`).
+
+    ``directions``: each step's signed quarter turns as planned before (the
+    :attr:`MotorStep.quarters` a journal keeps), so that a resumed job turns
+    the very plan it was started with rather than one chosen again; a
+    direction that does not make its step's moves is a ValueError."""
     half_turns = half_turns or config.cube.half_turns
     if half_turns not in HALF_TURNS:
         raise ValueError(f"half_turns must be one of {', '.join(HALF_TURNS)}, not {half_turns!r}")
-    groups = _groups(moves)
+    if isinstance(steps, str):
+        raise TypeError("plan takes steps (tuples of Move), not text: solver.group_steps makes them")
+    groups = [check_step(g) for g in steps]
+    if directions is not None and len(directions) != len(groups):
+        raise ValueError(f"{len(directions)} directions for {len(groups)} steps")
     if not groups:
         return []
     pl = _Planner(config, model)
-    options = [_directions(g, half_turns) for g in groups]
+    options = ([_directions(g, half_turns) for g in groups] if directions is None
+               else [_given(g, q) for g, q in zip(groups, directions)])
     parts = [[pl.parts(g, q) for q in opts] for g, opts in zip(groups, options)]
     # best[i][j]: the least ticks from the first step's start to step i's
     # start with option j; back[i][j]: the option of step i - 1 it came from.
@@ -168,38 +180,31 @@ def plan(moves: Moves, config: Config, *, half_turns: str | None = None,
         if i:
             h = chosen[i - 1]
             k = pl.overlap(groups[i - 1], options[i - 1][h], parts[i - 1][h], g, q, p)
-        out.append(MotorStep(tuple(g), p, k, q))
+        out.append(MotorStep(g, p, k, q))
     return out
 
 
-def fastest(candidates: Sequence[Moves], config: Config, *,
+def fastest(candidates: Sequence[Sequence[Step]], config: Config, *,
             half_turns: str | None = None) -> tuple[int, list[MotorStep]]:
-    """Which of several move sequences the rig finishes first, with its
-    plan: ``(index, steps)``; of equally fast ones the first."""
+    """Which of several solutions' steps the rig finishes first, with its
+    plan: ``(index, plan)``; of equally fast ones the first."""
     if not candidates:
         raise ValueError("no candidates to choose from")
     best: tuple[int, int, list[MotorStep]] | None = None
-    for i, moves in enumerate(candidates):
-        steps = plan(moves, config, half_turns=half_turns)
-        t = estimate_ticks(steps, config)
+    for i, steps in enumerate(candidates):
+        planned = plan(steps, config, half_turns=half_turns)
+        t = estimate_ticks(planned, config)
         if best is None or t < best[0]:
-            best = (t, i, steps)
+            best = (t, i, planned)
     assert best is not None
     return best[1], best[2]
 
 
-def as_plan(moves: Moves | Sequence[MotorStep], config: Config) -> list[MotorStep]:
-    """``moves`` as planned steps: a plan is taken as it is, anything else is planned."""
-    if isinstance(moves, Sequence) and not isinstance(moves, str) and moves \
-            and all(isinstance(s, MotorStep) for s in moves):
-        return list(moves)  # type: ignore[arg-type]
-    return plan(moves, config)  # type: ignore[arg-type]
+def estimate_s(steps: Sequence[MotorStep], config: Config) -> float:
+    """Seconds the rig needs for this plan with its queue kept full."""
+    return ticks_to_s(estimate_ticks(steps, config))
 
 
-def estimate_s(steps: list[MotorStep], config: Config) -> float:
-    """Seconds the rig needs for these steps with its queue kept full."""
-    return ticks_to_s(sequence_ticks([s.planned() for s in steps], config.profiles()))
-
-
-def estimate_ticks(steps: list[MotorStep], config: Config) -> int:
+def estimate_ticks(steps: Sequence[MotorStep], config: Config) -> int:
+    """Ticks the rig needs for this plan with its queue kept full."""
     return sequence_ticks([s.planned() for s in steps], config.profiles())

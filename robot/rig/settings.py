@@ -101,8 +101,8 @@ def _read(path: Path, cfg: Config) -> tuple[str | None, list[ViewSpec]]:
     except (tomllib.TOMLDecodeError, RecursionError, ValueError) as e:
         raise UserError(f"{name}: not valid TOML: {e} (delete it to undo the panel's settings)") from None
     top = _Table(data, "", name)
-    top.get("setup", str, None)  # what it is for, as a person reading it sees
-    profile = top.get("profile", str, None) or None
+    top.maybe_text("setup")  # what it is for, as a person reading it sees
+    profile = top.maybe_text("profile")
     views = [_read_view(t, list(cfg.cameras)) for t in top.array("view", MAX_VIEWS)]
     top.done()
     return profile, views

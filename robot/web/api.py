@@ -457,6 +457,8 @@ def build(panel: Panel) -> Starlette:
                               metric=metric)
         except Busy as e:
             raise ApiError(409, "busy", str(e)) from None
+        except UserError as e:
+            raise ApiError(400, "bad-request", str(e)) from None
         return JSONResponse({"run": run, "state": "scanning"}, status_code=202)
 
     async def stop(request: Request) -> Response:
@@ -477,7 +479,7 @@ def build(panel: Panel) -> Starlette:
 
         try:
             cleared = await run_in_threadpool(panel.clear_estop)
-            return JSONResponse({**cleared, "rig": panel.standing.describe()})
+            return JSONResponse({**cleared, "rig": panel.describe_rig()})
         except Busy as e:
             raise ApiError(409, "busy", str(e)) from None
         except RigError as e:

@@ -20,14 +20,18 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..app.events import Answer, Doubt, Event, Face, TurnEvents
+from ..app.mechanism_events import MechanismEngine
 from ..app.start import Engine
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
 from ..rig.link import Link
 from .standing_rig import StandingRig
+
+if TYPE_CHECKING:
+    from ..rig.motion import MotorStep
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +125,9 @@ class Status:
     by: str = ""  # "page" or "button"
     method: str = ""
     stage: str = ""
+    orientation: str = ""
+    """A rig that moves the cube: the cube face in each of its slots U R F D L B (URFDLB: as put in)."""
+    rig_kind: str = ""
 
     def to_json(self) -> dict[str, Any]:
         d = dict(self.__dict__)
@@ -138,7 +145,7 @@ class Panel:
         self.status = Status()
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY)
         self.images: dict[str, bytes] = {}
-        self.engine: Engine | None = None
+        self.engine: Engine | MechanismEngine | None = None
         self.thread: threading.Thread | None = None
         self.asking: WebFace | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -148,13 +155,23 @@ class Panel:
         self.timeline: bytes | None = None
         """The last dry run's motor timeline (PNG), as `dry-run --render` draws it."""
         self.dry_stop = threading.Event()
+        self.dry_events: Any = None
+        """A flipper or two-gripper dry run's events (its emergency stop goes there)."""
         self.standing = StandingRig(cfg, port=options.rig_port, firmware=options.firmware,
                                     speed=options.firmware_speed, on_button=self._button, busy=self.running,
                                     on_change=self._rig_changed)
 
+    @property
+    def mechanism(self) -> bool:
+        """A rig that moves the cube (flipper, two-gripper): its runs are made on
+        its virtual rig in the run's thread (robot/app/mechanism_start.py); no
+        line is kept open between runs."""
+        return self.cfg.rig.kind != "six-motor"
+
     def open(self) -> None:
         """Server start: connect to the rig and listen for its button."""
-        self.standing.start()
+        if not self.mechanism:
+            self.standing.start()
 
     # -- runs ------------------------------------------------------------------
     def start(self, *, seed: int | None = None, scan_only: bool = False, method: str | None = None,
@@ -168,15 +185,23 @@ class Panel:
             cfg = replace(cfg, solver=replace(cfg.solver, method=method))
         if metric is not None:
             cfg = replace(cfg, solver=replace(cfg.solver, metric=metric))
+        if self.mechanism and scan_only:
+            raise UserError(f"a {cfg.rig.kind} rig scans as part of a run only: press Start")
         with self.lock:
             self._check_free()
-            engine = Engine(cfg, Face(), state_dir=self.options.state_dir, seed=seed, no_wait=True,
-                            scan_only=scan_only, sim_lighting=self.options.sim_lighting, started_by=by)
+            engine: Engine | MechanismEngine
+            if self.mechanism:
+                engine = MechanismEngine(cfg, Face(), port=self.options.rig_port, seed=seed, started_by=by,
+                                         state_dir=self.options.state_dir)
+            else:
+                engine = Engine(cfg, Face(), state_dir=self.options.state_dir, seed=seed, no_wait=True,
+                                scan_only=scan_only, sim_lighting=self.options.sim_lighting, started_by=by)
             engine.face = WebFace(self, engine.stop_flag)
             self.engine = engine
             number = self.status.run + 1
             self.status = Status(state="scanning", run=number, kind="scan" if scan_only else "solve",
-                                 started=time.time(), by=by, method=cfg.solver.method)
+                                 started=time.time(), by=by, method=cfg.solver.method,
+                                 rig_kind=cfg.rig.kind, orientation="URFDLB" if self.mechanism else "")
             self.history.clear()
             self.images = {}
             self.thread = threading.Thread(target=self._run, args=(engine,), name=f"run-{number}",
@@ -188,15 +213,19 @@ class Panel:
         """Turn ``moves`` on a virtual rig of its own (the configured rig is
         not touched), with the same events as a run's turns, so the page's
         cube and turn list follow it; :class:`Busy` if a run is going on."""
-        from solver import SOLVED_CUBE, Cube
+        from solver import SOLVED_CUBE, Cube, group_steps
 
         from ..app.dryrun_pictures import timeline
         from ..app.limits import MAX_DRY_RUN_HOURS
         from ..rig.motion import estimate_s, plan
 
         cube = Cube.from_facelets(start) if start else SOLVED_CUBE
-        steps = plan(moves, self.cfg)  # the moves checked before anything starts
-        hours = estimate_s(steps, self.cfg) / float(speed) / 3600
+        if self.mechanism:
+            return self._start_mechanism_dry_run(moves, float(speed), cube)
+        # the run's one plan, the moves checked before anything starts: drawn, estimated, turned
+        steps = plan(group_steps(moves), self.cfg)
+        estimate = estimate_s(steps, self.cfg)
+        hours = estimate / float(speed) / 3600
         if hours > MAX_DRY_RUN_HOURS:
             raise UserError(f"these moves would take {hours:.1f} hours at speed {speed}; at most "
                             f"{MAX_DRY_RUN_HOURS:g} hour: choose a higher speed")
@@ -211,9 +240,8 @@ class Panel:
             self.engine = None
             self.timeline = picture
             self.dry_stop = threading.Event()
-            self.thread = threading.Thread(target=self._dry_run, args=(cube, steps, speed), daemon=True,
-                                           name=f"dry-run-{number}")
-            estimate = estimate_s(steps, self.cfg)
+            self.thread = threading.Thread(target=self._dry_run, args=(cube, steps, estimate, speed),
+                                           daemon=True, name=f"dry-run-{number}")
         texts = [s.text for s in steps]
         self.publish(Event("solution", "turning", {
             "facelets": cube.to_facelets(), "moves": " ".join(texts), "length": len(texts), "steps": texts,
@@ -222,15 +250,70 @@ class Panel:
         self.thread.start()
         return number
 
-    def _dry_run(self, cube: Any, steps: list[Any], speed: str) -> None:
+    def _start_mechanism_dry_run(self, moves: str, speed: float, cube: Any) -> int:
+        """A flipper or two-gripper dry run: the moves planned into robot moves and
+        made on a virtual rig of its own, paced at ``speed``."""
+        import cv2
+
+        from ..app.limits import MAX_DRY_RUN_HOURS
+        from ..app.mechanism_dryrun import mechanism_plan, timeline
+        from ..app.mechanism_events import MechanismEvents, step_texts
+
+        m, p = mechanism_plan(self.cfg, moves)
+        hours = p.seconds / speed / 3600
+        if hours > MAX_DRY_RUN_HOURS:
+            raise UserError(f"these moves would take {hours:.1f} hours at speed {speed:g}; at most "
+                            f"{MAX_DRY_RUN_HOURS:g} hour: choose a higher speed")
+        picture = cv2.imencode(".png", timeline(self.cfg, m, p))[1].tobytes()
+        texts = step_texts(m, m.start(), p.actions)
+        with self.lock:
+            self._check_free()
+            number = self.status.run + 1
+            self.status = Status(state="turning", run=number, kind="dry-run", started=time.time(),
+                                 rig_kind=self.cfg.rig.kind, orientation="URFDLB")
+            self.history.clear()
+            self.engine = None
+            self.timeline = picture
+            self.dry_stop = threading.Event()
+            events = MechanismEvents(WebFace(self, self.dry_stop), pace=speed)
+            events.stop_flag = self.dry_stop
+            self.dry_events = events
+            self.thread = threading.Thread(target=self._mechanism_dry_run, args=(cube, m, p, events),
+                                           daemon=True, name=f"dry-run-{number}")
+        self.publish(Event("solution", "turning", {
+            "facelets": cube.to_facelets(), "moves": " ".join(str(x) for x in p.solution),
+            "length": len(p.solution), "steps": texts, "estimated_s": round(p.seconds, 3), "dry_run": True,
+            "orientation": "URFDLB"},
+            f"dry run on the virtual {self.cfg.rig.kind} rig: {len(p.actions)} robot moves, "
+            f"~{p.seconds:.1f} s"))
+        self.thread.start()
+        return number
+
+    def _mechanism_dry_run(self, cube: Any, m: Any, p: Any, events: Any) -> None:
+        from ..app.mechanism_dryrun import dry_run_mechanism
+        from ..app.mechanism_events import Stopped
+        from ..rig.mechanisms.base import ImpossibleMove
+
+        try:
+            report = dry_run_mechanism(self.cfg, cube, m, p, events)
+        except Stopped as e:
+            self.publish(Event("finished", "stopped", {"status": "stopped", "estop": e.estop}, str(e)))
+            return
+        except (RigError, UserError, ImpossibleMove) as e:
+            self.publish(Event("finished", "failed", {"status": "failed"}, str(e)))
+            return
+        self.publish(Event("finished", "done", {"status": "dry-run", "final_state": report.final_state,
+                                                "estimated_s": round(p.seconds, 3), "executed_s": None},
+                           f"dry run done: {len(p.actions)} robot moves, estimated {p.seconds:.3f} s; "
+                           f"the rig ends holding the cube {report.orientation}"))
+
+    def _dry_run(self, cube: Any, steps: list[MotorStep], estimate: float, speed: str) -> None:
         from ..app.dryrun import dry_run
         from ..app.start import Stopped
         from ..rig import job
 
         n = len(steps)
-        from ..rig.motion import estimate_s
-
-        events = TurnEvents([s.text for s in steps], estimate_s(steps, self.cfg))
+        events = TurnEvents([s.text for s in steps], estimate)
 
         def on_link(link: Link | None) -> None:
             self.dry_link = link
@@ -264,7 +347,10 @@ class Panel:
                            f"dry run done: estimated {report.estimated_s:.3f} s, executed {executed} "
                            "(the virtual rig's clock)"))
 
-    def _run(self, engine: Engine) -> None:
+    def _run(self, engine: Engine | MechanismEngine) -> None:
+        if isinstance(engine, MechanismEngine):
+            self._run_mechanism(engine)
+            return
         error: BaseException | None = None
         try:
             with self.standing.lock:  # the listener lets go of the line within one slice
@@ -282,6 +368,20 @@ class Panel:
             _name_the_failure(engine, f"the run failed: {type(e).__name__}: {e}")
         finally:
             self.standing.after_run(error)
+
+    def _run_mechanism(self, engine: MechanismEngine) -> None:
+        """A flipper or two-gripper run: every end it knows it tells as ``finished``."""
+        from ..app.mechanism_events import Stopped
+        from ..rig.mechanisms.base import ImpossibleMove
+
+        try:
+            engine.run()
+        except (Stopped, RigError, UserError, ImpossibleMove) as e:
+            log.info("the %s run ended: %s", self.cfg.rig.kind, e)
+            self._finish_unreported(str(e))
+        except Exception as e:  # noqa: BLE001 - a run's failure is told to the page, not lost in a thread
+            log.exception("the run failed")
+            self._finish_unreported(f"the run failed: {type(e).__name__}: {e}")
 
     def _button(self) -> None:
         """The rig's start button, heard between runs: a run as the page's Start."""
@@ -323,10 +423,24 @@ class Panel:
         engine.stop()
         return True
 
+    def _estop_mechanism(self) -> dict[str, Any]:
+        engine = self.engine
+        if self.running():
+            self.status.estop_sent = True
+            if engine is not None:
+                engine.estop()
+            elif self.dry_events is not None:
+                self.dry_events.estop()
+            return {"sent": True, "message": f"emergency stop: the virtual {self.cfg.rig.kind} rig stops "
+                                             "before its next robot move"}
+        return {"sent": False, "message": f"no run is going on: the virtual {self.cfg.rig.kind} rig is idle"}
+
     def estop(self) -> dict[str, Any]:
         """The emergency stop: onto the running link at once; with no run,
         through a link opened for it (a real rig latches it until cleared)."""
         engine = self.engine
+        if self.mechanism:
+            return self._estop_mechanism()
         if engine is None and self.running():  # a dry run: onto its virtual rig's line
             link = self.dry_link
             self.status.estop_sent = True
@@ -335,7 +449,7 @@ class Panel:
                 link.estop()
                 return {"sent": True, "message": "emergency stop sent to the dry run's virtual rig"}
             return {"sent": False, "message": "the dry run is stopping; it had not reached the rig yet"}
-        if engine is not None and self.running():
+        if isinstance(engine, Engine) and self.running():
             if engine.estop() or self.standing.estop():  # the run's line, or the kept one it is about to use
                 return {"sent": True, "message": "emergency stop sent to the rig"}
             return {"sent": False, "message": "the run is stopping; the rig is not connected "
@@ -344,7 +458,7 @@ class Panel:
 
     def estop_is_quick(self) -> bool:
         """The emergency stop is a write onto an open line (no connecting to do)."""
-        return self.running() or self.standing.handle is not None
+        return self.running() or self.standing.handle is not None or self.mechanism
 
     def _estop_idle(self) -> dict[str, Any]:
         if self.standing.estop():
@@ -353,7 +467,8 @@ class Panel:
         if self.options.firmware:
             return {"sent": False, "message": "the emulated rig is not running: "
                                               f"{self.standing.error or 'it is starting'}"}
-        link = Link(self.cfg, port=self.options.rig_port)  # the kept line is down: try the port as it is
+        # the kept line is down: try the port as it is (the stop is the same bytes on every kind of rig)
+        link = Link(self.cfg, port=self.options.rig_port, kind=self.cfg.rig.kind)
         try:
             link.open()
             link.estop()
@@ -367,6 +482,9 @@ class Panel:
         """Clear a latched emergency stop (only between runs)."""
         if self.running():
             raise Busy("a run is going on: the emergency stop can be cleared only between runs")
+        if self.mechanism:
+            return {"cleared": True, "message": f"the virtual {self.cfg.rig.kind} rig keeps no latch: "
+                                                "nothing to clear"}
         self.standing.clear_estop()
         return {"cleared": True, "message": "emergency stop cleared"}
 
@@ -443,10 +561,12 @@ class Panel:
         elif kind == "solution":
             s.steps, s.turns, s.turn, s.facelets = d["steps"], len(d["steps"]), 0, d["facelets"]
             s.estimated_s, s.moves = d["estimated_s"], d["moves"]
+            s.orientation = d.get("orientation", s.orientation)
         elif kind == "turn-started":
             s.turn, s.stage = d["index"] + 1, d.get("stage", "")
         elif kind == "turn-done":
             s.turn, s.facelets, s.stage = d["index"] + 1, d["state_facelets"], d.get("stage", s.stage)
+            s.orientation = d.get("orientation", s.orientation)
         elif kind == "finished":
             s.result, s.message, s.estop = d.get("status", ""), event.text, bool(d.get("estop", False))
             s.ended = time.time()
@@ -473,7 +593,15 @@ class Panel:
 
     def snapshot(self) -> dict[str, Any]:
         with self.lock:
-            return {**self.status.to_json(), "rig": self.standing.describe(), "seq": self.seq}
+            return {**self.status.to_json(), "rig": self.describe_rig(), "seq": self.seq}
+
+    def describe_rig(self) -> dict[str, Any]:
+        """The rig as the page shows it: the kept line's, or the virtual mechanism's."""
+        if self.mechanism:
+            return {"connected": True, "port": f"the virtual {self.cfg.rig.kind} rig", "message": "",
+                    "buttons": 0, "estop_latched": False, "simulated": True, "firmware": False,
+                    "kind": self.cfg.rig.kind}
+        return self.standing.describe()
 
 
 def state_dir_runs(state_dir: str | None) -> Path:

@@ -87,4 +87,4 @@ def solve(cube: str, *, metric: str = "htm", max_length: int | None = None) -> P
                          f" --max-length {max_length}")
     return PocketSolution(format_moves(path), len(path), cost(path, metric),
                           (time.perf_counter() - t1) * 1000.0,
-                          [[str(m) for m in step] for step in group_steps(path)], metric)
+                          group_steps(path), metric)

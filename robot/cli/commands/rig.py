@@ -37,6 +37,7 @@ from .cube import read_cube_arg
 if TYPE_CHECKING:
     from ...rig import job
     from ...rig.link import Link
+    from ...rig.motion import MotorStep
 
 
 def _add_rig_options(p: argparse.ArgumentParser, state_dir: bool = True) -> None:
@@ -131,9 +132,12 @@ def _check_port_arg(args: argparse.Namespace) -> None:
     check_port(getattr(args, "port", None))
 
 
-def _check_dry_run(args: argparse.Namespace) -> None:
+def _check_dry_run(args: argparse.Namespace) -> tuple[Config, list[MotorStep]]:
     """Bounds of a dry run, before anything is opened: at most 1000 moves
-    (100 with --render), and at most an hour at the virtual rig's --speed."""
+    (100 with --render), and at most an hour at the virtual rig's --speed.
+    Returns the config and the run's one plan (checked, shown and turned)."""
+    from solver import group_steps
+
     from ...rig.motion import estimate_s, plan
     from ...sim.virtual_rig import EventClock, make_clock
 
@@ -159,21 +163,21 @@ def _check_dry_run(args: argparse.Namespace) -> None:
         clock = make_clock(speed)
     except ValueError as e:
         raise UserError(f"{where}: {e}") from None
+    cfg = load_config(args.config)
+    steps = plan(group_steps(args.moves), cfg)
     if (args.port is None or args.port.startswith("sim://")) and not isinstance(clock, EventClock):
-        cfg = load_config(args.config)
-        hours = estimate_s(plan(args.moves, cfg), cfg) / float(speed) / 3600
+        hours = estimate_s(steps, cfg) / float(speed) / 3600
         if hours > MAX_DRY_RUN_HOURS:
             raise UserError(f"{where} {speed}: these moves would take {hours:.1f} hours at that speed; "
                             f"at most {MAX_DRY_RUN_HOURS:g} hour: give a higher speed (or max)")
+    return cfg, steps
 
 
 def _dry_run(args: argparse.Namespace) -> int:
-    _check_dry_run(args)
-    from ...rig.motion import plan
-
-    cfg = load_config(args.config)
+    if load_config(args.config).rig.kind != "six-motor":
+        return _dry_run_mechanism(args)
+    cfg, steps = _check_dry_run(args)  # the moves parsed and planned before anything opens
     start = Cube.from_facelets(read_cube_arg(args.start)) if args.start else SOLVED_CUBE
-    steps = plan(args.moves, cfg)  # parses and checks the moves before anything opens
     if args.render:
         from ...app.dryrun_pictures import check_path
         check_path(args.render)
@@ -206,6 +210,70 @@ def _dry_run(args: argparse.Namespace) -> int:
         written = render(args.render, start, steps, cfg)
         for path in written:
             print(f"wrote {path}")
+    return 0
+
+
+def _dry_run_mechanism(args: argparse.Namespace) -> int:
+    """A flipper or two-gripper dry run: the moves planned into robot moves,
+    made on the kind's virtual rig, a line for each; ``--render`` writes the
+    timeline (one lane per servo and stepper) beside the name given."""
+    from ...app.events import Event, Face
+    from ...app.mechanism_dryrun import dry_run_mechanism, lane, mechanism_plan, timeline
+    from ...app.mechanism_events import MechanismEvents, pace_of
+
+    cfg = load_config(args.config)
+    kind = cfg.rig.kind
+    limit = MAX_RENDER_MOVES if args.render else MAX_DRY_RUN_MOVES
+    check_moves(args.moves, "MOVES", limit, "" if not args.render else " (with --render)")
+    if args.start:
+        check_cube_text(args.start, "--from")
+    if args.port is not None and not args.port.startswith("sim://"):
+        raise UserError(f"--port {args.port}: a {kind} rig runs only on its virtual rig (sim://) in this "
+                        "version; the firmware's servo outputs are not driven over the link yet")
+    if getattr(args, "firmware", None):
+        raise UserError(f"--firmware: the firmware does not drive a {kind} rig yet")
+    fast = args.speed.strip().lower() in ("max", "inf", "event")
+    pace = pace_of(args.port) if args.port else (None if fast else float(args.speed))
+    start = Cube.from_facelets(read_cube_arg(args.start)) if args.start else SOLVED_CUBE
+    m, p = mechanism_plan(cfg, args.moves)
+    if pace is not None and p.seconds / pace / 3600 > MAX_DRY_RUN_HOURS:
+        hours = p.seconds / pace / 3600
+        raise UserError(f"--speed {args.speed}: these moves would take {hours:.1f} hours at that speed;"
+                        f" at most {MAX_DRY_RUN_HOURS:g} hour: give a higher speed (or max)")
+    tl_path = None
+    if args.render:
+        from pathlib import Path
+
+        from ...app.dryrun_pictures import check_path
+
+        given = check_path(args.render)
+        tl_path = Path(given).with_name(Path(given).stem + "-timeline.png")
+    print(f"{'step':>4}  {'robot move':<18} {'part':<10} {'estimate':>9}  holds")
+
+    class Lines(Face):
+        def emit(self, event: Event) -> None:
+            d = event.data
+            if event.kind == "turn-done":
+                action = p.actions[d["index"]]
+                print(f"{d['index'] + 1:>4}  {d['step']:<18} {lane(kind, action):<10} "
+                      f"{seconds[d['index']]:>7.3f} s  {d['orientation']}", flush=True)
+
+    state, seconds = m.start(), []
+    for a in p.actions:
+        out = m.apply(state, a)
+        seconds.append(out.seconds)
+        state = out.after
+    report = dry_run_mechanism(cfg, start, m, p, MechanismEvents(Lines(), pace=pace))
+    print(f"total: {len(p.actions)} robot moves for {len(p.solution)} face turns, estimated "
+          f"{p.seconds:.3f} s on the virtual {kind} rig; it ends holding the cube {report.orientation}")
+    print(f"final state: {report.final_state}")
+    if tl_path is not None:
+        import cv2
+
+        if not cv2.imwrite(str(tl_path), timeline(cfg, m, p)):
+            raise UserError(f"cannot write {tl_path}")
+        print(f"wrote {tl_path} (the animation of a {kind} rig is drawn by the web panel's dry run, "
+              "`cuberobot serve`)")
     return 0
 
 

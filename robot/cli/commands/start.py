@@ -45,14 +45,28 @@ def _start(args: argparse.Namespace) -> int:
 
 def _start_mechanism(cfg: Config, args: argparse.Namespace) -> int:
     """A flipper or two-gripper rig: its own loop (app/mechanism_start.py)."""
+    from ...app.events import Event
+    from ...app.mechanism_events import MechanismEvents
     from ...app.mechanism_start import run_mechanism_start
+    from ...app.terminal import TerminalFace
     from ...rig.errors import RigError
 
+    class MoveProgress(TerminalFace):
+        """On a terminal, the live progress line of the robot moves (the loop prints its own lines)."""
+
+        def emit(self, event: Event) -> None:
+            if event.kind == "turn-done":
+                self._turn_done(event)
+
+    face = MoveProgress(lambda line: print(line, flush=True), headless=True)
     port = None if args.firmware else (args.port or cfg.rig.port)
     with rig_claims(None if port is None or port.startswith("sim://") else port, args.state_dir):
-        run = run_mechanism_start(cfg, port=args.port, seed=args.seed, state_dir=args.state_dir,
-                                  firmware=args.firmware, sim_view=args.sim_view,
-                                  out=lambda line: print(line, flush=True))
+        try:
+            run = run_mechanism_start(cfg, port=args.port, seed=args.seed, state_dir=args.state_dir,
+                                      firmware=args.firmware, sim_view=args.sim_view,
+                                      out=lambda line: print(line, flush=True), events=MechanismEvents(face))
+        finally:
+            face.close()
     print(run.summary())
     if run.status not in ("solved", "already-solved"):
         raise RigError(f"the {cfg.rig.kind} rig's run ended {run.status}")

@@ -74,6 +74,27 @@ const key = (pos, normal) => [...pos, ...normal].map(Math.round).join(",");
 // A quarter turn of a face, clockwise seen from outside it: a rotation of -90 degrees about its normal.
 const quarter = (face, q) => rotation(NORMALS[face], -q * Math.PI / 2);
 
+const multiply = (a, b) => a.map((row) => [0, 1, 2].map((j) => row[0] * b[0][j] + row[1] * b[1][j] + row[2] * b[2][j]));
+export const HOME = "URFDLB";
+
+// A rig that moves the cube (flipper, two-gripper) holds it in an orientation: the cube face in each of
+// the rig's slots U R F D L B ("URFDLB": as it was put in). As a rotation (rows) taking the cube's own
+// frame to the rig's: each face's normal onto the normal of the slot that holds it.
+export function orientationMatrix(held) {
+  const m = [[0, 0, 0], [0, 0, 0], [0, 0, 0]];
+  for (const slotFace of "URF") {
+    const to = NORMALS[slotFace], from = NORMALS[held[FACES.indexOf(slotFace)]];
+    for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) m[r][c] += to[r] * from[c];
+  }
+  return m;
+}
+
+// The orientation a rotation draws: for each slot, the face whose normal it turns onto the slot's.
+export function heldBy(m) {
+  return FACES.split("").map((slotFace) => FACES.split("").find((f) =>
+    dot(apply(m, NORMALS[f]), NORMALS[slotFace]) > 0.5)).join("");
+}
+
 // The cube model that turns. Its stickers never move between layers of the DOM at rest; during a turn
 // the turning layer's stickers go into one element (a .layer3d) that is rotated as a whole, with a black
 // cap closing its inner side and another closing the body's, so that the layer turns as a solid block
@@ -86,6 +107,8 @@ export class Cube3D {
     this.ry = -38;
     this.facelets = SOLVED;
     this.anim = null; // the turn being drawn: { step, after, layers, caps }
+    this.orient = orientationMatrix(HOME); // how the rig holds the cube (the cube's frame to the rig's)
+    this.whole = null; // a whole-cube turn being drawn: { target }
     root.style.setProperty("--size3d", size + "px");
     this.stickers = [];
     const where = new Map();
@@ -114,7 +137,49 @@ export class Cube3D {
   }
 
   view() {
-    this.root.style.transform = `rotateX(${this.rx}deg) rotateY(${this.ry}deg)`;
+    this.root.style.transform = `rotateX(${this.rx}deg) rotateY(${this.ry}deg) ${cssRotation(this.orient)}`;
+  }
+
+  // Hold the cube in orientation `held` at once (a whole-cube turn being drawn is dropped).
+  hold(held) {
+    if (!held || held.length !== 6) return;
+    this.whole = null;
+    this.orient = orientationMatrix(held);
+    this.root.dataset.held = heldBy(this.orient); // read back off the drawn rotation, not copied
+    delete this.root.dataset.rotating;
+    this.view();
+  }
+
+  // The orientation the cube is drawn in, or is being turned to.
+  holding() {
+    return this.whole ? this.whole.target : heldBy(this.orient);
+  }
+
+  // Draw the whole cube turning `quarters` clockwise seen from outside rig slot `about`, over `ms`,
+  // ending held as `target`; a layer turn being drawn is ended first.
+  turnWhole(about, quarters, target, ms) {
+    if (this.anim) this.show(this.anim.after);
+    if (this.whole) this.hold(this.whole.target);
+    const start = this.orient, whole = { target };
+    this.whole = whole;
+    this.root.dataset.rotating = `${about} ${quarters > 0 ? "+" : ""}${quarters}`;
+    const t0 = performance.now();
+    const frame = (now) => {
+      if (this.whole !== whole) return;
+      const k = Math.min(1, (now - t0) / ms);
+      const ease = k < 0.5 ? 2 * k * k : 1 - Math.pow(-2 * k + 2, 2) / 2;
+      if (k < 1) {
+        this.orient = multiply(quarter(about, quarters * ease), start);
+        this.view();
+        requestAnimationFrame(frame);
+      } else this.hold(target);
+    };
+    requestAnimationFrame(frame);
+  }
+
+  // The rig reported a move done, holding the cube as `held`: a turn drawn to there already ends there.
+  settleHeld(held) {
+    if (held && this.holding() !== held) this.hold(held);
   }
 
   // Drag anywhere on `area` to turn the view.
@@ -190,6 +255,7 @@ export class Cube3D {
   // behind the turn the rig reports. Returns the state the turn ends in (null: not a turn drawn here).
   begin(step, ms) {
     if (this.anim) this.show(this.anim.after);
+    if (this.whole) this.hold(this.whole.target);
     const after = this.after(this.facelets, step);
     if (after === null) return null;
     const parts = step.split(/\s+/).filter(Boolean).map(parseTurn);

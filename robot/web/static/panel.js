@@ -3,7 +3,7 @@
 // An ES module: the cube's drawing comes from cube.js, the API calls from
 // api.js; tools.js takes showCube from here.
 import { getJSON, post } from "./api.js";
-import { COLOUR_NAMES, COLOURS, Cube3D, FACES, Net, showDoubt, SOLVED } from "./cube.js";
+import { COLOUR_NAMES, COLOURS, Cube3D, FACES, HOME, Net, showDoubt, SOLVED } from "./cube.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -24,6 +24,7 @@ const page = {
   dry: false, // a dry run is going on (its card says so until it ends)
   latched: false, // the rig's emergency stop is latched: the badge says so while nothing runs
   lastTurnAt: 0, // when the last turn started (performance.now()): the next turn is drawn over as long
+  mechanism: "", // a rig that moves the cube (flipper, two-gripper): its kind; each of its moves is a "turn"
 };
 
 const cube = new Cube3D($("cube3d"), window.matchMedia("(max-width: 480px)").matches ? 36 : 44);
@@ -145,7 +146,7 @@ function showState(state, status) {
   $("state").textContent = text;
   $("state").dataset.state = state;
   $("start").disabled = running;
-  $("scan").disabled = running;
+  $("scan").disabled = running || !!page.mechanism; // a rig that moves the cube scans within a run only
   $("stop").disabled = !running;
   setFixing(state === "needs_help");
   if (running && !page.timer) page.timer = setInterval(showTimes, 250);
@@ -187,7 +188,19 @@ function showSteps() {
     ol.scrollLeft = current.offsetLeft - (ol.clientWidth - current.offsetWidth) / 2;
   }
   $("turn-line").textContent = page.steps.length
-    ? `turn ${Math.min(page.turn + 1, page.steps.length)} of ${page.steps.length}` : "no turns yet";
+    ? `${page.mechanism ? "robot move" : "turn"} ${Math.min(page.turn + 1, page.steps.length)} of ` +
+      `${page.steps.length}` : "no turns yet";
+}
+
+// A rig that moves the cube: the robot move under way and how the rig holds the cube (which face is
+// up and which at the front; the 3-D cube is drawn held so).
+const FACE_NAMES = { U: "U (white)", R: "R (red)", F: "F (green)", D: "D (yellow)", L: "L (orange)", B: "B (blue)" };
+function showHeld(step, held) {
+  $("held").hidden = !page.mechanism;
+  if (!page.mechanism) return;
+  const where = held && held.length === 6 ? `holds ${FACE_NAMES[held[0]]} up, ${FACE_NAMES[held[2]]} at the front` : "";
+  $("held").textContent = [step ? `robot move: ${step}` : "", where].filter(Boolean).join(" · ");
+  $("held").dataset.held = held || "";
 }
 
 // With CFOP each turn belongs to a stage (the cross, an F2L pair, OLL or PLL with its case).
@@ -205,8 +218,9 @@ function showRig(rig) {
   $("latch").hidden = !latched;
   $("clear-estop").hidden = !latched;
   document.body.dataset.latched = latched ? "yes" : "no";
-  $("rig-line").textContent = rig.connected
-    ? `rig on ${rig.port}` + (rig.estop_latched ? " · emergency stop latched" : "") +
+  $("rig-line").textContent = rig.kind && rig.kind !== "six-motor"
+    ? `the virtual ${rig.kind} rig: Start scans, solves and turns on it, one robot move at a time`
+    : rig.connected ? `rig on ${rig.port}` + (rig.estop_latched ? " · emergency stop latched" : "") +
       " · its start button starts a run"
     : `rig not connected (${rig.message}): whether its emergency stop is latched is not known until it is`;
   document.body.dataset.latched = rig.connected ? document.body.dataset.latched : "unknown";
@@ -239,6 +253,8 @@ function showCameras(views, capture) {
 function onStatus(s) {
   if (typeof s.seq === "number" && s.seq < page.seq) page.seq = 0; // a new server: its events start at 1 again
   page.status = s;
+  page.mechanism = (s.rig && s.rig.kind) || s.rig_kind || "";
+  if (page.mechanism === "six-motor") page.mechanism = "";
   page.steps = s.steps || [];
   page.turn = s.turn || 0;
   page.started = s.started || 0;
@@ -248,8 +264,10 @@ function onStatus(s) {
     page.facelets = s.state === "needs_help" ? withPainting(s.facelets) : s.facelets;
     cube.show(page.facelets);
   }
+  cube.hold(s.orientation || HOME);
   drawNet();
   showSteps();
+  showHeld(s.steps && s.turn ? s.steps[s.turn - 1] : "", s.orientation);
   showTimes();
   if (s.views && s.views.length) showCameras(s.views, s.capture);
   showRig(s.rig); // first: the badge shows the rig's latch
@@ -268,13 +286,17 @@ function onEvent(e) {
   if (typeof e.seq === "number") {
     if (e.seq <= page.seq) return;
     page.seq = e.seq;
+    document.body.dataset.seq = String(e.seq); // the last event the page has shown (for the tests)
   }
   switch (e.kind) {
     case "connected":
       page.steps = []; page.turn = 0; page.started = e.t; page.estimate = 0; showSteps(); showStage("");
       say(`connected to the rig on ${e.port}`);
       break;
-    case "started": if (e.by === "button") say("started by the rig's button"); break;
+    case "started":
+      if (e.by === "button") say("started by the rig's button");
+      cube.hold(HOME); showHeld("", page.mechanism ? HOME : "");
+      break;
     case "scanning": say(`${e.purpose}: capture ${e.capture}`); break;
     case "recapture": say(e.text); break;
     case "scan":
@@ -300,10 +322,11 @@ function onEvent(e) {
       page.dry = !!e.dry_run;
       if (e.dry_run) { page.facelets = e.facelets; cube.show(e.facelets); drawNet(); page.started = e.t; }
       page.steps = e.steps; page.turn = 0; page.estimate = e.estimated_s;
+      if (e.orientation) { cube.hold(e.orientation); showHeld("", e.orientation); }
       // the moves as the terminal prints them (the event's `moves`), not the scanned stickers: those are
       // on the cube and the net already, and on a phone they pushed the cube off the first screen
-      say(e.dry_run ? e.text : `solution ${e.moves} (${e.length} moves, ${e.steps.length} turns, ` +
-          `~${Number(e.estimated_s).toFixed(1)} s)`);
+      say(e.dry_run ? e.text : `solution ${e.moves} (${e.length} moves, ${e.steps.length} ` +
+          `${e.orientation ? "robot moves" : "turns"}, ~${Number(e.estimated_s).toFixed(1)} s)`);
       showSteps(); break;
     case "turn-started": {
       // The cube starts turning the layer as the rig does (not when the rig reports it done, which left
@@ -314,13 +337,18 @@ function onEvent(e) {
       page.lastTurnAt = now;
       page.latched = false; // a rig that turns is not stopped
       page.turn = e.index; showSteps(); showStage(e.stage);
-      cube.begin(e.step, Math.max(60, Math.min(600, 0.85 * each)));
+      const ms = Math.max(60, Math.min(600, 0.85 * each));
+      if (e.orientation === undefined) cube.begin(e.step, ms); // a six-motor rig: the step is the turn
+      else if (e.move) cube.begin(e.move, ms); // a layer turn: the cube's face at the turning slot
+      else if (e.rotation) cube.turnWhole(e.rotation.slot, e.rotation.quarters, e.orientation, ms);
+      if (e.orientation !== undefined) showHeld(e.step, e.orientation);
       break;
     }
     case "turn-done":
       page.turn = e.index + 1;
       page.facelets = e.state_facelets;
       cube.settle(e.state_facelets);
+      if (e.orientation) cube.settleHeld(e.orientation);
       showSteps();
       if (e.stage) showStage(e.stage);
       drawNet();

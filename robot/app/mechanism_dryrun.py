@@ -1,0 +1,138 @@
+"""A dry run on a rig that moves the cube (flipper, two-gripper): face
+turns planned into robot moves (robot/rig/mechanisms/planner.py) and made
+on the kind's virtual rig, with the same events as a run's robot moves
+(:mod:`robot.app.mechanism_events`), and the timeline of the moves on the
+rig's parts: one lane for each servo and stepper.
+
+Shared by `cuberobot dry-run` and the web panel's dry-run card, as
+:mod:`robot.app.dryrun` is for a six-motor rig. The virtual rig is made for
+the run and its journal kept in a temporary folder: a dry run leaves
+nothing behind."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+
+import numpy as np
+
+from solver import Cube, CubeError, parse_moves
+
+from ..rig.config import Config
+from ..rig.errors import UserError
+from ..rig.mechanisms import mechanism_for
+from ..rig.mechanisms.base import Action, ImpossibleMove, Mechanism
+from ..rig.mechanisms.journal import run_job
+from ..rig.mechanisms.orientation import name
+from ..rig.mechanisms.planner import MechanismPlan, plan
+from .mechanism_events import MechanismEvents, step_texts
+
+LANES = {"flipper": ("turntable", "cover", "flipper"), "two-gripper": ("D", "L", "grip_D", "grip_L")}
+"""The parts that move, one timeline lane each: the servos, and the two-gripper's steppers."""
+
+
+@dataclass
+class MechanismDryRun:
+    """What a dry run planned and what the virtual rig made of it."""
+
+    plan: MechanismPlan
+    steps: list[str]
+    final_state: str
+    """The cube after the robot moves, in its own frame (54 letters)."""
+    orientation: str
+    solved_on_rig: bool
+
+
+def mechanism_plan(cfg: Config, moves: str) -> tuple[Mechanism, MechanismPlan]:
+    """The robot moves that make ``moves`` from the rig's start (the cube as
+    put in), the cheapest; UserError in one line for moves that do not read."""
+    m = mechanism_for(cfg)
+    if m is None:
+        raise UserError("a six-motor rig turns faces directly: no robot moves to plan")
+    try:
+        turns = parse_moves(moves)
+    except (CubeError, ValueError) as e:
+        raise UserError(f"moves: {e}") from None
+    try:
+        return m, plan(turns, m)
+    except ImpossibleMove as e:
+        raise UserError(f"the {m.kind} rig cannot make these moves: {e}") from None
+
+
+def lane(kind: str, action: Action) -> str:
+    """The part of the rig a robot move moves."""
+    if kind == "flipper":
+        return {"flip": "flipper", "open": "cover", "close": "cover"}.get(action.kind, "turntable")
+    return action.part if action.kind == "rotate" else f"grip_{action.part}"
+
+
+def dry_run_mechanism(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan,
+                      events: MechanismEvents) -> MechanismDryRun:
+    """Make ``p``'s robot moves from ``start`` on a virtual rig of its own,
+    telling ``events`` each (paced by its ``pace``; its stop ends the run
+    between two moves)."""
+    from ..sim.mechanisms import virtual_mechanism
+
+    rig = virtual_mechanism(cfg, start.to_facelets())
+    events.mech = m
+    events.actions, events.plan_s, events.move_state = p.actions, p.seconds, m.start()
+    events.steps = step_texts(m, m.start(), p.actions)
+    with tempfile.TemporaryDirectory(prefix="cuberobot-dry-run-") as tmp:
+        state, cube = run_job(events.journal(tmp), m, start.to_facelets(), p.actions, events.mover(rig.do),
+                              state=m.start())
+    return MechanismDryRun(p, events.steps, cube, name(m.orientation(state)), rig.is_solved())
+
+
+_LAYER_BGR = {"U": (235, 235, 235), "R": (40, 40, 214), "F": (58, 157, 42), "D": (46, 210, 242),
+              "L": (26, 140, 255), "B": (198, 91, 30)}
+_WHOLE_BGR = (190, 150, 120)
+_GRIP_BGR = (170, 170, 170)
+
+
+def timeline(cfg: Config, m: Mechanism, p: MechanismPlan, width: int = 1000) -> np.ndarray:
+    """One lane for each servo and stepper; a bar for each robot move on the
+    part that makes it, over the planned time: a layer turn in the colour of
+    the cube face it turns, a whole-cube turn in grey-blue, a grip in grey."""
+    import cv2
+
+    lanes = LANES[m.kind]
+    row_h, left, top = 40, 90, 30
+    img = np.full((top + len(lanes) * row_h + 40, width, 3), 255, np.uint8)
+    span = width - left - 20
+    total = max(p.seconds, 1e-3)
+
+    def x(t: float) -> int:
+        return int(left + span * t / total)
+
+    for k, part in enumerate(lanes):
+        y = top + k * row_h
+        cv2.putText(img, part, (8, y + 26), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1, cv2.LINE_AA)
+        cv2.line(img, (left, y + row_h - 2), (left + span, y + row_h - 2), (220, 220, 220), 1)
+    state, t = m.start(), 0.0
+    for action in p.actions:
+        out = m.apply(state, action)
+        y = top + lanes.index(lane(m.kind, action)) * row_h
+        if out.turn is not None:
+            colour = _LAYER_BGR[name(m.orientation(state))[out.turn[0]]]
+        elif m.orientation(out.after) != m.orientation(state):
+            colour = _WHOLE_BGR
+        else:
+            colour = _GRIP_BGR
+        bar = ((x(t), y + 6), (max(x(t) + 1, x(t + out.seconds)), y + row_h - 8))
+        cv2.rectangle(img, *bar, colour, -1)
+        cv2.rectangle(img, *bar, (0, 0, 0), 1)
+        label = f"{action.quarters:+d}" if action.quarters else action.kind[0]
+        cv2.putText(img, label, (x(t) + 2, y + 22), cv2.FONT_HERSHEY_SIMPLEX, 0.33, (0, 0, 0), 1, cv2.LINE_AA)
+        state, t = out.after, t + out.seconds
+    every = max(0.1, round(total / 10, 1))
+    s = 0.0
+    bottom = top + len(lanes) * row_h
+    while s <= total + 1e-9:
+        cv2.line(img, (x(s), bottom), (x(s), bottom + 5), (0, 0, 0), 1)
+        cv2.putText(img, f"{s:.1f}s", (x(s) - 12, bottom + 20), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 0), 1,
+                    cv2.LINE_AA)
+        s += every
+    cv2.putText(img, f"{len(p.actions)} robot moves, {p.seconds:.3f} s planned (bars: a layer turn in its "
+                     "face's colour; grey-blue: the whole cube turns; grey: a grip)", (left, 18),
+                cv2.FONT_HERSHEY_SIMPLEX, 0.42, (0, 0, 0), 1, cv2.LINE_AA)
+    return img

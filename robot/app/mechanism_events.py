@@ -1,0 +1,377 @@
+"""The typed events of a run on a rig that moves the cube (flipper,
+two-gripper), made from the mechanism's plan and state.
+
+The six-motor engine tells its faces what happens through
+:mod:`robot.app.events`; :func:`~robot.app.mechanism_start.run_mechanism_start`
+tells them the same kinds through :class:`MechanismEvents`, so the web
+panel and the terminal follow these rigs as they follow a six-motor one.
+Each robot move (a flip, a spin, a regrip, a layer turn) is one "turn" of
+the job: ``step`` is its text (``spin +1``, ``turn -1 (R')``) and the
+optional fields say what it does to the cube:
+
+- ``orientation``: the cube face in each rig slot U R F D L B after the
+  move (:func:`~robot.rig.mechanisms.orientation.name`; ``URFDLB`` as the
+  cube was put in);
+- ``rotation``: a whole-cube turn, ``{"slot": "L", "quarters": 1}``
+  (quarter turns clockwise seen from outside that rig slot);
+- ``move``: the face turn a layer turn makes, in the cube's own letters;
+- ``action``: the robot move as the journal writes it (``Action.parse`` reads it).
+
+``state_facelets`` is in the cube's own frame, as everywhere else: a face
+draws the cube with its faces where ``orientation`` puts them.
+
+Stop and emergency stop end the run between two robot moves (each move is
+journalled done before the run stops, so ``cuberobot resume`` can go on).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from solver import FACES
+
+from ..rig.config import Config
+from ..rig.errors import RigError, UserError
+from ..rig.mechanisms.base import Action, ImpossibleMove, Mechanism, State
+from ..rig.mechanisms.journal import MechanismJournal
+from ..rig.mechanisms.orientation import Orientation, face_move, name, rotate
+from .events import Event, Face
+
+if TYPE_CHECKING:
+    from vision.scanning import ScanResult
+
+    from .mechanism_start import MechanismRun
+
+log = logging.getLogger(__name__)
+
+_SLOT_ORDER = (3, 4, 0, 1, 2, 5)
+"""Slots tried first for a whole-cube turn: the mechanisms turn the cube about D and L."""
+
+
+def rotation_between(before: Orientation, after: Orientation, prefer: int = 0) -> dict[str, Any] | None:
+    """The whole-cube turn that takes ``before`` to ``after`` as ``{"slot",
+    "quarters"}`` (None: no turn, or more than one quarter axis apart).
+    ``prefer``: the signed quarters tried first (a half turn either way is
+    the same orientation; the move's own direction is the one drawn)."""
+    if before == after:
+        return None
+    for q in dict.fromkeys((prefer or 1, 1, -1, 2)):
+        for slot in _SLOT_ORDER:
+            if rotate(before, slot, q) == after:
+                return {"slot": FACES[slot], "quarters": q}
+    return None
+
+
+def move_fields(mech: Mechanism, state: State, action: Action) -> tuple[dict[str, Any], State]:
+    """What one robot move does, as an event's optional fields, and the state after it."""
+    out = mech.apply(state, action)
+    before, after = mech.orientation(state), mech.orientation(out.after)
+    fields: dict[str, Any] = {"action": str(action), "orientation": name(after)}
+    if out.turn is not None:
+        fields["move"] = str(face_move(before, *out.turn))
+    turned = rotation_between(before, after, action.quarters)
+    if turned is not None:
+        fields["rotation"] = turned
+    return fields, out.after
+
+
+def step_texts(mech: Mechanism, state: State, actions: tuple[Action, ...] | list[Action]) -> list[str]:
+    """Each robot move as the turn list shows it: ``flip``, ``spin +1``, ``turn -1 (R')``."""
+    texts = []
+    for a in actions:
+        fields, state = move_fields(mech, state, a)
+        texts.append(f"{a} ({fields['move']})" if "move" in fields else str(a))
+    return texts
+
+
+def pace_of(port: str) -> float | None:
+    """How fast a ``sim://`` rig's robot moves go: its ``?speed=`` (times
+    real time; 1 when not given, as the six-motor virtual rig; ``max``: no
+    waiting, None). None for a port that is no ``sim://`` URL."""
+    if not port.startswith("sim://"):
+        return None
+    from ..sim.protocol_sim import parse_sim_url
+
+    try:
+        speed = parse_sim_url(port)[1].get("speed", "1")
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    if speed.strip().lower() in ("max", "inf", "event"):
+        return None
+    try:
+        pace = float(speed)
+    except ValueError:
+        raise UserError(f"sim:// speed must be 'max' or a number, not {speed!r}") from None
+    if not 0.01 <= pace <= 1000:
+        raise UserError(f"sim:// speed must be 'max' or from 0.01 to 1000 times real time, not {speed!r}")
+    return pace
+
+
+class Stopped(Exception):
+    """A person stopped the run (between two robot moves)."""
+
+    def __init__(self, message: str, *, estop: bool = False):
+        super().__init__(message)
+        self.estop = estop
+
+
+class MechanismEvents:
+    """A mechanism run's link to its face: the events it emits, and the
+    stop a face may ask for (:meth:`stop`, :meth:`estop`, from any thread),
+    honoured between robot moves (:meth:`check_stop`)."""
+
+    def __init__(self, face: Face | None = None, *, started_by: str = "auto", pace: float | None = None):
+        self.face = face if face is not None else Face()
+        self.pace = pace
+        """Times real time the robot moves of the solution take (each waits its planned
+        seconds over this); None: no waiting (the terminal, the tests)."""
+        self.started_by = started_by
+        self.state = "idle"
+        self.stop_flag, self.estop_flag = threading.Event(), threading.Event()
+        self.captures = 0
+        self.t0, self.wall0 = time.monotonic(), time.time()
+        self.mech: Mechanism | None = None
+        self.steps: list[str] = []
+        self.actions: tuple[Action, ...] = ()
+        self.plan_s = 0.0
+        self.move_state: State | None = None
+        self.t_turn = 0.0
+        self.finished = False
+        self.why = ""
+        """Why the last scan is in doubt."""
+        self.view = ""
+        """The camera's view (its one [[view]])."""
+        self.results: dict[str, ScanResult] = {}
+        """The last scan of each purpose (scan, confirmation scan), for the run record's pictures."""
+        self.index = 0
+        """The robot move of the solution that comes next."""
+
+    # -- from the face's side --------------------------------------------------
+    def stop(self) -> None:
+        self.stop_flag.set()
+
+    def estop(self) -> bool:
+        """Stop at once between moves. False: no line took it (the virtual
+        rig is in this process: it stops before its next move)."""
+        self.estop_flag.set()
+        self.stop_flag.set()
+        return False
+
+    def check_stop(self) -> None:
+        if self.estop_flag.is_set():
+            raise Stopped("emergency stop: the rig was stopped between two robot moves", estop=True)
+        if self.stop_flag.is_set():
+            raise Stopped("stopped by request between two robot moves")
+
+    def guard(self, do: Callable[[Action], None]) -> Callable[[Action], None]:
+        """``do`` that first checks for a stop (the scan's moves: nothing is journalled)."""
+        def guarded(action: Action) -> None:
+            self.check_stop()
+            do(action)
+        return guarded
+
+    # -- what the run tells ----------------------------------------------------
+    def emit(self, kind: str, state: str | None = None, text: str = "", result: ScanResult | None = None,
+             **data: Any) -> None:
+        if state is not None:
+            self.state = state
+        if kind == "finished":
+            self.finished = True
+        self.face.emit(Event(kind, self.state, data, text, result=result))
+
+    def started(self, mech: Mechanism) -> None:
+        self.mech = mech
+        self.t0, self.wall0 = time.monotonic(), time.time()
+        self.emit("started", "scanning", by=self.started_by)
+
+    def scanning(self, purpose: str, view: str) -> None:
+        self.check_stop()
+        self.captures += 1
+        self.view = view
+        self.emit("scanning", "scanning", purpose=purpose, capture=self.captures, views=[view])
+
+    def recapture(self, purpose: str, result: ScanResult, faces: list[int]) -> None:
+        """Doubtful faces shown to the camera again, each turned a new way."""
+        doubt = sorted(result.classification.suspects)
+        self.emit("recapture", "scanning", f"{purpose}: {len(doubt)} doubtful sticker(s); showing face(s) "
+                  f"{', '.join(FACES[f] for f in faces)} to the camera again", doubtful=doubt, views=[
+                      FACES[f] for f in faces])
+        self.scanning(purpose, self.view)
+
+    def scan(self, purpose: str, result: ScanResult, min_confidence: float) -> None:
+        """A scan read: its six pictures are the views the page shows."""
+        c = result.classification
+        if not result.images:
+            result.images = dict(result.frames)
+        doubt = sorted(set(c.suspects) | {i for i in range(54) if c.confidence[i] < min_confidence})
+        why = "; ".join(([f"not a valid cube ({c.error})"] if c.error is not None else []) + list(c.warnings))
+        self.why = why
+        self.results[purpose] = result
+        self.emit("scan", "scanning", purpose=purpose, facelets=result.facelets, valid=bool(c.valid),
+                  confidence=[round(float(x), 3) for x in c.confidence], doubtful=doubt,
+                  why=why if doubt or not c.valid else "", views=sorted(result.images), result=result)
+
+    def solution(self, facelets: str, moves: str, length: int, actions: tuple[Action, ...], start: State,
+                 seconds: float, text: str) -> None:
+        assert self.mech is not None
+        self.emit("solving", "solving", facelets=facelets, method="two-phase")
+        self.actions, self.plan_s, self.move_state = actions, seconds, start
+        self.steps = step_texts(self.mech, start, actions)
+        self.emit("solution", "turning", text, facelets=facelets, moves=moves, length=length,
+                  steps=self.steps, estimated_s=round(seconds, 3), metric="rig",
+                  orientation=name(self.mech.orientation(start)))
+        self.check_stop()
+
+    def mover(self, do: Callable[[Action], None]) -> Callable[[Action], None]:
+        """``do`` that tells the faces each robot move as it starts."""
+        self.t_turn = time.monotonic()
+
+        def moving(action: Action) -> None:
+            assert self.mech is not None and self.move_state is not None
+            i = self.index
+            fields, _ = move_fields(self.mech, self.move_state, action)
+            self.emit("turn-started", "turning", index=i, turns=len(self.steps), step=self.steps[i], **fields)
+            do(action)
+            if self.pace:  # a stop cuts the wait short; it is honoured once the move is journalled
+                self.stop_flag.wait(self.mech.apply(self.move_state, action).seconds / self.pace)
+        self.index = 0
+        return moving
+
+    def done(self, i: int, state: State, cube: str) -> None:
+        """The journal wrote move ``i`` done: the faces hear it, then a stop may end the run."""
+        assert self.mech is not None and self.move_state is not None
+        fields, _ = move_fields(self.mech, self.move_state, self.actions[i])
+        self.move_state = state
+        self.index = i + 1
+        elapsed = time.monotonic() - self.t_turn
+        self.emit("turn-done", "turning", index=i, turns=len(self.steps), step=self.steps[i],
+                  state_facelets=cube, ticks=None, elapsed_s=round(elapsed, 3),
+                  remaining_s=round(max(0.0, self.plan_s - elapsed), 3), **fields)
+        if i + 1 < len(self.actions):
+            self.check_stop()
+
+    def journal(self, folder: str | Path) -> MechanismJournal:
+        """The run's journal, telling the faces each move done."""
+        return TellingJournal(folder, self.done)
+
+    def confirmed(self, solved: bool, facelets: str) -> None:
+        self.emit("confirmed", solved=solved, facelets=facelets)
+
+    def ended(self, run: MechanismRun) -> None:
+        """The run's end as its status says, unless already told."""
+        if self.finished:
+            return
+        if run.status == "scan-doubtful":
+            self.emit("finished", "failed", f"the scan is in doubt ({self.why or 'not a valid cube'}): "
+                      "stopped before turning anything", status="scan-doubtful")
+            return
+        total = round(time.monotonic() - self.t0, 3)
+        if run.status == "solved":
+            self.emit("finished", "done", "solved", status="solved", total_s=total)
+        elif run.status == "already-solved":
+            self.emit("finished", "done", "the cube is already solved: no layer turns",
+                      status="already-solved")
+        else:
+            self.emit("finished", "failed", run.summary(), status="failed")
+
+
+
+class TellingJournal(MechanismJournal):
+    """The mechanism journal that, once a move is written done, lets the run
+    tell its faces (and stop there): the job's record is whole at every stop."""
+
+    def __init__(self, folder: str | Path, on_done: Callable[[int, State, str], None]):
+        super().__init__(folder)
+        self.on_done = on_done
+
+    def done(self, job: int, i: int, state: State, cube: str, mech: Mechanism) -> None:
+        super().done(job, i, state, cube, mech)
+        self.on_done(i, state, cube)
+
+
+class MechanismEngine:
+    """A flipper or two-gripper run as one object a face watches, as the
+    six-motor :class:`~robot.app.start.Engine` is: :meth:`run` goes through
+    :func:`~robot.app.mechanism_start.run_mechanism_start`, telling ``face``;
+    :meth:`stop` and :meth:`estop` may be called from any thread and end the
+    run before its next robot move. Every way the run ends is told as a
+    ``finished`` event."""
+
+    def __init__(self, cfg: Config, face: Face, *, port: str | None = None,
+                 state_dir: str | Path | None = None, seed: int | None = None, started_by: str = "auto",
+                 out: Callable[[str], None] = log.info):
+        self.cfg, self.port, self.state_dir, self.out = cfg, port, state_dir, out
+        self.seed = random.SystemRandom().randrange(2**31) if seed is None else seed
+        self.events = MechanismEvents(face, started_by=started_by, pace=pace_of(port or cfg.rig.port))
+        self.stop_flag = self.events.stop_flag
+
+    @property
+    def face(self) -> Face:
+        return self.events.face
+
+    @face.setter
+    def face(self, face: Face) -> None:
+        self.events.face = face
+
+    def stop(self) -> None:
+        self.events.stop()
+
+    def estop(self) -> bool:
+        return self.events.estop()
+
+    def run(self) -> MechanismRun:
+        """The run, told to the face to its end, and kept as a run record
+        (``runs/<time>/run.json`` with the scans' pictures, as the six-motor
+        engine keeps its own) that the panel's last-runs list shows."""
+        from .mechanism_start import MechanismRun, run_mechanism_start
+
+        ev = self.events
+        run = MechanismRun(self.cfg.rig.kind)
+        message = ""
+        try:
+            run = run_mechanism_start(self.cfg, port=self.port, seed=self.seed, state_dir=self.state_dir,
+                                      out=self.out, events=ev)
+            return run
+        except Stopped as e:
+            ev.emit("finished", "stopped", str(e), status="stopped", estop=e.estop)
+            run.status, message = "stopped", str(e)
+            raise
+        except (RigError, UserError, ImpossibleMove) as e:
+            if not ev.finished:
+                ev.emit("finished", "failed", str(e), status="failed")
+            message = str(e)
+            raise
+        finally:
+            self.keep_record(run, message)
+
+    def keep_record(self, run: MechanismRun, message: str) -> None:
+        from .record import RunRecord
+        from .start import _run_dir, _save_images
+
+        ev = self.events
+        record = RunRecord(seed=self.seed, port=self.port or self.cfg.rig.port, start_by=ev.started_by,
+                           config=str(self.cfg.path) if self.cfg.path else None, status=run.status,
+                           message=message or None, estop=ev.estop_flag.is_set() or None,
+                           facelets=run.facelets, scan_correct=run.scan_correct, compute_s=run.compute_s,
+                           moves=run.moves, length=run.length, turns=run.robot_moves,
+                           estimated_turning_s=run.planned_s, confirmed=run.confirmed,
+                           total_s=round(time.monotonic() - ev.t0, 3), captures=ev.captures,
+                           started=time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(ev.wall0)))
+        if record.facelets is None and "scan" in ev.results:  # stopped or failed after the scan
+            record.facelets = ev.results["scan"].facelets
+        try:
+            run_dir = _run_dir(self.state_dir)
+            for purpose, prefix in (("scan", "scan"), ("confirmation scan", "confirm")):
+                result = ev.results.get(purpose)
+                if result is not None:
+                    _save_images(run_dir, prefix, result)
+            record.run_dir = str(run_dir)
+            record.write(run_dir)
+        except (OSError, UserError) as e:
+            log.warning("could not keep the %s run's record: %s", self.cfg.rig.kind, e)

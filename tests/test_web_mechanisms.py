@@ -1,0 +1,195 @@
+"""The web panel and the typed events on a flipper and a two-gripper rig:
+a run from the page's Start to solved, every robot move a turn with the
+orientation the rig holds after it, a stop between two robot moves."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from webserver import Client, panel_server
+
+from robot.app.events import Face
+from robot.app.mechanism_events import MechanismEngine, MechanismEvents, Stopped, rotation_between
+from robot.app.mechanism_start import run_mechanism_start
+from robot.rig.config import load_config
+from robot.rig.mechanisms.orientation import HOME, parse, rotate
+from solver import FACES, Cube
+
+ROOT = Path(__file__).resolve().parents[1]
+KINDS = ("flipper", "two-gripper")
+
+
+def config(kind):
+    return load_config(ROOT / "config" / "examples" / f"{kind}.toml")
+
+
+class Recorder(Face):
+    def __init__(self, stop_at=None):
+        self.events, self.stop_at, self.engine = [], stop_at, None
+
+    def emit(self, event):
+        self.events.append(event)
+        if event.kind == "turn-done" and event.data["index"] == self.stop_at:
+            self.engine.stop()
+
+
+def check_moves(solution, turns):
+    """The orientations the events report follow from the whole-cube turns
+    they report, and the face turns make the solution in the cube's frame."""
+    held = parse(solution["orientation"])
+    cube = Cube.from_facelets(solution["facelets"])
+    made = []
+    for e in turns:
+        if "rotation" in e:
+            held = rotate(held, FACES.index(e["rotation"]["slot"]), e["rotation"]["quarters"])
+        if "move" in e:
+            made.append(e["move"])
+            cube = cube.apply(e["move"])
+        assert "".join(FACES[f] for f in held) == e["orientation"], e
+        assert cube.to_facelets() == e["state_facelets"]
+    return made
+
+
+def test_rotation_between_names_the_whole_cube_turn():
+    assert rotation_between(HOME, HOME) is None
+    assert rotation_between(HOME, rotate(HOME, 4, 1)) == {"slot": "L", "quarters": 1}
+    assert rotation_between(HOME, rotate(HOME, 3, -1), -1) == {"slot": "D", "quarters": -1}
+    assert rotation_between(HOME, rotate(HOME, 3, 2), -2) == {"slot": "D", "quarters": -2}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_run_tells_its_face_every_robot_move_with_the_orientation(kind, tmp_path):
+    face = Recorder()
+    lines = []
+    # seed 12: glare leaves stickers in doubt until faces are shown again (recapture events)
+    run = run_mechanism_start(config(kind), seed=12, state_dir=tmp_path, out=lines.append,
+                              events=MechanismEvents(face))
+    assert run.status == "solved" and lines  # the terminal's lines are still printed
+    kinds = [e.kind for e in face.events]
+    assert kind != "flipper" or "recapture" in kinds
+    assert kinds[:2] == ["started", "scanning"] and kinds[-2:] == ["confirmed", "finished"]
+    solution = next(e.data for e in face.events if e.kind == "solution")
+    turns = [e.data for e in face.events if e.kind == "turn-done"]
+    assert [e.data["step"] for e in face.events if e.kind == "turn-started"] == solution["steps"]
+    assert len(turns) == len(solution["steps"]) == run.robot_moves
+    assert " ".join(check_moves(solution, turns)) == run.moves
+    assert Cube.from_facelets(turns[-1]["state_facelets"]).is_solved()
+    assert face.events[-1].data["status"] == "solved"
+
+
+def test_a_stop_ends_the_run_between_two_moves_with_the_journal_whole(tmp_path):
+    face = Recorder(stop_at=4)
+    engine = MechanismEngine(config("flipper"), face, seed=10, state_dir=tmp_path)
+    face.engine = engine
+    with pytest.raises(Stopped):
+        engine.run()
+    done = [e for e in face.events if e.kind == "turn-done"]
+    assert len(done) == 5 and face.events[-1].kind == "finished"
+    assert face.events[-1].data == {"status": "stopped", "estop": False}
+    records = [json.loads(x) for x in (tmp_path / "mechanism-journal.jsonl").read_text().splitlines()]
+    sent, done = ([r["i"] for r in records if r["type"] == t] for t in ("sent", "done"))
+    assert sent == done
+    assert records[-1]["type"] == "done" and records[-1]["i"] == 4  # resume goes on from there
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_panel_runs_a_mechanism_from_start_to_solved(kind, tmp_path):
+    with panel_server(tmp_path, cfg=config(kind), speed="max") as (base, panel, _):
+        client = Client(base)
+        status, body, _ = client.get("/api/status")
+        assert body["rig"]["connected"] and body["rig"]["kind"] == kind
+        status, body, _ = client.post("/api/scan", {})
+        assert status == 400 and "Start" in body["error"]["message"]
+        assert client.post("/api/start", {"seed": 10})[0] == 202
+        events = client.events(lambda e: e["kind"] == "finished")
+        assert events[-1]["status"] == "solved" and events[-1]["state"] == "done", events[-1]
+        solution = next(e for e in events if e["kind"] == "solution")
+        turns = [e for e in events if e["kind"] == "turn-done"]
+        check_moves(solution, turns)
+        status, body, _ = client.get("/api/status")
+        assert body["result"] == "solved" and body["turn"] == body["turns"] == len(turns)
+        assert body["orientation"] == turns[-1]["orientation"] and body["rig_kind"] == kind
+        assert len(body["views"]) >= 6
+        status, jpg, _ = client.get(f"/api/images/{body['views'][0]}.jpg")
+        assert status == 200 and jpg[:2] == b"\xff\xd8"
+        deadline = time.monotonic() + 20  # kept as a run record once the run's thread ends
+        while not client.get("/api/runs")[1]["runs"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        last = client.get("/api/runs")[1]["runs"][0]
+        assert last["status"] == "solved" and last["confirmed"] and last["turns"] == len(turns), last
+        assert any(p.startswith("scan-") for p in last["pictures"])
+        assert any(p.startswith("confirm-") for p in last["pictures"])
+
+
+@pytest.mark.parametrize("emergency", [False, True], ids=["stop", "estop"])
+def test_the_panel_stops_a_mechanism_run_between_robot_moves(tmp_path, emergency):
+    with panel_server(tmp_path, cfg=config("flipper"), speed="4") as (base, panel, _):
+        client = Client(base)
+        assert client.post("/api/start", {"seed": 10})[0] == 202
+        client.events(lambda e: e["kind"] == "turn-done" and e["index"] >= 2)
+        status, body, _ = client.post("/api/estop" if emergency else "/api/stop", {})
+        assert status == 200 and body.get("sent", True), body
+        body = client.wait_state("stopped", timeout=30)
+        assert body["result"] == "stopped" and body["estop"] is emergency
+        assert 3 <= body["turn"] < body["turns"]
+        assert client.post("/api/estop/clear", {})[0] == 200
+        assert client.post("/api/start", {"seed": 10})[0] == 202  # the next run goes
+        client.wait_state("turning", timeout=30)
+        assert client.post("/api/stop", {})[0] == 200
+        assert client.wait_state("stopped", timeout=30)["result"] == "stopped"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_dry_run_on_the_panel_makes_the_robot_moves_with_their_timeline(kind, tmp_path):
+    with panel_server(tmp_path, cfg=config(kind)) as (base, panel, _):
+        client = Client(base)
+        status, body, _ = client.post("/api/dry-run", {"moves": "R U F' L2 B D'", "speed": 20})
+        assert status == 202, body
+        events = client.events(lambda e: e["kind"] == "finished")
+        solution = next(e for e in events if e["kind"] == "solution")
+        assert solution["dry_run"] and solution["orientation"] == "URFDLB"
+        turns = [e for e in events if e["kind"] == "turn-done"]
+        assert check_moves(solution, turns) == "R U F' L2 B D'".split()
+        assert events[-1]["status"] == "dry-run"
+        assert events[-1]["final_state"] == Cube().apply("R U F' L2 B D'").to_facelets()
+        status, png, r = client.get("/api/dry-run/timeline.png")
+        assert status == 200 and png[:4] == b"\x89PNG"
+        status, body, _ = client.post("/api/dry-run", {"moves": "R X"})
+        assert status == 400 and "bad move 'X'" in body["error"]["message"], body
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_dry_run_command_on_each_kind(kind, tmp_path):
+    import subprocess
+    import sys
+
+    cfg = str(ROOT / "config" / "examples" / f"{kind}.toml")
+    moves, out = "R U F'", str(tmp_path / "run.gif")
+    r = subprocess.run([sys.executable, "-m", "robot", "dry-run", "--config", cfg, moves, "--render", out],
+                       capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert f"final state: {Cube().apply(moves).to_facelets()}" in r.stdout
+    assert "(R)" in r.stdout and "(F')" in r.stdout
+    assert (tmp_path / "run-timeline.png").read_bytes()[:4] == b"\x89PNG"
+    for extra, says in ((["R X"], "bad move 'X'"), (["R", "--port", "/dev/ttyS0"], "sim://")):
+        r = subprocess.run([sys.executable, "-m", "robot", "dry-run", "--config", cfg, *extra],
+                           capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_every_end_of_a_run_is_one_finished_event():
+    from robot.app.mechanism_start import MechanismRun
+
+    for status, state, says in (("scan-doubtful", "failed", "the scan is in doubt (glare on F3)"),
+                                ("already-solved", "done", "already solved"), ("failed", "failed", "failed"),
+                                ("solved", "done", "solved")):
+        face = Recorder()
+        events = MechanismEvents(face)
+        events.why = "glare on F3"
+        events.ended(MechanismRun("flipper", status=status))
+        events.ended(MechanismRun("flipper", status=status))  # told once
+        assert [(e.kind, e.state, e.data["status"]) for e in face.events] == [("finished", state, status)]
+        assert says in face.events[0].text
