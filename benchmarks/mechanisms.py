@@ -26,6 +26,15 @@ through the one camera in rendered light, solve, turn, confirm.
     python benchmarks/mechanisms.py                 # 200 cubes, 8 candidates
     python benchmarks/mechanisms.py --cubes 20 --candidates 4
     python benchmarks/mechanisms.py --start 50
+    python benchmarks/mechanisms.py --start 10 --firmware firmware/build/uno/cuberobot.elf --kinds flipper
+    python benchmarks/mechanisms.py --power-cut 20
+
+``--firmware ELF`` runs the press-start loop on the firmware in simavr (its
+servo pulses and step pulses turned into the parts' moves, robot/sim/
+simavr.py). ``--power-cut N`` kills ``cuberobot start`` (SIGKILL) N times a
+kind at a random moment, the rig a sim-rig on a pty in its own process, and
+runs ``cuberobot resume`` in a new process each time (tests/mechanism_soak.py):
+never a layer turned twice, never a false state.
 """
 
 from __future__ import annotations
@@ -91,9 +100,17 @@ def main() -> int:
                     help="search seconds a cube and mechanism (0: the planner alone)")
     ap.add_argument("--start", type=int, default=0, metavar="N",
                     help="run the press-start loop N times on each example config instead")
+    ap.add_argument("--firmware", metavar="ELF", help="with --start: on the firmware in simavr")
+    ap.add_argument("--kinds", default=",".join(KINDS), help="with --start or --power-cut: which kinds")
+    ap.add_argument("--power-cut", type=int, default=0, metavar="N",
+                    help="kill `cuberobot start` N times a kind and resume in a new process")
+    ap.add_argument("--speed", default="4", help="with --power-cut: the sim-rig's speed")
     args = ap.parse_args()
+    kinds = tuple(k for k in args.kinds.split(",") if k)
+    if args.power_cut:
+        return power_cuts(args.power_cut, kinds, args.speed)
     if args.start:
-        return start_runs(args.start)
+        return start_runs(args.start, kinds, args.firmware)
     mechs = {k: mechanism_for(parse_config(f'[rig]\nkind = "{k}"\n')) for k in KINDS}
     rows: dict[str, list[dict]] = {k: [] for k in KINDS}
     t0 = time.perf_counter()
@@ -144,21 +161,58 @@ def main() -> int:
     return 0
 
 
-def start_runs(n: int) -> int:
+def power_cuts(n: int, kinds: tuple[str, ...], speed: str) -> int:
+    """N kill -9 runs a kind, each resumed in a new process."""
+    import random
+    import tempfile
+    from collections import Counter
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    import mechanism_soak  # test tooling
+
+    print("| kind | runs | finished by resume | state unknown (nothing moved) | ended before the kill "
+          "| killed before the job | failures | wall |")
+    print("|---|---|---|---|---|---|---|---|")
+    bad = 0
+    for kind in kinds:
+        t0 = time.perf_counter()
+        outcomes: Counter[str] = Counter()
+        failures = []
+        with tempfile.TemporaryDirectory() as d:  # one run to its end: how long a run takes here
+            whole = mechanism_soak.power_cut_run(kind, 0, Path(d), kill_after_s=float("inf"), speed=speed)
+        assert whole.start_s is not None and not whole.failures, whole
+        print(f"  {kind}: a whole run takes {whole.start_s:.1f} s; kills at random from 1.5 s to that",
+              file=sys.stderr, flush=True)
+        for k in range(1, n + 1):
+            kill = random.Random(f"{kind}-{k}").uniform(1.5, whole.start_s)
+            with tempfile.TemporaryDirectory() as d:
+                r = mechanism_soak.power_cut_run(kind, k, Path(d), kill_after_s=kill, speed=speed)
+            outcomes[r.outcome] += 1
+            failures += r.failures
+            said = "".join(f"; {f}" for f in r.failures)
+            print(f"  {kind} run {k}: kill at {kill:.1f} s, {r.done_at_kill} robot moves journalled done, "
+                  f"{r.outcome}{said}", file=sys.stderr, flush=True)
+        bad += len(failures)
+        print(f"| {kind} | {n} | {outcomes['finished']} | {outcomes['unknown']} | {outcomes['ended']} "
+              f"| {outcomes['not-begun']} | {len(failures)} | {time.perf_counter() - t0:.0f} s |", flush=True)
+    return 1 if bad else 0
+
+
+def start_runs(n: int, kinds: tuple[str, ...] = KINDS, firmware: str | None = None) -> int:
     """``cuberobot start --headless --seed K`` for K = 1..n on each example config."""
     import tempfile
 
     from robot.app.mechanism_start import run_mechanism_start
     from robot.rig.config import load_config
 
-    print("| kind | solved | scans correct | robot moves per solve | planned time | scan robot moves "
-          "| wall |")
-    print("|---|---|---|---|---|---|---|")
-    for kind in KINDS:
+    print("| kind | rig | solved | confirmed | scans correct | robot moves per solve | planned time "
+          "| scan robot moves | wall |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for kind in kinds:
         cfg = load_config(ROOT / "config" / "examples" / f"{kind}.toml")
         t0 = time.perf_counter()
         with tempfile.TemporaryDirectory() as d:
-            runs = [run_mechanism_start(cfg, seed=k, state_dir=d, out=lambda _line: None)
+            runs = [run_mechanism_start(cfg, seed=k, state_dir=d, firmware=firmware, out=lambda _line: None)
                     for k in range(1, n + 1)]
         done = [r for r in runs if r.robot_moves]
         solved = sum(r.status == "solved" for r in runs)
@@ -166,8 +220,10 @@ def start_runs(n: int) -> int:
         moves = statistics.fmean(r.robot_moves or 0 for r in done)
         planned = statistics.fmean(r.planned_s or 0.0 for r in done)
         scan_moves = statistics.fmean(r.scan_robot_moves for r in runs)
-        print(f"| {kind} | {solved}/{n} | {correct}/{n} | {moves:.1f} | {planned:.1f} s | {scan_moves:.1f} "
-              f"| {time.perf_counter() - t0:.0f} s |", flush=True)
+        confirmed = sum(bool(r.confirmed) for r in runs)
+        rig = "firmware in simavr" if firmware else "virtual (sim://)"
+        print(f"| {kind} | {rig} | {solved}/{n} | {confirmed}/{n} | {correct}/{n} | {moves:.1f} "
+              f"| {planned:.1f} s | {scan_moves:.1f} | {time.perf_counter() - t0:.0f} s |", flush=True)
     return 0
 
 

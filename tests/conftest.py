@@ -51,6 +51,10 @@ SLOW = {
     # single tests of 4 s or more on a quiet machine
     "test_start::test_start_command_headless",
     "test_mechanism_start::test_several_runs_in_process",
+    "test_mechanism_link::test_kill_9_then_resume_in_a_new_process",
+    "test_mechanism_link::test_flipper_runs_on_the_firmware_in_simavr",
+    "test_mechanism_link::test_two_gripper_runs_on_the_firmware_in_simavr",
+    "test_mechanism_link::test_the_firmware_s_pins_show_a_wrong_move_as_a_fault",
     "test_solver_tables::test_real_tables_cold_concurrent_then_corrupted",
     "test_solver_tables::test_prepare_reports_progress_of_a_build_and_nothing_after",
     "test_link_pty::test_solves_ride_out_noise_bursts_stalls_and_a_pulled_cable",

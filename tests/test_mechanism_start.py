@@ -23,7 +23,7 @@ def test_start_command_headless_on_each_kind(kind, tmp_path):
                         str(ROOT / "config" / "examples" / f"{kind}.toml"), "--state-dir", str(tmp_path)],
                        capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert r.returncode == 0, r.stderr
-    assert f"solved on the virtual {kind} rig" in r.stdout and "confirmed solved" in r.stdout
+    assert f"solved on the {kind} rig" in r.stdout and "confirmed solved" in r.stdout
     records = [json.loads(line) for line in (tmp_path / "mechanism-journal.jsonl").read_text().splitlines()]
     assert records[0]["type"] == "job" and records[-1] == {"type": "end", "job": 1, "status": "done"}
     assert all("orientation" in r for r in records if r["type"] == "done")
@@ -38,10 +38,10 @@ def test_several_runs_in_process(kind, tmp_path):
         assert run.robot_moves and run.robot_moves > run.length
 
 
-def test_a_real_port_and_the_firmware_are_refused_in_one_line(tmp_path):
+def test_a_real_port_with_a_simulated_camera_and_a_missing_firmware_are_refused_in_one_line(tmp_path):
     cfg = str(ROOT / "config" / "examples" / "flipper.toml")
-    for extra, says in ((["--port", "/dev/ttyACM9"], "only in simulation"),
-                        (["--firmware", str(tmp_path / "x.elf")], "")):
+    for extra, says in ((["--port", "/dev/ttyACM9"], "simulated cameras can only show a simulated rig"),
+                        (["--firmware", str(tmp_path / "x.elf")], "firmware file not found")):
         r = subprocess.run([sys.executable, "-m", "robot", "start", "--headless", "--config", cfg,
                             "--state-dir", str(tmp_path), *extra],
                            capture_output=True, text=True, timeout=120, cwd=ROOT)

@@ -2,9 +2,11 @@
 solve, turn, confirm.
 
 The six-motor engine (app/start.py) drives its rig over the link; these
-kinds are planned and run here on their virtual rig (robot/sim/mechanisms.py),
-since the firmware's servo outputs are still to come. The steps are those
-of a real run: the scan plan shows the camera each face, the six pictures
+kinds have this loop of their own, on the same link (robot/rig/mechanisms/
+drive.py sends each robot move as SERVO and MOVE commands): a virtual rig
+(``sim://``, robot/sim/mechanisms.py's parts behind the protocol), the
+firmware in simavr, or a real rig. The steps are those of a run: the scan
+plan shows the camera each face, the six pictures
 are read as separate faces, the solver's candidates are planned from where
 the scan left the cube and the cheapest is made, every robot move
 journalled with the orientation (robot/rig/mechanisms/journal.py), and a
@@ -14,24 +16,32 @@ mode stops the run before any layer turns.
 
 from __future__ import annotations
 
+import itertools
+import os
 import time
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from solver import SOLVED, random_cube
+from solver import SOLVED, Cube, random_cube
 from vision.render import Lighting, render_view
 from vision.scanning import ScanResult, classify_measured
 
 from ..rig.config import Config
-from ..rig.errors import UserError
-from ..rig.mechanisms import State, cheapest, mechanism_for
+from ..rig.errors import RigError, UserError
+from ..rig.link import Link
+from ..rig.mechanisms import HeldCube, Mechanism, State, cheapest, mechanism_for
 from ..rig.mechanisms.journal import run_job
 from ..rig.mechanisms.scanplan import rescan_plan, scan_plan
 from .mechanism_events import MechanismEvents
 from .mechanism_scan import Measured, capture_shots, scan_with_plan
+
+if TYPE_CHECKING:
+    from ..rig.mechanisms.drive import LinkMechanism
 
 
 @dataclass
@@ -54,7 +64,7 @@ class MechanismRun:
     def summary(self) -> str:
         if self.status != "solved":
             return f"{self.kind} rig: {self.status}"
-        return (f"solved on the virtual {self.kind} rig in {self.length} moves: {self.robot_moves} robot "
+        return (f"solved on the {self.kind} rig in {self.length} moves: {self.robot_moves} robot "
                 f"moves, {self.planned_s:.1f} s planned (scans {self.scan_robot_moves} robot moves); "
                 f"confirmed {'solved' if self.confirmed else 'NOT solved'}")
 
@@ -74,21 +84,54 @@ def _merge(old: ScanResult, new: Measured) -> ScanResult:
     return ScanResult(result.facelets, result, samples, spread, glare, frames={**old.frames, **frames})
 
 
+_runs = itertools.count(1)
+
+
+def _port_for(cfg: Config, port: str | None) -> str:
+    """The rig's port. A ``sim://`` rig runs at full speed (its clock is
+    virtual, so planned seconds are still the rig's seconds; the pace a
+    person watches is the events' own, ``MechanismEvents.pace`` from the
+    URL's ``speed``), and the bare ``sim://`` of the example configs is a
+    virtual rig of its own for this run."""
+    url = port or cfg.rig.port
+    if not url.startswith("sim://"):
+        return url
+    parts = urllib.parse.urlsplit(url)
+    query = dict(urllib.parse.parse_qsl(parts.query, keep_blank_values=True))
+    query["speed"] = "max"
+    name = parts.netloc + parts.path if url != "sim://" else f"{cfg.rig.kind}-{os.getpid()}-{next(_runs)}"
+    return f"sim://{name}?{urllib.parse.urlencode(query)}"
+
+
+def _viewer(path: str) -> Callable[[], str]:
+    """The cube a sim-rig in another process keeps in ``path`` (pty_rig.write_view)."""
+    def read() -> str:
+        try:
+            text = Path(path).read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError) as e:
+            raise RigError(f"--sim-view {path}: cannot read the simulated rig's cube ({e}); is "
+                           "`cuberobot sim-rig --sim-view` running?") from None
+        if len(text) != 54 or set(text) - set("URFDLB"):
+            raise RigError(f"--sim-view {path}: not a cube's 54 stickers")
+        return text
+
+    return read
+
+
 def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | None = None,
-                        state_dir: str | Path | None = None,
-                        out: Callable[[str], None] = print,
+                        state_dir: str | Path | None = None, firmware: str | None = None,
+                        sim_view: str | None = None, out: Callable[[str], None] = print,
                         events: MechanismEvents | None = None) -> MechanismRun:
-    """The whole loop on the config's virtual flipper or two-gripper rig.
-    ``events``: the faces told as the six-motor engine tells them, and their stop."""
+    """The whole loop on the config's flipper or two-gripper rig, driven over
+    the link: a virtual rig (``sim://``), the firmware in simavr
+    (``firmware``), or a real port. ``events``: the faces told as the
+    six-motor engine tells them, and their stop."""
     from solver import solve
 
     from ..rig.journal import default_state_dir
-    from ..sim.mechanisms import virtual_mechanism
+    from ..rig.mechanisms.drive import LinkMechanism
+    from .rigs import attach_rig, connect_rig
 
-    url = port or cfg.rig.port
-    if not url.startswith("sim://"):
-        raise UserError(f"[rig] kind = \"{cfg.rig.kind}\": this version runs such rigs only in simulation "
-                        "(port sim://); the firmware's servo outputs are still to come")
     if len(cfg.views) != 1 or len(cfg.cameras) != 1:
         raise UserError(f"a {cfg.rig.kind} rig scans with one camera and one [[view]] of the slot it sees; "
                         f"the config has {len(cfg.cameras)} cameras and {len(cfg.views)} views")
@@ -98,13 +141,38 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
     ev = events if events is not None else MechanismEvents()
     ev.started(m)
     cube = random_cube(seed)
-    rig = virtual_mechanism(cfg, cube.to_facelets())
+    handle = attach_rig(cfg, port=None if firmware else _port_for(cfg, port), firmware=firmware, seed=seed,
+                        kind=cfg.rig.kind)
+    sim_state = handle.sim_state
+    if sim_view is not None:
+        sim_state = _viewer(sim_view)
+    if sim_state is None and any(c.source == "sim" for c in cfg.cameras):
+        handle.close()
+        raise UserError(f"camera {cfg.cameras[0].name!r} is simulated, but the rig on {handle.port} is not: "
+                        "simulated cameras can only show a simulated rig (sim:// or --firmware)")
+    try:
+        connect_rig(handle)
+        return _run(cfg, m, run, ev, cube, handle.link, sim_state, seed, state_dir or default_state_dir(),
+                    LinkMechanism, solve, out)
+    finally:
+        handle.close()
+
+
+def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube: Cube, link: Link,
+         sim_state: Callable[[], str] | None,
+         seed: int | None, state_dir: str | Path, driver: type[LinkMechanism], solve: Callable[..., Any],
+         out: Callable[[str], None]) -> MechanismRun:
+    rig = driver(link, cfg, m.start())
     rng = np.random.default_rng(seed)
     light = Lighting.random(rng)
     view, cam = cfg.views[0], cfg.cameras[0]
 
     def picture() -> np.ndarray:
-        return render_view(rig.cube.stickers, view, (cam.width, cam.height), lighting=light, rng=rng)
+        if sim_state is None:  # a real camera on a real rig
+            from vision.scanning import capture_frames
+
+            return capture_frames([cam], [view])[view.name]
+        return render_view(sim_state(), view, (cam.width, cam.height), lighting=light, rng=rng)
 
     def scan(start: State | None, purpose: str = "scan") -> tuple[ScanResult, State]:
         """A scan from ``start``. A doubtful one shows the doubtful faces
@@ -136,9 +204,10 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
         ev.scan(purpose, result, cfg.start.min_confidence)
         return result, end
 
+    rig.home()  # a rig that a killed run left part-way is where the plan starts
     scanned, scan_end = scan(None)
     run.facelets = scanned.facelets
-    run.scan_correct = scanned.facelets == cube.to_facelets()
+    run.scan_correct = scanned.facelets == cube.to_facelets() if sim_state is not None else None
     if not scanned.ok:
         run.status = "scan-doubtful"
         out(f"the scan is in doubt ({'; '.join(scanned.classification.warnings) or 'not a valid cube'}): "
@@ -163,8 +232,9 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
     ev.solution(scanned.facelets, run.moves, run.length, plan.actions, scan_end, plan.seconds,
                 f"solution {run.moves} ({run.length} moves): {plan.moves} robot moves, "
                 f"{plan.seconds:.1f} s planned")
-    journal = ev.journal(Path(state_dir) if state_dir is not None else default_state_dir())
-    run_job(journal, m, scanned.facelets, plan.actions, ev.mover(rig.do), state=scan_end)
+    journal = ev.journal(Path(state_dir))
+    run_job(journal, m, scanned.facelets, plan.actions, ev.mover(rig.do), state=scan_end,
+            boot_id=link.hello.boot_id if link.hello else None, ids=rig.ids)
     again, _ = scan(plan.end, "confirmation scan")
     # as the six-motor engine does: a confirmation still in doubt whose
     # reading is the solved cube confirms, with a word
@@ -172,6 +242,8 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
     ev.confirmed(run.confirmed, again.facelets)
     if run.confirmed and not again.ok:
         out("the confirmation scan stayed in doubt, but what it saw fits a solved cube")
-    run.status = "solved" if run.confirmed and rig.is_solved() else "failed"
+    # a real rig: the confirmation scan's word is all there is
+    truth = HeldCube(sim_state()).is_solved() if sim_state is not None else True
+    run.status = "solved" if run.confirmed and truth else "failed"
     ev.ended(run)
     return run

@@ -62,7 +62,8 @@ class RigHandle:
                 self.simulated.close()
 
 
-def attach_rig(cfg: Config, *, port: str | None, firmware: str | None, seed: int | None) -> RigHandle:
+def attach_rig(cfg: Config, *, port: str | None, firmware: str | None, seed: int | None,
+               kind: str = "six-motor") -> RigHandle:
     """The configured rig's link, not yet connected: whoever holds it can send
     the emergency stop on it from the moment its port opens, handshake or not.
 
@@ -76,7 +77,13 @@ def attach_rig(cfg: Config, *, port: str | None, firmware: str | None, seed: int
         simulated = attach(cfg, port=port, firmware=firmware, scramble=random_cube(seed).to_facelets())
         if simulated is not None:
             url = simulated.port
-    return RigHandle(Link(cfg, port=url), url, simulated)
+    try:
+        link = Link(cfg, port=url, kind=kind)
+    except BaseException:
+        if simulated is not None:
+            simulated.close()
+        raise
+    return RigHandle(link, url, simulated)
 
 
 def connect_rig(handle: RigHandle) -> RigHandle:

@@ -70,11 +70,14 @@ class EstopLatched(RigError):
 class Link:
     """A session with the rig over any pyserial URL or device path."""
 
-    def __init__(self, config: Config, port: str | None = None):
-        if config.rig.kind != "six-motor":
-            # a six-motor plan sent to a flipper or two-gripper rig would turn the wrong parts
-            raise UserError(f"[rig] kind = \"{config.rig.kind}\": this version drives only six-motor rigs "
-                            "over the link; `cuberobot start` runs this config on its virtual rig (sim://)")
+    def __init__(self, config: Config, port: str | None = None, *, kind: str = "six-motor"):
+        if config.rig.kind != kind:
+            # a six-motor plan (a dry run, a jog, the six-motor engine) sent to a
+            # flipper or two-gripper rig would drive the wrong parts, and the other way round
+            raise UserError(f"[rig] kind = \"{config.rig.kind}\": this command drives {kind} rigs; a "
+                            f"{config.rig.kind} rig runs with `cuberobot start` and `cuberobot resume`"
+                            if kind == "six-motor" else
+                            f"[rig] kind = \"{config.rig.kind}\", not {kind}")
         self.config = config
         self.port = port or config.rig.port
         self.ser: serial.SerialBase | None = None
@@ -203,6 +206,14 @@ class Link:
         for i, p in enumerate(self.config.profiles()):
             self.request(P.ConfigMotor(i, p.vmax_q, p.accel_q, p.vmin_q, p.settle_ms))
         self.request(P.ConfigGlobal(rig.idle_ms))
+        if self.config.servos:
+            # A flipper's or two-gripper's servos: their pulse limits, so the
+            # rig refuses a pulse the servo cannot take (docs/protocol.md 7).
+            # A pulse the rig already holds stays (a regripped cube must not drop).
+            from .mechanisms.commands import Commands
+
+            for msg in Commands(self.config).setup():
+                self.request(msg)
         st = self.status()
         if st.estop:
             self.estop_latched = True

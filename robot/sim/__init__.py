@@ -47,6 +47,8 @@ def attach(config: Any, *, port: str | None, firmware: str | None, scramble: str
         args = ["--state", scramble]
         if config.path is not None:
             args += ["--config", str(config.path)]
+        if config.rig.kind != "six-motor":
+            args += ["--speed", "max"]  # no live view: the rig's clock is the simulated CPU's
         proc = SimRigProcess(*args, firmware=firmware)
         return SimulatedRig(proc.port, proc.state, proc.press, proc.close)
     url = port or config.rig.port
@@ -63,4 +65,5 @@ def attach(config: Any, *, port: str | None, firmware: str | None, scramble: str
         raise UserError(f"--port {url}: {e}") from None
     if "state" not in opts:
         rig.cube = Cube.from_facelets(scramble)
-    return SimulatedRig(url, lambda: rig.cube.to_facelets(), rig.press)
+    rig.adopt_config(config)  # a flipper's or two-gripper's parts hold the cube put in
+    return SimulatedRig(url, rig.facelets, rig.press)

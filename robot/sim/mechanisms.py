@@ -54,6 +54,8 @@ class _VirtualMechanism:
         self.angle = {n: self._rest(n) for n in config.servos}
         self.limits = {n: (sc.min_us, sc.max_us) for n, sc in config.servos.items()}
         self.fault: str | None = None
+        self.turns: list[tuple[int, int]] = []
+        """Every layer turn the parts made, ``(slot, quarters)``, in order."""
         self.commands = Commands(config)
         self.done = 0
         self._decoder = FrameDecoder()
@@ -113,6 +115,10 @@ class _VirtualMechanism:
     def _servo(self, name: str, before: float, after: float) -> None:
         raise NotImplementedError
 
+    def _turn(self, slot: int, quarters: int) -> None:
+        self.cube.turn(slot, quarters)
+        self.turns.append((slot, quarters))
+
     def _steps(self, msg: MoveCommand) -> None:
         self._fail(f"a {self.config.rig.kind} rig has no stepper to MOVE")
 
@@ -136,7 +142,7 @@ class VirtualFlipper(_VirtualMechanism):
             if not self._near("flipper", "rest_deg"):
                 self._fail("the turntable turned with the flipper raised against the cube")
             if self._near("cover", "closed_deg"):
-                self.cube.turn(3, q)
+                self._turn(3, q)
             elif self._near("cover", "open_deg"):
                 self.cube.rotate(3, q)
             else:
@@ -204,7 +210,7 @@ class VirtualTwoGripper(_VirtualMechanism):
                 elif not self._square(other):
                     self._fail(f"gripper {g} turned its layer while gripper {other}'s jaws lay across it")
                 else:
-                    self.cube.turn(self.SLOT[g], q)
+                    self._turn(self.SLOT[g], q)
             self.steps[g] += steps
 
 

@@ -25,7 +25,7 @@ from serial.serialutil import PortNotOpenError, SerialBase, SerialException
 from solver import Cube, CubeError
 
 from ..rig import protocol as P
-from .virtual_rig import Disconnected, Faults, Mechanics, VirtualRig, make_clock
+from .virtual_rig import Disconnected, Faults, VirtualRig, make_clock
 
 if TYPE_CHECKING:
     from ..rig.config import Config
@@ -118,8 +118,7 @@ class Serial(SerialBase):
     def adopt_config(self, config: Config) -> None:
         """The driver's hook: the rig's mechanics follow the configuration
         the driver runs with, unless the rig already has them."""
-        if self.rig.mechanics is None:
-            self.rig.mechanics = Mechanics.from_config(config)
+        self.rig.adopt_config(config)
 
     def close(self) -> None:
         self.is_open = False

@@ -19,7 +19,7 @@ import time
 import tty
 from typing import TextIO
 
-from solver import Cube, CubeError
+from solver import CubeError
 
 from ..rig.errors import RigError
 from .virtual_rig import Connection, VirtualRig
@@ -28,10 +28,13 @@ DEAD_LINE_S = 2.0
 """After a simulated disconnect the pty carries nothing for this long."""
 
 
-def serve(rig: VirtualRig, out: TextIO | None = None, inp: TextIO | None = None) -> int:
+def serve(rig: VirtualRig, out: TextIO | None = None, inp: TextIO | None = None,
+          view: str | None = None) -> int:
     """Serve ``rig`` on a new pty until ``quit``, or until the pipe on stdin
     closes (the driving process is gone); with stdin from /dev/null or a file,
-    until killed."""
+    until killed. ``view``: a file the rig keeps its cube in (as a camera
+    sees it), rewritten whole whenever it changes, for simulated cameras in
+    another process (`cuberobot start --sim-view`)."""
     out = out if out is not None else sys.stdout
     inp = inp if inp is not None else sys.stdin
     master, slave = os.openpty()
@@ -40,9 +43,13 @@ def serve(rig: VirtualRig, out: TextIO | None = None, inp: TextIO | None = None)
     os.set_blocking(master, False)
     pump = _PtyPump(rig, master)
     commands = _CommandLines(rig, inp.fileno(), out)
+    shown = None
     try:
         while commands.open:
             rig.advance()
+            if view is not None and rig.facelets() != shown:
+                shown = rig.facelets()
+                write_view(view, shown)
             pump.reconnect_after_a_pulled_cable()
             pump.to_host()
             ready = pump.wait([] if commands.fd is None else [commands.fd])
@@ -54,6 +61,14 @@ def serve(rig: VirtualRig, out: TextIO | None = None, inp: TextIO | None = None)
     finally:
         os.close(master)
         os.close(slave)
+
+
+def write_view(path: str, facelets: str) -> None:
+    """The cube into ``path`` whole (a reader never sees half of it)."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="ascii") as f:
+        f.write(facelets + "\n")
+    os.replace(tmp, path)
 
 
 class _PtyPump:
@@ -143,19 +158,23 @@ def _command(rig: VirtualRig, line: str) -> str | None:
     with rig.lock:
         rig.advance()
         if word == "state":
-            return rig.cube.to_facelets()
+            return rig.facelets()
         if word == "press":
             rig.press()
             return "ok"
         if word == "set":
             try:
-                rig.cube = Cube.from_facelets(arg.strip())
+                rig.set_facelets(arg.strip())
             except CubeError as e:
                 return f"error: {e}"
             return "ok"
         if word == "counts":
-            return json.dumps({"turns": rig.counts_turns, "steps": rig.counts_steps,
-                               "moves": len(rig.record), "boots": rig.boots})
+            counts = {"turns": rig.counts_turns, "steps": rig.counts_steps, "moves": len(rig.record),
+                      "boots": rig.boots}
+            if rig.mechanism is not None:  # a flipper's or two-gripper's layer turns, in order
+                counts["layer_turns"] = [list(t) for t in rig.mechanism.turns]
+                counts["fault"] = rig.mechanism.fault
+            return json.dumps(counts)
         if word == "quit":
             return None
         return f"error: unknown command {word!r} (state, press, set FACELETS, counts, quit)"

@@ -128,8 +128,11 @@ def harness_command(
 
 
 def serve(elf: str | os.PathLike, config: Config, *, state: str | None = None, speed: str = "1",
-          faults: str = "") -> int:
-    """`cuberobot sim-rig --firmware ELF`: the harness with the config's mechanics, in the foreground."""
+          faults: str = "", view: str | None = None) -> int:
+    """`cuberobot sim-rig --firmware ELF`: the harness with the config's
+    mechanics, in the foreground. A flipper or two-gripper config: the
+    parts are moved by the firmware's servo and step pulses
+    (robot/sim/pulsed_mechanism.py), and ``view`` keeps their cube in a file."""
     check_firmware(elf)
     if faults:
         raise UserError("--faults belongs to the Python virtual rig; with --firmware put a faulty "
@@ -137,6 +140,14 @@ def serve(elf: str | os.PathLike, config: Config, *, state: str | None = None, s
     pace = _pace(speed)
     if not HARNESS.is_file():
         build_harness()
+    if config.rig.kind != "six-motor":
+        from .pulsed_mechanism import serve_firmware
+
+        return serve_firmware(lambda log: harness_command(elf, Mechanics.from_config(config), edge_log=log,
+                                                          speed=pace),
+                              config, state or solver.SOLVED, view=view)
+    if view is not None:
+        raise UserError("--sim-view is for a flipper's or two-gripper's rig; this config is a six-motor one")
     cmd = harness_command(elf, Mechanics.from_config(config), state=state, speed=pace)
     sys.stdout.flush()
     return subprocess.run(cmd).returncode

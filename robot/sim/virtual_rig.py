@@ -23,19 +23,27 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from solver import SOLVED_CUBE, Cube, Move
+from solver import SOLVED_CUBE, Cube, CubeError, Move
 
 from ..rig import protocol as P
 from ..rig.timing import Profile, step_ticks
 
 if TYPE_CHECKING:
     from ..rig.config import Config, OverlapModel
+    from .mechanisms import VirtualFlipper, VirtualTwoGripper
+
+    VirtualMechanism = VirtualFlipper | VirtualTwoGripper
 
 log = logging.getLogger(__name__)
 ESTOP_COLLISION = 3
 """EVENT ESTOP_LATCHED's argument when the virtual rig stopped on a collision."""
 
 QUEUE_CAPACITY = 4
+SERVOS = 3
+"""Servo outputs, as the firmware has (docs/protocol.md 7)."""
+SERVO_MIN_US, SERVO_MAX_US, MAX_TRAVEL_MS = 400, 2600, 10000
+ESTOP_JAMMED = 4
+"""EVENT ESTOP_LATCHED's argument when a mechanism's part could not carry out a command."""
 FW_VERSION = (0, 1, 0)
 NEVER = 1 << 62
 
@@ -245,6 +253,16 @@ class Collision:
                 f"and {self.started_id})")
 
 
+@dataclass(frozen=True)
+class _ServoMove(P.MoveCommand):
+    """A SERVO in the queue: it runs in turn like a MOVE, steps no motor."""
+
+    servo: P.ServoCommand | None = None
+
+    def motors(self) -> list[tuple[int, int]]:
+        return []
+
+
 @dataclass
 class _Active:
     cmd: P.MoveCommand
@@ -292,6 +310,10 @@ class VirtualRig:
         self.rng = random.Random(seed)
         self.cube = cube
         self.mechanics = mechanics
+        self.mechanism: VirtualMechanism | None = None
+        """A flipper's or two-gripper's parts (robot/sim/mechanisms.py): the
+        rig then takes CONFIG_SERVO and SERVO, and its cube is the one they hold."""
+        self.servo_configured: set[int] = set()
         self.record: list[TurnRecord] = []
         self.collisions: list[Collision] = []
         self.counts_turns = [0] * 6
@@ -311,6 +333,7 @@ class VirtualRig:
         self.boot_tick = self.tick
         self.session = False
         self.profiles: list[Profile | None] = [None] * 6
+        self.servo_configured = set()
         self.idle_ms = 0
         self.estop = False
         self.cut = False  # an e-stop emptied a non-empty queue (protocol 3.2)
@@ -329,6 +352,32 @@ class VirtualRig:
         self.last_motion_tick = self.tick
         self.button_held = False
         self._emit(P.Event(P.EventCode.BOOT, cause))
+
+    def adopt_config(self, config: Config) -> None:
+        """The rig's mechanics (and a flipper's or two-gripper's parts) from
+        the configuration, unless it has them already."""
+        with self.lock:
+            if self.mechanics is None:
+                self.mechanics = Mechanics.from_config(config)
+            if self.mechanism is None and config.rig.kind != "six-motor":
+                from .mechanisms import virtual_mechanism
+
+                self.mechanism = virtual_mechanism(config, self.cube.to_facelets())
+
+    def facelets(self) -> str:
+        """The cube as the rig holds it (a mechanism's: in the rig's frame, as a camera sees it)."""
+        with self.lock:
+            return self.mechanism.cube.stickers if self.mechanism is not None else self.cube.to_facelets()
+
+    def set_facelets(self, facelets: str) -> None:
+        """A person puts another cube in (checked as a cube first)."""
+        with self.lock:
+            if self.mechanism is not None:  # in the rig's frame: the centres may stand anywhere
+                if len(facelets) != 54 or set(facelets) - set("URFDLB"):
+                    raise CubeError("length", "expected 54 stickers of URFDLB")
+                self.mechanism.cube.stickers = facelets
+            else:
+                self.cube = Cube.from_facelets(facelets)
 
     def connect(self) -> Connection:
         """A new cable to the rig (the old one, if any, stops carrying bytes)."""
@@ -386,7 +435,8 @@ class VirtualRig:
             cmd = self.queue[0]
             if not self.active:
                 start = at
-            elif len(self.active) == 1 and cmd.overlap > 0 and self._disjoint(self.active[0].cmd, cmd):
+            elif len(self.active) == 1 and cmd.overlap > 0 and self._disjoint(self.active[0].cmd, cmd) \
+                    and not isinstance(self.active[0].cmd, _ServoMove):
                 prev = self.active[0]
                 if at >= prev.start + prev.motion:
                     # Queued while the previous move settles: it starts at the
@@ -440,7 +490,10 @@ class VirtualRig:
             settle = max(settle, p.settle_ms * 25)
             if self.mechanics and "URFDLB"[self.mechanics.face[m]] in self.faults.stalls:
                 stalled = True
-        self.drivers = True
+        if isinstance(cmd, _ServoMove) and cmd.servo is not None:
+            motion = max(1, cmd.servo.travel_ms * P.TICK_HZ // 1000)
+        else:
+            self.drivers = True
         return _Active(cmd, start, motion, settle, steps, stalled)
 
     def _turns(self, motor: int, steps: int) -> Move | None:
@@ -450,6 +503,9 @@ class VirtualRig:
         return Move(mech.face[motor], quarters) if quarters else None
 
     def _apply(self, a: _Active, steps_by_motor: dict[int, int], complete: bool) -> None:
+        if self.mechanism is not None:
+            self._apply_mechanism(a, steps_by_motor, complete)
+            return
         moves = []
         for m, s in steps_by_motor.items():
             mv = self._turns(m, s)
@@ -460,9 +516,30 @@ class VirtualRig:
         self.cube = self.cube.apply(moves)
         self.record.append(TurnRecord(a.cmd.move_id, tuple(moves), complete, self.tick, a.start))
 
+    def _apply_mechanism(self, a: _Active, steps_by_motor: dict[int, int], complete: bool) -> None:
+        """A servo's pulse (set when its move started, so it goes there even
+        when the move is cut short) or a gripper's steps, to the parts."""
+        from .mechanisms import Fault
+
+        assert self.mechanism is not None
+        moving = {m: s for m, s in steps_by_motor.items() if s}
+        for m, s in moving.items():
+            self.counts_steps[m] += abs(s)
+        try:
+            if isinstance(a.cmd, _ServoMove) and a.cmd.servo is not None:
+                self.mechanism.execute(a.cmd.servo)
+            for m, s in moving.items():
+                self.mechanism.execute(P.MoveCommand(a.cmd.move_id, m, s))
+        except Fault as e:
+            log.warning("virtual %s rig: %s", self.mechanism.config.rig.kind, e)
+        self.record.append(TurnRecord(a.cmd.move_id, (), complete, self.tick, a.start))
+
     def _finish(self, a: _Active) -> None:
         self.active.remove(a)
         self._apply(a, dict(a.cmd.motors()), True)
+        if self.mechanism is not None and self.mechanism.fault is not None:
+            self._do_estop(ESTOP_JAMMED)  # a jammed part: everything stops, no DONE
+            return
         self.last_done_id = a.cmd.move_id
         # The rig's time this move added: from its start, or from the previous
         # DONE when it started before that (an overlap), to its own DONE.
@@ -593,6 +670,10 @@ class VirtualRig:
                 return P.Ack(self._queue_free())
             case P.MoveCommand():
                 return self._move(msg)
+            case P.ConfigServo() if self.mechanism is not None:
+                return self._config_servo(msg)
+            case P.ServoCommand() if self.mechanism is not None:
+                return self._servo(msg)
             case P.ClearEstop():
                 if self.estop:
                     self.estop = False
@@ -613,13 +694,50 @@ class VirtualRig:
         self.profiles[msg.motor] = Profile(msg.vmax_q, msg.accel_q, msg.vmin_q, msg.settle_ms)
         return P.Ack(self._queue_free())
 
+    def _config_servo(self, msg: P.ConfigServo) -> P.Message:
+        """As the firmware: servo 0..2, limits within 400..2600 us, only while idle."""
+        assert self.mechanism is not None
+        if self.queue or self.active:
+            return P.Err(P.ErrorCode.BUSY)
+        if msg.servo >= SERVOS:
+            return P.Err(P.ErrorCode.BAD_ARG, 0)
+        if not SERVO_MIN_US <= msg.min_us < msg.max_us <= SERVO_MAX_US:
+            return P.Err(P.ErrorCode.BAD_ARG, 1)
+        name = self.mechanism.names.get(msg.servo)
+        if name is not None:
+            self.mechanism.limits[name] = (msg.min_us, msg.max_us)
+        self.servo_configured.add(msg.servo)
+        return P.Ack(self._queue_free())
+
+    def _servo(self, msg: P.ServoCommand) -> P.Message:
+        assert self.mechanism is not None
+        if self.estop:
+            return P.Err(P.ErrorCode.ESTOP)
+        if msg.servo >= SERVOS:
+            return P.Err(P.ErrorCode.BAD_ARG, 0)
+        if msg.servo not in self.servo_configured:
+            return P.Err(P.ErrorCode.NOT_CONFIGURED, msg.servo)
+        name = self.mechanism.names.get(msg.servo)
+        lo, hi = self.mechanism.limits[name] if name is not None else (SERVO_MIN_US, SERVO_MAX_US)
+        if not lo <= msg.pulse_us <= hi:
+            return P.Err(P.ErrorCode.BAD_ARG, 1)
+        if msg.travel_ms > MAX_TRAVEL_MS:
+            return P.Err(P.ErrorCode.BAD_ARG, 2)
+        if self._queue_free() <= 0:
+            return P.Err(P.ErrorCode.QUEUE_FULL)
+        self.queue.append(_ServoMove(msg.move_id, P.NO_MOTOR, 0, servo=msg))
+        self.cut = False
+        self._start_next(self.tick)
+        return P.Ack(self._queue_free())
+
     def _move(self, msg: P.MoveCommand) -> P.Message:
         if self.estop:
             return P.Err(P.ErrorCode.ESTOP)
         parts = msg.motors()
         motors = [m for m, _ in parts]
         if (any(m > 5 for m in motors) or len(set(motors)) != len(motors)
-                or any(s == 0 or abs(s) > P.MAX_STEPS for _, s in parts)):
+                or any(s == 0 or abs(s) > P.MAX_STEPS for _, s in parts)
+                or any(m - 1 in self.servo_configured for m in motors)):  # that DIR pin drives a servo
             return P.Err(P.ErrorCode.BAD_ARG)
         if any(self.profiles[m] is None for m in motors):
             return P.Err(P.ErrorCode.NOT_CONFIGURED, next(m for m in motors if self.profiles[m] is None))

@@ -467,7 +467,8 @@ class Panel:
         if self.options.firmware:
             return {"sent": False, "message": "the emulated rig is not running: "
                                               f"{self.standing.error or 'it is starting'}"}
-        link = Link(self.cfg, port=self.options.rig_port)  # the kept line is down: try the port as it is
+        # the kept line is down: try the port as it is (the stop is the same bytes on every kind of rig)
+        link = Link(self.cfg, port=self.options.rig_port, kind=self.cfg.rig.kind)
         try:
             link.open()
             link.estop()

@@ -102,7 +102,8 @@ def _sim_rig(args: argparse.Namespace) -> int:
         check_firmware(args.firmware)
         state = start.to_facelets() if start is not SOLVED_CUBE else None
         speed = "max" if isinstance(make_clock(args.speed), EventClock) else args.speed
-        return simavr.serve(args.firmware, cfg, state=state, speed=speed, faults=args.faults)
+        return simavr.serve(args.firmware, cfg, state=state, speed=speed, faults=args.faults,
+                            view=args.sim_view)
     try:
         clock = make_clock(args.speed)
         faults = Faults.parse(args.faults)
@@ -110,19 +111,21 @@ def _sim_rig(args: argparse.Namespace) -> int:
         raise UserError(str(e)) from None
     rig = VirtualRig(clock=clock, faults=faults, seed=args.seed, cube=start,
                      mechanics=Mechanics.from_config(cfg))
+    rig.adopt_config(cfg)  # a flipper's or two-gripper's parts, from the config
     from ...sim.pty_rig import serve
-    return serve(rig)
+    return serve(rig, view=args.sim_view)
 
 
 # ---------------------------------------------------------------- dry-run
 
 
-def _link_for(args: argparse.Namespace, cfg: Config, *, default_port: str | None = None) -> Link:
+def _link_for(args: argparse.Namespace, cfg: Config, *, default_port: str | None = None,
+              kind: str = "six-motor") -> Link:
     from ... import sim  # noqa: F401  (sim:// ports, the default rig's)
     from ...rig.link import Link
 
     _check_port_arg(args)
-    return Link(cfg, args.port or default_port or cfg.rig.port)
+    return Link(cfg, args.port or default_port or cfg.rig.port, kind=kind)
 
 
 def _check_port_arg(args: argparse.Namespace) -> None:
@@ -310,13 +313,19 @@ def _resume(args: argparse.Namespace) -> int:
 def _resume_mechanism(cfg: Config, args: argparse.Namespace) -> int:
     """A flipper's or two-gripper's job: go on only from a state the journal
     knows and a rig that still holds the cube; otherwise "state unknown:
-    scan again", and nothing moves. Today these kinds run on a virtual rig
-    inside the process that ran the job, so a job that process left
-    unfinished has lost its rig: its cube cannot be known without a scan."""
+    scan again", and nothing moves. A move sent and never reported done
+    (the host killed while the rig moved) leaves the cube's orientation and
+    layers unknown; a rig restarted since the job began may have let its
+    servos go; an in-process virtual rig (sim://) ended with the process
+    that ran the job."""
     from ...rig.journal import default_state_dir
-    from ...rig.mechanisms.journal import UNKNOWN, MechanismJournal
+    from ...rig.mechanisms import mechanism_for
+    from ...rig.mechanisms.drive import LinkMechanism
+    from ...rig.mechanisms.journal import UNKNOWN, MechanismJournal, confirm_sent, resume_job
 
-    with rig_claims(None, args.state_dir):
+    port = args.port or cfg.rig.port
+    in_process = port.startswith("sim://")
+    with rig_claims(None if in_process else port, args.state_dir):
         journal = MechanismJournal(args.state_dir or default_state_dir())
         j = journal.last()
         if j is None or j.end is not None:
@@ -325,11 +334,49 @@ def _resume_mechanism(cfg: Config, args: argparse.Namespace) -> int:
                 return 1
             print(f"nothing to resume (journal: {journal.path})")
             return 0
+        if j.kind != cfg.rig.kind:
+            raise UserError(f"the unfinished job is for a {j.kind} rig, the config for "
+                            f"a {cfg.rig.kind} rig: resume with the job's config, or scan the cube again")
+        where = f"{j.done} of {len(j.actions)} robot moves done, the cube held {j.orientations[-1]}"
+        why = None
+        under_way = f"robot move {j.done + 1} ({j.actions[j.done]}) was under way when the job stopped" \
+            if j.sent != j.done else None
+        if in_process:
+            why = under_way or "the virtual rig that held the cube ended with the process that ran it"
+        else:
+            mech = mechanism_for(cfg)
+            assert mech is not None
+            with _link_for(args, cfg, default_port=port, kind=cfg.rig.kind) as link:
+                hello = link.connect()  # waits for the rig to finish what it had queued
+                if j.boot_id is not None and hello.boot_id != j.boot_id:
+                    why = "the rig has restarted since the job began (its servos may have let the cube go)"
+                elif under_way is not None:
+                    # The rig's word: the move's last command reported done, nothing
+                    # queued or moving, the same boot: the move was made whole.
+                    st = link.status()
+                    finished = j.sent_ids and st.last_done_id == j.sent_ids[-1]
+                    if finished and not st.moving and not st.queue_len:
+                        confirm_sent(journal, mech, j)
+                        print(f"the rig finished robot move {j.done + 1} ({j.actions[j.done]}) after the job "
+                              "stopped", flush=True)
+                        j = journal.last()
+                        assert j is not None
+                        where = (f"{j.done} of {len(j.actions)} robot moves done, the cube held "
+                                 f"{j.orientations[-1]}")
+                    else:
+                        why = under_way + " and the rig does not say it finished it"
+                if why is None:
+                    print(f"resuming job {j.job} on the {j.kind} rig: {where}, on {port}", flush=True)
+                    driver = LinkMechanism(link, cfg, j.state)
+                    status, _, cube = resume_job(journal, mech, driver.do, ids=driver.ids)
+                    if status == UNKNOWN:  # written by another resume since we looked
+                        print(f"nothing to resume: the last job ended {UNKNOWN}", file=sys.stderr)
+                        return 1
+                    print(f"done: {driver.sent} commands for {len(j.actions) - j.done} robot moves; the cube "
+                          f"{'solved' if cube == SOLVED_CUBE.to_facelets() else 'as planned: ' + str(cube)}")
+                    return 0
         journal.end(j.job, UNKNOWN)
-    why = (f"robot move {j.done + 1} ({j.actions[j.done]}) was under way when the job stopped"
-           if j.sent != j.done else "the virtual rig that held the cube ended with the process that ran it")
-    print(f"job {j.job} on the {j.kind} rig: {j.done} of {len(j.actions)} robot moves done, the cube held "
-          f"{j.orientations[-1]}; {why}: {UNKNOWN}. Nothing was moved.", file=sys.stderr)
+    print(f"job {j.job} on the {j.kind} rig: {where}; {why}: {UNKNOWN}. Nothing was moved.", file=sys.stderr)
     return 1
 
 
@@ -489,6 +536,9 @@ def register(sub: Registry) -> None:
     p.add_argument("--seed", type=whole(0, MAX_SEED), default=0,
                    help=f"seed of the fault injection (0 to {MAX_SEED})")
     p.add_argument("--firmware", metavar="ELF", type=path, help="run the real firmware in simavr instead")
+    p.add_argument("--sim-view", metavar="FILE", type=path,
+                   help="keep the cube (as a camera sees it) in FILE, for `cuberobot start --sim-view FILE` "
+                        "in another process")
     p.set_defaults(func=_sim_rig)
 
     p = sub.add_parser("dry-run", help="run moves on the virtual rig (or --port) and time them")

@@ -10,6 +10,7 @@ from solver.metrics import METHODS
 
 from ...app.limits import MAX_SEED, check_rig_options, rig_claims
 from ...rig.config import Config, load_config
+from ...rig.errors import UserError
 from ..limits import path, text, whole
 from ..progress import ProgressLine
 from . import Registry
@@ -25,6 +26,9 @@ def _start(args: argparse.Namespace) -> int:
     check_rig_options(cfg, args.port, "--port", args.firmware, args.state_dir)
     if cfg.rig.kind != "six-motor":
         return _start_mechanism(cfg, args)
+    if args.sim_view:
+        raise UserError("--sim-view is for a flipper's or two-gripper's sim-rig in another process; "
+                        "a six-motor run sees a simulated rig through sim:// or --firmware")
     with rig_claims(None if args.firmware else (args.port or cfg.rig.port), args.state_dir):
         progress = ProgressLine(quiet=args.quiet)
         try:
@@ -41,15 +45,11 @@ def _start(args: argparse.Namespace) -> int:
 
 def _start_mechanism(cfg: Config, args: argparse.Namespace) -> int:
     """A flipper or two-gripper rig: its own loop (app/mechanism_start.py)."""
-    from ...app.mechanism_start import run_mechanism_start
-    from ...rig.errors import RigError, UserError
-
-    if args.firmware:
-        raise UserError(f"--firmware: the firmware does not drive a {cfg.rig.kind} rig yet "
-                        "(no servo outputs)")
     from ...app.events import Event
     from ...app.mechanism_events import MechanismEvents
+    from ...app.mechanism_start import run_mechanism_start
     from ...app.terminal import TerminalFace
+    from ...rig.errors import RigError
 
     class MoveProgress(TerminalFace):
         """On a terminal, the live progress line of the robot moves (the loop prints its own lines)."""
@@ -59,9 +59,11 @@ def _start_mechanism(cfg: Config, args: argparse.Namespace) -> int:
                 self._turn_done(event)
 
     face = MoveProgress(lambda line: print(line, flush=True), headless=True)
-    with rig_claims(None, args.state_dir):
+    port = None if args.firmware else (args.port or cfg.rig.port)
+    with rig_claims(None if port is None or port.startswith("sim://") else port, args.state_dir):
         try:
             run = run_mechanism_start(cfg, port=args.port, seed=args.seed, state_dir=args.state_dir,
+                                      firmware=args.firmware, sim_view=args.sim_view,
                                       out=lambda line: print(line, flush=True), events=MechanismEvents(face))
         finally:
             face.close()
@@ -89,4 +91,7 @@ def register(sub: Registry) -> None:
                    help="two-phase (fastest turning) or cfop (the stages a person would turn, named as "
                         "they turn); default: [solver] method")
     p.add_argument("--no-wait", action="store_true", help="do not wait for the start button or Enter")
+    p.add_argument("--sim-view", metavar="FILE", type=path,
+                   help="flipper or two-gripper: the simulated camera shows the cube that `cuberobot sim-rig "
+                        "--sim-view FILE` (the rig on --port, in another process) keeps in FILE")
     p.set_defaults(func=_start)

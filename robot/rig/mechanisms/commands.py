@@ -44,6 +44,29 @@ class Commands:
         pulse = min(0xFFFF, max(0, sc.pulse_us(deg)))
         return ServoCommand(0, self.numbers[name], pulse, min(0xFFFF, max(1, round(seconds * 1000))))
 
+    def home(self) -> list[Message]:
+        """The servos to where a job starts (the mechanism's start state),
+        in an order that is safe from any state they may have been left in:
+        the flipper down before the cover moves, the cover open before the
+        turntable goes home (so it spins the cube, never turns a layer);
+        both grippers closed. A gripper's jaws cannot be brought square
+        this way: its stepper has no home."""
+        s = self.config.servos
+        if self.kind == "flipper":
+            f, c, t = s["flipper"], s["cover"], s["turntable"]
+            self.turntable = 0
+            flip = f.travel_s(f.angle("flip_deg") - f.angle("rest_deg"))
+            cover = c.travel_s(c.angle("closed_deg") - c.angle("open_deg"))
+            return [self._servo("flipper", f.angle("rest_deg"), flip),
+                    self._servo("cover", c.angle("open_deg"), cover),
+                    self._servo("turntable", t.angle("home_deg"), t.travel_s(90.0))]
+        if self.kind == "two-gripper":
+            return [self._servo(f"grip_{g}", s[f"grip_{g}"].angle("closed_deg"),
+                                s[f"grip_{g}"].travel_s(s[f"grip_{g}"].angle("closed_deg")
+                                                        - s[f"grip_{g}"].angle("open_deg")))
+                    for g in ("D", "L")]
+        return []
+
     def commands(self, action: Action) -> list[Message]:
         """The commands for one robot move (``move_id`` 0: the job numbers them)."""
         s = self.config.servos

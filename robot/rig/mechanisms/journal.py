@@ -58,6 +58,11 @@ class MechanismJob:
     sent: int = 0
     end: str | None = None
     orientations: list[str] = field(default_factory=list)
+    sent_ids: list[int] = field(default_factory=list)
+    """The protocol move ids of the last move sent (its commands'), when the journal has them."""
+    boot_id: int | None = None
+    """The rig's boot id when the job started (None: not known): a rig that
+    has restarted since may have let its servos go."""
 
 
 class MechanismJournal:
@@ -73,16 +78,23 @@ class MechanismJournal:
             f.flush()
             os.fsync(f.fileno())
 
-    def start_job(self, mech: Mechanism, start_cube: str, actions: Sequence[Action], state: State) -> int:
+    def start_job(self, mech: Mechanism, start_cube: str, actions: Sequence[Action], state: State,
+                  boot_id: int | None = None) -> int:
         last = self.last()
         job = 1 if last is None else last.job + 1
-        self._write({"type": "job", "job": job, "kind": mech.kind, "start": start_cube,
-                     "actions": [str(a) for a in actions], "state": state,
-                     "orientation": name(mech.orientation(state))})
+        record = {"type": "job", "job": job, "kind": mech.kind, "start": start_cube,
+                  "actions": [str(a) for a in actions], "state": state,
+                  "orientation": name(mech.orientation(state))}
+        if boot_id is not None:
+            record["boot_id"] = boot_id
+        self._write(record)
         return job
 
-    def sent(self, job: int, i: int) -> None:
-        self._write({"type": "sent", "job": job, "i": i})
+    def sent(self, job: int, i: int, ids: Sequence[int] = ()) -> None:
+        record: dict[str, Any] = {"type": "sent", "job": job, "i": i}
+        if ids:
+            record["ids"] = list(ids)
+        self._write(record)
 
     def done(self, job: int, i: int, state: State, cube: str, mech: Mechanism) -> None:
         self._write({"type": "done", "job": job, "i": i, "state": state, "cube": cube,
@@ -109,13 +121,15 @@ class MechanismJournal:
                     last = jobs[job] = MechanismJob(job, r["kind"], r["start"],
                                                     [Action.parse(a) for a in r["actions"]],
                                                     _tuples(r["state"]), r["start"],
-                                                    orientations=[r["orientation"]])
+                                                    orientations=[r["orientation"]],
+                                                    boot_id=r.get("boot_id"))
                     continue
                 j = jobs[job]
                 if kind == "sent":
                     if int(r["i"]) != j.sent or j.sent != j.done:
                         raise ValueError(f"move {r['i']} sent out of turn")
                     j.sent += 1
+                    j.sent_ids = [int(x) for x in r.get("ids", [])]
                 elif kind == "done":
                     if int(r["i"]) != j.done or j.sent != j.done + 1:
                         raise ValueError(f"move {r['i']} done but not sent")
@@ -140,18 +154,25 @@ class Interrupted(Exception):
 
 def run_job(journal: MechanismJournal, mech: Mechanism, start_cube: str, actions: Sequence[Action],
             do: Callable[[Action], None], *, state: State | None = None, job: int | None = None,
-            first: int = 0, cube: str | None = None) -> tuple[State, str]:
+            first: int = 0, cube: str | None = None, boot_id: int | None = None,
+            ids: Callable[[Action], Sequence[int]] | None = None) -> tuple[State, str]:
     """Make ``actions`` from ``first`` on, each journalled as sent before
     ``do`` sends it and as done (with the state and cube after it) once it
-    returns. Returns the state and cube at the end; the job ends "done"."""
+    returns. Returns the state and cube at the end; the job ends "done".
+    ``ids`` tells the protocol move ids ``do`` will give a move's commands,
+    journalled with "sent" so that a resume can ask the rig whether it
+    finished them (:func:`confirm_sent`)."""
     state = mech.start() if state is None else state
     cube = start_cube if cube is None else cube
     if job is None:
-        job = journal.start_job(mech, start_cube, actions, state)
+        job = journal.start_job(mech, start_cube, actions, state, boot_id)
     for i in range(first, len(actions)):
         a = actions[i]
         out = mech.apply(state, a)
-        journal.sent(job, i)
+        if ids is None:
+            journal.sent(job, i)
+        else:
+            journal.sent(job, i, ids(a))
         do(a)
         if out.turn is not None:
             made = face_move(mech.orientation(state), *out.turn)
@@ -162,8 +183,22 @@ def run_job(journal: MechanismJournal, mech: Mechanism, start_cube: str, actions
     return state, cube
 
 
+def confirm_sent(journal: MechanismJournal, mech: Mechanism, j: MechanismJob) -> None:
+    """The rig's word that the move journalled as sent was made whole (its
+    last command reported done, nothing queued or moving, the same boot):
+    it is journalled as done, with the state and cube after it."""
+    i = j.done
+    out = mech.apply(j.state, j.actions[i])
+    cube = j.cube
+    if out.turn is not None:
+        made = face_move(mech.orientation(j.state), *out.turn)
+        cube = Cube.from_facelets(cube).apply([made]).to_facelets()
+    journal.done(j.job, i, out.after, cube, mech)
+
+
 def resume_job(journal: MechanismJournal, mech: Mechanism,
-               do: Callable[[Action], None]) -> tuple[str, State | None, str | None]:
+               do: Callable[[Action], None], *,
+               ids: Callable[[Action], Sequence[int]] | None = None) -> tuple[str, State | None, str | None]:
     """Finish the journal's unfinished job, or say why not:
     ``(status, state, cube)``. Status ``nothing`` (no unfinished job),
     ``done``, or :data:`UNKNOWN` (nothing moved: a move was sent and never
@@ -179,5 +214,5 @@ def resume_job(journal: MechanismJournal, mech: Mechanism,
         journal.end(j.job, UNKNOWN)
         return UNKNOWN, None, None
     state, cube = run_job(journal, mech, j.start, j.actions, do, state=j.state, job=j.job, first=j.done,
-                          cube=j.cube)
+                          cube=j.cube, ids=ids)
     return "done", state, cube

@@ -1,0 +1,296 @@
+"""Flipper and two-gripper rigs over the serial link (issue 26): the driver
+sends CONFIG_SERVO at the handshake and each robot move as SERVO and MOVE
+commands; the protocol simulator answers with the virtual parts' physics;
+the firmware in simavr moves them by its pulses; `cuberobot resume` in a
+new process finishes a killed job or says "state unknown: scan again" and
+moves nothing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from robot.rig import protocol as P
+from robot.rig.config import load_config
+from robot.rig.errors import RigError
+from robot.rig.link import EstopLatched, Link
+from robot.rig.mechanisms import Action, HeldCube
+from robot.rig.mechanisms.drive import LinkMechanism
+from robot.sim.mechanisms import virtual_mechanism
+from robot.sim.protocol_sim import forget, rig_for_url, sim_url
+from robot.sim.pulsed_mechanism import PulseReader
+from solver import SOLVED, random_cube
+
+ROOT = Path(__file__).resolve().parents[1]
+KINDS = ("flipper", "two-gripper")
+ELF = ROOT / "firmware" / "build" / "uno" / "cuberobot.elf"
+
+
+def _cfg(kind: str):
+    return load_config(ROOT / "config" / "examples" / f"{kind}.toml")
+
+
+def _linked(kind: str, name: str):
+    url = sim_url(name)
+    forget(url)
+    rig = rig_for_url(url)
+    link = Link(_cfg(kind), url, kind=kind)
+    link.connect()
+    return rig, link
+
+
+def test_the_handshake_configures_the_servos_and_moves_turn_the_layer_they_should():
+    rig, link = _linked("flipper", "flip-link")
+    try:
+        assert rig.servo_configured == {0, 1, 2}
+        assert rig.mechanism is not None and rig.mechanism.limits["turntable"] == (500, 2500)
+        drive = LinkMechanism(link, _cfg("flipper"), (None, 0, False))
+        for a in (Action("close", "cover"), Action("turn", "", 1), Action("open", "cover"), Action("flip"),
+                  Action("spin", "", -1)):
+            drive.do(a)
+        assert rig.mechanism.turns == [(3, 1)] and rig.mechanism.fault is None
+        assert len(rig.record) == 6  # a flip is two SERVOs, each reported DONE once
+    finally:
+        link.close()
+
+
+def test_a_two_gripper_rotation_is_a_move_of_its_stepper():
+    rig, link = _linked("two-gripper", "grip-link")
+    try:
+        drive = LinkMechanism(link, _cfg("two-gripper"))
+        drive.do(Action("rotate", "D", 1))  # both closed: the bottom layer turns
+        drive.do(Action("open", "L"))
+        drive.do(Action("rotate", "D", -1))  # L open: the whole cube turns
+        assert rig.mechanism is not None and rig.mechanism.turns == [(3, 1)]
+        assert rig.counts_steps[3] == 2 * 400
+    finally:
+        link.close()
+
+
+def test_the_simulated_rig_refuses_what_the_firmware_refuses():
+    rig, link = _linked("flipper", "flip-refuse")
+    try:
+        for msg, detail in ((P.ServoCommand(1, 0, 400, 100), 1),  # below its limits
+                            (P.ServoCommand(1, 0, 1500, 10001), 2),  # travel too long
+                            (P.ConfigServo(0, 300, 2500), 1),
+                            (P.MoveCommand(1, 1, 400), 0)):  # D9 carries a servo
+            with pytest.raises(RigError, match=f"BAD_ARG \\(detail {detail}\\)"):
+                link.request(msg)
+    finally:
+        link.close()
+    url = sim_url("flip-unconfigured")
+    forget(url)
+    rig = rig_for_url(url)
+    rig.adopt_config(_cfg("flipper"))
+    rig.session = True
+    assert isinstance(rig._execute(P.ServoCommand(1, 0, 1500, 100)), P.Err)
+
+
+def test_a_move_the_parts_cannot_make_stops_the_rig_and_the_driver_says_so():
+    rig, link = _linked("flipper", "flip-jam")
+    try:
+        drive = LinkMechanism(link, _cfg("flipper"), (None, 0, False))
+        drive.do(Action("close", "cover"))
+        with pytest.raises(EstopLatched, match="jammed part"):
+            drive.do(Action("flip"))  # the cover holds the cube down
+        assert rig.mechanism is not None and rig.mechanism.fault and rig.estop
+    finally:
+        link.close()
+
+
+def test_pulses_with_jitter_give_the_servo_moves_and_whole_quarter_steps():
+    cfg = _cfg("two-gripper")
+    mech = virtual_mechanism(cfg, SOLVED)
+    reader = PulseReader(cfg, mech)
+    cycle = 0
+
+    def pulse(servo: int, us: float) -> None:
+        nonlocal cycle
+        reader.edge(cycle, f"dir{servo + 1}", 1)
+        reader.edge(cycle + int(us * 16), f"dir{servo + 1}", 0)
+        cycle += 20_000 * 16
+
+    grip = cfg.servos["grip_L"]
+    reader.edge(0, "en", 1)
+    for jitter in (0, 30, -20, 10, 35):  # L opens: within 40 us of the width asked
+        pulse(1, grip.pulse_us(grip.angle("open_deg")) + jitter)
+    reader.edge(cycle, "dir3", 1)
+    for _ in range(300):  # the bottom gripper part-way through a quarter turn
+        cycle += 100
+        reader.edge(cycle, "step3", 1)
+        reader.edge(cycle + 10, "step3", 0)
+    reader.flush(whole_only=True)
+    assert mech.cube.stickers == SOLVED  # not handed over half-done
+    for _ in range(100):
+        cycle += 100
+        reader.edge(cycle, "step3", 1)
+    reader.flush(whole_only=True)
+    assert mech.fault is None and mech.turns == []  # L open: the whole cube turned
+    assert mech.cube.stickers != SOLVED and HeldCube(mech.cube.stickers).is_solved()
+
+
+def test_a_bad_sim_view_and_a_six_motor_sim_view_are_one_line_errors(tmp_path):
+    view = ["--sim-view", str(tmp_path / "none")]
+    for cfg, says in (("config/examples/flipper.toml", "cannot read the simulated rig's cube"),
+                      ("config/rig.toml", "--sim-view is for")):
+        r = subprocess.run([sys.executable, "-m", "robot", "start", "--headless", "--config", cfg,
+                            "--state-dir", str(tmp_path), *view], capture_output=True, text=True, timeout=120,
+                           cwd=ROOT)
+        assert r.returncode != 0 and "Traceback" not in r.stderr and says in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_kill_9_then_resume_in_a_new_process(kind, tmp_path):
+    """A few power cuts at moments spread over the run: the rig is a sim-rig
+    in its own process, the resume a new process (tests/mechanism_soak.py)."""
+    import mechanism_soak
+
+    whole = mechanism_soak.power_cut_run(kind, 40, tmp_path / "whole", kill_after_s=float("inf"), speed="2")
+    assert not whole.failures and whole.outcome == "ended" and whole.start_s, whole
+    outcomes = []
+    for k, part in enumerate((0.5, 0.65, 0.8), start=1):  # the job runs in about this part of a run
+        r = mechanism_soak.power_cut_run(kind, 40 + k, tmp_path / str(k), kill_after_s=part * whole.start_s,
+                                         speed="2")
+        assert not r.failures, r.failures
+        outcomes.append(r.outcome)
+    assert {"finished", "unknown"} & set(outcomes), outcomes  # at least one kill fell in the job
+
+
+@pytest.fixture(scope="module")
+def elf():
+    from fwtools import make
+
+    make("all", "sim")
+    return ELF
+
+
+def test_flipper_runs_on_the_firmware_in_simavr(elf, tmp_path):
+    from robot.app.mechanism_start import run_mechanism_start
+
+    cfg = _cfg("flipper")
+    for seed in (1, 2, 3):
+        t0 = time.monotonic()
+        run = run_mechanism_start(cfg, seed=seed, state_dir=tmp_path, firmware=str(elf), out=lambda _l: None)
+        assert run.status == "solved" and run.confirmed and run.scan_correct, (seed, run)
+        print(f"seed {seed}: {run.robot_moves} robot moves, {run.planned_s:.1f} s planned, "
+              f"{time.monotonic() - t0:.1f} s")
+
+
+def test_two_gripper_runs_on_the_firmware_in_simavr(elf, tmp_path):
+    from robot.app.mechanism_start import run_mechanism_start
+
+    run = run_mechanism_start(_cfg("two-gripper"), seed=4, state_dir=tmp_path, firmware=str(elf),
+                              out=lambda _l: None)
+    assert run.status == "solved" and run.confirmed
+
+
+def test_the_firmware_s_pins_show_a_wrong_move_as_a_fault(elf):
+    """A flip sent while the cover holds the cube: the firmware makes the
+    pulses, the parts they move jam (the physics reads the pins, not the
+    commands)."""
+    from robot.sim.pty_rig import SimRigProcess
+
+    cfg = _cfg("flipper")
+    with tempfile.TemporaryDirectory() as d:
+        cfg_path = ROOT / "config" / "examples" / "flipper.toml"
+        with SimRigProcess("--config", str(cfg_path), "--state", random_cube(3).to_facelets(),
+                           "--speed", "max", firmware=str(elf)) as sim, \
+                Link(cfg, sim.port, kind="flipper") as link:
+            link.connect()
+            drive = LinkMechanism(link, cfg, (None, 0, False))
+            drive.do(Action("close", "cover"))
+            drive.do(Action("turn", "", 1))
+            counts = sim.counts()
+            assert counts["layer_turns"] == [[3, 1]] and counts["fault"] is None
+            f = cfg.servos["flipper"]
+            link.request(P.ServoCommand(900, 2, f.pulse_us(f.angle("flip_deg")), 200))
+            deadline = time.monotonic() + 20
+            while sim.counts()["fault"] is None and time.monotonic() < deadline:
+                link.poll(0.1)
+            assert "cover not open" in sim.counts()["fault"]
+        assert Path(d).is_dir()
+
+
+def test_resume_in_a_new_process_takes_the_rig_s_word_and_otherwise_moves_nothing(tmp_path):
+    """Two cuts in one job, each with a move under way, on a sim-rig in its
+    own process: the first after the rig made the whole move (its last
+    DONE is the move's last id: resume finishes the job), the second with a
+    flip half made (the flipper up, not yet back: state unknown, nothing
+    moves)."""
+    from robot.rig.mechanisms import mechanism_for, plan
+    from robot.rig.mechanisms.journal import Interrupted, MechanismJournal, run_job
+    from robot.sim.pty_rig import SimRigProcess
+
+    cfg_path = ROOT / "config" / "examples" / "flipper.toml"
+    cfg = _cfg("flipper")
+    m = mechanism_for(cfg)
+    assert m is not None
+    cube = random_cube(7)
+    p = plan("R U F", m)  # a few flips among the turns
+    flips = [i for i, a in enumerate(p.actions) if a.kind == "flip"]
+    resume = [sys.executable, "-m", "robot", "resume", "--config", str(cfg_path), "--state-dir"]
+    for folder, cut_at, half in ((tmp_path / "whole", flips[0], False), (tmp_path / "half", flips[-1], True)):
+        with SimRigProcess("--config", str(cfg_path), "--state", cube.to_facelets(), "--speed", "max") as sim:
+            with Link(cfg, sim.port, kind="flipper") as link:
+                link.connect()
+                drive = LinkMechanism(link, cfg, m.start())
+                count = [0]
+
+                def do(a, drive=drive, cut_at=cut_at, half=half, n=count):
+                    i = n[0]
+                    n[0] += 1
+                    if i != cut_at:
+                        return drive.do(a)
+                    if not half:
+                        drive.do(a)  # made whole; the process dies before "done" is written
+                        raise Interrupted
+                    msg = drive.commands.commands(a)[0]  # the flipper goes up ...
+                    mid = drive._id()
+                    drive._queue(type(msg)(mid, msg.servo, msg.pulse_us, msg.travel_ms))
+                    drive._wait(mid, "flip up")
+                    raise Interrupted  # ... and the host dies before sending it back down
+
+                with pytest.raises(Interrupted):
+                    run_job(MechanismJournal(folder), m, cube.to_facelets(), p.actions, do, state=m.start(),
+                            boot_id=link.hello.boot_id, ids=drive.ids)
+            before = sim.counts()
+            r = subprocess.run([*resume, str(folder), "--port", sim.port], capture_output=True, text=True,
+                               timeout=120, cwd=ROOT)
+            after = sim.counts()
+            assert "Traceback" not in r.stderr
+            if half:
+                assert r.returncode == 1 and "state unknown: scan again" in r.stderr, r.stderr
+                assert "Nothing was moved" in r.stderr and after["moves"] == before["moves"]
+                assert len(r.stderr.strip().splitlines()) == 1
+            else:
+                assert r.returncode == 0 and "the rig finished robot move" in r.stdout, (r.stdout, r.stderr)
+                made = after["layer_turns"]
+                assert len(made) == len(p.solution)  # every layer once
+                j = MechanismJournal(folder).last()
+                assert j is not None and j.end == "done" and j.done == len(p.actions)
+                assert j.cube == cube.apply(p.solution).to_facelets()
+
+
+def test_homing_brings_a_flipper_left_part_way_back_to_where_a_job_starts():
+    """A run killed mid-scan leaves the flipper raised, the cover closed or
+    the turntable off home; the next run homes the servos (flipper down,
+    cover open, turntable home: a spin, never a layer turn) before it scans."""
+    rig, link = _linked("flipper", "flip-home")
+    try:
+        cfg = _cfg("flipper")
+        drive = LinkMechanism(link, cfg, (None, 0, False))
+        drive.do(Action("spin", "", 1))
+        drive.do(Action("close", "cover"))
+        LinkMechanism(link, cfg).home()  # a new run knows nothing of that
+        assert rig.mechanism is not None and rig.mechanism.fault is None and rig.mechanism.turns == []
+        m = rig.mechanism
+        assert m._near("cover", "open_deg") and m._near("flipper", "rest_deg")
+        assert abs(m.angle["turntable"] - cfg.servos["turntable"].angle("home_deg")) < 1
+    finally:
+        link.close()
