@@ -47,3 +47,40 @@ def test_a_real_port_with_a_simulated_camera_and_a_missing_firmware_are_refused_
                            capture_output=True, text=True, timeout=120, cwd=ROOT)
         assert r.returncode == 2 and "Traceback" not in r.stderr and says in r.stderr
         assert len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_run_turns_the_searchs_plan_when_it_beats_every_candidate(kind, tmp_path, monkeypatch):
+    """[solver] search_ms: the start loop hands the solver's candidates to the
+    search in the mechanism's metric and turns whichever is cheaper: never a
+    plan dearer than the candidates' best, and the search's own when it wins."""
+    import robot.app.mechanism_start as ms
+    from robot.rig.mechanisms import cheapest
+
+    seen = []
+    real = ms.best_solution
+
+    def recording(facelets, mech, start, budget_s, *, candidates):
+        moves, found = real(facelets, mech, start, budget_s, candidates=candidates)
+        seen.append((budget_s, cheapest(candidates, mech, start=start)[1], found))
+        return moves, found
+
+    monkeypatch.setattr(ms, "best_solution", recording)
+    cfg = load_config(ROOT / "config" / "examples" / f"{kind}.toml")
+    assert cfg.solver.search_ms == 1000
+    run = run_mechanism_start(cfg, seed=4, state_dir=tmp_path, out=lambda _line: None)
+    assert run.status == "solved" and run.confirmed
+    [(budget_s, best_candidate, found)] = seen
+    assert budget_s == 1.0
+    turned = min((best_candidate.seconds, best_candidate.moves), (found.seconds, found.moves))
+    assert (run.planned_s, run.robot_moves) == turned
+    assert (found.seconds, found.moves) <= (best_candidate.seconds, best_candidate.moves)
+
+
+def test_search_ms_is_bounded_where_it_is_read(tmp_path):
+    from robot.rig.errors import UserError
+
+    text = (ROOT / "config" / "examples" / "flipper.toml").read_text().replace("search_ms = 1000", "search_ms = -1")
+    (tmp_path / "bad.toml").write_text(text)
+    with pytest.raises(UserError, match=r"solver.search_ms: expected a value between 0 and 60000, got -1"):
+        load_config(tmp_path / "bad.toml")

@@ -46,6 +46,8 @@ MAX_NAME_CHARS = 100
 """A camera's or view's name."""
 MAX_CAMERAS = MAX_VIEWS = 16
 MAX_CAMERA_INDEX = 255
+MAX_SEARCH_MS = 60_000
+"""A mechanism search longer than a minute gains nothing measurable (docs/benchmarks.md)."""
 MAX_LIBCAMERA = 15
 """The N of "libcamera:N" (a Raspberry Pi 5 has two camera ports)."""
 MAX_COMMAND_ARGS = 64
@@ -237,6 +239,10 @@ class SolverConfig:
     method: str = "two-phase"
     """How `start` solves: "two-phase" (short, for speed) or "cfop" (the
     stages a person would turn, for a demonstration)."""
+    search_ms: int = 1000
+    """On a flipper or two-gripper rig: how long the search in the
+    mechanism's own metric may look for a solution cheaper to make than the
+    candidates' best (0: the candidates' best)."""
 
 
 
@@ -604,6 +610,7 @@ def parse_config(text: str, path: Path | None = None) -> Config:
             max_length=ml,
             method=t.text("method", solver.method, choices=METHODS),
             workers=t.maybe_integer("workers", 1, MAX_WORKERS),
+            search_ms=t.integer("search_ms", solver.search_ms, 0, MAX_SEARCH_MS),
         )
         t.done()
 
