@@ -131,3 +131,19 @@ def test_a_damaged_hex_is_refused(tmp_path):
     bad.write_text(":100000000C9434000C9446000C9446000C9446006A\n")
     with pytest.raises(UserError, match="no end-of-file"):
         firmware.check_hex(bad)
+
+
+def test_a_cached_hex_cut_short_is_built_again_and_never_flashed(tmp_path, avrdude):
+    env, log = avrdude
+    port = tmp_path / "ttyACM0"
+    port.write_text("")
+    built = firmware.build("uno", tmp_path / "fw")
+    whole = built.hex.read_bytes()
+    built.hex.write_bytes(whole[: len(whole) // 2])  # a full disk, a pulled card
+    with pytest.raises(UserError, match="bad length|not an Intel HEX|no end-of-file"):
+        firmware.flash(built, str(port))
+    assert not log.exists() or not log.read_text().strip()  # avrdude never ran
+    lines = []
+    again = firmware.build("uno", tmp_path / "fw", progress=lines.append)
+    assert not again.reused and "damaged; building it again" in lines[0]
+    assert again.hex.read_bytes() == whole and firmware.check_hex(again.hex) == again.flash_bytes

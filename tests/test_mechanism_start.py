@@ -80,7 +80,8 @@ def test_the_run_turns_the_searchs_plan_when_it_beats_every_candidate(kind, tmp_
 def test_search_ms_is_bounded_where_it_is_read(tmp_path):
     from robot.rig.errors import UserError
 
-    text = (ROOT / "config" / "examples" / "flipper.toml").read_text().replace("search_ms = 1000", "search_ms = -1")
+    text = (ROOT / "config" / "examples" / "flipper.toml").read_text()
+    text = text.replace("search_ms = 1000", "search_ms = -1")
     (tmp_path / "bad.toml").write_text(text)
     with pytest.raises(UserError, match=r"solver.search_ms: expected a value between 0 and 60000, got -1"):
         load_config(tmp_path / "bad.toml")

@@ -151,8 +151,11 @@ def build(board_name: str, out: Path | None = None, *, sketch: Path = SKETCH_DIR
     version = sketch_version(sketch)
     stamp_file = where / "build.sha256"
     if hexfile.is_file() and elf.is_file() and stamp_file.is_file() and stamp_file.read_text() == stamp:
-        progress(f"{board.title}: up to date")
-        return Built(board, elf, hexfile, version, *_sizes(tools["avr-size"], board, elf), reused=True)
+        kept = Built(board, elf, hexfile, version, *_sizes(tools["avr-size"], board, elf), reused=True)
+        if _whole(kept):
+            progress(f"{board.title}: up to date")
+            return kept
+        progress(f"{board.title}: {hexfile} is damaged; building it again")
     stamp_file.unlink(missing_ok=True)
     (where / "core").mkdir(parents=True, exist_ok=True)
     (where / "sketch").mkdir(parents=True, exist_ok=True)
@@ -218,13 +221,27 @@ def check_hex(path: Path) -> int:
     return total
 
 
+def _whole(built: Built) -> bool:
+    """The .hex is whole and holds the program the .elf has."""
+    try:
+        return check_hex(built.hex) == built.flash_bytes or not built.flash_bytes
+    except (UserError, OSError, UnicodeDecodeError):
+        return False
+
+
 def avrdude_command(board: Board, port: str, hexfile: Path) -> list[str]:
     return [need_tool("avrdude"), "-p", board.mcu, *board.programmer, "-P", port, "-U",
             f"flash:w:{hexfile}:i"]
 
 
 def flash(built: Built, port: str, *, progress: Callable[[str], None] = lambda line: None) -> None:
-    """Write the .hex to the board on ``port`` with avrdude."""
+    """Write the .hex to the board on ``port`` with avrdude, after checking
+    that it is whole and holds the program built (a cached .hex cut short on
+    a full disk must not reach the board)."""
+    size = check_hex(built.hex)
+    if built.flash_bytes and size != built.flash_bytes:
+        raise UserError(f"{built.hex} holds {size} bytes of program, the build made {built.flash_bytes}: "
+                        "run `cuberobot firmware build` again")
     argv = avrdude_command(built.board, port, built.hex)
     progress(f"flashing {built.hex} to the {built.board.title} on {port}: {' '.join(argv[1:])}")
     try:
