@@ -63,7 +63,7 @@ from .metrics import METRICS, cost, group_steps
 from .moves import Move, format_moves, simplify
 from .search import Searcher
 from .solution import Solution
-from .symmetry import S_URF3
+from .symmetry import DIAGONAL_MOVE_MAPS, DIAGONAL_TURNS
 from .talk import ticking
 from .validate import parse_facelets
 
@@ -165,18 +165,8 @@ def prepare(progress: Callable[[str], None] | None = None) -> None:
     _ready = True
 
 
-def _conj_map(r: int) -> list[int]:
-    """Move m of the cube turned r times -> the move of the original cube."""
-    u = Cube()
-    for _ in range(r):
-        u = u * S_URF3
-    ui = u.inverse()
-    index = {c: k for k, c in enumerate(co.MOVE_CUBES)}
-    return [index[ui * mc * u] for mc in co.MOVE_CUBES]
-
-
-_CONJ = [_conj_map(r) for r in range(3)]
-_TURN = [Cube(), S_URF3, S_URF3 * S_URF3]
+_CONJ = DIAGONAL_MOVE_MAPS
+_TURN = DIAGONAL_TURNS
 
 
 _Back = Callable[[list[int]], list[int]]

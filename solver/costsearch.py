@@ -37,7 +37,7 @@ from numba import njit
 from . import coords as co
 from .cubie import Cube
 from .search import P2_MAX, Tables, _h1_mod3, phase1_distance, phase2_distance
-from .symmetry import S_URF3
+from .symmetry import DIAGONAL_MOVE_MAPS, DIAGONAL_TURNS
 from .tables import PHASE2_MOVES
 
 INF = 1e300
@@ -285,19 +285,8 @@ def _run(st, mvs, lv, cp, ep, vec, tables, nxt, cost, cmin, best, sol, lp, pv, p
         st[S_D] = d + 1
 
 
-def _conj_map(r: int) -> list[int]:
-    """Move m of the cube turned r times about the URF corner -> the move of
-    the cube itself."""
-    u = Cube()
-    for _ in range(r):
-        u = u * S_URF3
-    ui = u.inverse()
-    index = {c: k for k, c in enumerate(co.MOVE_CUBES)}
-    return [index[ui * mc * u] for mc in co.MOVE_CUBES]
-
-
-_CONJ = [_conj_map(r) for r in range(3)]
-_TURN = [Cube(), S_URF3, S_URF3 * S_URF3]
+_CONJ = DIAGONAL_MOVE_MAPS
+_TURN = DIAGONAL_TURNS
 
 
 def _inverse_move(m: int) -> int:

@@ -38,6 +38,25 @@ _S_LR2 = co.to_array(Cube((1, 0, 3, 2, 5, 4, 7, 6), (3,) * 8,
                           (2, 1, 0, 3, 6, 5, 4, 7, 9, 8, 11, 10), (0,) * 12))
 
 
+def _turned_move_map(r: int) -> list[int]:
+    """Move m of the cube turned r times about the URF-DBL diagonal -> the
+    move of the cube itself."""
+    u = Cube()
+    for _ in range(r):
+        u = u * S_URF3
+    ui = u.inverse()
+    index = {c: k for k, c in enumerate(co.MOVE_CUBES)}
+    return [index[ui * mc * u] for mc in co.MOVE_CUBES]
+
+
+DIAGONAL_TURNS = (Cube(), S_URF3, S_URF3 * S_URF3)
+"""The cube turned 0, 1 and 2 times about the URF-DBL diagonal: each puts
+another axis where the two-phase split wants U-D (searches look from all three)."""
+DIAGONAL_MOVE_MAPS = tuple(_turned_move_map(r) for r in range(3))
+"""For each of :data:`DIAGONAL_TURNS`: a move of the turned cube -> the same
+move named on the cube itself."""
+
+
 def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a * b`` in plain Python: run at import, where the compiled code
     would cost a numba start-up that importing the solver should not pay."""
