@@ -7,11 +7,13 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from robot.app.mechanism_start import run_mechanism_start
 from robot.rig.config import load_config
+from robot.web.workshop import last_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = ("flipper", "two-gripper")
@@ -27,6 +29,37 @@ def test_start_command_headless_on_each_kind(kind, tmp_path):
     records = [json.loads(line) for line in (tmp_path / "mechanism-journal.jsonl").read_text().splitlines()]
     assert records[0]["type"] == "job" and records[-1] == {"type": "end", "job": 1, "status": "done"}
     assert all("orientation" in r for r in records if r["type"] == "done")
+    # the run record, where the panel keeps its own runs' and its last-runs list reads them
+    panel = SimpleNamespace(options=SimpleNamespace(state_dir=str(tmp_path)))
+    [listed] = last_runs(panel)["runs"]  # type: ignore[arg-type]
+    assert listed["status"] == "solved" and listed["confirmed"] and listed["scan_correct"]
+    assert listed["start_by"] == "no-wait" and listed["moves"] in r.stdout
+    assert {p.rsplit("-", 1)[0] for p in listed["pictures"] if p.startswith("scan-")} == {
+        f"scan-top-{face}" for face in "URFDLB"}
+    assert f"run record and scan images: {tmp_path / 'runs' / listed['id']}" in r.stdout
+    record = json.loads((tmp_path / "runs" / listed["id"] / "run.json").read_text())
+    assert record["seed"] == 3 and record["turns"] > record["length"]
+
+
+def test_a_run_that_fails_after_the_scan_keeps_a_record_of_how_far_it_got(tmp_path, monkeypatch):
+    import robot.app.mechanism_start as ms
+    from robot.app.events import Face
+    from robot.app.mechanism_events import MechanismEngine
+    from robot.rig.errors import RigError
+
+    def broken(*_args, **_kwargs):
+        raise RigError("the rig lost its footing")
+
+    monkeypatch.setattr(ms, "cheapest", broken)
+    cfg = load_config(ROOT / "config" / "examples" / "flipper.toml")
+    engine = MechanismEngine(cfg, Face(), seed=3, state_dir=tmp_path, paced=False)
+    with pytest.raises(RigError):
+        engine.run()
+    [folder] = (tmp_path / "runs").iterdir()
+    record = json.loads((folder / "run.json").read_text())
+    assert record["status"] == "failed" and record["message"] == "the rig lost its footing"
+    assert record["scan_correct"] is True and len(record["facelets"]) == 54 and "moves" not in record
+    assert len(list(folder.glob("scan-*.png"))) == 6
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -122,11 +122,13 @@ def _viewer(path: str) -> Callable[[], str]:
 def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | None = None,
                         state_dir: str | Path | None = None, firmware: str | None = None,
                         sim_view: str | None = None, out: Callable[[str], None] = print,
-                        events: MechanismEvents | None = None) -> MechanismRun:
+                        events: MechanismEvents | None = None,
+                        run: MechanismRun | None = None) -> MechanismRun:
     """The whole loop on the config's flipper or two-gripper rig, driven over
     the link: a virtual rig (``sim://``), the firmware in simavr
     (``firmware``), or a real port. ``events``: the faces told as the
-    six-motor engine tells them, and their stop."""
+    six-motor engine tells them, and their stop. ``run``: filled in as the
+    run goes (a run that raises has got as far as it says)."""
     from solver import solve
 
     from ..rig.journal import default_state_dir
@@ -138,7 +140,7 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
                         f"the config has {len(cfg.cameras)} cameras and {len(cfg.views)} views")
     m = mechanism_for(cfg)
     assert m is not None
-    run = MechanismRun(cfg.rig.kind)
+    run = run if run is not None else MechanismRun(cfg.rig.kind)
     ev = events if events is not None else MechanismEvents()
     ev.started(m)
     cube = random_cube(seed)
