@@ -118,3 +118,32 @@ def test_search_ms_is_bounded_where_it_is_read(tmp_path):
     (tmp_path / "bad.toml").write_text(text)
     with pytest.raises(UserError, match=r"solver.search_ms: expected a value between 0 and 60000, got -1"):
         load_config(tmp_path / "bad.toml")
+
+
+def _screen_lines(written: str) -> list[tuple[str, str]]:
+    """What a terminal shows after each ``\\r``-rewrite of a line: (what was
+    written, what the line then reads), for every rewrite in ``written``."""
+    shown = []
+    for physical in written.split("\n"):
+        screen = ""
+        for seg in physical.split("\r"):
+            screen = seg + screen[len(seg):]
+            if seg:
+                shown.append((seg.rstrip(), screen.rstrip()))
+    return shown
+
+
+def test_the_terminals_progress_line_leaves_nothing_of_a_longer_line_before_it(tmp_path, capsys):
+    from robot.app.mechanism_events import MechanismEngine
+    from robot.app.terminal import TerminalFace
+
+    face = TerminalFace(lambda _line: None, headless=True)
+    face.tty = True  # as on a terminal: the line rewritten in place on stderr
+    cfg = load_config(ROOT / "config" / "examples" / "flipper.toml")
+    run = MechanismEngine(cfg, face, seed=3, state_dir=tmp_path, paced=False).run()
+    assert run.status == "solved"
+    shown = _screen_lines(capsys.readouterr().err)
+    assert len(shown) == run.robot_moves
+    widths = [len(written) for written, _ in shown]
+    assert any(b < a for a, b in zip(widths, widths[1:])), "no shorter line followed a longer one"
+    assert all(screen == written for written, screen in shown)
