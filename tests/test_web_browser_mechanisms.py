@@ -127,3 +127,29 @@ def test_a_dry_run_on_a_flipper_from_the_page(browser, tmp_path):
         errors = [e for e in browser.get_log("browser")
                   if e["level"] == "SEVERE" and e["source"] == "javascript"]
         assert not errors, errors
+
+
+CHOICES_JS = """
+const say = (id) => ({disabled: document.getElementById(id).disabled,
+                      title: document.getElementById(id).closest('label').title});
+return {method: say('method'), metric: say('metric'), dry: document.getElementById('dry-run').disabled,
+        start: document.getElementById('start').disabled};
+"""
+
+
+@pytest.mark.parametrize("kind", ["flipper", "two-gripper", "six-motor"])
+def test_the_method_and_metric_are_disabled_where_the_rig_ignores_them(browser, tmp_path, kind):
+    """A rig that moves the cube plans its own robot moves: the selectors say
+    so on their labels and cannot be changed; Start and the dry run stay."""
+    cfg = load_config(ROOT / "config" / ("rig.toml" if kind == "six-motor" else f"examples/{kind}.toml"))
+    with panel_server(tmp_path, cfg=cfg) as (base, _panel, _):
+        browser.get(base)
+        WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "state").text == "idle")
+        d = browser.execute_script(CHOICES_JS)
+    assert not d["start"] and not d["dry"], d
+    for choice in ("method", "metric"):
+        if kind == "six-motor":
+            assert d[choice] == {"disabled": False, "title": ""}, d
+        else:
+            assert d[choice]["disabled"] and f"a {kind} rig" in d[choice]["title"], d
+            assert "do not apply" in d[choice]["title"], d

@@ -103,8 +103,22 @@ async function loadMetrics() {
   }));
 }
 function chosen() {
+  if (page.mechanism) return {}; // the rig's own loop: no method or metric to choose
   const method = $("method").value;
   return method === "cfop" ? { method } : { method, metric: $("metric").value };
+}
+// A rig that moves the cube (flipper, two-gripper) plans its own robot moves in its own metric: the
+// method and metric selectors do not apply there, and say why (on the label: a disabled control shows
+// no tooltip in every browser). The dry run is another card and stays.
+function showChoices() {
+  const why = page.mechanism
+    ? `a ${page.mechanism} rig solves with two-phase and picks the plan its own robot moves make fastest: ` +
+      "the method and metric do not apply"
+    : "";
+  for (const id of ["method", "metric"]) {
+    $(id).disabled = !!page.mechanism;
+    $(id).closest("label").title = why;
+  }
 }
 $("method").addEventListener("change", () => { $("metric-label").hidden = $("method").value === "cfop"; });
 $("start").addEventListener("click", () => { say("starting…"); command("/api/start", chosen()); });
@@ -255,6 +269,7 @@ function onStatus(s) {
   page.status = s;
   page.mechanism = (s.rig && s.rig.kind) || s.rig_kind || "";
   if (page.mechanism === "six-motor") page.mechanism = "";
+  showChoices();
   page.steps = s.steps || [];
   page.turn = s.turn || 0;
   page.started = s.started || 0;
