@@ -74,7 +74,8 @@ def test_several_runs_in_process(kind, tmp_path):
 def test_a_real_port_with_a_simulated_camera_and_a_missing_firmware_are_refused_in_one_line(tmp_path):
     cfg = str(ROOT / "config" / "examples" / "flipper.toml")
     for extra, says in ((["--port", "/dev/ttyACM9"], "simulated cameras can only show a simulated rig"),
-                        (["--firmware", str(tmp_path / "x.elf")], "firmware file not found")):
+                        (["--firmware", str(tmp_path / "x.elf")], "firmware file not found"),
+                        (["--method", "cfop"], "--method is for a six-motor rig")):
         r = subprocess.run([sys.executable, "-m", "robot", "start", "--headless", "--config", cfg,
                             "--state-dir", str(tmp_path), *extra],
                            capture_output=True, text=True, timeout=120, cwd=ROOT)

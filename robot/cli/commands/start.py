@@ -25,6 +25,9 @@ def _start(args: argparse.Namespace) -> int:
         cfg = replace(cfg, solver=replace(cfg.solver, method=args.method))
     check_rig_options(cfg, args.port, "--port", args.firmware, args.state_dir)
     if cfg.rig.kind != "six-motor":
+        if args.method is not None:
+            raise UserError(f"--method is for a six-motor rig: a {cfg.rig.kind} rig solves with two-phase "
+                            "and turns the plan its own robot moves make fastest")
         return _start_mechanism(cfg, args)
     if args.sim_view:
         raise UserError("--sim-view is for a flipper's or two-gripper's sim-rig in another process; "
