@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -141,6 +142,7 @@ def test_the_terminals_progress_line_leaves_nothing_of_a_longer_line_before_it(t
     face = TerminalFace(lambda _line: None, headless=True)
     face.tty = True  # as on a terminal: the line rewritten in place on stderr
     cfg = load_config(ROOT / "config" / "examples" / "flipper.toml")
+    cfg = replace(cfg, solver=replace(cfg.solver, search_ms=0))  # the candidates' plan is enough here
     run = MechanismEngine(cfg, face, seed=3, state_dir=tmp_path, paced=False).run()
     assert run.status == "solved"
     shown = _screen_lines(capsys.readouterr().err)
