@@ -150,3 +150,38 @@ def test_the_terminals_progress_line_leaves_nothing_of_a_longer_line_before_it(t
     widths = [len(written) for written, _ in shown]
     assert any(b < a for a, b in zip(widths, widths[1:])), "no shorter line followed a longer one"
     assert all(screen == written for written, screen in shown)
+
+
+def test_a_scans_robot_moves_are_told_with_the_cube_as_the_rig_holds_it(tmp_path):
+    """Every robot move of a scan is a ``scan-move`` (checked against the one
+    schema as it is made): the orientations chain from the cube as put in to
+    where the solution's plan starts, and the confirmation scan's from where
+    the solution left it."""
+    from robot.app.events import Face
+    from robot.app.mechanism_events import MechanismEngine
+
+    class Heard(Face):
+        def __init__(self):
+            self.events = []
+
+        def emit(self, event):
+            self.events.append(event)
+
+    face = Heard()
+    cfg = load_config(ROOT / "config" / "examples" / "two-gripper.toml")
+    cfg = replace(cfg, solver=replace(cfg.solver, search_ms=0))
+    run = MechanismEngine(cfg, face, seed=3, state_dir=tmp_path, paced=False).run()
+    assert run.status == "solved"
+    moves = [e for e in face.events if e.kind == "scan-move"]
+    assert len(moves) == run.scan_robot_moves
+    assert {e.data["purpose"] for e in moves} == {"scan", "confirmation scan"}
+    assert all("move" not in e.data and e.state == "scanning" for e in moves)
+    held = "URFDLB"
+    for e in face.events:
+        if e.kind == "solution":
+            assert e.data["orientation"] == held
+        if e.kind in ("scan-move", "turn-done"):
+            if e.kind == "scan-move" and "rotation" not in e.data:
+                assert e.data["orientation"] == held  # a regrip: the cube stays as it is held
+            held = e.data["orientation"]
+    assert any("rotation" in e.data for e in moves)

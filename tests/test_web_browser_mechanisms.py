@@ -51,7 +51,7 @@ const centres = [...root.querySelectorAll('.sticker3d')].filter((el) => el.datas
 return {held: root.dataset.held, rotating: root.dataset.rotating || '',
         reported: withHeld.length ? withHeld[withHeld.length - 1].orientation : '',
         caught_up: heard.length > 0 && heard[heard.length - 1].seq === shown,
-        top: centres[0][0], bottom: centres[5][0],
+        top: centres[0][0], bottom: centres[5][0], state: document.getElementById('state').dataset.state,
         line: document.getElementById('held').textContent, facelets: root.dataset.facelets,
         finished: window.__events.filter((e) => e.kind === 'finished').map((e) => e.status)};
 """
@@ -66,11 +66,12 @@ def test_the_page_draws_the_cube_as_the_rig_holds_it(browser, tmp_path, kind):
         browser.execute_script(LISTEN_JS)
         time.sleep(0.3)  # the stream is open before the run starts
         browser.find_element(By.ID, "start").click()
-        checked, whole_turns, deadline, starts = set(), set(), time.monotonic() + 180, 1
+        checked, whole_turns, deadline, starts, scan_turns = set(), set(), time.monotonic() + 180, 1, 0
         while time.monotonic() < deadline:
             d = browser.execute_script(DRAWN_JS)
             if d["rotating"]:
                 whole_turns.add(d["rotating"])
+                scan_turns += d["state"] == "scanning"  # the scan's flips and spins are drawn too
             elif d["reported"] and d["caught_up"]:
                 # no whole-cube turn being drawn: held as the last event the page has shown says
                 # (a layer turn being drawn leaves the centres where they are)
@@ -88,7 +89,7 @@ def test_the_page_draws_the_cube_as_the_rig_holds_it(browser, tmp_path, kind):
                 break
             time.sleep(0.02)
         assert d["finished"] == ["solved"], d
-        assert len(checked) >= 3 and whole_turns, (checked, whole_turns)
+        assert len(checked) >= 3 and whole_turns and scan_turns, (checked, whole_turns, scan_turns)
         assert browser.find_element(By.ID, "state").text == "solved"
         time.sleep(0.8)  # the last move's animation
         d = browser.execute_script(DRAWN_JS)

@@ -170,12 +170,25 @@ class MechanismEvents:
         if self.stop_flag.is_set():
             raise Stopped("stopped by request between two robot moves")
 
-    def guard(self, do: Callable[[Action], None]) -> Callable[[Action], None]:
-        """``do`` that first checks for a stop (the scan's moves: nothing is journalled)."""
-        def guarded(action: Action) -> None:
+    def scan_mover(self, do: Callable[[Action], None], purpose: str,
+                   start: State) -> Callable[[Action], None]:
+        """``do`` for a scan plan's moves from ``start``: a stop is checked
+        first (nothing of a scan is journalled), and each move is told as a
+        ``scan-move`` (what it does to the held cube), paced as the
+        solution's moves are."""
+        state = start
+
+        def moving(action: Action) -> None:
+            nonlocal state
             self.check_stop()
+            assert self.mech is not None
+            fields, after = move_fields(self.mech, state, action)
+            self.emit("scan-move", "scanning", purpose=purpose, step=str(action), **fields)
             do(action)
-        return guarded
+            if self.pace:
+                self.stop_flag.wait(self.mech.apply(state, action).seconds / self.pace)
+            state = after
+        return moving
 
     # -- what the run tells ----------------------------------------------------
     def emit(self, kind: str, state: str | None = None, text: str = "", result: ScanResult | None = None,

@@ -184,7 +184,7 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube
         other stickers), up to [start] recaptures times."""
         sp = scan_plan(m, start=start)
         ev.scanning(purpose, view.name)
-        result = scan_with_plan(sp, view, ev.guard(rig.do), picture)
+        result = scan_with_plan(sp, view, ev.scan_mover(rig.do, purpose, start or m.start()), picture)
         run.scan_robot_moves += sum(len(s.before) for s in sp.shots)
         end = sp.end
         used: dict[int, set[int]] = {f: set() for f in range(6)}
@@ -199,7 +199,7 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube
                 break
             again = rescan_plan(m, end, {f: used[f] for f in faces})
             ev.recapture(purpose, result, sorted(faces))
-            result = _merge(result, capture_shots(again, view, ev.guard(rig.do), picture))
+            result = _merge(result, capture_shots(again, view, ev.scan_mover(rig.do, purpose, end), picture))
             run.scan_robot_moves += sum(len(s.before) for s in again.shots)
             end = again.end
             for shot in again.shots:

@@ -24,6 +24,7 @@ const page = {
   dry: false, // a dry run is going on (its card says so until it ends)
   latched: false, // the rig's emergency stop is latched: the badge says so while nothing runs
   lastTurnAt: 0, // when the last turn started (performance.now()): the next turn is drawn over as long
+  lastScanMoveAt: 0, // the same for a scan's robot moves (a rig that moves the cube)
   mechanism: "", // a rig that moves the cube (flipper, two-gripper): its kind; each of its moves is a "turn"
 };
 
@@ -312,8 +313,19 @@ function onEvent(e) {
       if (e.by === "button") say("started by the rig's button");
       cube.hold(HOME); showHeld("", page.mechanism ? HOME : "");
       break;
-    case "scanning": say(`${e.purpose}: capture ${e.capture}`); break;
+    case "scanning": say(`${e.purpose}: capture ${e.capture}`); page.lastScanMoveAt = 0; break;
     case "recapture": say(e.text); break;
+    case "scan-move": {
+      // A rig that moves the cube shows the camera each face: the cube is drawn turned as the rig turns it,
+      // over about the time the last such move took (a scan's moves come at the rig's pace).
+      const now = performance.now();
+      const each = page.lastScanMoveAt ? now - page.lastScanMoveAt : 400;
+      page.lastScanMoveAt = now;
+      if (e.rotation) cube.turnWhole(e.rotation.slot, e.rotation.quarters, e.orientation, Math.max(60, Math.min(600, 0.85 * each)));
+      else cube.settleHeld(e.orientation);
+      showHeld(e.step, e.orientation);
+      break;
+    }
     case "scan":
       page.doubtful = new Set(e.doubtful);
       // a person's painting in progress is never overwritten by a picture of the cube
