@@ -51,7 +51,7 @@ const centres = [...root.querySelectorAll('.sticker3d')].filter((el) => el.datas
 return {held: root.dataset.held, rotating: root.dataset.rotating || '',
         reported: withHeld.length ? withHeld[withHeld.length - 1].orientation : '',
         caught_up: heard.length > 0 && heard[heard.length - 1].seq === shown,
-        top: centres[0][0], bottom: centres[5][0],
+        top: centres[0][0], bottom: centres[5][0], state: document.getElementById('state').dataset.state,
         line: document.getElementById('held').textContent, facelets: root.dataset.facelets,
         finished: window.__events.filter((e) => e.kind === 'finished').map((e) => e.status)};
 """
@@ -66,11 +66,12 @@ def test_the_page_draws_the_cube_as_the_rig_holds_it(browser, tmp_path, kind):
         browser.execute_script(LISTEN_JS)
         time.sleep(0.3)  # the stream is open before the run starts
         browser.find_element(By.ID, "start").click()
-        checked, whole_turns, deadline, starts = set(), set(), time.monotonic() + 180, 1
+        checked, whole_turns, deadline, starts, scan_turns = set(), set(), time.monotonic() + 180, 1, 0
         while time.monotonic() < deadline:
             d = browser.execute_script(DRAWN_JS)
             if d["rotating"]:
                 whole_turns.add(d["rotating"])
+                scan_turns += d["state"] == "scanning"  # the scan's flips and spins are drawn too
             elif d["reported"] and d["caught_up"]:
                 # no whole-cube turn being drawn: held as the last event the page has shown says
                 # (a layer turn being drawn leaves the centres where they are)
@@ -88,7 +89,7 @@ def test_the_page_draws_the_cube_as_the_rig_holds_it(browser, tmp_path, kind):
                 break
             time.sleep(0.02)
         assert d["finished"] == ["solved"], d
-        assert len(checked) >= 3 and whole_turns, (checked, whole_turns)
+        assert len(checked) >= 3 and whole_turns and scan_turns, (checked, whole_turns, scan_turns)
         assert browser.find_element(By.ID, "state").text == "solved"
         time.sleep(0.8)  # the last move's animation
         d = browser.execute_script(DRAWN_JS)
@@ -127,3 +128,29 @@ def test_a_dry_run_on_a_flipper_from_the_page(browser, tmp_path):
         errors = [e for e in browser.get_log("browser")
                   if e["level"] == "SEVERE" and e["source"] == "javascript"]
         assert not errors, errors
+
+
+CHOICES_JS = """
+const say = (id) => ({disabled: document.getElementById(id).disabled,
+                      title: document.getElementById(id).closest('label').title});
+return {method: say('method'), metric: say('metric'), dry: document.getElementById('dry-run').disabled,
+        start: document.getElementById('start').disabled};
+"""
+
+
+@pytest.mark.parametrize("kind", ["flipper", "two-gripper", "six-motor"])
+def test_the_method_and_metric_are_disabled_where_the_rig_ignores_them(browser, tmp_path, kind):
+    """A rig that moves the cube plans its own robot moves: the selectors say
+    so on their labels and cannot be changed; Start and the dry run stay."""
+    cfg = load_config(ROOT / "config" / ("rig.toml" if kind == "six-motor" else f"examples/{kind}.toml"))
+    with panel_server(tmp_path, cfg=cfg) as (base, _panel, _):
+        browser.get(base)
+        WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "state").text == "idle")
+        d = browser.execute_script(CHOICES_JS)
+    assert not d["start"] and not d["dry"], d
+    for choice in ("method", "metric"):
+        if kind == "six-motor":
+            assert d[choice] == {"disabled": False, "title": ""}, d
+        else:
+            assert d[choice]["disabled"] and f"a {kind} rig" in d[choice]["title"], d
+            assert "do not apply" in d[choice]["title"], d

@@ -111,7 +111,10 @@ def test_the_panel_runs_a_mechanism_from_start_to_solved(kind, tmp_path):
         check_moves(solution, turns)
         status, body, _ = client.get("/api/status")
         assert body["result"] == "solved" and body["turn"] == body["turns"] == len(turns)
-        assert body["orientation"] == turns[-1]["orientation"] and body["rig_kind"] == kind
+        # held as the last robot move left it: the confirmation scan's, after the solution's
+        held = [e for e in events if "orientation" in e]
+        assert held[-1]["kind"] == "scan-move" and held[-1]["purpose"] == "confirmation scan"
+        assert body["orientation"] == held[-1]["orientation"] and body["rig_kind"] == kind
         assert len(body["views"]) >= 6
         status, jpg, _ = client.get(f"/api/images/{body['views'][0]}.jpg")
         assert status == 200 and jpg[:2] == b"\xff\xd8"

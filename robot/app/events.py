@@ -39,6 +39,9 @@ EVENTS: dict[str, Kind] = {
     "waiting": Kind({"press": str}, doc="waiting for start: press 'person' or 'simulated'"),
     "started": Kind({"by": str}, doc="start was pressed (by: button, enter, page, auto)"),
     "scanning": Kind({"purpose": str, "capture": int, "views": list}, doc="capturing views"),
+    "scan-move": Kind({"purpose": str, "step": str}, _HELD,
+                      doc="a rig that moves the cube: a robot move of a scan's plan (a flip, a spin, a "
+                          "regrip) that shows the camera the next face; no layer turns"),
     "scan": Kind({"purpose": str, "facelets": str, "valid": bool, "confidence": list, "doubtful": list,
                   "why": str, "views": list}, doc="a scan read: 54 letters, per-sticker confidence"),
     "recapture": Kind({"doubtful": list, "views": list},

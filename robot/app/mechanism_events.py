@@ -42,6 +42,7 @@ from ..rig.mechanisms.base import Action, ImpossibleMove, Mechanism, State
 from ..rig.mechanisms.journal import MechanismJournal
 from ..rig.mechanisms.orientation import Orientation, face_move, name, rotate
 from .events import Event, Face
+from .record import RunRecord
 
 if TYPE_CHECKING:
     from vision.scanning import ScanResult
@@ -169,12 +170,25 @@ class MechanismEvents:
         if self.stop_flag.is_set():
             raise Stopped("stopped by request between two robot moves")
 
-    def guard(self, do: Callable[[Action], None]) -> Callable[[Action], None]:
-        """``do`` that first checks for a stop (the scan's moves: nothing is journalled)."""
-        def guarded(action: Action) -> None:
+    def scan_mover(self, do: Callable[[Action], None], purpose: str,
+                   start: State) -> Callable[[Action], None]:
+        """``do`` for a scan plan's moves from ``start``: a stop is checked
+        first (nothing of a scan is journalled), and each move is told as a
+        ``scan-move`` (what it does to the held cube), paced as the
+        solution's moves are."""
+        state = start
+
+        def moving(action: Action) -> None:
+            nonlocal state
             self.check_stop()
+            assert self.mech is not None
+            fields, after = move_fields(self.mech, state, action)
+            self.emit("scan-move", "scanning", purpose=purpose, step=str(action), **fields)
             do(action)
-        return guarded
+            if self.pace:
+                self.stop_flag.wait(self.mech.apply(state, action).seconds / self.pace)
+            state = after
+        return moving
 
     # -- what the run tells ----------------------------------------------------
     def emit(self, kind: str, state: str | None = None, text: str = "", result: ScanResult | None = None,
@@ -305,11 +319,18 @@ class MechanismEngine:
 
     def __init__(self, cfg: Config, face: Face, *, port: str | None = None,
                  state_dir: str | Path | None = None, seed: int | None = None, started_by: str = "auto",
-                 out: Callable[[str], None] = log.info):
+                 out: Callable[[str], None] = log.info, firmware: str | None = None,
+                 sim_view: str | None = None, paced: bool = True):
+        """``paced``: a ``sim://`` rig's moves wait as its ``?speed=`` says (the
+        panel, where a person watches); False: no waiting (the terminal)."""
         self.cfg, self.port, self.state_dir, self.out = cfg, port, state_dir, out
+        self.firmware, self.sim_view = firmware, sim_view
         self.seed = random.SystemRandom().randrange(2**31) if seed is None else seed
-        self.events = MechanismEvents(face, started_by=started_by, pace=pace_of(port or cfg.rig.port))
+        pace = pace_of(port or cfg.rig.port) if paced and firmware is None else None
+        self.events = MechanismEvents(face, started_by=started_by, pace=pace)
         self.stop_flag = self.events.stop_flag
+        self.record: RunRecord | None = None
+        """The run record once :meth:`run` kept it (``run_dir`` set when it was written)."""
 
     @property
     def face(self) -> Face:
@@ -335,12 +356,17 @@ class MechanismEngine:
         run = MechanismRun(self.cfg.rig.kind)
         message = ""
         try:
-            run = run_mechanism_start(self.cfg, port=self.port, seed=self.seed, state_dir=self.state_dir,
-                                      out=self.out, events=ev)
-            return run
+            return run_mechanism_start(self.cfg, port=self.port, seed=self.seed, state_dir=self.state_dir,
+                                       firmware=self.firmware, sim_view=self.sim_view, out=self.out,
+                                       events=ev, run=run)
         except Stopped as e:
             ev.emit("finished", "stopped", str(e), status="stopped", estop=e.estop)
             run.status, message = "stopped", str(e)
+            raise
+        except KeyboardInterrupt:  # Ctrl-C at the terminal: the record says how far the run got
+            if not ev.finished:
+                ev.emit("finished", "stopped", "interrupted", status="interrupted")
+            run.status = "interrupted"
             raise
         except (RigError, UserError, ImpossibleMove) as e:
             if not ev.finished:
@@ -351,11 +377,11 @@ class MechanismEngine:
             self.keep_record(run, message)
 
     def keep_record(self, run: MechanismRun, message: str) -> None:
-        from .record import RunRecord
         from .start import _run_dir, _save_images
 
         ev = self.events
-        record = RunRecord(seed=self.seed, port=self.port or self.cfg.rig.port, start_by=ev.started_by,
+        port = None if self.firmware else self.port or self.cfg.rig.port
+        record = self.record = RunRecord(seed=self.seed, port=port, start_by=ev.started_by,
                            config=str(self.cfg.path) if self.cfg.path else None, status=run.status,
                            message=message or None, estop=ev.estop_flag.is_set() or None,
                            facelets=run.facelets, scan_correct=run.scan_correct, compute_s=run.compute_s,

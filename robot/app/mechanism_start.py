@@ -122,11 +122,13 @@ def _viewer(path: str) -> Callable[[], str]:
 def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | None = None,
                         state_dir: str | Path | None = None, firmware: str | None = None,
                         sim_view: str | None = None, out: Callable[[str], None] = print,
-                        events: MechanismEvents | None = None) -> MechanismRun:
+                        events: MechanismEvents | None = None,
+                        run: MechanismRun | None = None) -> MechanismRun:
     """The whole loop on the config's flipper or two-gripper rig, driven over
     the link: a virtual rig (``sim://``), the firmware in simavr
     (``firmware``), or a real port. ``events``: the faces told as the
-    six-motor engine tells them, and their stop."""
+    six-motor engine tells them, and their stop. ``run``: filled in as the
+    run goes (a run that raises has got as far as it says)."""
     from solver import solve
 
     from ..rig.journal import default_state_dir
@@ -138,7 +140,7 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
                         f"the config has {len(cfg.cameras)} cameras and {len(cfg.views)} views")
     m = mechanism_for(cfg)
     assert m is not None
-    run = MechanismRun(cfg.rig.kind)
+    run = run if run is not None else MechanismRun(cfg.rig.kind)
     ev = events if events is not None else MechanismEvents()
     ev.started(m)
     cube = random_cube(seed)
@@ -182,7 +184,7 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube
         other stickers), up to [start] recaptures times."""
         sp = scan_plan(m, start=start)
         ev.scanning(purpose, view.name)
-        result = scan_with_plan(sp, view, ev.guard(rig.do), picture)
+        result = scan_with_plan(sp, view, ev.scan_mover(rig.do, purpose, start or m.start()), picture)
         run.scan_robot_moves += sum(len(s.before) for s in sp.shots)
         end = sp.end
         used: dict[int, set[int]] = {f: set() for f in range(6)}
@@ -197,7 +199,7 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube
                 break
             again = rescan_plan(m, end, {f: used[f] for f in faces})
             ev.recapture(purpose, result, sorted(faces))
-            result = _merge(result, capture_shots(again, view, ev.guard(rig.do), picture))
+            result = _merge(result, capture_shots(again, view, ev.scan_mover(rig.do, purpose, end), picture))
             run.scan_robot_moves += sum(len(s.before) for s in again.shots)
             end = again.end
             for shot in again.shots:

@@ -31,6 +31,8 @@ class TerminalFace(Face):
         self.images: dict[str, np.ndarray] = {}
         self.steps: list[str] = []
         self.progress_shown = False
+        self.progress_width = 0
+        """The length of the progress line on the screen (0: none open)."""
         self.stage: str | None = None
 
     # -- events ------------------------------------------------------------
@@ -105,19 +107,23 @@ class TerminalFace(Face):
         d = event.data
         self._show_plan(d["index"] + 1)
         if self.tty:
-            sys.stderr.write(f"\rturn {d['index'] + 1} of {d['turns']}  {d['step']:<7} elapsed "
-                             f"{d['elapsed_s']:5.1f} s  remaining ~{d['remaining_s']:4.1f} s ")
+            line = (f"turn {d['index'] + 1} of {d['turns']}  {d['step']:<7} elapsed "
+                    f"{d['elapsed_s']:5.1f} s  remaining ~{d['remaining_s']:4.1f} s ")
+            # spaces over what a longer line before it left (a flipper's "turn -1 (R')"
+            # followed by "flip"): plain padding, which every terminal understands
+            sys.stderr.write("\r" + line.ljust(self.progress_width))
             sys.stderr.flush()
+            self.progress_width = len(line)
             self.progress_shown = True
             if d["index"] + 1 == d["turns"]:
-                sys.stderr.write("\n")
-                self.progress_shown = False
+                self.close()
 
     def close(self) -> None:
         """End an unfinished progress line."""
         if self.progress_shown:
             sys.stderr.write("\n")
             self.progress_shown = False
+        self.progress_width = 0
 
     # -- the person ----------------------------------------------------------
     def pressed(self) -> str | None:

@@ -562,6 +562,8 @@ class Panel:
             s.steps, s.turns, s.turn, s.facelets = d["steps"], len(d["steps"]), 0, d["facelets"]
             s.estimated_s, s.moves = d["estimated_s"], d["moves"]
             s.orientation = d.get("orientation", s.orientation)
+        elif kind == "scan-move":  # a page that comes in now draws the cube held as the scan left it
+            s.orientation = d.get("orientation", s.orientation)
         elif kind == "turn-started":
             s.turn, s.stage = d["index"] + 1, d.get("stage", "")
         elif kind == "turn-done":

@@ -25,6 +25,9 @@ def _start(args: argparse.Namespace) -> int:
         cfg = replace(cfg, solver=replace(cfg.solver, method=args.method))
     check_rig_options(cfg, args.port, "--port", args.firmware, args.state_dir)
     if cfg.rig.kind != "six-motor":
+        if args.method is not None:
+            raise UserError(f"--method is for a six-motor rig: a {cfg.rig.kind} rig solves with two-phase "
+                            "and turns the plan its own robot moves make fastest")
         return _start_mechanism(cfg, args)
     if args.sim_view:
         raise UserError("--sim-view is for a flipper's or two-gripper's sim-rig in another process; "
@@ -46,8 +49,7 @@ def _start(args: argparse.Namespace) -> int:
 def _start_mechanism(cfg: Config, args: argparse.Namespace) -> int:
     """A flipper or two-gripper rig: its own loop (app/mechanism_start.py)."""
     from ...app.events import Event
-    from ...app.mechanism_events import MechanismEvents
-    from ...app.mechanism_start import run_mechanism_start
+    from ...app.mechanism_events import MechanismEngine
     from ...app.terminal import TerminalFace
     from ...rig.errors import RigError
 
@@ -61,13 +63,17 @@ def _start_mechanism(cfg: Config, args: argparse.Namespace) -> int:
     face = MoveProgress(lambda line: print(line, flush=True), headless=True)
     port = None if args.firmware else (args.port or cfg.rig.port)
     with rig_claims(None if port is None or port.startswith("sim://") else port, args.state_dir):
+        # the engine keeps the run record (runs/<time>/run.json) as it does for the panel's runs
+        engine = MechanismEngine(cfg, face, port=args.port, seed=args.seed, state_dir=args.state_dir,
+                                 firmware=args.firmware, sim_view=args.sim_view, started_by="no-wait",
+                                 out=lambda line: print(line, flush=True), paced=False)
         try:
-            run = run_mechanism_start(cfg, port=args.port, seed=args.seed, state_dir=args.state_dir,
-                                      firmware=args.firmware, sim_view=args.sim_view,
-                                      out=lambda line: print(line, flush=True), events=MechanismEvents(face))
+            run = engine.run()
         finally:
             face.close()
     print(run.summary())
+    if engine.record is not None and engine.record.run_dir is not None:
+        print(f"run record and scan images: {engine.record.run_dir}")
     if run.status not in ("solved", "already-solved"):
         raise RigError(f"the {cfg.rig.kind} rig's run ended {run.status}")
     return 0

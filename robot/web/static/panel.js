@@ -24,6 +24,7 @@ const page = {
   dry: false, // a dry run is going on (its card says so until it ends)
   latched: false, // the rig's emergency stop is latched: the badge says so while nothing runs
   lastTurnAt: 0, // when the last turn started (performance.now()): the next turn is drawn over as long
+  lastScanMoveAt: 0, // the same for a scan's robot moves (a rig that moves the cube)
   mechanism: "", // a rig that moves the cube (flipper, two-gripper): its kind; each of its moves is a "turn"
 };
 
@@ -103,8 +104,22 @@ async function loadMetrics() {
   }));
 }
 function chosen() {
+  if (page.mechanism) return {}; // the rig's own loop: no method or metric to choose
   const method = $("method").value;
   return method === "cfop" ? { method } : { method, metric: $("metric").value };
+}
+// A rig that moves the cube (flipper, two-gripper) plans its own robot moves in its own metric: the
+// method and metric selectors do not apply there, and say why (on the label: a disabled control shows
+// no tooltip in every browser). The dry run is another card and stays.
+function showChoices() {
+  const why = page.mechanism
+    ? `a ${page.mechanism} rig solves with two-phase and picks the plan its own robot moves make fastest: ` +
+      "the method and metric do not apply"
+    : "";
+  for (const id of ["method", "metric"]) {
+    $(id).disabled = !!page.mechanism;
+    $(id).closest("label").title = why;
+  }
 }
 $("method").addEventListener("change", () => { $("metric-label").hidden = $("method").value === "cfop"; });
 $("start").addEventListener("click", () => { say("starting…"); command("/api/start", chosen()); });
@@ -255,6 +270,7 @@ function onStatus(s) {
   page.status = s;
   page.mechanism = (s.rig && s.rig.kind) || s.rig_kind || "";
   if (page.mechanism === "six-motor") page.mechanism = "";
+  showChoices();
   page.steps = s.steps || [];
   page.turn = s.turn || 0;
   page.started = s.started || 0;
@@ -297,8 +313,19 @@ function onEvent(e) {
       if (e.by === "button") say("started by the rig's button");
       cube.hold(HOME); showHeld("", page.mechanism ? HOME : "");
       break;
-    case "scanning": say(`${e.purpose}: capture ${e.capture}`); break;
+    case "scanning": say(`${e.purpose}: capture ${e.capture}`); page.lastScanMoveAt = 0; break;
     case "recapture": say(e.text); break;
+    case "scan-move": {
+      // A rig that moves the cube shows the camera each face: the cube is drawn turned as the rig turns it,
+      // over about the time the last such move took (a scan's moves come at the rig's pace).
+      const now = performance.now();
+      const each = page.lastScanMoveAt ? now - page.lastScanMoveAt : 400;
+      page.lastScanMoveAt = now;
+      if (e.rotation) cube.turnWhole(e.rotation.slot, e.rotation.quarters, e.orientation, Math.max(60, Math.min(600, 0.85 * each)));
+      else cube.settleHeld(e.orientation);
+      showHeld(e.step, e.orientation);
+      break;
+    }
     case "scan":
       page.doubtful = new Set(e.doubtful);
       // a person's painting in progress is never overwritten by a picture of the cube
