@@ -45,7 +45,7 @@ def test_start_command_headless_on_each_kind(kind, tmp_path):
 def test_a_run_that_fails_after_the_scan_keeps_a_record_of_how_far_it_got(tmp_path, monkeypatch):
     import robot.app.mechanism_start as ms
     from robot.app.events import Face
-    from robot.app.mechanism_events import MechanismEngine
+    from robot.app.mechanism_start import MechanismEngine
     from robot.rig.errors import RigError
 
     def broken(*_args, **_kwargs):
@@ -136,7 +136,7 @@ def _screen_lines(written: str) -> list[tuple[str, str]]:
 
 
 def test_the_terminals_progress_line_leaves_nothing_of_a_longer_line_before_it(tmp_path, capsys):
-    from robot.app.mechanism_events import MechanismEngine
+    from robot.app.mechanism_start import MechanismEngine
     from robot.app.terminal import TerminalFace
 
     face = TerminalFace(lambda _line: None, headless=True)
@@ -158,7 +158,7 @@ def test_a_scans_robot_moves_are_told_with_the_cube_as_the_rig_holds_it(tmp_path
     where the solution's plan starts, and the confirmation scan's from where
     the solution left it."""
     from robot.app.events import Face
-    from robot.app.mechanism_events import MechanismEngine
+    from robot.app.mechanism_start import MechanismEngine
 
     class Heard(Face):
         def __init__(self):

@@ -12,8 +12,8 @@ import pytest
 from webserver import Client, panel_server
 
 from robot.app.events import Face
-from robot.app.mechanism_events import MechanismEngine, MechanismEvents, Stopped, rotation_between
-from robot.app.mechanism_start import run_mechanism_start
+from robot.app.mechanism_events import MechanismEvents, Stopped, rotation_between
+from robot.app.mechanism_start import MechanismEngine, run_mechanism_start
 from robot.rig.config import load_config
 from robot.rig.mechanisms.orientation import HOME, parse, rotate
 from solver import FACES, Cube
@@ -184,7 +184,7 @@ def test_the_dry_run_command_on_each_kind(kind, tmp_path):
 
 
 def test_every_end_of_a_run_is_one_finished_event():
-    from robot.app.mechanism_start import MechanismRun
+    from robot.app.mechanism_events import MechanismRun
 
     for status, state, says in (("scan-doubtful", "failed", "the scan is in doubt (glare on F3)"),
                                 ("already-solved", "done", "already solved"), ("failed", "failed", "failed"),

@@ -26,30 +26,23 @@ journalled done before the run stops, so ``cuberobot resume`` can go on).
 
 from __future__ import annotations
 
-import logging
-import random
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from solver import FACES
 
-from ..rig.config import Config
-from ..rig.errors import RigError, UserError
-from ..rig.mechanisms.base import Action, ImpossibleMove, Mechanism, State
+from ..rig.errors import UserError
+from ..rig.mechanisms.base import Action, Mechanism, State
 from ..rig.mechanisms.journal import MechanismJournal
 from ..rig.mechanisms.orientation import Orientation, face_move, name, rotate
 from .events import Event, Face
-from .record import RunRecord
 
 if TYPE_CHECKING:
     from vision.scanning import ScanResult
-
-    from .mechanism_start import MechanismRun
-
-log = logging.getLogger(__name__)
 
 _SLOT_ORDER = (3, 4, 0, 1, 2, 5)
 """Slots tried first for a whole-cube turn: the mechanisms turn the cube about D and L."""
@@ -112,6 +105,31 @@ def pace_of(port: str) -> float | None:
     if not 0.01 <= pace <= 1000:
         raise UserError(f"sim:// speed must be 'max' or from 0.01 to 1000 times real time, not {speed!r}")
     return pace
+
+
+@dataclass
+class MechanismRun:
+    """What a run did, for the summary line and the tests."""
+
+    kind: str
+    status: str = "failed"
+    """solved, already-solved, scan-doubtful or failed."""
+    facelets: str | None = None
+    scan_correct: bool | None = None
+    moves: str | None = None
+    length: int | None = None
+    robot_moves: int | None = None
+    planned_s: float | None = None
+    scan_robot_moves: int = 0
+    confirmed: bool | None = None
+    compute_s: float | None = None
+
+    def summary(self) -> str:
+        if self.status != "solved":
+            return f"{self.kind} rig: {self.status}"
+        return (f"solved on the {self.kind} rig in {self.length} moves: {self.robot_moves} robot "
+                f"moves, {self.planned_s:.1f} s planned (scans {self.scan_robot_moves} robot moves); "
+                f"confirmed {'solved' if self.confirmed else 'NOT solved'}")
 
 
 class Stopped(Exception):
@@ -307,97 +325,3 @@ class TellingJournal(MechanismJournal):
     def done(self, job: int, i: int, state: State, cube: str, mech: Mechanism) -> None:
         super().done(job, i, state, cube, mech)
         self.on_done(i, state, cube)
-
-
-class MechanismEngine:
-    """A flipper or two-gripper run as one object a face watches, as the
-    six-motor :class:`~robot.app.start.Engine` is: :meth:`run` goes through
-    :func:`~robot.app.mechanism_start.run_mechanism_start`, telling ``face``;
-    :meth:`stop` and :meth:`estop` may be called from any thread and end the
-    run before its next robot move. Every way the run ends is told as a
-    ``finished`` event."""
-
-    def __init__(self, cfg: Config, face: Face, *, port: str | None = None,
-                 state_dir: str | Path | None = None, seed: int | None = None, started_by: str = "auto",
-                 out: Callable[[str], None] = log.info, firmware: str | None = None,
-                 sim_view: str | None = None, paced: bool = True):
-        """``paced``: a ``sim://`` rig's moves wait as its ``?speed=`` says (the
-        panel, where a person watches); False: no waiting (the terminal)."""
-        self.cfg, self.port, self.state_dir, self.out = cfg, port, state_dir, out
-        self.firmware, self.sim_view = firmware, sim_view
-        self.seed = random.SystemRandom().randrange(2**31) if seed is None else seed
-        pace = pace_of(port or cfg.rig.port) if paced and firmware is None else None
-        self.events = MechanismEvents(face, started_by=started_by, pace=pace)
-        self.stop_flag = self.events.stop_flag
-        self.record: RunRecord | None = None
-        """The run record once :meth:`run` kept it (``run_dir`` set when it was written)."""
-
-    @property
-    def face(self) -> Face:
-        return self.events.face
-
-    @face.setter
-    def face(self, face: Face) -> None:
-        self.events.face = face
-
-    def stop(self) -> None:
-        self.events.stop()
-
-    def estop(self) -> bool:
-        return self.events.estop()
-
-    def run(self) -> MechanismRun:
-        """The run, told to the face to its end, and kept as a run record
-        (``runs/<time>/run.json`` with the scans' pictures, as the six-motor
-        engine keeps its own) that the panel's last-runs list shows."""
-        from .mechanism_start import MechanismRun, run_mechanism_start
-
-        ev = self.events
-        run = MechanismRun(self.cfg.rig.kind)
-        message = ""
-        try:
-            return run_mechanism_start(self.cfg, port=self.port, seed=self.seed, state_dir=self.state_dir,
-                                       firmware=self.firmware, sim_view=self.sim_view, out=self.out,
-                                       events=ev, run=run)
-        except Stopped as e:
-            ev.emit("finished", "stopped", str(e), status="stopped", estop=e.estop)
-            run.status, message = "stopped", str(e)
-            raise
-        except KeyboardInterrupt:  # Ctrl-C at the terminal: the record says how far the run got
-            if not ev.finished:
-                ev.emit("finished", "stopped", "interrupted", status="interrupted")
-            run.status = "interrupted"
-            raise
-        except (RigError, UserError, ImpossibleMove) as e:
-            if not ev.finished:
-                ev.emit("finished", "failed", str(e), status="failed")
-            message = str(e)
-            raise
-        finally:
-            self.keep_record(run, message)
-
-    def keep_record(self, run: MechanismRun, message: str) -> None:
-        from .start import _run_dir, _save_images
-
-        ev = self.events
-        port = None if self.firmware else self.port or self.cfg.rig.port
-        record = self.record = RunRecord(seed=self.seed, port=port, start_by=ev.started_by,
-                           config=str(self.cfg.path) if self.cfg.path else None, status=run.status,
-                           message=message or None, estop=ev.estop_flag.is_set() or None,
-                           facelets=run.facelets, scan_correct=run.scan_correct, compute_s=run.compute_s,
-                           moves=run.moves, length=run.length, turns=run.robot_moves,
-                           estimated_turning_s=run.planned_s, confirmed=run.confirmed,
-                           total_s=round(time.monotonic() - ev.t0, 3), captures=ev.captures,
-                           started=time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(ev.wall0)))
-        if record.facelets is None and "scan" in ev.results:  # stopped or failed after the scan
-            record.facelets = ev.results["scan"].facelets
-        try:
-            run_dir = _run_dir(self.state_dir)
-            for purpose, prefix in (("scan", "scan"), ("confirmation scan", "confirm")):
-                result = ev.results.get(purpose)
-                if result is not None:
-                    _save_images(run_dir, prefix, result)
-            record.run_dir = str(run_dir)
-            record.write(run_dir)
-        except (OSError, UserError) as e:
-            log.warning("could not keep the %s run's record: %s", self.cfg.rig.kind, e)

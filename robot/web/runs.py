@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..app.events import Answer, Doubt, Event, Face, TurnEvents
-from ..app.mechanism_events import MechanismEngine
+from ..app.mechanism_start import MechanismEngine
 from ..app.start import Engine
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError

@@ -49,7 +49,7 @@ def _start(args: argparse.Namespace) -> int:
 def _start_mechanism(cfg: Config, args: argparse.Namespace) -> int:
     """A flipper or two-gripper rig: its own loop (app/mechanism_start.py)."""
     from ...app.events import Event
-    from ...app.mechanism_events import MechanismEngine
+    from ...app.mechanism_start import MechanismEngine
     from ...app.terminal import TerminalFace
     from ...rig.errors import RigError
 
