@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..app.events import Answer, Doubt, Event, Face, TurnEvents
-from ..app.mechanism_start import MechanismEngine
 from ..app.start import Engine
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
@@ -31,6 +30,7 @@ from ..rig.link import Link
 from .standing_rig import StandingRig
 
 if TYPE_CHECKING:
+    from ..app.mechanism_start import MechanismEngine  # at run time only when a run starts: it loads OpenCV
     from ..rig.motion import MotorStep
 
 log = logging.getLogger(__name__)
@@ -191,6 +191,8 @@ class Panel:
             self._check_free()
             engine: Engine | MechanismEngine
             if self.mechanism:
+                from ..app.mechanism_start import MechanismEngine
+
                 engine = MechanismEngine(cfg, Face(), port=self.options.rig_port, seed=seed, started_by=by,
                                          state_dir=self.options.state_dir)
             else:
@@ -348,7 +350,7 @@ class Panel:
                            "(the virtual rig's clock)"))
 
     def _run(self, engine: Engine | MechanismEngine) -> None:
-        if isinstance(engine, MechanismEngine):
+        if not isinstance(engine, Engine):
             self._run_mechanism(engine)
             return
         error: BaseException | None = None
