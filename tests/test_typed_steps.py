@@ -141,8 +141,9 @@ def test_the_dry_run_turns_the_plan_it_is_given(monkeypatch, tmp_path):
     assert Cube.from_facelets(report.state).is_solved()
 
 
-def test_start_turns_and_journals_the_plan_it_estimated(monkeypatch, tmp_path):
-    plans = []
+def _record_plans(monkeypatch) -> list:
+    """Every plan motion.plan makes from now on, in order."""
+    plans: list = []
     real = motion.plan
 
     def recording(*args, **kwargs):
@@ -150,6 +151,11 @@ def test_start_turns_and_journals_the_plan_it_estimated(monkeypatch, tmp_path):
         return plans[-1]
 
     monkeypatch.setattr(motion, "plan", recording)
+    return plans
+
+
+def test_start_turns_and_journals_the_plan_it_estimated(monkeypatch, tmp_path):
+    plans = _record_plans(monkeypatch)
     url = sim_url("typed-start", speed="max")
     forget(url)
     record = run_start(CFG, port=url, headless=True, state_dir=tmp_path, seed=21, out=lambda line: None)
@@ -169,14 +175,7 @@ def test_start_plans_each_candidate_once_and_turns_the_winners_plan(monkeypatch,
     """With the rig metric the choice among the candidates plans each of
     them; the winner's plan is the one turned, not planned a second time."""
     assert CFG.solver.metric == "rig" and CFG.solver.candidates > 1
-    plans = []
-    real = motion.plan
-
-    def recording(*args, **kwargs):
-        plans.append(real(*args, **kwargs))
-        return plans[-1]
-
-    monkeypatch.setattr(motion, "plan", recording)
+    plans = _record_plans(monkeypatch)
     url = sim_url("typed-once", speed="max")
     forget(url)
     record = run_start(CFG, port=url, headless=True, state_dir=tmp_path, seed=22, out=lambda line: None)
