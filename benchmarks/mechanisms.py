@@ -17,6 +17,8 @@ from the cube's stickers: a move it refuses counts as impossible, and the
 cube must end solved. Robot moves count every flip, spin, cover or grip
 change and layer turn as one; "without cover" leaves out the cover's opens
 and closes, as CUBOTino's own count folds them into its turns and spins.
+Beside them it prints a counting floor (benchmarks/mechanism_floor.py): the
+least average, over random cubes, that any planner could reach.
 
 With ``--start N`` it runs instead the press-start loop
 (``cuberobot start --headless``, app/mechanism_start.py) N times on each
@@ -50,6 +52,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.mechanism_floor import floor  # noqa: E402
 from robot.rig.config import parse_config  # noqa: E402
 from robot.rig.mechanisms import ImpossibleMove, MechanismPlan, cheapest, mechanism_for  # noqa: E402
 from robot.rig.mechanisms.greedy import greedy  # noqa: E402
@@ -155,6 +158,16 @@ def main() -> int:
               f"| {secs:.1f} s ({g_secs:.1f} s) | {secs / g_secs:.3f} "
               f"| {moves / chosen:.2f} ({g_moves / length:.2f}) | {nc:.1f} ({g_nc:.1f}) "
               f"| {plan_s[kind] / len(rs) * 1000:.0f} ms |")
+    print("\nCounting floor (benchmarks/mechanism_floor.py): no planner can average less on random cubes")
+    for kind, rs in rows.items():
+        m = mechs[kind]
+        assert m is not None
+        fm, fs = floor(m), floor(m, seconds=True, unit=0.05, limit=1000)
+        mean = statistics.fmean
+        g_moves, g_secs = mean(r["g_moves"] for r in rs), mean(r["g_seconds"] for r in rs)
+        moves, secs = mean(r["moves"] for r in rs), mean(r["seconds"] for r in rs)
+        print(f"  {kind}: {fm:.1f} robot moves ({fm / g_moves:.3f} x greedy; exact is {moves / fm:.2f} x "
+              f"the floor), {fs:.1f} s ({fs / g_secs:.3f} x greedy; exact {secs / fs:.2f} x the floor)")
     print(f"\nPublished: CUBOTino about {CUBOTINO_EXTRA:.0%} more robot movements than solver moves "
           f"({1 + CUBOTINO_EXTRA:.2f} per solver move); qphase about {QPHASE_MOVES} robot moves per solve "
           "(two grippers, regrips included). Bar: exact <= 0.8 x greedy in robot moves and in time.")

@@ -10,6 +10,7 @@ import itertools
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mechanism_kinds import KINDS, MECHS
 
 from robot.rig.config import parse_config
 from robot.rig.errors import UserError
@@ -27,18 +28,6 @@ from robot.rig.mechanisms import (
 )
 from robot.rig.mechanisms.orientation import all_orientations, face_move, name, parse, rotate
 from solver import SOLVED, Cube, Move, random_cube, simplify
-
-KINDS = ("flipper", "two-gripper")
-
-
-def mech(kind: str) -> Mechanism:
-    m = mechanism_for(parse_config(f'[rig]\nkind = "{kind}"\n'))
-    assert m is not None
-    return m
-
-
-MECHS = {k: mech(k) for k in KINDS}
-
 
 # ------------------------------------------------------------- geometry
 
