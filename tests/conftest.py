@@ -113,6 +113,21 @@ def pytest_configure(config):
 
 
 @pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium per test module (tests/chromium.py), skipped
+    where Debian's chromium and chromium-driver are missing."""
+    from chromium import HAS_BROWSER, start_browser
+
+    if not HAS_BROWSER:
+        pytest.skip("needs Debian's chromium and chromium-driver (./run-tests installs them)")
+    driver = start_browser()
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """One panel server for a test module (tests/webserver.py): (base url, panel, rig url)."""
     from webserver import panel_server

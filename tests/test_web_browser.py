@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from chromium import HAS_BROWSER, start_browser
+from chromium import HAS_BROWSER
 from webserver import NO_LOOK_AGAIN, panel_server, rig_for_url
 
 from robot.cli.commands.serve import sim_glare
@@ -24,15 +24,6 @@ if not HAS_BROWSER:
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = start_browser()
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def desktop(driver):

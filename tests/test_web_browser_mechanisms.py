@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from chromium import HAS_BROWSER, start_browser
+from chromium import HAS_BROWSER
 from webserver import panel_server
 
 from robot.rig.config import load_config
@@ -20,16 +20,6 @@ if not HAS_BROWSER:
 
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = start_browser()
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
 
 LISTEN_JS = """
 window.__events = [];

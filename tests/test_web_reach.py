@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from chromium import HAS_BROWSER, start_browser
+from chromium import HAS_BROWSER
 from webserver import panel_server, rig_for_url
 
 from robot.cli.commands.serve import terminal_qr
@@ -261,17 +261,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("0.0.0.0", 0))
         return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not HAS_BROWSER:
-        pytest.skip("needs Debian's chromium and chromium-driver")
-    driver = start_browser()
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def wait(driver, what, timeout=60):
