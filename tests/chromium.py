@@ -3,10 +3,22 @@ every test module that needs it (selenium is imported only when it is)."""
 
 from __future__ import annotations
 
+import os
 import shutil
+from pathlib import Path
 
 CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 HAS_BROWSER = bool(shutil.which(CHROMIUM) and shutil.which(DRIVER))
+IMAGES = Path(__file__).resolve().parents[1] / "docs" / "images"
+
+
+def shot(driver, name: str) -> None:
+    """With CUBEROBOT_SCREENSHOTS set, the page as it is now into docs/images
+    (the README's pictures are taken by the tests, so they show the panel as
+    it really is)."""
+    if os.environ.get("CUBEROBOT_SCREENSHOTS"):
+        IMAGES.mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(IMAGES / name))
 
 
 def start_browser():

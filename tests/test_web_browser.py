@@ -5,17 +5,14 @@ shows is checked against the simulated rig's own cube.
 The screenshots in docs/images/ are taken here (set CUBEROBOT_SCREENSHOTS=1
 to write them again)."""
 
-import os
 import time
 from pathlib import Path
 
 import pytest
-from chromium import HAS_BROWSER
+from chromium import HAS_BROWSER, shot
 from webserver import NO_LOOK_AGAIN, panel_server, rig_for_url
 
 from robot.cli.commands.serve import sim_glare
-
-IMAGES = Path(__file__).resolve().parents[1] / "docs/images"
 
 if not HAS_BROWSER:
     pytest.skip("needs Debian's chromium and chromium-driver (./run-tests installs them)",
@@ -28,12 +25,6 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 def desktop(driver):
     driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-
-
-def shot(driver, name):
-    if os.environ.get("CUBEROBOT_SCREENSHOTS"):
-        IMAGES.mkdir(parents=True, exist_ok=True)
-        driver.save_screenshot(str(IMAGES / name))
 
 
 def state_text(driver):

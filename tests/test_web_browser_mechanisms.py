@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from chromium import HAS_BROWSER
+from chromium import HAS_BROWSER, shot
 from webserver import panel_server
 
 from robot.rig.config import load_config
@@ -57,10 +57,14 @@ def test_the_page_draws_the_cube_as_the_rig_holds_it(browser, tmp_path, kind):
         time.sleep(0.3)  # the stream is open before the run starts
         browser.find_element(By.ID, "start").click()
         checked, whole_turns, deadline, starts, scan_turns = set(), set(), time.monotonic() + 180, 1, 0
+        pictured = False
         while time.monotonic() < deadline:
             d = browser.execute_script(DRAWN_JS)
             if d["rotating"]:
                 whole_turns.add(d["rotating"])
+                if d["state"] == "turning" and not pictured and len(whole_turns) > 2:
+                    shot(browser, f"web-panel-{kind}.png")
+                    pictured = True
                 scan_turns += d["state"] == "scanning"  # the scan's flips and spins are drawn too
             elif d["reported"] and d["caught_up"]:
                 # no whole-cube turn being drawn: held as the last event the page has shown says

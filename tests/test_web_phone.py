@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from chromium import shot
 from selenium.webdriver.common.by import By
-from test_web_browser import browser, desktop, no_script_errors, open_page, shot, state_text, wait
+from test_web_browser import desktop, no_script_errors, open_page, state_text, wait
 from webserver import panel_server
 
 PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True}
-__all__ = ["browser"]  # the module's Chromium, shared with test_web_browser's fixture
 
 
 def phone(driver: Any) -> None:
