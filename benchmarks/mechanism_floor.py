@@ -29,12 +29,12 @@ floor is a true floor.
 
 from __future__ import annotations
 
-import heapq
 from collections import defaultdict
 
 import numpy as np
 
 from robot.rig.mechanisms import Mechanism
+from robot.rig.mechanisms.automaton import free_costs
 
 POSITIONS = 43_252_003_274_489_856_000
 """Positions of the 3x3x3 cube, orientation aside."""
@@ -43,24 +43,13 @@ POSITIONS = 43_252_003_274_489_856_000
 def _outcomes(mech: Mechanism, source: int, seconds: bool) -> dict[tuple[int, int], float]:
     """``{(solver move, state after it): least price}`` from graph state ``source``:
     the cheapest robot moves that turn no layer, then one layer turn."""
-    g = mech.graph
-    dist = {source: 0.0}
-    heap = [(0.0, source)]
-    while heap:
-        c, k = heapq.heappop(heap)
-        if c > dist[k]:
-            continue
-        for _action, after, sec, made in g.edges[k]:
-            nc = c + (sec if seconds else 1.0)
-            if made is None and nc < dist.get(after, float("inf")):
-                dist[after] = nc
-                heapq.heappush(heap, (nc, after))
+    w, per_second = (0.0, 1.0) if seconds else (1.0, 0.0)
     out: dict[tuple[int, int], float] = {}
-    for k, c in dist.items():
-        for _action, after, sec, made in g.edges[k]:
+    for k, c in free_costs(mech, source, w, per_second).items():
+        for _action, after, sec, made in mech.graph.edges[k]:
             if made is not None:
                 key = (made.index, after)
-                out[key] = min(out.get(key, float("inf")), c + (sec if seconds else 1.0))
+                out[key] = min(out.get(key, float("inf")), c + per_second * sec + w)
     return out
 
 

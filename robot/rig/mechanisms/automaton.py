@@ -47,9 +47,10 @@ class CostAutomaton:
     move_weight: float
 
 
-def _free_costs(mech: Mechanism, source: int, w: float) -> dict[int, float]:
+def free_costs(mech: Mechanism, source: int, w: float, per_second: float = 1.0) -> dict[int, float]:
     """Least cost from graph state ``source`` to every state reachable by moves
-    that turn no layer."""
+    that turn no layer, a move costing ``per_second`` times its seconds plus
+    ``w`` (``w`` 1 and ``per_second`` 0 count robot moves)."""
     g = mech.graph
     dist = {source: 0.0}
     heap = [(0.0, source)]
@@ -60,7 +61,7 @@ def _free_costs(mech: Mechanism, source: int, w: float) -> dict[int, float]:
         for _action, after, seconds, made in g.edges[k]:
             if made is not None:
                 continue
-            nc = c + seconds + w
+            nc = c + per_second * seconds + w
             if nc < dist.get(after, float("inf")):
                 dist[after] = nc
                 heapq.heappush(heap, (nc, after))
@@ -84,7 +85,7 @@ def _compile(mech: Mechanism, start: State, w: float) -> CostAutomaton:
 
     def reach(k: int) -> dict[int, float]:
         if k not in free:
-            free[k] = _free_costs(mech, k, w)
+            free[k] = free_costs(mech, k, w)
         return free[k]
 
     order = [g.number[start]]
