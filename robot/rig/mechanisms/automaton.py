@@ -8,8 +8,11 @@ making that move, each with the least cost of getting there (the moves
 that reorient and regrip, then the turn). The cost is planned seconds plus
 ``move_weight`` per robot move, from the mechanism's own graph
 (:attr:`Mechanism.graph`) and timing table, so the automaton's price of a
-solution is what :func:`~.planner.plan` pays for it taken in the order
-given.
+solution is the least that any way of making it in the order given costs
+in that measure. :func:`~.planner.plan` puts time first and counts moves
+only between equally fast plans, so its plan of the same solution is never
+slower than the automaton's cheapest and may have a robot move or two more:
+``plan.seconds <= price <= plan.seconds + move_weight * plan.moves``.
 
 An outcome is left out when another outcome of the same move reaches a
 state from which the rig can get to the first one's state, by moves that
