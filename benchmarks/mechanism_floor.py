@@ -13,9 +13,12 @@ solved for C or less, and for a position drawn at random
 which, summed over C, is a floor on the average cheapest solve that no
 planner and no search can beat. It says nothing about a given cube, and it
 is loose (many sequences make the same position), but it shows how far a
-figure is from what is possible at all; the same argument puts the average
-optimal solve in face turns at about 17.7 (Rokicki et al.), close to the
-truth.
+figure is from what is possible at all. In plain face turns, counting the
+sequences with no face twice running and opposite faces in one order, the
+same argument gives an average of at least about 17.5, close to the true
+average of about 17.7 that Rokicki et al. computed over every position.
+This count is looser: it keeps both orders of two opposite faces, since on
+a rig they are not the same price.
 
 Counted here, per mechanism: sequences of solver moves, never the same face
 twice running, each paired with a way of making it, where each move is made
