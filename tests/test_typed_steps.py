@@ -154,13 +154,20 @@ def _record_plans(monkeypatch) -> list:
     return plans
 
 
-def test_start_turns_and_journals_the_plan_it_estimated(monkeypatch, tmp_path):
+def _solved_start(monkeypatch, tmp_path, name, seed):
+    """``(plans made, url, record)`` of a headless start on a fresh simulated
+    rig, checked solved on the rig and by its own moves."""
     plans = _record_plans(monkeypatch)
-    url = sim_url("typed-start", speed="max")
+    url = sim_url(name, speed="max")
     forget(url)
-    record = run_start(CFG, port=url, headless=True, state_dir=tmp_path, seed=21, out=lambda line: None)
+    record = run_start(CFG, port=url, headless=True, state_dir=tmp_path, seed=seed, out=lambda line: None)
     assert record.status == "solved" and rig_for_url(url).cube.is_solved()
     assert Cube.from_facelets(record.facelets).apply(record.moves).is_solved()
+    return plans, url, record
+
+
+def test_start_turns_and_journals_the_plan_it_estimated(monkeypatch, tmp_path):
+    plans, url, record = _solved_start(monkeypatch, tmp_path, "typed-start", 21)
     js = Journal(tmp_path).read()[-1]
     executed = job.journaled_plan(js, CFG)
     assert executed in plans  # the plan start made ...
@@ -175,12 +182,7 @@ def test_start_plans_each_candidate_once_and_turns_the_winners_plan(monkeypatch,
     """With the rig metric the choice among the candidates plans each of
     them; the winner's plan is the one turned, not planned a second time."""
     assert CFG.solver.metric == "rig" and CFG.solver.candidates > 1
-    plans = _record_plans(monkeypatch)
-    url = sim_url("typed-once", speed="max")
-    forget(url)
-    record = run_start(CFG, port=url, headless=True, state_dir=tmp_path, seed=22, out=lambda line: None)
-    assert record.status == "solved" and rig_for_url(url).cube.is_solved()
-    assert Cube.from_facelets(record.facelets).apply(record.moves).is_solved()
+    plans, url, _record = _solved_start(monkeypatch, tmp_path, "typed-once", 22)
     executed = job.journaled_plan(Journal(tmp_path).read()[-1], CFG)
     candidates = len(plans)
     assert candidates >= 1 and sum(p == executed for p in plans) == 1  # planned once, in the choice
