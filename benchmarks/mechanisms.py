@@ -156,10 +156,12 @@ def main() -> int:
           "| planned time, exact (greedy) | ratio | robot moves per solver move, exact (greedy) "
           "| without cover, exact (greedy) | plan time |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
+    averages: dict[str, dict[str, float]] = {}
     for kind, rs in rows.items():
         mean = statistics.fmean
-        moves, g_moves = mean(r["moves"] for r in rs), mean(r["g_moves"] for r in rs)
-        secs, g_secs = mean(r["seconds"] for r in rs), mean(r["g_seconds"] for r in rs)
+        averages[kind] = {k: mean(r[k] for r in rs) for k in ("moves", "g_moves", "seconds", "g_seconds")}
+        moves, g_moves = averages[kind]["moves"], averages[kind]["g_moves"]
+        secs, g_secs = averages[kind]["seconds"], averages[kind]["g_seconds"]
         length, chosen = mean(r["length"] for r in rs), mean(r["chosen_length"] for r in rs)
         nc, g_nc = mean(r["nc"] for r in rs), mean(r["g_nc"] for r in rs)
         print(f"| {kind} | {sum(r['solved'] for r in rs)}/{len(rs)} | {sum(r['refused'] for r in rs)} "
@@ -168,13 +170,11 @@ def main() -> int:
               f"| {moves / chosen:.2f} ({g_moves / length:.2f}) | {nc:.1f} ({g_nc:.1f}) "
               f"| {plan_s[kind] / len(rs) * 1000:.0f} ms |")
     print("\nCounting floor (benchmarks/mechanism_floor.py): no planner can average less on random cubes")
-    for kind, rs in rows.items():
+    for kind, a in averages.items():
         m = mechs[kind]
         assert m is not None
         fm, fs = floor(m), floor(m, seconds=True, unit=0.05, limit=1000)
-        mean = statistics.fmean
-        g_moves, g_secs = mean(r["g_moves"] for r in rs), mean(r["g_seconds"] for r in rs)
-        moves, secs = mean(r["moves"] for r in rs), mean(r["seconds"] for r in rs)
+        moves, g_moves, secs, g_secs = a["moves"], a["g_moves"], a["seconds"], a["g_seconds"]
         print(f"  {kind}: {fm:.1f} robot moves ({fm / g_moves:.3f} x greedy; exact is {moves / fm:.2f} x "
               f"the floor), {fs:.1f} s ({fs / g_secs:.3f} x greedy; exact {secs / fs:.2f} x the floor)")
     print("\nCUBOTino's own examples, counted as it counts (flips, spins, layer turns; no cover): "
@@ -182,9 +182,9 @@ def main() -> int:
     m = mechs["flipper"]
     assert m is not None
     for text, theirs in CUBOTINO_EXAMPLES:
-        moves = parse_moves(text)
-        print(f"  {len(moves)} moves: {theirs} / {without_cover(greedy(moves, m))} / "
-              f"{without_cover(plan(moves, m))}")
+        given = parse_moves(text)
+        print(f"  {len(given)} moves: {theirs} / {without_cover(greedy(given, m))} / "
+              f"{without_cover(plan(given, m))}")
     print(f"\nPublished: CUBOTino about {CUBOTINO_EXTRA:.0%} more robot movements than solver moves "
           f"({1 + CUBOTINO_EXTRA:.2f} per solver move); qphase about {QPHASE_MOVES} robot moves per solve "
           "(two grippers, regrips included). Bar: exact <= 0.8 x greedy in robot moves and in time.")
