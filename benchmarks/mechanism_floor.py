@@ -77,6 +77,79 @@ def _min_plus(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+def _graph_prices(mech: Mechanism, seconds: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``(free, turn)`` over the mechanism's graph states: ``free[s, t]`` the
+    least price from s to t by moves that turn no layer, ``turn[m, s, t]``
+    the price of the one robot move from s to t that makes solver move m."""
+    g = mech.graph
+    w, per_second = (0.0, 1.0) if seconds else (1.0, 0.0)
+    n = len(g.states)
+    free = np.full((n, n), INF)
+    turn = np.full((18, n, n), INF)
+    for k in range(n):
+        for t, c in free_costs(mech, k, w, per_second).items():
+            free[k, t] = c
+        for _action, after, sec, made in g.edges[k]:
+            if made is not None:
+                turn[made.index, k, after] = min(turn[made.index, k, after], per_second * sec + w)
+    return free, turn
+
+
+def _axis_runs(axis: int, free: np.ndarray, turn: np.ndarray) -> np.ndarray:
+    """``r[4 * a + b][s, t]``: the least price from state ``s`` of robot
+    moves ending in a layer turn, every turn on ``axis``, that leaves
+    state ``t`` and turns the axis's first face ``a`` quarters and its
+    second ``b`` (mod 4), over runs of any length."""
+    made = [(3 * f + q, (q + 1) * (4 if f == axis else 1)) for f in (axis, axis + 3) for q in range(3)]
+    step = {m: _min_plus(free, turn[m]) for m, _ in made}
+    n = free.shape[0]
+    r = np.full((16, n, n), INF)
+    for m, d in made:
+        r[d] = np.minimum(r[d], step[m])
+    while True:
+        new = r.copy()
+        for net in range(16):
+            if not np.isfinite(r[net]).any():
+                continue
+            for m, d in made:
+                to = 4 * ((net // 4 + d // 4) % 4) + (net % 4 + d % 4) % 4
+                new[to] = np.minimum(new[to], _min_plus(r[net], step[m]))
+        if (new >= r).all():
+            return r
+        r = new
+
+
+def _with_identity_runs(free: np.ndarray, turn: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """``free`` widened by the runs that leave the cube as it was (they only
+    move the rig between states), closed again, until nothing gets cheaper;
+    with each axis's runs over the final ``free``."""
+    while True:
+        runs = [_axis_runs(axis, free, turn) for axis in range(3)]
+        better = np.minimum(free, np.minimum.reduce([r[0] for r in runs]))
+        if (better >= free).all():
+            return free, runs
+        free = better
+        for _ in range(len(free)):
+            closed = np.minimum(free, _min_plus(free, free))
+            if (closed >= free).all():
+                break
+            free = closed
+
+
+def _rows(runs: list[np.ndarray]) -> list[int]:
+    """The graph states a block can leave the rig in, reached from its start
+    (state 0, first)."""
+    rows, order = {0}, [0]
+    for s in order:  # grows while walked
+        for r in runs:
+            for net in range(1, 16):
+                for t in np.flatnonzero(np.isfinite(r[net][s])).tolist():
+                    if t not in rows:
+                        rows.add(t)
+                        order.append(t)
+    return order
+
+
 class _Rig:
     """The mechanism seen from the turns. A solve splits into *blocks*: the
     robot moves up to and including a run of layer turns all on one axis.
@@ -87,40 +160,9 @@ class _Rig:
     moves that change nothing on the cube (rounded up)."""
 
     def __init__(self, mech: Mechanism, seconds: bool, unit: float):
-        g = mech.graph
-        w, per_second = (0.0, 1.0) if seconds else (1.0, 0.0)
-        n = len(g.states)
-        free = np.full((n, n), INF)
-        turn = np.full((18, n, n), INF)
-        for k in range(n):
-            for t, c in free_costs(mech, k, w, per_second).items():
-                free[k, t] = c
-            for _action, after, sec, made in g.edges[k]:
-                if made is not None:
-                    turn[made.index, k, after] = min(turn[made.index, k, after], per_second * sec + w)
-        while True:
-            runs = [self._runs(axis, free, turn) for axis in range(3)]
-            # a run that changes nothing on the cube is one more way of moving between states
-            better = np.minimum(free, np.minimum.reduce([r[0] for r in runs]))
-            if (better >= free).all():
-                break
-            free = better
-            for _ in range(n):  # close it again
-                closed = np.minimum(free, _min_plus(free, free))
-                if (closed >= free).all():
-                    break
-                free = closed
-        rows, order = {0: 0}, [0]
-        i = 0
-        while i < len(order):
-            for r in runs:
-                for net in range(1, 16):
-                    for t in np.flatnonzero(np.isfinite(r[net][order[i]])).tolist():
-                        if t not in rows:
-                            rows[t] = len(order)
-                            order.append(t)
-            i += 1
-        idx = np.array(order)
+        free, turn = _graph_prices(mech, seconds)
+        free, runs = _with_identity_runs(free, turn)
+        idx = np.array(_rows(runs))
         self.blocks: list[tuple[int, np.ndarray, np.ndarray]] = []
         for axis, r in enumerate(runs):
             for net in range(1, 16):
@@ -132,30 +174,6 @@ class _Rig:
         f = free[np.ix_(idx, idx)]
         self.free = np.where(np.isfinite(f), np.ceil(f / unit - 1e-9), BIG).astype(np.int64)
         np.fill_diagonal(self.free, BIG)
-
-    @staticmethod
-    def _runs(axis: int, free: np.ndarray, turn: np.ndarray) -> np.ndarray:
-        """``r[4 * a + b][s, t]``: the least price from state ``s`` of robot
-        moves ending in a layer turn, every turn on ``axis``, that leaves
-        state ``t`` and turns the axis's first face ``a`` quarters and its
-        second ``b`` (mod 4), over runs of any length."""
-        made = [(3 * f + q, (q + 1) * (4 if f == axis else 1)) for f in (axis, axis + 3) for q in range(3)]
-        step = {m: _min_plus(free, turn[m]) for m, _ in made}
-        n = free.shape[0]
-        r = np.full((16, n, n), INF)
-        for m, d in made:
-            r[d] = np.minimum(r[d], step[m])
-        while True:
-            new = r.copy()
-            for net in range(16):
-                if not np.isfinite(r[net]).any():
-                    continue
-                for m, d in made:
-                    to = 4 * ((net // 4 + d // 4) % 4) + (net % 4 + d % 4) % 4
-                    new[to] = np.minimum(new[to], _min_plus(r[net], step[m]))
-            if (new >= r).all():
-                return r
-            r = new
 
 
 def _unique_rows(vecs: np.ndarray, cap: int) -> tuple[np.ndarray, np.ndarray]:

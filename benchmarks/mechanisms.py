@@ -60,10 +60,10 @@ from robot.rig.mechanisms.search import best_solution  # noqa: E402
 from solver import parse_moves, random_cube, solve  # noqa: E402
 
 KINDS = ("flipper", "two-gripper")
-FLOOR_CAP, FLOOR_CAP_S = 2, 4
+FLOOR_CAP, FLOOR_CAP_S, FLOOR_UNIT_S = 2, 4, 0.05
 """How far above its least a price vector's entries are followed exactly by
-the floor, in robot moves and in 0.05 s (a larger cap: a higher floor, for
-more time; about a minute each here)."""
+the floor, in robot moves and in units of FLOOR_UNIT_S seconds (a larger
+cap: a higher floor, for more time; about a minute each here)."""
 CUBOTINO_EXTRA = 0.85
 """CUBOTino's published figure: about 85 % more robot movements than solver moves."""
 QPHASE_MOVES = 19
@@ -175,12 +175,13 @@ def main() -> int:
               f"| {secs:.1f} s ({g_secs:.1f} s) | {secs / g_secs:.3f} "
               f"| {moves / chosen:.2f} ({g_moves / length:.2f}) | {nc:.1f} ({g_nc:.1f}) "
               f"| {plan_s[kind] / len(rs) * 1000:.0f} ms |")
-    print("\nCounting floor (benchmarks/mechanism_floor.py, cap "
-          f"{FLOOR_CAP} moves / {FLOOR_CAP_S * 0.05:.2f} s): no planner can average less on random cubes")
+    print(f"\nCounting floor (benchmarks/mechanism_floor.py, cap {FLOOR_CAP} moves / "
+          f"{FLOOR_CAP_S * FLOOR_UNIT_S:.2f} s): no planner can average less on random cubes")
     for kind, a in averages.items():
         m = mechs[kind]
         assert m is not None
-        fm, fs = floor(m, cap=FLOOR_CAP), floor(m, seconds=True, unit=0.05, cap=FLOOR_CAP_S, limit=1000)
+        fm = floor(m, cap=FLOOR_CAP)
+        fs = floor(m, seconds=True, unit=FLOOR_UNIT_S, cap=FLOOR_CAP_S, limit=1000)
         moves, g_moves, secs, g_secs = a["moves"], a["g_moves"], a["seconds"], a["g_seconds"]
         print(f"  {kind}: {fm:.1f} robot moves ({fm / g_moves:.3f} x greedy; exact is {moves / fm:.2f} x "
               f"the floor), {fs:.1f} s ({fs / g_secs:.3f} x greedy; exact {secs / fs:.2f} x the floor); "
