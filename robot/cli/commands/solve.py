@@ -181,7 +181,8 @@ def register(sub: Registry) -> None:
     p.add_argument("facelets", nargs="?",
                    help="54 symbols in U R F D L B face order, 'solved', or - for stdin")
     p.add_argument("--max-length", type=whole(0, MAX_SOLUTION_LENGTH), default=None, metavar="N",
-                   help="return as soon as a solution of at most N moves is found; never a longer one:"
+                   help="never a solution longer than N moves; with --metric htm, return as soon as one"
+                        " is found, with the other metrics the cheapest found in --budget-ms:"
                         " below 20 the search gives up (exit 1) after 2 s or --budget-ms, whichever is"
                         f" longer (0 to {MAX_SOLUTION_LENGTH})")
     p.add_argument("--budget-ms", type=number(0, MAX_BUDGET_MS), default=None, metavar="MS",
