@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from solver import random_cube  # noqa: E402
+from solver import parse_facelets, random_cube  # noqa: E402
 from solver.facelets import FACES  # noqa: E402
 from vision.classifier import classify  # noqa: E402
 from vision.colour import rgb_to_lab  # noqa: E402
@@ -243,7 +243,6 @@ def two_looks(n: int) -> int:
     Bar: 0 wrong and sure after combining; reported: how many cubes in doubt
     after one look the second settles."""
     from robot.app.doubt import CANDIDATES, facelet_moves
-    from solver import Cube
     from vision.classifier import combine_looks
 
     cams, views = default_sim_setup()
@@ -262,7 +261,7 @@ def two_looks(n: int) -> int:
         rng = np.random.default_rng(700_000 + seed)
         truth = random_cube(700_000 + seed).to_facelets()
         move = CANDIDATES[int(rng.integers(len(CANDIDATES)))]
-        after = Cube.from_facelets(truth).apply(move).to_facelets()
+        after = parse_facelets(truth).apply(move).to_facelets()
         noisy = seed % 2 == 1
         first, second = look(truth, rng, noisy), look(after, rng, noisy)
         both = combine_looks(first, facelet_moves(move), second, np.ones(54, bool))

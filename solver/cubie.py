@@ -64,13 +64,6 @@ class Cube:
         return cube
 
     # -- facelets --------------------------------------------------------
-    @classmethod
-    def from_facelets(cls, facelets: str) -> Cube:
-        """Parse and validate a facelet string (any six symbols)."""
-        from .validate import parse_facelets
-
-        return parse_facelets(facelets)
-
     def to_facelets(self) -> str:
         f = list(SOLVED)
         for slot in range(8):

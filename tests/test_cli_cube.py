@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from solver import SOLVED, SOLVED_CUBE, Cube
+from solver import SOLVED, SOLVED_CUBE, parse_facelets
 
 BAD_TWIST = "UUUUUUUUFURRRRRRRRFFRFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
 
@@ -41,7 +41,7 @@ def test_check_json():
 def test_scramble_pipes_into_show():
     scramble = run("scramble", "--seed", "1")
     facelets = scramble.stdout.split()[0]
-    Cube.from_facelets(facelets)
+    parse_facelets(facelets)
     shown = run("show", "-", stdin=scramble.stdout)
     assert shown.returncode == 0
     rows = shown.stdout.splitlines()
@@ -58,7 +58,7 @@ def test_scramble_moves_prints_state_then_moves():
 
 def test_apply():
     r = run("apply", "solved", "R U R' U'")
-    assert Cube.from_facelets(r.stdout.strip()) == SOLVED_CUBE.apply("R U R' U'")
+    assert parse_facelets(r.stdout.strip()) == SOLVED_CUBE.apply("R U R' U'")
     r = run("apply", "solved", "R", "U")
     assert r.stdout.strip() == SOLVED_CUBE.apply("R U").to_facelets()
 

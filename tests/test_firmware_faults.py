@@ -23,7 +23,17 @@ from robot.rig.journal import Journal
 from robot.rig.link import Link, LinkLost
 from robot.rig.motion import plan
 from robot.sim.virtual_rig import Mechanics
-from solver import SOLVED, SOLVED_CUBE, Cube, group_steps, invert, parse_moves, random_scramble, simplify
+from solver import (
+    SOLVED,
+    SOLVED_CUBE,
+    Cube,
+    group_steps,
+    invert,
+    parse_facelets,
+    parse_moves,
+    random_scramble,
+    simplify,
+)
 
 SOLVES = 100
 
@@ -105,7 +115,7 @@ def _link(cfg, path: str, stats: dict) -> Link:
 
 def _rescan(rig: SimavrRig, scramble) -> tuple[Cube, list]:
     """What a camera rescan gives: the true state; solved by undoing everything."""
-    cube = Cube.from_facelets(rig.state())
+    cube = parse_facelets(rig.state())
     history = list(scramble) + parse_moves(rig.history())
     moves = simplify(invert(history))
     assert cube.apply(moves).is_solved()

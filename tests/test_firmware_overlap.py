@@ -20,7 +20,7 @@ from robot.rig.link import Link
 from robot.rig.motion import estimate_s, plan
 from robot.sim.pulses import collisions, drift_ticks, pulsed_moves
 from robot.sim.virtual_rig import Mechanics
-from solver import SOLVED, Cube, group_steps, random_cube
+from solver import SOLVED, Cube, group_steps, parse_facelets, random_cube
 
 CFG = load_config()
 
@@ -65,7 +65,7 @@ def test_a_plan_ten_degrees_too_eager_is_caught_from_the_pulses(elf, tmp_path):
     pulses show faces starting while a neighbour is past the model's angle."""
     moves = "R U F' L2 B D' R2 F U'"
     eager = plan(group_steps(moves), CFG, model=CFG.overlap_model().raised(10.0))
-    start = Cube.from_facelets(SOLVED)  # any cube: the check is of the motion
+    start = parse_facelets(SOLVED)  # any cube: the check is of the motion
     report, edges, _ = turn_on_the_firmware(elf, eager, start, tmp_path, "eager")
     hits = collisions(edges, eager, Mechanics.from_config(CFG))
     assert hits and all(h.angle > h.allowed for h in hits)
@@ -84,6 +84,6 @@ def test_overlapped_turns_keep_the_schedule_pulse_by_pulse(elf, tmp_path, moves)
     leaves, within a tick of the host's schedule."""
     steps = plan(group_steps(moves), CFG)
     assert any(s.overlap for s in steps)
-    _, edges, _ = turn_on_the_firmware(elf, steps, Cube.from_facelets(SOLVED), tmp_path, "sched")
+    _, edges, _ = turn_on_the_firmware(elf, steps, parse_facelets(SOLVED), tmp_path, "sched")
     drift = drift_ticks(pulsed_moves(edges, steps), steps, CFG.profiles())
     assert max(abs(d) for d in drift) < 1.0, drift

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from robot.rig.errors import UserError
 from robot.rig.journal import ID_SPACE, Journal, JournalDamaged, default_state_dir
-from solver import SOLVED_CUBE, random_cube
+from solver import SOLVED_CUBE, parse_facelets, random_cube
 
 START = random_cube(7)
 STEPS = ["U", "R2", "F' B", "D", "L'"]
@@ -22,7 +22,7 @@ def _job(j, steps=STEPS, start=START):
 
 def _turns(j, js, n):
     cube = START if js.done == 0 else None
-    cube = cube or type(START).from_facelets(js.state)
+    cube = cube or parse_facelets(js.state)
     for i in range(js.done, js.done + n):
         j.sent(js, i)
         cube = cube.apply(js.steps[i])

@@ -27,7 +27,7 @@ from robot.rig.mechanisms import (
     replay,
 )
 from robot.rig.mechanisms.orientation import all_orientations, face_move, name, parse, rotate
-from solver import SOLVED, Cube, Move, random_cube, simplify
+from solver import SOLVED, Cube, Move, parse_facelets, random_cube, simplify
 
 # ------------------------------------------------------------- geometry
 
@@ -38,7 +38,7 @@ def test_layer_turns_are_the_solvers_moves():
         for power in (1, 2, 3):
             held = HeldCube(f)
             held.turn(face, power)
-            assert held.stickers == Cube.from_facelets(f).apply([Move(face, power)]).to_facelets()
+            assert held.stickers == parse_facelets(f).apply([Move(face, power)]).to_facelets()
 
 
 def test_24_orientations_and_their_names():
@@ -195,7 +195,7 @@ def _check(facelets: str, moves: tuple[Move, ...], m: Mechanism) -> None:
     p = plan(moves, m)
     replay(p.actions, m, expect=moves)  # every move possible, the turns the solution's
     held = apply_to_cube(facelets, p.actions, m)
-    want = HeldCube(Cube.from_facelets(facelets).apply(moves).to_facelets())
+    want = HeldCube(parse_facelets(facelets).apply(moves).to_facelets())
     for slot, q in _rotations_to(p.end[0]):
         want.rotate(slot, q)
     assert held.stickers == want.stickers

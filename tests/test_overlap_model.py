@@ -18,7 +18,7 @@ from robot.rig.link import Link
 from robot.rig.motion import AXIS, _directions, _Planner, estimate_ticks, fastest, plan
 from robot.rig.timing import sequence_ticks
 from robot.sim.protocol_sim import forget, rig_for_url, sim_url
-from solver import SOLVED_CUBE, Move, format_moves, group_steps
+from solver import SOLVED_CUBE, Move, format_moves, group_steps, parse_facelets
 
 CFG = load_config()
 moves_st = st.lists(st.builds(Move, st.integers(0, 5), st.integers(1, 3)), min_size=1, max_size=24)
@@ -152,12 +152,12 @@ def test_for_the_rig_turns_the_candidate_with_the_least_planned_time():
     the solver's candidates, the one whose plan ends first, priced by that plan."""
     from robot.app.solving import for_the_rig
     from robot.rig.motion import estimate_s
-    from solver import Cube, random_cube
+    from solver import random_cube
 
     facelets = random_cube(25).to_facelets()
     sol = for_the_rig(CFG, facelets, max_length=None, budget_ms=30, workers=1)
     assert sol.metric == "rig"
-    assert Cube.from_facelets(facelets).apply(sol.moves).is_solved()
+    assert parse_facelets(facelets).apply(sol.moves).is_solved()
     mine = estimate_s(plan(sol.steps, CFG), CFG)
     assert sol.cost == round(mine, 4)
     assert all(mine <= estimate_s(plan(o.steps, CFG), CFG) for o in sol.others)

@@ -4,7 +4,7 @@ import json
 import subprocess
 import sys
 
-from solver import SOLVED_CUBE, Cube, random_cube
+from solver import SOLVED_CUBE, parse_facelets, random_cube
 
 BAD_TWIST = "UUUUUUUUFURRRRRRRRFFRFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
 
@@ -80,7 +80,7 @@ def test_batch_one_line_per_state(tmp_path):
     assert [o["line"] for o in out] == [1, 2, 4, 5, 6]
     assert out[1]["error"]["kind"] == "length" and out[3]["error"]["kind"] == "corner-twist"
     for o in (out[0], out[2], out[4]):
-        assert Cube.from_facelets(o["cube"]).apply(o["moves"]).is_solved() and o["length"] <= 20
+        assert parse_facelets(o["cube"]).apply(o["moves"]).is_solved() and o["length"] <= 20
 
 
 def test_batch_from_stdin_all_good():
@@ -109,7 +109,7 @@ def test_batch_refusals_are_error_lines_and_the_rest_go_on(tmp_path):
     assert [o["line"] for o in out] == [1, 2, 3]
     assert out[0]["cube"] == cubes[0] and set(out[0]["error"]) == {"kind", "message"}
     assert out[0]["error"]["kind"] == "max-length" and "at most 4 moves" in out[0]["error"]["message"]
-    assert out[1]["length"] == 4 and Cube.from_facelets(near).apply(out[1]["moves"]).is_solved()
+    assert out[1]["length"] == 4 and parse_facelets(near).apply(out[1]["moves"]).is_solved()
     assert out[2]["length"] == 0
 
 

@@ -18,7 +18,7 @@ from robot.app.start import ScanDoubtful, run_start
 from robot.rig.config import load_config
 from robot.rig.journal import Journal
 from robot.sim.protocol_sim import forget, rig_for_url, sim_url
-from solver import SOLVED, Cube, random_cube
+from solver import SOLVED, parse_facelets, random_cube
 from vision.render import Lighting
 
 _n = 0
@@ -51,14 +51,14 @@ def test_random_scrambles_end_solved(cfg, tmp_path, seed):
     looks = (record.look_again_turns if record.look_again_turns is not None else [])
     assert len(rig.record) == record.turns + len(looks)
     # the solution the run reports really solves the scanned cube (as it was after any look-again turn)
-    assert Cube.from_facelets(record.facelets).apply(record.moves).is_solved()
+    assert parse_facelets(record.facelets).apply(record.moves).is_solved()
     assert record.confirmed is True
     # the host's estimate is the rig's own clock, turn for turn
     assert record.measured_turning_s == pytest.approx(record.estimated_turning_s, rel=0.01)
     # the journal has the job, finished, ending solved
     job = Journal(tmp_path).read()[-1]
     assert job.end["status"] == "done" and job.done == len(job.steps) == record.turns
-    assert Cube.from_facelets(job.state).is_solved()
+    assert parse_facelets(job.state).is_solved()
     run_dir = Path(record.run_dir)
     saved = json.loads((run_dir / "run.json").read_text())
     assert saved["status"] == "solved" and saved["moves"] == record.moves
@@ -179,7 +179,7 @@ def test_start_against_the_real_firmware_in_simavr(cfg, tmp_path):
     # the emulated rig's cube, rebuilt from the step pulses it counted, is solved: the confirmation
     # scan renders exactly that cube
     assert record.confirmed is True
-    assert Cube.from_facelets(record.facelets).apply(record.moves).is_solved()
+    assert parse_facelets(record.facelets).apply(record.moves).is_solved()
     assert record.measured_turning_s == pytest.approx(record.estimated_turning_s, rel=0.01)
 
 
@@ -264,7 +264,7 @@ def test_engine_tells_its_face_every_step_in_order(cfg, tmp_path):
     assert [e.data["index"] for e in done] == list(range(n))
     assert [e.data["index"] for e in face.events if e.kind == "turn-started"] == list(range(n))
     # each turn event's state is the scanned cube with the turns so far applied
-    cube = Cube.from_facelets(record.facelets)
+    cube = parse_facelets(record.facelets)
     steps = next(e for e in face.events if e.kind == "solution").data["steps"]
     for e, step in zip(done, steps):
         cube = cube.apply(step)

@@ -13,7 +13,7 @@ from robot.app.start import Engine
 from robot.rig.config import load_config
 from robot.rig.errors import UserError
 from robot.sim.protocol_sim import forget, rig_for_url, sim_url
-from solver import Cube
+from solver import parse_facelets
 
 STAGES = ["cross", "F2L 1", "F2L 2", "F2L 3", "F2L 4", "OLL", "PLL"]
 
@@ -55,7 +55,7 @@ def test_cfop_run_labels_every_turn_with_its_stage_in_order(tmp_path, seed):
     assert seen == [s for s in STAGES if s in seen] and seen[0] == "cross"
     assert names == sorted(names, key=STAGES.index)
     # every turn event carries the state the rig is in; the last one is solved
-    cube = Cube.from_facelets(record.facelets)
+    cube = parse_facelets(record.facelets)
     steps = next(e for e in face.events if e.kind == "solution").data["steps"]
     for step, event in zip(steps, done):
         cube = cube.apply(step)

@@ -26,7 +26,7 @@ from webserver import Client
 from robot.cli.main import main
 from robot.rig.journal import Journal
 from robot.sim.pty_rig import SimRigProcess
-from solver import SOLVED, SOLVED_CUBE, Cube, format_moves, random_cube, random_scramble
+from solver import SOLVED, SOLVED_CUBE, format_moves, parse_facelets, random_cube, random_scramble
 
 CMD = [sys.executable, "-m", "robot"]
 
@@ -155,7 +155,7 @@ def test_ctrl_c_at_random_moments_then_a_cleared_stop_never_makes_resume_lie(tmp
             start = random_cube(1000 + i).to_facelets()
             sim.set_state(start)
             moves = format_moves(random_scramble(14, seed=2000 + i))
-            expected = Cube.from_facelets(start).apply(moves).to_facelets()
+            expected = parse_facelets(start).apply(moves).to_facelets()
             moved_before = sim.counts()["moves"]
             p = _popen("dry-run", moves, "--from", start, "--port", sim.port, "--state-dir", str(d))
             if i % 4 == 0:  # any moment from the command's start, before its job or in it

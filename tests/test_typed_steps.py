@@ -22,12 +22,12 @@ from robot.rig.motion import MotorStep, estimate_s, plan
 from robot.sim.protocol_sim import forget, rig_for_url, sim_url
 from solver import (
     SOLVED_CUBE,
-    Cube,
     CubeError,
     Move,
     check_step,
     group_steps,
     invert,
+    parse_facelets,
     parse_steps,
     random_cube,
     random_scramble,
@@ -138,7 +138,7 @@ def test_the_dry_run_turns_the_plan_it_is_given(monkeypatch, tmp_path):
     seen = []
     report = dry_run(CFG, start, steps, speed="max", on_turn=lambda td: seen.append(td.step))
     assert seen == steps == report.steps
-    assert Cube.from_facelets(report.state).is_solved()
+    assert parse_facelets(report.state).is_solved()
 
 
 def _record_plans(monkeypatch) -> list:
@@ -162,7 +162,7 @@ def _solved_start(monkeypatch, tmp_path, name, seed):
     forget(url)
     record = run_start(CFG, port=url, headless=True, state_dir=tmp_path, seed=seed, out=lambda line: None)
     assert record.status == "solved" and rig_for_url(url).cube.is_solved()
-    assert Cube.from_facelets(record.facelets).apply(record.moves).is_solved()
+    assert parse_facelets(record.facelets).apply(record.moves).is_solved()
     return plans, url, record
 
 
@@ -174,7 +174,7 @@ def test_start_turns_and_journals_the_plan_it_estimated(monkeypatch, tmp_path):
     assert record.estimated_turning_s == estimate_s(executed, CFG)  # ... is the one it estimated ...
     assert js.steps == [s.text for s in executed] and record.turns == len(executed)  # ... and turned
     assert js.quarters == [list(s.quarters) for s in executed]
-    assert Cube.from_facelets(js.start).apply(_flat(s.moves for s in executed)).is_solved()
+    assert parse_facelets(js.start).apply(_flat(s.moves for s in executed)).is_solved()
     forget(url)
 
 
@@ -212,7 +212,7 @@ def test_resume_rebuilds_the_journaled_plan_exactly(monkeypatch, tmp_path):
         with Link(cfg, url) as link:
             report = job.resume(link, journal)
     assert report.steps == steps  # the directions journaled, not chosen again
-    assert rig_for_url(url).cube.is_solved() and Cube.from_facelets(report.state).is_solved()
+    assert rig_for_url(url).cube.is_solved() and parse_facelets(report.state).is_solved()
     forget(url)
 
 

@@ -276,11 +276,10 @@ def test_clipped_and_crushed_stickers_are_named():
 
 def _turned(facelets, move):
     """(the cube after ``move``, where each position's sticker went)."""
-    from solver import Cube
 
-    after = Cube.from_facelets(facelets).apply(move).to_facelets()
+    after = parse_facelets(facelets).apply(move).to_facelets()
     probe = [random_cube(s).to_facelets() for s in range(12)]
-    moved = [Cube.from_facelets(p).apply(move).to_facelets() for p in probe]
+    moved = [parse_facelets(p).apply(move).to_facelets() for p in probe]
     dest = [next(j for j in range(54) if all(m[j] == p[i] for p, m in zip(probe, moved, strict=True)))
             for i in range(54)]
     return after, dest

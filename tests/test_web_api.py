@@ -14,7 +14,7 @@ from webserver import NO_LOOK_AGAIN, Client, panel_server, rig_for_url
 
 from robot.cli.commands.serve import sim_glare
 from robot.rig.config import load_config
-from solver import Cube, format_moves, parse_moves, random_cube, simplify
+from solver import Cube, format_moves, parse_facelets, parse_moves, random_cube, simplify
 
 TWISTED = "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
 TWISTED = TWISTED[:8] + "R" + TWISTED[9:]  # one sticker changed: colour counts are wrong
@@ -50,11 +50,11 @@ def test_solve_gives_a_solution_that_solves(client):
         facelets = random_cube(seed).to_facelets()
         status, body, _ = client.post("/api/solve", {"facelets": facelets, "budget_ms": 20})
         assert status == 200, body
-        assert Cube.from_facelets(facelets).apply(body["moves"]).is_solved()
+        assert parse_facelets(facelets).apply(body["moves"]).is_solved()
         assert body["length"] == len(body["moves"].split()) and body["elapsed_ms"] >= 0
         assert sum(len(s) for s in body["steps"]) == body["length"]
     status, body, _ = client.post("/api/solve", {"facelets": facelets, "metric": "qtm", "max_length": 30})
-    assert status == 200 and Cube.from_facelets(facelets).apply(body["moves"]).is_solved()
+    assert status == 200 and parse_facelets(facelets).apply(body["moves"]).is_solved()
 
 
 def test_solve_for_the_rig_and_the_list_of_metrics(client):
@@ -65,7 +65,7 @@ def test_solve_for_the_rig_and_the_list_of_metrics(client):
     facelets = random_cube(4).to_facelets()
     status, body, _ = client.post("/api/solve", {"facelets": facelets, "metric": "rig", "budget_ms": 20})
     assert status == 200, body
-    assert Cube.from_facelets(facelets).apply(body["moves"]).is_solved()
+    assert parse_facelets(facelets).apply(body["moves"]).is_solved()
     assert body["metric"] == "rig" and body["planned"] >= 1 and 0 < body["cost"] < 10
     status, body, _ = client.post("/api/solve", {"facelets": "UUUURRRRFFFFDDDDLLLLBBBB",
                                                 "metric": "rig"})
@@ -87,7 +87,7 @@ def test_solves_side_by_side_are_all_right(client):
         answers = list(pool.map(one, cubes))
     for facelets, status, body in answers:
         assert status == 200, body
-        assert Cube.from_facelets(facelets).apply(body["moves"]).is_solved()
+        assert parse_facelets(facelets).apply(body["moves"]).is_solved()
 
 
 @pytest.mark.parametrize("body,status,kind", [
@@ -164,7 +164,7 @@ def test_a_run_from_start_to_solved_with_its_events(client, served):
     assert "solution" in kinds and "scan" in kinds
     done = [e for e in events if e["kind"] == "turn-done"]
     assert len(done) == len(next(e for e in events if e["kind"] == "solution")["steps"])
-    assert Cube.from_facelets(done[-1]["state_facelets"]).is_solved()
+    assert parse_facelets(done[-1]["state_facelets"]).is_solved()
     assert rig_for_url(rig_url).cube.is_solved()
     status, body, _ = client.get("/api/status")
     assert body["state"] == "done" and body["result"] == "solved" and body["turn"] == body["turns"] > 0
@@ -532,8 +532,8 @@ def test_serve_with_the_real_firmware_in_simavr(tmp_path, firmware_elf):
         events = client.events(lambda e: e["kind"] == "finished", timeout=120)
         assert events[-1]["status"] == "solved", events[-1]
         done = [e for e in events if e["kind"] == "turn-done"]
-        assert done and Cube.from_facelets(done[-1]["state_facelets"]).is_solved()
-        assert Cube.from_facelets(panel.standing.handle.simulated.state()).is_solved()
+        assert done and parse_facelets(done[-1]["state_facelets"]).is_solved()
+        assert parse_facelets(panel.standing.handle.simulated.state()).is_solved()
         status, body, _ = client.post("/api/estop")
         assert status == 200 and body["sent"] is True, body
         assert _rig_status(panel).estop
@@ -559,7 +559,7 @@ def test_estop_mid_solve_reaches_the_firmware_and_latches(tmp_path, firmware_elf
         assert st.estop and not st.moving
         cube = panel.standing.handle.simulated.state()
         time.sleep(0.5)
-        assert panel.standing.handle.simulated.state() == cube and not Cube.from_facelets(cube).is_solved()
+        assert panel.standing.handle.simulated.state() == cube and not parse_facelets(cube).is_solved()
         assert client.post("/api/start", {})[0] == 202  # refused by the latched rig until cleared
         assert client.wait_state("failed", "stopped", timeout=60)["message"]
         assert client.post("/api/estop/clear")[0] == 200 and not _rig_status(panel).estop
@@ -579,7 +579,7 @@ def test_solve_by_cfop_gives_the_stages_like_the_cli(client):
         # the whole is the stages' moves, simplified across their seams
         staged = " ".join(s["moves"] for s in body["stages"] if s["moves"])
         assert format_moves(simplify(parse_moves(staged))) == body["moves"]
-        assert Cube.from_facelets(facelets).apply(body["moves"]).is_solved()
+        assert parse_facelets(facelets).apply(body["moves"]).is_solved()
         assert body["length"] == len(body["moves"].split())
     for extra in ({"metric": "qtm"}, {"max_length": 30}, {"budget_ms": 5}):
         status, body, _ = client.post("/api/solve", {"facelets": facelets, "method": "cfop", **extra})

@@ -15,6 +15,8 @@ from selenium.webdriver.common.by import By
 from test_web_browser import desktop, no_script_errors, open_page, state_text, wait
 from webserver import panel_server
 
+from solver import parse_facelets
+
 PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True}
 
 
@@ -319,7 +321,7 @@ def test_six_photos_give_a_net_to_solve_and_start(browser, tmp_path):
             text = wait(browser, lambda d: "moves)" in d.find_element(By.ID, "photos-solution").text
                         and d.find_element(By.ID, "photos-solution").text)
             moves = text.split(" (")[0]
-            assert Cube.from_facelets(truth).apply(moves).is_solved()
+            assert parse_facelets(truth).apply(moves).is_solved()
             browser.execute_script("arguments[0].scrollIntoView({block: 'end'})",
                                    browser.find_element(By.ID, "photos-solution"))
             shot(browser, "web-panel-phone-photos.png")

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from solver import Cube, random_cube
+from solver import parse_facelets, random_cube
 from solver.facelets import FACES, position_name
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def facelet_moves(move: str) -> tuple[int, ...]:
     """Where each facelet position goes when ``move`` is turned: found by
     turning a few random cubes and following every sticker."""
     cubes = [random_cube(seed).to_facelets() for seed in range(12)]
-    after = [Cube.from_facelets(c).apply(move).to_facelets() for c in cubes]
+    after = [parse_facelets(c).apply(move).to_facelets() for c in cubes]
     dest = []
     for i in range(54):
         options = [j for j in range(54) if all(a[j] == c[i] for c, a in zip(cubes, after, strict=True))]
@@ -130,7 +130,7 @@ def combine(first: ScanResult, first_doubt: list[int], second: ScanResult, secon
             return None, [p]  # the two looks contradict each other: something else is wrong
     facelets = "".join(out)
     try:
-        Cube.from_facelets(facelets)
+        parse_facelets(facelets)
     except Exception:  # noqa: BLE001 - any invalid combination means: not settled
         return None, still or list(range(54))
     return facelets, still
@@ -154,7 +154,7 @@ def look_again(run: Run, result: ScanResult, doubt: list[int], *, rescan: Callab
         run.record.look_again_turns = done
         return settled
     if done:
-        now = Cube.from_facelets(result.facelets).apply(" ".join(done)).to_facelets()
+        now = parse_facelets(result.facelets).apply(" ".join(done)).to_facelets()
         back = " ".join(_inverse(m) for m in reversed(done))
         run.emit("look-again", "scanning", f"scan: still in doubt after turning {' '.join(done)}; turning "
                  f"{back} to put the cube back", move=back)
@@ -211,7 +211,7 @@ def turn_face(run: Run, facelets: str, move: str) -> None:
     link = run.rig.link
     steps = plan([(m,) for m in parse_moves(move)], link.config)
     with Journal(run.state_dir) as journal:
-        job.run(link, journal, Cube.from_facelets(facelets), steps)
+        job.run(link, journal, parse_facelets(facelets), steps)
 
 
 def admits_solved(result: ScanResult | None) -> bool:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from solver import Cube, random_cube
+from solver import Cube, parse_facelets, random_cube
 from solver.facelets import FACES, position_name
 from solver.talk import ticking
 
@@ -291,7 +291,7 @@ def resolve_doubt(run: Run, scanner: _Scanner, result: ScanResult) -> tuple[Scan
                 result = scanner.capture(run.cfg.views)
                 break
             try:
-                Cube.from_facelets(answer.facelets)
+                parse_facelets(answer.facelets)
             except CubeError as e:
                 run.emit("fix-invalid", "needs_help", f"still not a valid cube: {e}", error=e.to_dict())
                 continue
@@ -390,7 +390,7 @@ def cfop_solution(facelets: str, quarter_cost: float, half_cost: float) -> tuple
     from solver.metrics import Step, axial_cost, group_steps
     from solver.solution import Solution
 
-    sol = solve_cfop(Cube.from_facelets(facelets))
+    sol = solve_cfop(parse_facelets(facelets))
     steps: list[Step] = []
     labels: list[str] = []
     for stage in sol.stages:
@@ -583,7 +583,7 @@ class Engine:
             record.status = "scanned"
             run.emit("finished", "done", f"scanned {facelets}", status="scanned", facelets=facelets)
             return
-        start_cube = Cube.from_facelets(facelets)
+        start_cube = parse_facelets(facelets)
         if start_cube.is_solved():
             record.status = "already-solved"
             record.compute_s = 0.0
@@ -626,7 +626,7 @@ class Engine:
         if cfg.start.confirm_scan:
             confirm, seen = _confirm(run)
             _save_images(run_dir, "confirm", confirm)
-            record.confirmed = Cube.from_facelets(seen).is_solved()
+            record.confirmed = parse_facelets(seen).is_solved()
             run.emit("confirmed", solved=record.confirmed, facelets=seen)
             if not record.confirmed:
                 raise RigError(f"the confirmation scan shows {seen}, not a solved cube: a motor may have "

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from solver import Cube, CubeError, parse_steps
+from solver import Cube, CubeError, parse_facelets, parse_steps
 
 from . import protocol as P
 from .errors import RigError
@@ -78,7 +78,7 @@ class _Execution:
                  on_turn: Callable[[TurnDone], None] | None):
         self.link, self.journal, self.js, self.steps, self.on_turn = link, journal, js, steps, on_turn
         self.profiles = link.config.profiles()
-        self.cube = Cube.from_facelets(js.state)
+        self.cube = parse_facelets(js.state)
         self.report = JobReport(js.job, steps, js.state, estimate_s(steps[js.done:], link.config), None, 0.0)
         self.capacity = link.hello.queue_capacity if link.hello else 1
         self.inflight: deque[int] = deque()
@@ -413,7 +413,7 @@ def _rig_progress(js: JobState, last_done_id: int) -> int | None:
 
 def _record_rig_turns(journal: Journal, js: JobState, steps: list[MotorStep], done: int) -> None:
     """Journal the turns the rig finished that the journal had not recorded."""
-    cube = Cube.from_facelets(js.state)
+    cube = parse_facelets(js.state)
     for i in range(js.done, done):
         cube = cube.apply(steps[i].moves)
         journal.turn(js, i, cube.to_facelets(), None)

@@ -30,7 +30,7 @@ from typing import Any, TextIO
 
 import platformdirs
 
-from solver import Cube, CubeError
+from solver import Cube, CubeError, parse_facelets
 
 from .errors import UserError, storage_advice
 from .owner import Claim, claim_folder
@@ -419,7 +419,7 @@ class JournalReader:
         if not all(isinstance(s, str) for s in steps):
             raise self._damaged(n, "a job whose steps are not all move strings")
         try:
-            self._cube = Cube.from_facelets(r["start"])
+            self._cube = parse_facelets(r["start"])
             for s in steps:
                 Cube().apply(s)
         except CubeError as e:

@@ -54,7 +54,7 @@ def attach(config: Any, *, port: str | None, firmware: str | None, scramble: str
     url = port or config.rig.port
     if not url.startswith("sim://"):
         return None
-    from solver import Cube
+    from solver import parse_facelets
 
     from .protocol_sim import parse_sim_url, rig_for_url
 
@@ -64,6 +64,6 @@ def attach(config: Any, *, port: str | None, firmware: str | None, scramble: str
     except ValueError as e:
         raise UserError(f"--port {url}: {e}") from None
     if "state" not in opts:
-        rig.cube = Cube.from_facelets(scramble)
+        rig.cube = parse_facelets(scramble)
     rig.adopt_config(config)  # a flipper's or two-gripper's parts hold the cube put in
     return SimulatedRig(url, rig.facelets, rig.press)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from serial.serialutil import PortNotOpenError, SerialBase, SerialException
 
-from solver import Cube, CubeError
+from solver import Cube, CubeError, parse_facelets
 
 from ..rig import protocol as P
 from .virtual_rig import Disconnected, Faults, VirtualRig, make_clock
@@ -60,7 +60,7 @@ def rig_for_url(url: str) -> VirtualRig:
     if rig is None:
         clock = make_clock(opts.get("speed", "1"))
         seed = int(opts["seed"]) if opts.get("seed") else 0
-        cube = Cube.from_facelets(opts["state"]) if opts.get("state") else Cube()
+        cube = parse_facelets(opts["state"]) if opts.get("state") else Cube()
         version = int(opts.get("protocol") or P.PROTOCOL_VERSION)
         rig = VirtualRig(clock=clock, faults=Faults.parse(opts.get("faults")), seed=seed, cube=cube,
                          protocol_version=version)

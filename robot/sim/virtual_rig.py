@@ -23,7 +23,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from solver import SOLVED_CUBE, Cube, CubeError, Move
+from solver import SOLVED_CUBE, Cube, CubeError, Move, parse_facelets
 
 from ..rig import protocol as P
 from ..rig.timing import Profile, step_ticks
@@ -377,7 +377,7 @@ class VirtualRig:
                     raise CubeError("length", "expected 54 stickers of URFDLB")
                 self.mechanism.cube.stickers = facelets
             else:
-                self.cube = Cube.from_facelets(facelets)
+                self.cube = parse_facelets(facelets)
 
     def connect(self) -> Connection:
         """A new cable to the rig (the old one, if any, stops carrying bytes)."""

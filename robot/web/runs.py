@@ -215,13 +215,13 @@ class Panel:
         """Turn ``moves`` on a virtual rig of its own (the configured rig is
         not touched), with the same events as a run's turns, so the page's
         cube and turn list follow it; :class:`Busy` if a run is going on."""
-        from solver import SOLVED_CUBE, Cube, group_steps
+        from solver import SOLVED_CUBE, group_steps, parse_facelets
 
         from ..app.dryrun_pictures import timeline
         from ..app.limits import MAX_DRY_RUN_HOURS
         from ..rig.motion import estimate_s, plan
 
-        cube = Cube.from_facelets(start) if start else SOLVED_CUBE
+        cube = parse_facelets(start) if start else SOLVED_CUBE
         if self.mechanism:
             return self._start_mechanism_dry_run(moves, float(speed), cube)
         # the run's one plan, the moves checked before anything starts: drawn, estimated, turned

@@ -25,6 +25,7 @@ from __future__ import annotations
 from ..cubie import SOLVED_CUBE, Cube, permutation_parity
 from ..errors import CubeError
 from ..facelets import CORNER_FACELETS, CORNER_NAMES, EDGE_FACELETS, EDGE_NAMES, FACES, SOLVED
+from ..validate import parse_facelets
 
 _OLL_ROWS = (("B3", "B2", "B1"),
              ("L1", "U1", "U2", "U3", "R3"),
@@ -91,7 +92,7 @@ def pll_cube(pattern: str) -> Cube:
     f = list(SOLVED)
     for n, ch in zip(_PLL_STICKERS, letters):
         f[_pos(n)] = ch
-    return Cube.from_facelets("".join(f))
+    return parse_facelets("".join(f))
 
 
 def pll_key(cube: Cube) -> tuple[int, ...]:

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from solver import (
     SOLVED,
     SOLVED_CUBE,
-    Cube,
     CubeError,
     format_moves,
     normalize_facelets,
@@ -156,7 +155,7 @@ def _apply(args: argparse.Namespace) -> int:
 
         print(turn(text, size, moves))  # read and printed in the one naming: calls add up
         return 0
-    cube = Cube.from_facelets(text)
+    cube = parse_facelets(text)
     print(cube.apply(moves).to_facelets())
     return 0
 

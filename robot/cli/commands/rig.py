@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from solver import FACES, SOLVED_CUBE, Cube, Move, random_cube
+from solver import FACES, SOLVED_CUBE, Cube, Move, parse_facelets, random_cube
 
 from ...app.limits import (
     MAX_DRY_RUN_HOURS,
@@ -84,7 +84,7 @@ def _start_cube(args: argparse.Namespace) -> Cube:
     if getattr(args, "state", None) and getattr(args, "scramble", None) is not None:
         raise UserError("give either --state or --scramble, not both")
     if getattr(args, "state", None):
-        return Cube.from_facelets(read_cube_arg(args.state))
+        return parse_facelets(read_cube_arg(args.state))
     if getattr(args, "scramble", None) is not None:
         return random_cube(args.scramble)
     return SOLVED_CUBE
@@ -177,7 +177,7 @@ def _dry_run(args: argparse.Namespace) -> int:
     if load_config(args.config).rig.kind != "six-motor":
         return _dry_run_mechanism(args)
     cfg, steps = _check_dry_run(args)  # the moves parsed and planned before anything opens
-    start = Cube.from_facelets(read_cube_arg(args.start)) if args.start else SOLVED_CUBE
+    start = parse_facelets(read_cube_arg(args.start)) if args.start else SOLVED_CUBE
     if args.render:
         from ...app.dryrun_pictures import check_path
         check_path(args.render)
@@ -234,7 +234,7 @@ def _dry_run_mechanism(args: argparse.Namespace) -> int:
         raise UserError(f"--firmware: the firmware does not drive a {kind} rig yet")
     fast = args.speed.strip().lower() in ("max", "inf", "event")
     pace = pace_of(args.port) if args.port else (None if fast else float(args.speed))
-    start = Cube.from_facelets(read_cube_arg(args.start)) if args.start else SOLVED_CUBE
+    start = parse_facelets(read_cube_arg(args.start)) if args.start else SOLVED_CUBE
     m, p = mechanism_plan(cfg, args.moves)
     if pace is not None and p.seconds / pace / 3600 > MAX_DRY_RUN_HOURS:
         hours = p.seconds / pace / 3600

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from solver import Cube
+from solver import parse_facelets
 
 from ..errors import UserError
 from .base import Action, Mechanism, State
@@ -176,7 +176,7 @@ def run_job(journal: MechanismJournal, mech: Mechanism, start_cube: str, actions
         do(a)
         if out.turn is not None:
             made = face_move(mech.orientation(state), *out.turn)
-            cube = Cube.from_facelets(cube).apply([made]).to_facelets()
+            cube = parse_facelets(cube).apply([made]).to_facelets()
         state = out.after
         journal.done(job, i, state, cube, mech)
     journal.end(job, "done")
@@ -192,7 +192,7 @@ def confirm_sent(journal: MechanismJournal, mech: Mechanism, j: MechanismJob) ->
     cube = j.cube
     if out.turn is not None:
         made = face_move(mech.orientation(j.state), *out.turn)
-        cube = Cube.from_facelets(cube).apply([made]).to_facelets()
+        cube = parse_facelets(cube).apply([made]).to_facelets()
     journal.done(j.job, i, out.after, cube, mech)
 
 
