@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from vision.scanning import ScanResult
     from vision.setup import ViewSpec
 
-    from .start import Run
+    from .run import Run
 
 CANDIDATES = [f + s for f in FACES for s in ("", "'", "2")]
 

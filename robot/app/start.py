@@ -22,9 +22,8 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,9 +35,10 @@ from ..rig import job
 from ..rig.config import Config, rig_turn_costs
 from ..rig.errors import RigError, UserError
 from ..rig.journal import Journal, default_state_dir
-from .events import Doubt, Event, Face, TurnEvents
+from .events import Doubt, Face, TurnEvents
 from .record import RunRecord
 from .rigs import RigHandle, attach_rig, connect_rig
+from .run import Run, Stopped
 from .solving import SolveRequest, planned_solution
 
 if TYPE_CHECKING:
@@ -63,58 +63,6 @@ class ScanDoubtful(RigError):
     def __init__(self, message: str, result: ScanResult | None = None):
         super().__init__(message)
         self.result = result
-
-
-# ---------------------------------------------------------------- events and faces
-
-
-class Stopped(RigError):
-    """A person asked the run to stop (Stop, or the emergency stop)."""
-
-    def __init__(self, message: str, *, estop: bool = False):
-        super().__init__(message)
-        self.estop = estop
-
-
-# ---------------------------------------------------------------- the run
-
-
-@dataclass
-class Run:
-    cfg: Config
-    rig: RigHandle
-    face: Face
-    seed: int | None = None
-    sim_lighting: Callable[[int], Lighting] | None = None
-    """For simulated cameras: capture number -> lighting (None: random)."""
-    stop_flag: threading.Event = field(default_factory=threading.Event)
-    estop_flag: threading.Event = field(default_factory=threading.Event)
-    state: str = "idle"
-    captures: int = 0
-    record: RunRecord = field(default_factory=RunRecord)
-    images: dict[str, np.ndarray] = field(default_factory=dict)
-    state_dir: str | Path | None = None
-    """The journal's folder (None: the default): every turn is journalled there."""
-    step_labels: list[str] | None = None
-    """A label a solution step (the CFOP stage it belongs to), or None."""
-
-    def emit(self, kind: str, state: str | None = None, text: str = "", result: ScanResult | None = None,
-             **data: Any) -> None:
-        if state is not None:
-            self.state = state
-        self.face.emit(Event(kind, self.state, data, text, result=result))
-
-    def publish(self, event: Event) -> None:
-        """An event made elsewhere (a job's turns): the run takes its state."""
-        self.state = event.state
-        self.face.emit(event)
-
-    def check_stop(self) -> None:
-        """Between steps: end the run here if a person asked for it."""
-        if self.estop_flag.is_set():
-            raise Stopped("emergency stop: the rig was stopped", estop=True)
-        if self.stop_flag.is_set():
-            raise Stopped("stopped by request")
 
 
 def check_cameras(run: Run) -> None:

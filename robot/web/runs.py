@@ -311,7 +311,7 @@ class Panel:
 
     def _dry_run(self, cube: Any, steps: list[MotorStep], estimate: float, speed: str) -> None:
         from ..app.dryrun import dry_run
-        from ..app.start import Stopped
+        from ..app.run import Stopped
         from ..rig import job
 
         n = len(steps)
