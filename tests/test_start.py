@@ -352,7 +352,7 @@ def test_a_doubtful_confirmation_that_fits_solved_counts_as_solved():
     from robot.app.doubt import admits_solved
     from vision.classifier import classify
     from vision.render import SCHEME, SHADES
-    from vision.scanning import ScanResult
+    from vision.scan_result import ScanResult
 
     def scan_of(facelets, hide):
         rng = np.random.default_rng(3)

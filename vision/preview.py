@@ -17,7 +17,7 @@ from .render import net_to_image
 from .setup import FaceSpec, ViewSpec
 
 if TYPE_CHECKING:  # scanning pulls in the classifier; drawing does not need it
-    from .scanning import ScanResult
+    from .scan_result import ScanResult
 
 DOUBT = (255, 0, 255)  # magenta: easy to see on every sticker colour
 KEYS = "click sticker: change colour | Enter: accept | r: rescan | q/Esc: quit"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -18,27 +18,12 @@ from .errors import VisionError
 from .profile import Profile, apply_gains
 from .render import Lighting
 from .sample import sample_faces
+from .scan_result import ScanResult
 from .setup import CameraSpec, ViewSpec
 
 GLARE_DOUBT = 0.5  # a sticker mostly covered by glare was not really seen
 DARK_DOUBT = 0.05  # nor one whose brightest channel has under 5 % of the scan's light (shadow)
 REFLECTION_SURE = 1 - np.exp(-4.0)  # confidence (a 12-nat gap) that lets a piece read through glare
-
-
-@dataclass
-class ScanResult:
-    facelets: str
-    classification: Classification
-    samples: np.ndarray  # (54, 3) RGB, NaN where not seen
-    spread: np.ndarray  # (54,) ΔE spread within each sticker
-    glare: np.ndarray  # (54,) fraction of each sticker's pixels lost to glare
-    images: dict[str, np.ndarray] = field(default_factory=dict)  # annotated, per view
-    frames: dict[str, np.ndarray] = field(default_factory=dict)  # as captured, per view
-    views: list[ViewSpec] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.classification.ok
 
 
 def measure(frames: dict[str, np.ndarray], views: list[ViewSpec], profile: Profile | None = None

@@ -30,7 +30,7 @@ from solver import parse_facelets, random_cube
 from solver.facelets import FACES, position_name
 
 if TYPE_CHECKING:
-    from vision.scanning import ScanResult
+    from vision.scan_result import ScanResult
     from vision.setup import ViewSpec
 
     from .run import Run

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from vision.scanning import ScanResult
+    from vision.scan_result import ScanResult
 
 
 @dataclass(frozen=True)

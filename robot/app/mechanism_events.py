@@ -42,7 +42,7 @@ from ..rig.mechanisms.orientation import Orientation, face_move, name, rotate
 from .events import Event, Face
 
 if TYPE_CHECKING:
-    from vision.scanning import ScanResult
+    from vision.scan_result import ScanResult
 
 _SLOT_ORDER = (3, 4, 0, 1, 2, 5)
 """Slots tried first for a whole-cube turn: the mechanisms turn the cube about D and L."""

@@ -23,7 +23,7 @@ from .rigs import RigHandle
 
 if TYPE_CHECKING:
     from vision.render import Lighting
-    from vision.scanning import ScanResult
+    from vision.scan_result import ScanResult
 
 
 class Stopped(RigError):

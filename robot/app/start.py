@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from solver.solution import Solution
     from vision.profile import Profile
     from vision.render import Lighting
-    from vision.scanning import ScanResult
+    from vision.scan_result import ScanResult
     from vision.setup import ViewSpec
 
     from ..rig.motion import MotorStep
