@@ -116,7 +116,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     command only of the module that has it (see :data:`COMMAND_MODULES`)."""
     parser = Parser(
         prog="cuberobot",
-        description="Scan, solve and turn a Rubik's cube with a six-motor robot.",
+        description="Scan, solve and turn a Rubik's cube with a robot: six motors, a flipper and turntable, "
+                    "or two grippers.",
         parents=[common_options(suppress=False)],
     )
     parser.add_argument("--version", action=_Version)
