@@ -224,6 +224,10 @@ stdin = st.one_of(st.sampled_from(CUBES + ["solved"]).map(str.encode), st.just(b
 CUBE: Arg = (cube_valid, weird)
 MOVES: Arg = (st.integers(0, 20).map(lambda n: format_moves(random_scramble(n, n))),
               st.one_of(st.sampled_from([10_000, 10_001, 100_000]).map(lambda n: "R " * n), weird))
+ROBOT_MOVES = st.lists(st.sampled_from([
+    "flip", "spin +1", "spin -2", "close cover", "open", "turn 1", "turn -1", "open D", "close D",
+    "rotate L 1", "rotate D -1", "rotate d 2"]), min_size=1, max_size=4).map(", ".join)
+"""A flipper's or two-gripper's robot moves for `jog` (with an example config; with others, one line)."""
 CONFIG: Arg = (valid_config, st.one_of(toml_text().map(lambda b: File(b, name="rig.toml")), odd_file))
 SEED: Arg = (st.integers(0, 2**32 - 1).map(str), weird)
 PORT: Arg = (st.just("sim://"), st.sampled_from([
@@ -330,7 +334,8 @@ STRATEGIES: dict[str, st.SearchStrategy[Case]] = {
                        render=RENDER, **{"from": CUBE}),
     "resume": command(["resume"], config=CONFIG, port=PORT, state_dir=FOLDER,
                       poison=[[], ["--state-dir", File(kind="dir")]]),
-    "jog": command(["jog"], [choice(*"URFDLBurfdl"), number(-8, 8, "0", "9", "-9", "nan", "1e3")],
+    "jog": command(["jog"], [(st.one_of(st.sampled_from(list("URFDLBurfdl")), ROBOT_MOVES), weird),
+                             number(-8, 8, "0", "9", "-9", "nan", "1e3")],
                    config=CONFIG, port=PORT, state_dir=FOLDER),
     "estop": command(["estop"], clear=FLAG, config=CONFIG, port=PORT),
     "start": command(["start"], config=CONFIG, port=PORT, headless=FLAG, no_wait=FLAG, state_dir=FOLDER,

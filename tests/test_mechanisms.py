@@ -293,5 +293,5 @@ def test_the_example_configs_plan_and_the_link_takes_them(kind):
     assert apply_to_cube(Cube().apply("R U F'").to_facelets(), plan("F U' R'", m).actions, m).is_solved()
     assert Link(cfg, kind=kind).config is cfg  # driven over the link (tests/test_mechanism_link.py)
     with pytest.raises(UserError, match=f'kind = "{kind}": this command drives six-motor rigs') as e:
-        Link(cfg)  # a dry run, a jog, the six-motor engine
+        Link(cfg)  # a six-motor dry run, jog or engine
     assert "\n" not in str(e.value)

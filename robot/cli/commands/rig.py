@@ -384,29 +384,31 @@ def _resume_mechanism(cfg: Config, args: argparse.Namespace) -> int:
 
 
 def _jog(args: argparse.Namespace) -> int:
-
+    _check_rig_options(args)
+    cfg = load_config(args.config)
+    if cfg.rig.kind != "six-motor":
+        return _jog_mechanism(args, cfg)
     face = args.face.upper()
     if face not in FACES or len(face) != 1:
         raise UserError(f"FACE must be one of U R F D L B, got {args.face[:20]!r}")
     if args.steps is not None:
-        return _jog_steps(args, face)
-    if args.turns == 0:
+        return _jog_steps(args, cfg, face)
+    turns = 1 if args.turns is None else args.turns
+    if turns == 0:
         raise UserError(f"TURNS must be a non-zero number of quarter turns between -{MAX_JOG_TURNS} and "
                         f"{MAX_JOG_TURNS}")
-    motor, steps, _ = _jog_claimed(args, face, lambda quarter: quarter * args.turns)
-    print(f"turned {face} by {args.turns} quarter turn(s) ({steps:+d} steps on motor {motor})")
+    motor, steps, _ = _jog_claimed(args, cfg, face, lambda quarter: quarter * turns)
+    print(f"turned {face} by {turns} quarter turn(s) ({steps:+d} steps on motor {motor})")
     return 0
 
 
-def _jog_claimed(args: argparse.Namespace, face: str,
+def _jog_claimed(args: argparse.Namespace, cfg: Config, face: str,
                  steps_for: Callable[[int], int]) -> tuple[int, int, int]:
     """Jog ``face``'s motor by ``steps_for(steps of a clockwise quarter
     turn)`` steps, with the rig and the state folder claimed and no job
     unfinished; returns the motor, the steps it turned and a quarter turn's."""
     from ...rig.motion import motor_steps
 
-    _check_rig_options(args)
-    cfg = load_config(args.config)
     with rig_claims(args.port or cfg.rig.port, args.state_dir), Journal(args.state_dir) as journal:
         if journal.unfinished() is not None:
             raise UserError("a job is unfinished in the journal; run `cuberobot resume` first "
@@ -417,23 +419,63 @@ def _jog_claimed(args: argparse.Namespace, face: str,
     return motor, steps, quarter
 
 
+def _jog_mechanism(args: argparse.Namespace, cfg: Config) -> int:
+    """``jog "close cover, turn +1, open cover"`` on a flipper or two-gripper
+    rig: the rig homed, then the robot moves, all checked against its rules
+    before anything moves (robot/rig/mechanisms/jog.py)."""
+    from ...rig.journal import default_state_dir
+    from ...rig.mechanisms import mechanism_for
+    from ...rig.mechanisms.drive import LinkMechanism
+    from ...rig.mechanisms.jog import check_jog
+    from ...rig.mechanisms.journal import MechanismJournal
+
+    if args.steps is not None:
+        raise UserError(f"--steps is for a six-motor rig; on a {cfg.rig.kind} rig give robot moves, "
+                        "separated by commas in one argument")
+    text = args.face
+    if args.turns is not None:  # `jog spin -1`: the quarters as a word of their own
+        if "," in text or len(text.split()) != 1:
+            raise UserError("give the quarter turns inside the robot moves (\"close cover, turn -1, open "
+                            "cover\"), not after them")
+        text = f"{text} {args.turns}"
+    mech = mechanism_for(cfg)
+    assert mech is not None
+    jog = check_jog(mech, text)
+    with rig_claims(args.port or cfg.rig.port, args.state_dir):
+        last = MechanismJournal(args.state_dir or default_state_dir()).last()
+        if last is not None and last.end is None:
+            raise UserError("a job is unfinished in the journal; run `cuberobot resume` first (jogging now "
+                            "would make its recorded state wrong)")
+        with _link_for(args, cfg, kind=cfg.rig.kind) as link, link.estop_on_interrupt():
+            link.connect()
+            drive = LinkMechanism(link, cfg, mech.start())
+            drive.home()
+            print(f"homed: {mech.describe(mech.start())}", flush=True)
+            for action, state in zip(jog.actions, jog.states, strict=True):
+                drive.do(action)
+                print(f"  {action}: {mech.describe(state)}", flush=True)
+    print(f"made {len(jog.actions)} robot move(s), {jog.layer_turns} of them layer turns; the next job homes "
+          "the rig and scans the cube first")
+    return 0
+
+
 MAX_JOG_STEPS = 30000
 """The most steps one MOVE may ask of a motor (docs/protocol.md)."""
 
 
-def _jog_steps(args: argparse.Namespace, face: str) -> int:
+def _jog_steps(args: argparse.Namespace, cfg: Config, face: str) -> int:
     """``jog FACE --steps N``: N motor steps, clockwise when positive (as a
     quarter turn of that face goes on this rig), for aligning a face after
     mounting. The firmware takes any step count in one MOVE; the cube model
     and the journal are left alone, since a face between quarter turns is
     no cube state (the simulated rigs round it to the nearest quarter)."""
 
-    if args.turns != 1:
+    if args.turns is not None:
         raise UserError("give TURNS or --steps, not both")
     if args.steps == 0:
         raise UserError(f"--steps must be a non-zero number of motor steps between -{MAX_JOG_STEPS} and "
                         f"{MAX_JOG_STEPS}")
-    motor, steps, quarter = _jog_claimed(args, face, lambda q: args.steps if q > 0 else -args.steps)
+    motor, steps, quarter = _jog_claimed(args, cfg, face, lambda q: args.steps if q > 0 else -args.steps)
     direction = "clockwise" if args.steps > 0 else "anticlockwise"
     print(f"turned {face} {abs(args.steps)} step(s) {direction} ({steps:+d} steps on motor {motor};"
           f" a quarter turn is {abs(quarter)})")
@@ -558,12 +600,15 @@ def register(sub: Registry) -> None:
     _add_rig_options(p)
     p.set_defaults(func=_resume)
 
-    p = sub.add_parser("jog", help="turn one face by hand (maintenance)")
-    p.add_argument("face", help="U R F D L or B")
-    p.add_argument("turns", nargs="?", type=whole(-MAX_JOG_TURNS, MAX_JOG_TURNS), default=1,
+    p = sub.add_parser("jog", help="turn one face, or make robot moves, by hand (maintenance)")
+    p.add_argument("face", metavar="FACE|MOVES",
+                   help="U R F D L or B; on a flipper or two-gripper rig, robot moves separated by commas, "
+                        "made after homing the rig (\"close cover, turn +1, open cover\", \"flip\"; "
+                        "\"open D, rotate D 1, close D, rotate D -1\")")
+    p.add_argument("turns", nargs="?", type=whole(-MAX_JOG_TURNS, MAX_JOG_TURNS), default=None,
                    metavar="TURNS",
                    help=f"quarter turns, negative: anticlockwise (-{MAX_JOG_TURNS} to {MAX_JOG_TURNS},"
-                        " not 0)")
+                        " not 0; default 1)")
     p.add_argument("--steps", type=whole(-MAX_JOG_STEPS, MAX_JOG_STEPS), metavar="N",
                    help="turn N motor steps instead (negative: anticlockwise; not 0), to align a face")
     _add_rig_options(p)

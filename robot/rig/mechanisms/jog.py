@@ -1,0 +1,103 @@
+"""Robot moves by hand on a flipper or two-gripper rig (``cuberobot jog``):
+for a maker checking a part after building or adjusting it.
+
+A jog starts from the rig's home (the state a job starts in, where
+:meth:`~.drive.LinkMechanism.home` brings the servos), so every move can be
+checked against the rig's rules before anything moves: a turn with the
+cover open, a flip with it closed, or a gripper opened while the other is
+open is refused with the rule it breaks, and nothing moves. A two-gripper
+jog must leave both grippers' jaws square: a stepper has no home switch,
+and the next job assumes square jaws.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import UserError
+from .base import Action, ImpossibleMove, Mechanism, State
+
+MAX_JOG_MOVES = 40
+"""The most robot moves one jog may make."""
+MAX_JOG_TEXT = 1000
+"""The longest list of moves, in characters."""
+
+EXAMPLES = {
+    "flipper": "flip, spin +1, close cover, turn -1, open cover",
+    "two-gripper": "open D, rotate L +1, close D, rotate D 2",
+}
+"""An example of each kind's robot moves, for messages."""
+WORDS = {"flipper": ("flip", "spin", "turn", "open", "close"), "two-gripper": ("open", "close", "rotate")}
+"""The kinds of robot move each kind of rig makes."""
+
+
+@dataclass(frozen=True)
+class Jog:
+    """Robot moves checked from the rig's home: each with the state after it."""
+
+    actions: tuple[Action, ...]
+    states: tuple[State, ...]
+    layer_turns: int
+
+
+def parse_move(text: str) -> Action:
+    """One robot move as people write it and the journal does: a kind, the
+    part when there are several (``cover``, ``D``, ``L``) and quarter turns
+    with or without a sign (``spin 1``, ``rotate D -2``)."""
+    words = text.split()
+    if not words or len(words) > 3:
+        raise ValueError("a robot move is a kind, maybe a part and quarter turns")
+    quarters = 0
+    if words[-1].lstrip("+-").isdigit() and len(words[-1]) <= 3:
+        quarters = int(words.pop())
+    if len(words) > 2:
+        raise ValueError("a robot move is a kind, maybe a part and quarter turns")
+    part = words[1] if len(words) > 1 else ""
+    return Action(words[0].lower(), part.upper() if len(part) == 1 else part.lower(), quarters)
+
+
+def check_jog(mech: Mechanism, text: str) -> Jog:
+    """The moves of ``text`` (separated by commas) made from ``mech``'s home,
+    each checked by its rules; a :class:`UserError` naming the first move
+    that is not one, or that the rig cannot make there, and why."""
+    example = EXAMPLES.get(mech.kind, "")
+    if len(text) > MAX_JOG_TEXT:
+        raise UserError(f"the robot moves are {len(text)} characters; at most {MAX_JOG_TEXT}")
+    pieces = [p.strip() for p in text.split(",")]
+    if len(pieces) > MAX_JOG_MOVES:
+        raise UserError(f"{len(pieces)} robot moves: a jog makes at most {MAX_JOG_MOVES}")
+    state, layers = mech.start(), 0
+    actions: list[Action] = []
+    states: list[State] = []
+    for n, piece in enumerate(pieces, 1):
+        where = f"robot move {n} ({piece[:30]!r})"
+        try:
+            action = parse_move(piece)
+            if action.kind not in WORDS.get(mech.kind, ()):
+                raise ValueError(f"a {mech.kind} rig has no move {action.kind!r}")
+        except ValueError as e:
+            raise UserError(f"{where}: {e}; on a {mech.kind} rig for example: {example}") from None
+        if mech.kind == "flipper" and action.kind in ("open", "close") and not action.part:
+            action = Action(action.kind, "cover")  # the flipper's one part that opens
+        try:
+            out = mech.apply(state, action)
+            if action not in mech.actions(state):  # a part the rig does not have, say
+                raise ImpossibleMove(f"a {mech.kind} rig has no move {action}")
+        except ImpossibleMove as e:
+            raise UserError(f"{where}: the rig cannot make it after {_after(actions)}: {e}; nothing was "
+                            "moved") from None
+        state = out.after
+        actions.append(action)
+        states.append(state)
+        layers += out.turn is not None
+    if mech.kind == "two-gripper":
+        across = [g for g, s in zip("DL", state[1:], strict=True) if s[1]]
+        if across:
+            raise UserError(f"these robot moves leave gripper {' and '.join(across)}'s jaws across: the "
+                            "next job needs them square (the stepper has no home), so end with another "
+                            "odd rotation of it; nothing was moved")
+    return Jog(tuple(actions), tuple(states), layers)
+
+
+def _after(actions: list[Action]) -> str:
+    return "homing" if not actions else ", ".join(str(a) for a in actions)

@@ -1,0 +1,128 @@
+"""`cuberobot jog` on a flipper or two-gripper rig (issue 26: the terminal
+works for every kind): robot moves by hand, checked against the rig's
+rules from its home before anything moves, then made on a sim-rig in its
+own process over a pty, as on a real rig."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from robot.rig.config import load_config
+from robot.rig.errors import UserError
+from robot.rig.mechanisms import Action, mechanism_for
+from robot.rig.mechanisms.jog import MAX_JOG_MOVES, check_jog
+from robot.rig.mechanisms.journal import MechanismJournal
+from robot.sim.pty_rig import SimRigProcess
+from solver import random_cube
+
+ROOT = Path(__file__).resolve().parents[1]
+KINDS = ("flipper", "two-gripper")
+
+
+def _config(kind: str) -> Path:
+    return ROOT / "config" / "examples" / f"{kind}.toml"
+
+
+MECHS = {k: mechanism_for(load_config(_config(k), settings=False)) for k in KINDS}
+
+
+@settings(max_examples=60)
+@given(kind=st.sampled_from(KINDS), picks=st.lists(st.integers(0, 99), max_size=12))
+def test_a_jog_is_checked_as_the_rig_would_make_it(kind, picks):
+    """Any walk of possible moves from home, written as the journal writes
+    them: the jog's states are the rig's, step by step; a two-gripper walk
+    that leaves a gripper's jaws across is refused (the next job assumes
+    square jaws), and nothing else is."""
+    m = MECHS[kind]
+    assert m is not None
+    state, walk, states, layers = m.start(), [], [], 0
+    for p in picks:
+        steps = m.steps(state)
+        action, out = steps[p % len(steps)]
+        walk.append(action)
+        states.append(out.after)
+        layers += out.turn is not None
+        state = out.after
+    if not walk:
+        return
+    text = ", ".join(str(a) for a in walk)
+    across = kind == "two-gripper" and any(s[1] for s in state[1:])
+    if across:
+        with pytest.raises(UserError, match="jaws across"):
+            check_jog(m, text)
+        return
+    jog = check_jog(m, text)
+    assert jog.actions == tuple(walk) and jog.states == tuple(states) and jog.layer_turns == layers
+
+
+@pytest.mark.parametrize("kind, text, says", [
+    ("flipper", "turn +1", "robot move 1 ('turn +1'): the rig cannot make it after homing: turn with the"),
+    ("flipper", "close cover, flip", "robot move 2 ('flip'): the rig cannot make it after close cover: flip"),
+    ("flipper", "spin 1, spin 1", "the turntable at +1 quarters cannot go +1"),
+    ("flipper", "spin 3", "the turntable turns 1 or 2 quarters either way, not 3"),
+    ("flipper", "rotate D 1", "a flipper rig has no move 'rotate'; on a flipper rig for example: flip,"),
+    ("flipper", "flip the cube over now", "a robot move is a kind, maybe a part and quarter turns"),
+    ("flipper", "flip,,flip", "robot move 2 (''): a robot move is a kind"),
+    ("flipper", "flip sideways", "a flipper rig has no move flip sideways"),
+    ("two-gripper", "open D, open L", "open gripper L while the other is open: the cube would fall"),
+    ("two-gripper", "rotate X 1", "no gripper 'X'"),
+    ("two-gripper", "rotate D 1", "leave gripper D's jaws across"),
+    ("two-gripper", "flip", "a two-gripper rig has no move 'flip'"),
+    ("flipper", ", ".join(["flip"] * (MAX_JOG_MOVES + 1)), f"at most {MAX_JOG_MOVES}"),
+    ("flipper", "flip " * 300, "characters; at most 1000"),
+])
+def test_a_move_the_rig_cannot_make_is_one_line_naming_it(kind, text, says):
+    with pytest.raises(UserError) as e:
+        check_jog(MECHS[kind], text)
+    assert says in str(e.value) and "\n" not in str(e.value), str(e.value)
+
+
+def _jog(kind: str, *args: str, port: str, state_dir: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "robot", "jog", *args, "--config", str(_config(kind)),
+                           "--port", port, "--state-dir", str(state_dir)],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+
+
+@pytest.mark.parametrize("kind, moves, turned", [
+    ("flipper", "close cover, turn +1, open cover", "D"),
+    ("two-gripper", "rotate D 1, open D, rotate D -1, close D", "D"),
+])
+def test_jog_homes_the_rig_then_makes_the_moves_on_a_sim_rig(kind, moves, turned, tmp_path):
+    """On a sim-rig over a pty: the moves made, the layer they turn turned
+    once on the cube the rig holds, no part ever asked for what it cannot do;
+    a move the rig cannot make is refused in one line and nothing moves."""
+    cube = random_cube(11)
+    rig = ("--config", str(_config(kind)), "--state", cube.to_facelets(), "--speed", "max")
+    with SimRigProcess(*rig) as sim:
+        r = _jog(kind, moves, port=sim.port, state_dir=tmp_path)
+        assert r.returncode == 0 and "Traceback" not in r.stderr, (r.stdout, r.stderr)
+        assert r.stdout.startswith("homed: orientation URFDLB"), r.stdout
+        assert "1 of them layer turns" in r.stdout, r.stdout
+        counts = sim.counts()
+        assert counts["fault"] is None and len(counts["layer_turns"]) == 1, counts
+        assert sim.ask("state") == cube.apply(turned).to_facelets()
+        before = sim.counts()
+        bad = "open D, open L" if kind == "two-gripper" else "flip, close cover, turn 1, flip"
+        r = _jog(kind, bad, port=sim.port, state_dir=tmp_path)
+        assert r.returncode == 2 and "nothing was moved" in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1 and r.stdout == ""
+        assert sim.counts() == before
+
+
+def test_jog_waits_for_an_unfinished_job_to_be_resumed(tmp_path):
+    """A killed job's journal knows where the rig stood; a jog would make it
+    wrong, so it is refused until `cuberobot resume` has settled the job."""
+    m = MECHS["flipper"]
+    assert m is not None
+    journal = MechanismJournal(tmp_path)
+    journal.start_job(m, random_cube(3).to_facelets(), [Action("flip")], m.start())
+    with SimRigProcess("--config", str(_config("flipper")), "--speed", "max") as sim:
+        r = _jog("flipper", "flip", port=sim.port, state_dir=tmp_path)
+        assert r.returncode == 2 and "run `cuberobot resume` first" in r.stderr, r.stderr
+        assert sim.counts()["moves"] == 0
