@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from robot.rig.config import load_config
 from robot.rig.errors import UserError
-from robot.rig.mechanisms import Action, mechanism_for
+from robot.rig.mechanisms import Action, HeldCube, apply_to_cube, mechanism_for
+from robot.rig.mechanisms.flipper import D_SLOT, L_SLOT
 from robot.rig.mechanisms.jog import MAX_JOG_MOVES, check_jog
 from robot.rig.mechanisms.journal import MechanismJournal
 from robot.sim.pty_rig import SimRigProcess
@@ -126,3 +127,31 @@ def test_jog_waits_for_an_unfinished_job_to_be_resumed(tmp_path):
         r = _jog("flipper", "flip", port=sim.port, state_dir=tmp_path)
         assert r.returncode == 2 and "run `cuberobot resume` first" in r.stderr, r.stderr
         assert sim.counts()["moves"] == 0
+
+
+@pytest.fixture(scope="module")
+def elf():
+    from fwtools import make
+
+    make("all", "sim")
+    return ROOT / "firmware" / "build" / "uno" / "cuberobot.elf"
+
+
+def test_a_flipper_jog_on_the_firmware_in_simavr(elf, tmp_path):
+    """The real firmware's servo pulses move the virtual parts (the physics
+    reads the pins): homing and the moves come out as the rules say, the
+    layer turned once and nothing jammed."""
+    cube, moves = random_cube(5), "flip, close cover, turn -1, open cover, spin +1"
+    rig = ("--config", str(_config("flipper")), "--state", cube.to_facelets(), "--speed", "max")
+    with SimRigProcess(*rig, firmware=str(elf)) as sim:
+        r = _jog("flipper", moves, port=sim.port, state_dir=tmp_path)
+        assert r.returncode == 0 and "Traceback" not in r.stderr, (r.stdout, r.stderr)
+        counts = sim.counts()
+        assert counts["fault"] is None and counts["layer_turns"] == [[3, -1]], counts
+        held = HeldCube(cube.to_facelets())  # the stickers in the rig's frame, as the sim-rig reports them
+        held.rotate(L_SLOT, 1)  # the flip: front face down
+        held.turn(D_SLOT, -1)
+        held.rotate(D_SLOT, 1)  # the spin
+        assert sim.ask("state") == held.stickers
+        assert apply_to_cube(cube.to_facelets(), check_jog(MECHS["flipper"], moves).actions,
+                             MECHS["flipper"]).stickers == held.stickers  # the planner's model agrees
