@@ -56,6 +56,7 @@ SLOW = {
     "test_mechanism_link::test_two_gripper_runs_on_the_firmware_in_simavr",
     "test_mechanism_link::test_the_firmware_s_pins_show_a_wrong_move_as_a_fault",
     "test_mechanism_jog::test_a_flipper_jog_on_the_firmware_in_simavr",
+    "test_mechanism_scan_cli::test_scan_has_the_rig_show_the_camera_each_face",
     "test_solver_tables::test_real_tables_cold_concurrent_then_corrupted",
     "test_solver_tables::test_prepare_reports_progress_of_a_build_and_nothing_after",
     "test_link_pty::test_solves_ride_out_noise_bursts_stalls_and_a_pulled_cable",

@@ -123,6 +123,8 @@ class MechanismRun:
     scan_robot_moves: int = 0
     confirmed: bool | None = None
     compute_s: float | None = None
+    scan: ScanResult | None = None
+    """The first scan's reading (the whole of `cuberobot scan`'s run)."""
 
     def summary(self) -> str:
         if self.status != "solved":

@@ -104,12 +104,14 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
                         state_dir: str | Path | None = None, firmware: str | None = None,
                         sim_view: str | None = None, out: Callable[[str], None] = print,
                         events: MechanismEvents | None = None,
-                        run: MechanismRun | None = None) -> MechanismRun:
+                        run: MechanismRun | None = None, scan_only: bool = False) -> MechanismRun:
     """The whole loop on the config's flipper or two-gripper rig, driven over
     the link: a virtual rig (``sim://``), the firmware in simavr
     (``firmware``), or a real port. ``events``: the faces told as the
     six-motor engine tells them, and their stop. ``run``: filled in as the
-    run goes (a run that raises has got as far as it says)."""
+    run goes (a run that raises has got as far as it says). ``scan_only``:
+    home, scan and stop there (`cuberobot scan`): status ``scanned`` or
+    ``scan-doubtful``, the reading in ``run.scan``."""
     from solver import solve
 
     from ..rig.journal import default_state_dir
@@ -137,7 +139,7 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
     try:
         connect_rig(handle)
         return _run(cfg, m, run, ev, cube, handle.link, sim_state, seed, state_dir or default_state_dir(),
-                    LinkMechanism, solve, out)
+                    LinkMechanism, solve, out, scan_only)
     finally:
         handle.close()
 
@@ -145,7 +147,7 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
 def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube: Cube, link: Link,
          sim_state: Callable[[], str] | None,
          seed: int | None, state_dir: str | Path, driver: type[LinkMechanism], solve: Callable[..., Any],
-         out: Callable[[str], None]) -> MechanismRun:
+         out: Callable[[str], None], scan_only: bool = False) -> MechanismRun:
     rig = driver(link, cfg, m.start())
     rng = np.random.default_rng(seed)
     light = Lighting.random(rng)
@@ -190,8 +192,11 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube
 
     rig.home()  # a rig that a killed run left part-way is where the plan starts
     scanned, scan_end = scan(None)
-    run.facelets = scanned.facelets
+    run.facelets, run.scan = scanned.facelets, scanned
     run.scan_correct = scanned.facelets == cube.to_facelets() if sim_state is not None else None
+    if scan_only:
+        run.status = "scanned" if scanned.ok else "scan-doubtful"
+        return run
     if not scanned.ok:
         run.status = "scan-doubtful"
         out(f"the scan is in doubt ({'; '.join(scanned.classification.warnings) or 'not a valid cube'}): "

@@ -23,7 +23,7 @@ from ...app.limits import (
     loads_json,
     read_input,
 )
-from ...rig.config import decode_text, read_limited
+from ...rig.config import Config, decode_text, read_limited
 from ...rig.errors import UserError
 from ..limits import number, path, text, whole
 from . import Registry
@@ -135,6 +135,11 @@ def _sim_state(args: argparse.Namespace) -> str | None:
 def _scan(args: argparse.Namespace) -> int:
     if args.images:
         return _scan_images(args)
+    from ...rig.config import load_config
+
+    cfg = load_config(args.config)
+    if cfg.rig.kind != "six-motor":
+        return _scan_mechanism(args, cfg)
     from vision import scan
     from vision.preview import has_display, interactive
 
@@ -173,6 +178,47 @@ def _scan(args: argparse.Namespace) -> int:
         print(f"warning: {w}", file=sys.stderr)
     if args.save_debug:
         print(f"annotated images in {args.save_debug}", file=sys.stderr)
+    return 0 if cls.ok else 1
+
+
+def _scan_mechanism(args: argparse.Namespace, cfg: Config) -> int:
+    """A flipper's or two-gripper's one camera sees one face at a time: the
+    rig shows it the six faces by its scan plan (whole-cube moves, no layer
+    turns), as `start` does, and the six pictures are read apart."""
+    from dataclasses import replace
+
+    from vision.scanning import write_debug
+
+    from ...app.limits import rig_claims
+    from ...app.mechanism_start import run_mechanism_start
+
+    kind = cfg.rig.kind
+    refused = {"--sim-state": (args.sim_state, f"a simulated {kind} rig holds the cube --seed N puts in"),
+               "--profile": (args.use_profile, f"a {kind} rig reads each face in its own picture's light, "
+                                               "with no colour profile"),
+               "--preview": (args.preview, "add --save-debug DIR for the six pictures")}
+    for flag, (given, why) in refused.items():
+        if given:
+            raise UserError(f"{flag} is for a six-motor set-up's cameras: {why}")
+    if args.save_debug:
+        check_output_dir(args.save_debug, "--save-debug")
+    port = cfg.rig.port
+    with rig_claims(None if port.startswith("sim://") else port, None, folder=False):
+        run = run_mechanism_start(cfg, seed=args.seed, scan_only=True, out=lambda _line: None)
+    result = run.scan
+    assert result is not None  # a scan-only run that returns has scanned
+    print(f"the rig showed the camera the six faces in {run.scan_robot_moves} robot moves; the next job "
+          "homes it", file=sys.stderr)
+    cls = result.classification
+    if args.json:
+        print(json.dumps({**cls.to_dict(), "debug_dir": args.save_debug}))
+    else:
+        print(_line(cls))
+    for w in cls.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if args.save_debug:
+        write_debug(replace(result, images=result.frames), args.save_debug)
+        print(f"the six pictures in {args.save_debug}", file=sys.stderr)
     return 0 if cls.ok else 1
 
 
@@ -279,6 +325,13 @@ def _calibrate(args: argparse.Namespace) -> int:
         check_output_file(args.output, "--output")
     if args.dir and not args.geometry:
         check_output_dir(args.dir, "--dir")
+    from ...rig.config import load_config
+
+    kind = load_config(args.config).rig.kind
+    if kind != "six-motor" and not args.geometry:
+        raise UserError(f"a {kind} rig reads each face in its own picture's light and uses no colour "
+                        "profile, so there are no colours to learn; `cuberobot calibrate --geometry` sets "
+                        "the camera's sticker grid")
     cameras, views, _ = load_setup(args, with_profile=False)
     if args.geometry:
         from vision.geometry import click_geometry
