@@ -196,3 +196,17 @@ def test_every_end_of_a_run_is_one_finished_event():
         events.ended(MechanismRun("flipper", status=status))  # told once
         assert [(e.kind, e.state, e.data["status"]) for e in face.events] == [("finished", state, status)]
         assert says in face.events[0].text
+
+
+@pytest.mark.parametrize("kind", ["flipper", "two-gripper"])
+def test_the_panel_learns_no_colours_on_a_one_camera_rig(kind, tmp_path):
+    """As `cuberobot calibrate` says: such a rig reads each face in its own
+    light, so a colour profile would be one nothing reads; the sticker grid
+    is what it calibrates."""
+    with panel_server(tmp_path, cfg=config(kind), speed="max") as (base, panel, _):
+        panel.options.profile_dir = str(tmp_path / "profiles")
+        status, body, _ = Client(base).post("/api/calibrate", {"profile": "bench"})
+        assert status == 422, body
+        message = body["error"]["message"]
+        assert "uses no colour profile" in message and "--geometry" in message, message
+        assert not (tmp_path / "profiles").exists()

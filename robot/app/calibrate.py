@@ -76,6 +76,17 @@ class Learned:
         return self.closest[0] < TOO_CLOSE_DE
 
 
+def check_learns_colours(kind: str) -> None:
+    """A flipper or two-gripper rig reads each face in its own picture's
+    light (``faces_apart``) and uses no colour profile: learning colours
+    there would save a profile nothing reads, so it is refused in one line
+    that says what does need calibrating."""
+    if kind != "six-motor":
+        raise UserError(f"a {kind} rig reads each face in its own picture's light and uses no colour "
+                        "profile, so there are no colours to learn; only the camera's sticker grid needs "
+                        "setting (`cuberobot calibrate --geometry`, or the panel's corners)")
+
+
 def learn_colours(cameras: list[CameraSpec], views: list[ViewSpec], name: str, *,
                   directory: Path | None = None, seed: int | None = None,
                   debug_dir: str | None = None) -> Learned:

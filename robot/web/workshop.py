@@ -138,9 +138,10 @@ def calibrate_colours(panel: Panel, name: str) -> dict[str, Any]:
     from vision.errors import VisionError
     from vision.profile import check_name, user_profile_dir
 
-    from ..app.calibrate import learn_colours
+    from ..app.calibrate import check_learns_colours, learn_colours
     from ..rig.settings import save_settings
 
+    check_learns_colours(panel.cfg.rig.kind)
     try:
         check_name(name)
     except VisionError as e:

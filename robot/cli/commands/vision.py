@@ -325,13 +325,11 @@ def _calibrate(args: argparse.Namespace) -> int:
         check_output_file(args.output, "--output")
     if args.dir and not args.geometry:
         check_output_dir(args.dir, "--dir")
+    from ...app.calibrate import check_learns_colours
     from ...rig.config import load_config
 
-    kind = load_config(args.config).rig.kind
-    if kind != "six-motor" and not args.geometry:
-        raise UserError(f"a {kind} rig reads each face in its own picture's light and uses no colour "
-                        "profile, so there are no colours to learn; `cuberobot calibrate --geometry` sets "
-                        "the camera's sticker grid")
+    if not args.geometry:
+        check_learns_colours(load_config(args.config).rig.kind)
     cameras, views, _ = load_setup(args, with_profile=False)
     if args.geometry:
         from vision.geometry import click_geometry
