@@ -71,6 +71,8 @@ def test_a_jog_is_checked_as_the_rig_would_make_it(kind, picks):
     ("flipper", "flip the cube over now", "a robot move is a kind, maybe a part and quarter turns"),
     ("flipper", "flip,,flip", "robot move 2 (''): a robot move is a kind"),
     ("flipper", "flip sideways", "a flipper rig has no move flip sideways"),
+    ("flipper", "spin --1", "the turntable turns 1 or 2 quarters either way, not 0"),
+    ("flipper", "flip, flip, flip, flip, close cover, flip", "after ..., flip, flip, close cover: flip with"),
     ("two-gripper", "open D, open L", "open gripper L while the other is open: the cube would fall"),
     ("two-gripper", "rotate X 1", "no gripper 'X'"),
     ("two-gripper", "rotate D 1", "leave gripper D's jaws across"),

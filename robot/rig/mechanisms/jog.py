@@ -12,6 +12,7 @@ and the next job assumes square jaws.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..errors import UserError
@@ -48,7 +49,7 @@ def parse_move(text: str) -> Action:
     if not words or len(words) > 3:
         raise ValueError("a robot move is a kind, maybe a part and quarter turns")
     quarters = 0
-    if words[-1].lstrip("+-").isdigit() and len(words[-1]) <= 3:
+    if re.fullmatch(r"[+-]?[0-9]{1,2}", words[-1]):
         quarters = int(words.pop())
     if len(words) > 2:
         raise ValueError("a robot move is a kind, maybe a part and quarter turns")
@@ -100,4 +101,7 @@ def check_jog(mech: Mechanism, text: str) -> Jog:
 
 
 def _after(actions: list[Action]) -> str:
-    return "homing" if not actions else ", ".join(str(a) for a in actions)
+    """The moves before the one refused, the last three of them."""
+    if not actions:
+        return "homing"
+    return ("..., " if len(actions) > 3 else "") + ", ".join(str(a) for a in actions[-3:])
