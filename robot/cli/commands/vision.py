@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from vision.setup import CameraSpec, ViewSpec
 
 
-def load_setup(args: argparse.Namespace, with_profile: bool = True,
+def load_setup(args: argparse.Namespace, with_profile: bool = True, cfg: Config | None = None,
                ) -> tuple[list[CameraSpec], list[ViewSpec], Profile | None]:
     """(cameras, views, profile) for the scan and calibrate commands, from
     the set-up file (``--config``, else the default one: the simulated rig);
@@ -45,7 +45,7 @@ def load_setup(args: argparse.Namespace, with_profile: bool = True,
 
     from ...rig.config import load_config
 
-    cfg = load_config(getattr(args, "config", None))
+    cfg = cfg if cfg is not None else load_config(getattr(args, "config", None))
     check_views(cfg)
     cameras, views = list(cfg.cameras), list(cfg.views)
     name = getattr(args, "use_profile", None) or cfg.profile
@@ -132,6 +132,21 @@ def _sim_state(args: argparse.Namespace) -> str | None:
     return random_cube(args.seed).to_facelets()
 
 
+def _report(args: argparse.Namespace, cls: Classification, debug_note: str, **extra: object) -> int:
+    """A scan's answer, the same for every way of scanning: the cube (or its
+    JSON, with ``extra``) on stdout, warnings and where ``--save-debug`` put
+    the pictures (``debug_note``) on stderr; exit 0 when sure, 1 in doubt."""
+    if args.json:
+        print(json.dumps({**cls.to_dict(), **extra, "debug_dir": args.save_debug}))
+    else:
+        print(_line(cls))
+    for w in cls.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if args.save_debug:
+        print(f"{debug_note} in {args.save_debug}", file=sys.stderr)
+    return 0 if cls.ok else 1
+
+
 def _scan(args: argparse.Namespace) -> int:
     if args.images:
         return _scan_images(args)
@@ -145,7 +160,7 @@ def _scan(args: argparse.Namespace) -> int:
 
     if args.save_debug:
         check_output_dir(args.save_debug, "--save-debug")
-    cameras, views, profile = load_setup(args)
+    cameras, views, profile = load_setup(args, cfg=cfg)
     truth = _sim_state(args)
     if args.preview and (args.headless or not has_display()):
         where = (f": annotated pictures go to {args.save_debug}" if args.save_debug
@@ -169,16 +184,7 @@ def _scan(args: argparse.Namespace) -> int:
                 print(facelets)
                 return 0
         break
-    cls = result.classification
-    if args.json:
-        print(json.dumps({**cls.to_dict(), "debug_dir": args.save_debug}))
-    else:
-        print(_line(result.classification))
-    for w in cls.warnings:
-        print(f"warning: {w}", file=sys.stderr)
-    if args.save_debug:
-        print(f"annotated images in {args.save_debug}", file=sys.stderr)
-    return 0 if cls.ok else 1
+    return _report(args, result.classification, "annotated images")
 
 
 def _scan_mechanism(args: argparse.Namespace, cfg: Config) -> int:
@@ -209,17 +215,9 @@ def _scan_mechanism(args: argparse.Namespace, cfg: Config) -> int:
     assert result is not None  # a scan-only run that returns has scanned
     print(f"the rig showed the camera the six faces in {run.scan_robot_moves} robot moves; the next job "
           "homes it", file=sys.stderr)
-    cls = result.classification
-    if args.json:
-        print(json.dumps({**cls.to_dict(), "debug_dir": args.save_debug}))
-    else:
-        print(_line(cls))
-    for w in cls.warnings:
-        print(f"warning: {w}", file=sys.stderr)
     if args.save_debug:
         write_debug(replace(result, images=result.frames), args.save_debug)
-        print(f"the six pictures in {args.save_debug}", file=sys.stderr)
-    return 0 if cls.ok else 1
+    return _report(args, result.classification, "the six pictures")
 
 
 MAX_PHOTO_ARGS = 6
@@ -298,16 +296,7 @@ def _scan_images(args: argparse.Namespace) -> int:
     if args.save_debug:
         check_output_dir(args.save_debug, "--save-debug")
     result = read_photos(paths, debug_dir=args.save_debug)
-    cls = result.classification
-    if args.json:
-        print(json.dumps({**cls.to_dict(), "rotations": result.rotations, "debug_dir": args.save_debug}))
-    else:
-        print(_line(cls))
-    for w in cls.warnings:
-        print(f"warning: {w}", file=sys.stderr)
-    if args.save_debug:
-        print(f"photos with the grids found in {args.save_debug}", file=sys.stderr)
-    return 0 if cls.ok else 1
+    return _report(args, result.classification, "photos with the grids found", rotations=result.rotations)
 
 
 def _calibrate(args: argparse.Namespace) -> int:
@@ -328,9 +317,10 @@ def _calibrate(args: argparse.Namespace) -> int:
     from ...app.calibrate import check_learns_colours
     from ...rig.config import load_config
 
+    cfg = load_config(args.config)
     if not args.geometry:
-        check_learns_colours(load_config(args.config).rig.kind)
-    cameras, views, _ = load_setup(args, with_profile=False)
+        check_learns_colours(cfg.rig.kind)
+    cameras, views, _ = load_setup(args, with_profile=False, cfg=cfg)
     if args.geometry:
         from vision.geometry import click_geometry
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ..errors import UserError
 from .base import Action, ImpossibleMove, Mechanism, State
+from .grippers import GRIPPERS
 
 MAX_JOG_MOVES = 40
 """The most robot moves one jog may make."""
@@ -92,7 +93,7 @@ def check_jog(mech: Mechanism, text: str) -> Jog:
         states.append(state)
         layers += out.turn is not None
     if mech.kind == "two-gripper":
-        across = [g for g, s in zip("DL", state[1:], strict=True) if s[1]]
+        across = [g for g, s in zip(GRIPPERS, state[1:], strict=True) if s[1]]
         if across:
             raise UserError(f"these robot moves leave gripper {' and '.join(across)}'s jaws across: the "
                             "next job needs them square (the stepper has no home), so end with another "
