@@ -72,6 +72,7 @@ def test_a_jog_is_checked_as_the_rig_would_make_it(kind, picks):
     ("flipper", "flip,,flip", "robot move 2 (''): a robot move is a kind"),
     ("flipper", "flip sideways", "a flipper rig has no move flip sideways"),
     ("flipper", "spin --1", "the turntable turns 1 or 2 quarters either way, not 0"),
+    ("flipper", "spin 99999999", "robot move 1 ('spin 99999999'): 99999999 quarter turns: a move turns 1 or"),
     ("flipper", "flip, flip, flip, flip, close cover, flip", "after ..., flip, flip, close cover: flip with"),
     ("two-gripper", "open D, open L", "open gripper L while the other is open: the cube would fall"),
     ("two-gripper", "rotate X 1", "no gripper 'X'"),

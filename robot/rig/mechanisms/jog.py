@@ -50,7 +50,9 @@ def parse_move(text: str) -> Action:
     if not words or len(words) > 3:
         raise ValueError("a robot move is a kind, maybe a part and quarter turns")
     quarters = 0
-    if re.fullmatch(r"[+-]?[0-9]{1,2}", words[-1]):
+    if re.fullmatch(r"[+-]?[0-9]+", words[-1]):
+        if len(words[-1].lstrip("+-")) > 2:
+            raise ValueError(f"{words[-1][:12]} quarter turns: a move turns 1 or 2 quarters either way")
         quarters = int(words.pop())
     if len(words) > 2:
         raise ValueError("a robot move is a kind, maybe a part and quarter turns")
