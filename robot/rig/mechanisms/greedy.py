@@ -1,14 +1,24 @@
-"""The baseline the planner is measured against: one move at a time, as
-CUBOTino's controller is described (issue 26).
+"""The baselines the planner is measured against: one solver move at a
+time, never looking ahead (issue 26).
 
-CUBOTino tracks the cube's orientation and renames faces instead of putting
-the cube back, brings each face of the solution down by a fixed rule (front:
-one flip; top: two; back: a half spin and a flip; a side: a quarter spin
-towards the front and a flip), turns it, and afterwards drops spins that
-cancel and flips that add up to nothing. It plans one solution and never
-looks ahead. This module follows that description (written from it, not
-from CUBOTino's code), through the same mechanism rules as the planner, so
-the two are compared on the same moves and the same timing table. The
+:func:`cubotino` is CUBOTino's own conversion (AndreaFavero71/cubotino,
+``Cubotino_T_moves.py``), rebuilt from the rules its move tables state: it
+tracks the cube's orientation and renames faces instead of putting the cube
+back; the face to turn comes down by flips only when it is in the flipper's
+plane (front one, top two, back three: the flipper tips one way), a side
+face by a quarter spin first (towards the front from home; the one spin the
+turntable has left otherwise, which may bring it to the back); the turn's
+direction is the solver's, so a turntable at its end stop spins back first;
+at the end the turntable returns home, and two flips are saved when the last
+two turns are on opposite faces reached by three flips and two. The robot
+moves its current code makes on the four example solutions in its file,
+from both of its starts, are reproduced exactly (tests).
+
+:func:`greedy` is the same idea made stronger, written from CUBOTino's
+description before its tables were read: the back face by a half spin and
+one flip, no spin back home, and spins that cancel merged. It is kept as a
+harder baseline. Both go through the same mechanism rules as the planner,
+so all are compared on the same moves and the same timing table. The
 two-gripper greedy is the same idea for two grippers: a face at a gripper
 is turned there, any other is brought to one by a fixed rule.
 """
@@ -19,7 +29,7 @@ from collections.abc import Sequence
 
 from solver import Move, parse_moves
 
-from .base import Action, Mechanism, State
+from .base import Action, ImpossibleMove, Mechanism, State
 from .flipper import CLOSE, FLIP, OPEN, Flipper
 from .grippers import SLOTS, TwoGripper
 from .orientation import face_move, rotate
@@ -28,24 +38,26 @@ from .planner import MechanismPlan, replay
 U, R, F, D, L, B = range(6)
 
 
-def greedy(solution: str | Sequence[Move], mech: Mechanism) -> MechanismPlan:
-    """The greedy plan of ``solution`` (checked by replaying it through the rules)."""
+def greedy(solution: str | Sequence[Move], mech: Mechanism, start: State | None = None) -> MechanismPlan:
+    """The greedy plan of ``solution`` from ``start`` (the mechanism's own
+    start if None), checked by replaying it through the rules."""
     moves = parse_moves(solution) if isinstance(solution, str) else list(solution)
+    start = mech.start() if start is None else start
     if isinstance(mech, Flipper):
-        actions = _tidy(_flipper(moves, mech), mech)
+        actions = _tidy(_flipper(moves, mech, start), mech, start)
     elif isinstance(mech, TwoGripper):
-        actions = _tidy(_grippers(moves, mech), mech)
+        actions = _tidy(_grippers(moves, mech, start), mech, start)
     else:
         raise ValueError(f"no greedy planner for a {mech.kind} rig")
-    return replay(actions, mech, expect=moves)
+    return replay(actions, mech, start, expect=moves)
 
 
 class _Run:
     """Actions appended one by one, the state kept up to date."""
 
-    def __init__(self, mech: Mechanism):
+    def __init__(self, mech: Mechanism, start: State | None = None):
         self.mech = mech
-        self.state: State = mech.start()
+        self.state: State = mech.start() if start is None else start
         self.actions: list[Action] = []
 
     def do(self, action: Action) -> None:
@@ -53,8 +65,113 @@ class _Run:
         self.actions.append(action)
 
 
-def _flipper(moves: list[Move], mech: Flipper) -> list[Action]:
-    run = _Run(mech)
+def cubotino(solution: str | Sequence[Move], mech: Flipper, start: State | None = None) -> MechanismPlan:
+    """CUBOTino's conversion of ``solution`` on the flipper ``mech`` from
+    ``start`` (its own start if None), checked by replaying it through the
+    rules. Its tables assume a turntable that reaches one quarter turn either
+    way from home (a 180-degree servo), as the example config's does."""
+    if (mech.lo, mech.hi) != (-1, 1):
+        raise ValueError("CUBOTino's conversion needs a turntable reaching one quarter turn either way "
+                         f"from home; this one reaches {mech.lo:+d} to {mech.hi:+d}")
+    moves = parse_moves(solution) if isinstance(solution, str) else list(solution)
+    run = _Run(mech, start)
+    for mv in moves:
+        from_home_side = _cubotino_down(run, mv.face)
+        _cubotino_turn(run, {1: 1, 3: -1, 2: 2}[mv.power], from_home_side)
+    if run.state[1]:
+        _cover(run, False)
+        run.do(Action("spin", "", -run.state[1]))
+    actions = _save_two_flips(run.actions, mech, start, moves)
+    return replay(actions, mech, start, expect=moves)
+
+
+def _cover(run: _Run, closed: bool) -> None:
+    if run.state[2] != closed:
+        run.do(CLOSE if closed else OPEN)
+
+
+def _cubotino_down(run: _Run, face: int) -> bool:
+    """The face to the bottom as CUBOTino brings it; whether it was a side
+    face spun from home (its half turns then differ, as its table has it)."""
+    o, pos, _ = run.state
+    slot = o.index(face)
+    side_from_home = slot in (L, R) and pos == 0
+    if slot in (L, R):
+        q = next(q for q in (1, -1) if rotate(o, D, q)[F] == face) if pos == 0 else -pos
+        _cover(run, False)
+        run.do(Action("spin", "", q))
+        slot = run.state[0].index(face)
+    if slot != D:
+        _cover(run, False)
+        for _ in range({F: 1, U: 2, B: 3}[slot]):
+            run.do(FLIP)
+    return side_from_home
+
+
+def _cubotino_turn(run: _Run, q: int, from_home_side: bool) -> None:
+    """The bottom layer turned ``q`` quarters, its direction the solver's: a
+    quarter turn the turntable cannot make from where it stands is preceded
+    by a spin back; a half turn goes from one end stop to the other (from
+    home it first spins to the end stop it turns away from)."""
+    pos = run.state[1]
+    spin = 0
+    if abs(q) == 1:
+        spin = -pos if pos == q else 0
+    elif pos == 0:
+        q, spin = 2, -1
+    elif pos == 1 and from_home_side:
+        q, spin = 2, -2
+    else:
+        q = -2 * pos
+    if spin:
+        _cover(run, False)
+        run.do(Action("spin", "", spin))
+    _cover(run, True)
+    run.do(Action("turn", "", q))
+
+
+def _save_two_flips(actions: list[Action], mech: Flipper, start: State | None,
+                    moves: list[Move]) -> list[Action]:
+    """CUBOTino's one saving after the conversion: when the last two faces
+    came down by three flips and then two, with the same spins and turns
+    after each, the first comes down by one flip instead (the two turns are
+    then made on the same opposite faces in the other order). Kept only if
+    the rules allow it and it makes the same cube."""
+    groups = [i for i, a in enumerate(actions) if a == FLIP and (i == 0 or actions[i - 1] != FLIP)]
+    if len(groups) < 2:
+        return actions
+    a, b = groups[-2], groups[-1]
+
+    def run_of(i: int) -> int:
+        n = 0
+        while i + n < len(actions) and actions[i + n] == FLIP:
+            n += 1
+        return n
+
+    def rest(i: int, stop: int) -> list[Action]:
+        return [x for x in actions[i + run_of(i):stop] if x.kind in ("spin", "turn")]
+
+    if (run_of(a), run_of(b)) != (3, 2):
+        return actions
+    between, after = rest(a, b), rest(b, len(actions))
+    half = {Action("turn", "", 2), Action("turn", "", -2)}
+
+    def same(x: Action, y: Action) -> bool:
+        return x == y or {x, y} == half
+
+    if len(after) < len(between) or any(not same(x, y) for x, y in zip(between, after)) \
+            or any(x.kind == "turn" for x in after[len(between):]):
+        return actions
+    trial = actions[:a + 1] + actions[a + 3:]
+    try:
+        replay(trial, mech, start, expect=moves)
+    except (ImpossibleMove, ValueError):
+        return actions
+    return trial
+
+
+def _flipper(moves: list[Move], mech: Flipper, start: State) -> list[Action]:
+    run = _Run(mech, start)
     for mv in moves:
         _bring_down(run, mv.face, mech)
         q = {1: 1, 3: -1, 2: 2}[mv.power]
@@ -107,8 +224,8 @@ def _bring_down(run: _Run, face: int, mech: Flipper) -> None:
         _bring_down(run, face, mech)
 
 
-def _grippers(moves: list[Move], mech: TwoGripper) -> list[Action]:
-    run = _Run(mech)
+def _grippers(moves: list[Move], mech: TwoGripper, start: State) -> list[Action]:
+    run = _Run(mech, start)
     for mv in moves:
         o = run.state[0]
         slot = o.index(mv.face)
@@ -159,7 +276,7 @@ def _spin(run: _Run, g: str, q: int) -> None:
     run.do(Action("close", other))
 
 
-def _tidy(actions: list[Action], mech: Mechanism) -> list[Action]:
+def _tidy(actions: list[Action], mech: Mechanism, start: State) -> list[Action]:
     """Drop what cancels, as CUBOTino does after planning: neighbouring
     spins (or rotations of one gripper in one grip) merged into one, four
     flips in a row and an open straight after a close removed. A merge is
@@ -179,19 +296,17 @@ def _tidy(actions: list[Action], mech: Mechanism) -> list[Action]:
                 trial = out[:i] + out[i + 2:]
             elif a.kind == "flip" and out[i:i + 4] == [FLIP] * 4:
                 trial = out[:i] + out[i + 4:]
-            if trial is not None and _valid(trial, mech, actions):
+            if trial is not None and _valid(trial, mech, start, actions):
                 out = trial
                 changed = True
                 break
     return out
 
 
-def _valid(actions: list[Action], mech: Mechanism, original: list[Action]) -> bool:
+def _valid(actions: list[Action], mech: Mechanism, start: State, original: list[Action]) -> bool:
     """Every move possible and the same layer turns as ``original``."""
-    from .base import ImpossibleMove
-
     def turns(seq: list[Action]) -> list[Move] | None:
-        state = mech.start()
+        state = start
         made = []
         for a in seq:
             try:
