@@ -30,9 +30,9 @@ from simavr_rig import SimavrRig  # noqa: E402  (test tooling, from tests/)
 
 from robot.rig import job, timing  # noqa: E402
 from robot.rig import protocol as P  # noqa: E402
-from robot.rig.config import load_config  # noqa: E402
 from robot.rig.journal import Journal  # noqa: E402
 from robot.rig.link import Link  # noqa: E402
+from robot.rig.loading import load_config  # noqa: E402
 from robot.rig.motion import plan  # noqa: E402
 from robot.sim.simavr import FIRMWARE_DIR  # noqa: E402
 from robot.sim.virtual_rig import Mechanics  # noqa: E402

@@ -28,9 +28,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))  # so
 import soak  # noqa: E402
 
 from robot.rig import job  # noqa: E402
-from robot.rig.config import load_config  # noqa: E402
 from robot.rig.journal import Journal  # noqa: E402
 from robot.rig.link import Link  # noqa: E402
+from robot.rig.loading import load_config  # noqa: E402
 from robot.rig.motion import plan  # noqa: E402
 from robot.sim.protocol_sim import forget, rig_for_url  # noqa: E402
 from robot.sim.virtual_rig import VirtualRig  # noqa: E402

@@ -267,7 +267,7 @@ def start_runs(n: int, kinds: tuple[str, ...] = KINDS, firmware: str | None = No
     import tempfile
 
     from robot.app.mechanism_start import run_mechanism_start
-    from robot.rig.config import load_config
+    from robot.rig.loading import load_config
 
     print("| kind | rig | solved | confirmed | scans correct | robot moves per solve | planned time "
           "| scan robot moves | wall |")

@@ -42,8 +42,8 @@ def host_estop_bytes() -> bytes:
     """Exactly what the host driver writes for an emergency stop
     (``robot.rig.link.Link.estop``), captured from the driver itself, so
     that the tests stop the rig the way the host does."""
-    from robot.rig.config import load_config
     from robot.rig.link import Link
+    from robot.rig.loading import load_config
 
     class Capture:
         def __init__(self) -> None:

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from robot.rig.config import load_config
+from robot.rig.loading import load_config
 from robot.rig.mechanisms import HeldCube, mechanism_for
 from robot.rig.mechanisms.journal import UNKNOWN, MechanismJournal
 from robot.sim.pty_rig import SimRigProcess

@@ -183,7 +183,7 @@ def power_cut_run(k: int, sim, state_dir, mode: str, *, kill_after_s: float,
     import sys
     from pathlib import Path
 
-    from robot.rig.config import load_config
+    from robot.rig.loading import load_config
 
     rng = random.Random(k)
     scramble = random_scramble(18, seed=10_000 + k)

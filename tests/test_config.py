@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from robot.rig.config import PACKAGE_DIR, load_config, parse_config, rig_turn_costs
+from robot.rig.config import PACKAGE_DIR, parse_config, rig_turn_costs
 from robot.rig.errors import UserError
+from robot.rig.loading import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "config" / "examples").glob("*.toml"))

@@ -17,10 +17,10 @@ from ptyproxy import ManglingProxy
 from simavr_rig import SimavrRig
 
 from robot.rig import job
-from robot.rig.config import load_config
 from robot.rig.errors import RigError
 from robot.rig.journal import Journal
 from robot.rig.link import Link, LinkLost
+from robot.rig.loading import load_config
 from robot.rig.motion import plan
 from robot.sim.virtual_rig import Mechanics
 from solver import (

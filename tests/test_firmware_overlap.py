@@ -14,9 +14,9 @@ from simavr_rig import SimavrRig
 
 from robot.app.solving import for_the_rig
 from robot.rig import job
-from robot.rig.config import load_config
 from robot.rig.journal import Journal
 from robot.rig.link import Link
+from robot.rig.loading import load_config
 from robot.rig.motion import estimate_s, plan
 from robot.sim.pulses import collisions, drift_ticks, pulsed_moves
 from robot.sim.virtual_rig import Mechanics

@@ -12,9 +12,9 @@ from fwtools import UNO_ELF, make, read_edges, write_config
 from simavr_rig import SimavrRig
 
 from robot.rig import protocol as P
-from robot.rig.config import load_config
 from robot.rig.errors import RigError
 from robot.rig.link import Link
+from robot.rig.loading import load_config
 from robot.sim.virtual_rig import Mechanics
 
 CYCLES_PER_US = 16

@@ -28,9 +28,10 @@ from simavr_rig import SimavrRig
 
 from robot.rig import job, timing
 from robot.rig import protocol as P
-from robot.rig.config import CubeConfig, load_config
+from robot.rig.config import CubeConfig
 from robot.rig.journal import Journal
 from robot.rig.link import Link
+from robot.rig.loading import load_config
 from robot.rig.motion import plan
 from robot.sim.virtual_rig import Mechanics
 from solver import SOLVED, SOLVED_CUBE, group_steps, invert, random_scramble

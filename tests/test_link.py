@@ -6,10 +6,10 @@ import pytest
 
 from robot.rig import job
 from robot.rig import protocol as P
-from robot.rig.config import load_config
 from robot.rig.errors import RigError
 from robot.rig.journal import Journal
 from robot.rig.link import Link, LinkLost
+from robot.rig.loading import load_config
 from robot.rig.motion import plan
 from robot.sim.protocol_sim import forget, rig_for_url
 from solver import SOLVED_CUBE, group_steps, invert, random_scramble

@@ -5,7 +5,7 @@ import dataclasses
 
 import soak
 
-from robot.rig.config import load_config
+from robot.rig.loading import load_config
 
 
 def faults_for(k: int) -> str:

@@ -17,9 +17,9 @@ from ptyproxy import ManglingProxy
 
 from robot.rig import job
 from robot.rig import link as link_module
-from robot.rig.config import load_config
 from robot.rig.journal import Journal
 from robot.rig.link import Link
+from robot.rig.loading import load_config
 from robot.rig.motion import plan
 from robot.sim.pty_rig import SimRigProcess
 from solver import SOLVED, SOLVED_CUBE, format_moves, group_steps, invert, random_scramble

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from robot.rig.config import load_config
 from robot.rig.errors import UserError
+from robot.rig.loading import load_config
 from robot.rig.mechanisms import Action, HeldCube, apply_to_cube, mechanism_for
 from robot.rig.mechanisms.flipper import D_SLOT, L_SLOT
 from robot.rig.mechanisms.jog import MAX_JOG_MOVES, check_jog

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from robot.rig import protocol as P
-from robot.rig.config import load_config
 from robot.rig.errors import RigError
 from robot.rig.link import EstopLatched, Link
+from robot.rig.loading import load_config
 from robot.rig.mechanisms import Action, HeldCube
 from robot.rig.mechanisms.drive import LinkMechanism
 from robot.sim.mechanisms import virtual_mechanism

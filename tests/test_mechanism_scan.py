@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from robot.app.mechanism_scan import scan_with_plan
-from robot.rig.config import load_config
+from robot.rig.loading import load_config
 from robot.rig.mechanisms import cheapest, mechanism_for
 from robot.rig.mechanisms.scanplan import rotate_grid, scan_plan
 from robot.sim.mechanisms import virtual_mechanism

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from robot.app.mechanism_start import run_mechanism_start
-from robot.rig.config import load_config
+from robot.rig.loading import load_config
 from robot.web.workshop import last_runs
 
 ROOT = Path(__file__).resolve().parents[1]

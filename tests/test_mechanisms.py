@@ -284,8 +284,8 @@ def test_servo_timing_comes_from_the_table():
 def test_the_example_configs_plan_and_the_link_takes_them(kind):
     from pathlib import Path
 
-    from robot.rig.config import load_config
     from robot.rig.link import Link
+    from robot.rig.loading import load_config
 
     cfg = load_config(Path(__file__).resolve().parents[1] / "config" / "examples" / f"{kind}.toml")
     m = mechanism_for(cfg)

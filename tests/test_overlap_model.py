@@ -11,10 +11,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from robot.rig import job
-from robot.rig.config import OVERLAP_CLASSES, CubeConfig, OverlapModel, load_config, parse_config
+from robot.rig.config import OVERLAP_CLASSES, CubeConfig, OverlapModel, parse_config
 from robot.rig.errors import RigError, UserError
 from robot.rig.journal import Journal
 from robot.rig.link import Link
+from robot.rig.loading import load_config
 from robot.rig.motion import AXIS, _directions, _Planner, estimate_ticks, fastest, plan
 from robot.rig.timing import sequence_ticks
 from robot.sim.protocol_sim import forget, rig_for_url, sim_url

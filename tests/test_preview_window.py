@@ -28,7 +28,7 @@ while time.time() - t < 20:
 
 SCRIPT_PREVIEW = """
 import json
-from robot.rig.config import load_config
+from robot.rig.loading import load_config
 from solver import random_cube
 from vision.preview import interactive
 from vision.scanning import scan
@@ -105,7 +105,7 @@ def _screen_to_image(env, width: int = 2560):
 def test_click_cycles_a_sticker_and_enter_accepts(display):
     import numpy as np
 
-    from robot.rig.config import load_config
+    from robot.rig.loading import load_config
     from vision.render import _map, net_to_image
 
     to_screen = _screen_to_image(display)
@@ -136,7 +136,7 @@ def test_geometry_by_clicking_face_corners(display, tmp_path):
     is where the faces really are."""
     import tomllib
 
-    from robot.rig.config import load_config
+    from robot.rig.loading import load_config
 
     to_screen = _screen_to_image(display, 1280)  # one camera's picture per window
     views = load_config().views

@@ -5,7 +5,8 @@ import dataclasses
 from hypothesis import given
 from hypothesis import strategies as st
 
-from robot.rig.config import CubeConfig, load_config
+from robot.rig.config import CubeConfig
+from robot.rig.loading import load_config
 from robot.rig.motion import AXIS, plan
 from solver import SOLVED_CUBE, Move, format_moves, group_steps
 

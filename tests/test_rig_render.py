@@ -112,7 +112,7 @@ def test_render_names_that_cannot_work_are_refused_before_the_run(tmp_path):
 
 def test_timeline_draws_u_in_white_and_settle_apart_from_every_face(tmp_path):
     from robot.app.dryrun_pictures import SETTLE_BGR, timeline
-    from robot.rig.config import load_config
+    from robot.rig.loading import load_config
     from robot.rig.motion import plan
 
     cfg = load_config(None)

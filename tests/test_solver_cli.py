@@ -33,7 +33,7 @@ def test_solve_json_fields():
 def test_solve_for_the_rig_prices_by_the_rigs_plan():
     """--metric rig: the solution's cost is the time the configured rig's
     plan takes (overlaps and half-turn directions), as `start` would turn it."""
-    from robot.rig.config import load_config
+    from robot.rig.loading import load_config
     from robot.rig.motion import estimate_s, plan
     from solver import parse_steps
 
@@ -121,9 +121,9 @@ def test_start_refuses_before_any_motor_turns(tmp_path):
     import pytest
 
     from robot.app.start import run_start
-    from robot.rig.config import load_config
     from robot.rig.errors import RigError
     from robot.rig.journal import Journal
+    from robot.rig.loading import load_config
     from robot.sim.protocol_sim import forget, rig_for_url, sim_url
 
     cfg = load_config()

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from robot.app.start import ScanDoubtful, run_start
-from robot.rig.config import load_config
 from robot.rig.journal import Journal
+from robot.rig.loading import load_config
 from robot.sim.protocol_sim import forget, rig_for_url, sim_url
 from solver import SOLVED, parse_facelets, random_cube
 from vision.render import Lighting

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from robot.app.dryrun import dry_run
 from robot.app.start import cfop_solution, run_start
 from robot.rig import job, motion
-from robot.rig.config import load_config
 from robot.rig.journal import Journal, JournalDamaged
 from robot.rig.link import Link, LinkLost
+from robot.rig.loading import load_config
 from robot.rig.motion import MotorStep, estimate_s, plan
 from robot.sim.protocol_sim import forget, rig_for_url, sim_url
 from solver import (

@@ -7,9 +7,9 @@ from fwtools import host_estop_bytes, longest_estop_run, noise_burst, noisy_writ
 
 from robot.rig import job
 from robot.rig import protocol as P
-from robot.rig.config import load_config
 from robot.rig.journal import Journal
 from robot.rig.link import Link
+from robot.rig.loading import load_config
 from robot.rig.motion import plan
 from robot.rig.timing import PlannedMove, move_ticks, quantize, schedule
 from robot.sim.protocol_sim import forget, rig_for_url

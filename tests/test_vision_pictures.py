@@ -13,7 +13,7 @@ from vision.setup import CameraSpec, default_sim_setup
 
 
 def _repo_rig():
-    from robot.rig.config import load_config
+    from robot.rig.loading import load_config
 
     cfg = load_config()
     return cfg.cameras, cfg.views

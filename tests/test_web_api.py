@@ -13,7 +13,7 @@ import pytest
 from webserver import NO_LOOK_AGAIN, Client, panel_server, rig_for_url
 
 from robot.cli.commands.serve import sim_glare
-from robot.rig.config import load_config
+from robot.rig.loading import load_config
 from solver import Cube, format_moves, parse_facelets, parse_moves, random_cube, simplify
 
 TWISTED = "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"

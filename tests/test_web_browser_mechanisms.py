@@ -10,7 +10,7 @@ import pytest
 from chromium import HAS_BROWSER, shot
 from webserver import panel_server
 
-from robot.rig.config import load_config
+from robot.rig.loading import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 

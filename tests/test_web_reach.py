@@ -400,7 +400,7 @@ def test_geometry_and_profile_set_on_the_page_survive_a_restart_and_reach_the_te
         browser, tmp_path, monkeypatch):
     from selenium.webdriver.common.by import By
 
-    from robot.rig.config import load_config
+    from robot.rig.loading import load_config
     from robot.rig.settings import settings_path
 
     env = xdg_env(tmp_path)

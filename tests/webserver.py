@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from robot.rig.config import load_config
+from robot.rig.loading import load_config
 from robot.sim.protocol_sim import forget, rig_for_url, sim_url
 from robot.web.runs import Options
 from robot.web.server import Served, bind, make_server

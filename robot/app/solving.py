@@ -132,7 +132,7 @@ def _solve(req: SolveRequest) -> tuple[Solution, list[MotorStep] | None]:
     check(req)
     budget = DEFAULT_BUDGET_MS if req.budget_ms is None else req.budget_ms
     if req.metric == "rig":
-        from ..rig.config import load_config
+        from ..rig.loading import load_config
 
         cfg = req.rig if req.rig is not None else load_config(None)
         return _fastest_for_rig(cfg, req.facelets, max_length=req.max_length, budget_ms=budget,

@@ -489,20 +489,6 @@ def decode_text(data: bytes, label: str) -> str:
                         "save the file as UTF-8") from None
 
 
-def load_config(path: str | os.PathLike | None = None, *, settings: bool = True) -> Config:
-    """Read and check a configuration file (the default one when ``path`` is
-    None), with the settings made on the panel for it on top (the sticker
-    grid, the colour profile: robot/rig/settings.py) unless ``settings`` is False."""
-    p = Path(path) if path is not None else default_config_path()
-    data = read_limited(p, str(p), MAX_CONFIG_BYTES, "a TOML set-up file")
-    cfg = parse_config(decode_text(data, str(p)), p)
-    if settings:
-        from .settings import apply_settings
-
-        cfg = apply_settings(cfg)
-    return cfg
-
-
 def check_toml_shape(text: str, name: str) -> None:
     """Refuse, with the line, what would make the TOML parser slow or blow its
     stack: a line longer than MAX_LINE_CHARS, brackets nested deeper than

@@ -10,7 +10,7 @@ file of its own, one for each set-up file::
     ~/.config/cuberobot/setups/rig-1a2b3c4d5e.toml
 
 (``$XDG_CONFIG_HOME``; the name is the set-up file's stem and a hash of its
-full path, so two rigs' set-ups never share one.) :func:`robot.rig.config.load_config`
+full path, so two rigs' set-ups never share one.) :func:`robot.rig.loading.load_config`
 applies it on top of the set-up file, so the panel after a restart and every
 command (``scan``, ``start``, ``calibrate``) use what was set. It holds:
 
@@ -37,12 +37,12 @@ from typing import TYPE_CHECKING
 
 import platformdirs
 
+from .config import MAX_VIEWS, Config, _read_view, _Table, check_toml_shape, decode_text, read_limited
 from .errors import UserError
 
 if TYPE_CHECKING:
     from vision.setup import ViewSpec
 
-    from .config import Config
 
 log = logging.getLogger(__name__)
 
@@ -91,8 +91,6 @@ def apply_settings(cfg: Config, directory: Path | None = None) -> Config:
 
 
 def _read(path: Path, cfg: Config) -> tuple[str | None, list[ViewSpec]]:
-    from .config import MAX_VIEWS, _read_view, _Table, check_toml_shape, decode_text, read_limited
-
     name = str(path)
     text = decode_text(read_limited(path, name, MAX_SETTINGS_BYTES, "cuberobot's settings (TOML)"), name)
     check_toml_shape(text, name)

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from ...app.limits import check_port
-from ...rig.config import load_config
+from ...rig.loading import load_config
 from ..limits import path, text
 from . import Registry
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...app.limits import check_port, rig_claims
-from ...rig.config import load_config
 from ...rig.errors import UserError
+from ...rig.loading import load_config
 from ..limits import number, path, text
 from . import Registry
 

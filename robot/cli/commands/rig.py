@@ -25,9 +25,10 @@ from ...app.limits import (
     check_port,
     rig_claims,
 )
-from ...rig.config import Config, load_config, rig_turn_costs
+from ...rig.config import Config, rig_turn_costs
 from ...rig.errors import RigError, UserError
 from ...rig.journal import JOG_ID, Journal
+from ...rig.loading import load_config
 from ...rig.owner import port_holder
 from ...rig.timing import move_ticks, ticks_to_s
 from ..limits import path, sim_speed, text, whole

@@ -7,8 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from ...app.limits import check_rig_options, rig_claims
-from ...rig.config import load_config
 from ...rig.errors import UserError
+from ...rig.loading import load_config
 from ..limits import path, text, whole
 from . import Registry
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ...rig.config import default_config_path, load_config
+from ...rig.config import default_config_path
+from ...rig.loading import load_config
 from ..limits import path, text, whole
 from . import Registry
 

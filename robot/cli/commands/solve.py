@@ -30,7 +30,7 @@ def _request(args: argparse.Namespace, facelets: str = "") -> SolveRequest:
     """The options as the one solving service takes them (robot/app/solving.py)."""
     rig = None
     if args.metric == "rig":  # only the rig metric needs the set-up (its motion model)
-        from ...rig.config import load_config
+        from ...rig.loading import load_config
 
         rig = load_config(args.config)
     elif args.config is not None:

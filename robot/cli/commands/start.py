@@ -9,8 +9,9 @@ from dataclasses import replace
 from solver.metrics import METHODS
 
 from ...app.limits import MAX_SEED, check_rig_options, rig_claims
-from ...rig.config import Config, load_config
+from ...rig.config import Config
 from ...rig.errors import UserError
+from ...rig.loading import load_config
 from ..limits import path, text, whole
 from ..progress import ProgressLine
 from . import Registry

@@ -43,7 +43,7 @@ def load_setup(args: argparse.Namespace, with_profile: bool = True, cfg: Config 
     which need not exist yet."""
     from vision.profile import load_profile
 
-    from ...rig.config import load_config
+    from ...rig.loading import load_config
 
     cfg = cfg if cfg is not None else load_config(getattr(args, "config", None))
     check_views(cfg)
@@ -150,7 +150,7 @@ def _report(args: argparse.Namespace, cls: Classification, debug_note: str, **ex
 def _scan(args: argparse.Namespace) -> int:
     if args.images:
         return _scan_images(args)
-    from ...rig.config import load_config
+    from ...rig.loading import load_config
 
     cfg = load_config(args.config)
     if cfg.rig.kind != "six-motor":
@@ -315,7 +315,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     if args.dir and not args.geometry:
         check_output_dir(args.dir, "--dir")
     from ...app.calibrate import check_learns_colours
-    from ...rig.config import load_config
+    from ...rig.loading import load_config
 
     cfg = load_config(args.config)
     if not args.geometry:
@@ -363,7 +363,7 @@ def _how_to_use(name: str, args: argparse.Namespace) -> str:
     """What makes the next run read the profile just saved: the config's
     ``[vision] profile`` (already so, or the line to set), or ``--profile``
     for one scan."""
-    from ...rig.config import load_config
+    from ...rig.loading import load_config
 
     try:
         current = load_config(args.config).profile if args.config else None
