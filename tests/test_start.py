@@ -317,7 +317,7 @@ def test_an_invalid_fix_is_asked_again_and_a_rescan_captures_again(cfg, tmp_path
 def test_stop_and_emergency_stop_mid_solve(cfg, tmp_path, emergency):
     import threading
 
-    from robot.app.run import Stopped
+    from robot.app.events import Stopped
     from robot.app.start import Engine
 
     url = fresh_url()

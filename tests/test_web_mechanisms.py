@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from webserver import Client, panel_server
 
-from robot.app.events import Face
-from robot.app.mechanism_events import MechanismEvents, Stopped, rotation_between
+from robot.app.events import Face, Stopped
+from robot.app.mechanism_events import MechanismEvents, rotation_between
 from robot.app.mechanism_start import MechanismEngine, run_mechanism_start
 from robot.rig.loading import load_config
 from robot.rig.mechanisms.orientation import HOME, parse, rotate

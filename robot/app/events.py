@@ -11,6 +11,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..rig.errors import RigError
+
 if TYPE_CHECKING:
     from vision.scan_result import ScanResult
 
@@ -72,6 +74,16 @@ checks its events against and the terminal, the web server and the page
 read (the page from ``GET /api/events/schema``)."""
 EVENT_KINDS = tuple(EVENTS)
 STATES = ("idle", "scanning", "needs_help", "solving", "turning", "done", "failed", "stopped")
+
+
+class Stopped(RigError):
+    """A person stopped the run (Stop, or the emergency stop), on any kind of
+    rig: the six-motor engine and the mechanism runs raise the same one, so
+    every face and every handler tells a stop apart from a failure alike."""
+
+    def __init__(self, message: str, *, estop: bool = False):
+        super().__init__(message)
+        self.estop = estop
 
 
 class EventError(TypeError):

@@ -39,7 +39,7 @@ from ..rig.errors import UserError
 from ..rig.mechanisms.base import Action, Mechanism, State
 from ..rig.mechanisms.journal import MechanismJournal
 from ..rig.mechanisms.orientation import Orientation, face_move, name, rotate
-from .events import Event, Face
+from .events import Event, Face, Stopped
 
 if TYPE_CHECKING:
     from vision.scan_result import ScanResult
@@ -132,14 +132,6 @@ class MechanismRun:
         return (f"solved on the {self.kind} rig in {self.length} moves: {self.robot_moves} robot "
                 f"moves, {self.planned_s:.1f} s planned (scans {self.scan_robot_moves} robot moves); "
                 f"confirmed {'solved' if self.confirmed else 'NOT solved'}")
-
-
-class Stopped(Exception):
-    """A person stopped the run (between two robot moves)."""
-
-    def __init__(self, message: str, *, estop: bool = False):
-        super().__init__(message)
-        self.estop = estop
 
 
 class MechanismEvents:

@@ -40,8 +40,8 @@ from ..rig.mechanisms.base import ImpossibleMove
 from ..rig.mechanisms.journal import run_job
 from ..rig.mechanisms.scanplan import rescan_plan, scan_plan
 from ..rig.mechanisms.search import best_solution
-from .events import Face
-from .mechanism_events import MechanismEvents, MechanismRun, Stopped, pace_of
+from .events import Face, Stopped
+from .mechanism_events import MechanismEvents, MechanismRun, pace_of
 from .mechanism_scan import Measured, capture_shots, scan_with_plan
 from .record import RunRecord
 

@@ -16,22 +16,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..rig.config import Config
-from ..rig.errors import RigError
-from .events import Event, Face
+from .events import Event, Face, Stopped
 from .record import RunRecord
 from .rigs import RigHandle
 
 if TYPE_CHECKING:
     from vision.render import Lighting
     from vision.scan_result import ScanResult
-
-
-class Stopped(RigError):
-    """A person asked the run to stop (Stop, or the emergency stop)."""
-
-    def __init__(self, message: str, *, estop: bool = False):
-        super().__init__(message)
-        self.estop = estop
 
 
 @dataclass

@@ -35,10 +35,10 @@ from ..rig import job
 from ..rig.config import Config, rig_turn_costs
 from ..rig.errors import RigError, UserError
 from ..rig.journal import Journal, default_state_dir
-from .events import Doubt, Face, TurnEvents
+from .events import Doubt, Face, Stopped, TurnEvents
 from .record import RunRecord
 from .rigs import RigHandle, attach_rig, connect_rig
-from .run import Run, Stopped
+from .run import Run
 from .solving import SolveRequest, planned_solution
 
 if TYPE_CHECKING:

@@ -292,8 +292,8 @@ class Panel:
         return number
 
     def _mechanism_dry_run(self, cube: Any, m: Any, p: Any, events: Any) -> None:
+        from ..app.events import Stopped
         from ..app.mechanism_dryrun import dry_run_mechanism
-        from ..app.mechanism_events import Stopped
         from ..rig.mechanisms.base import ImpossibleMove
 
         try:
@@ -311,7 +311,7 @@ class Panel:
 
     def _dry_run(self, cube: Any, steps: list[MotorStep], estimate: float, speed: str) -> None:
         from ..app.dryrun import dry_run
-        from ..app.run import Stopped
+        from ..app.events import Stopped
         from ..rig import job
 
         n = len(steps)
@@ -373,7 +373,7 @@ class Panel:
 
     def _run_mechanism(self, engine: MechanismEngine) -> None:
         """A flipper or two-gripper run: every end it knows it tells as ``finished``."""
-        from ..app.mechanism_events import Stopped
+        from ..app.events import Stopped
         from ..rig.mechanisms.base import ImpossibleMove
 
         try:
