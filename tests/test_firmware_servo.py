@@ -18,15 +18,15 @@ from robot.rig.loading import load_config
 from robot.sim.virtual_rig import Mechanics
 
 CYCLES_PER_US = 16
-# Measured in simavr (docs/protocol.md 7): an edge that falls while the
-# steppers' tick interrupt runs (about 350 of its 640 cycles, up to 570 with
-# a step in it) waits for it, so a pulse is within one such interrupt
-# (36 us, about 3 degrees) of the width asked. The median is within a few
-# us for 1000 and 2345 us, but 1500 us runs 12 to 15 us long (1.3 degrees), a
-# cause not yet found (docs/protocol.md 7); a hobby servo's dead band is 1
-# to 5 us.
+# Measured in simavr (docs/protocol.md 7): while a motor steps, an edge that
+# falls while the steppers' tick interrupt runs (up to 570 of its 640 cycles
+# with a step in it) waits for it, so a pulse is within one such interrupt
+# (36 us, about 3 degrees) of the width asked. Idle, every edge lands in the
+# part of the tick the interrupt leaves free, and every width is within a
+# few us (a hobby servo's dead band is 1 to 5 us).
 WORST_US = 40.0
 TYPICAL_US = 20.0
+IDLE_US = 10.0
 
 
 @pytest.fixture(scope="module")
@@ -155,3 +155,30 @@ def test_a_pulse_outside_the_limits_a_stepper_on_a_servo_pin_and_a_latched_stop_
         link.estop()
         with pytest.raises(RigError, match="emergency stop"):
             link.request(P.ServoCommand(4, 1, 1500, 100))
+
+
+def test_every_width_is_exact_when_the_steppers_are_idle(elf, cfg, tmp_path):
+    # The rise is placed by the width's remainder in 40 us ticks (40 of
+    # them at 1 us steps); a 1,500 us pulse once ran 12 to 15 us long where
+    # its fall met the next tick. Each width is set while another servo's
+    # pulse may be in flight, so starting a SERVO must not make one late.
+    widths = list(range(1480, 1520)) + [500, 1000, 2345, 2500]
+    for start in range(0, len(widths), 3):
+        asked = dict(enumerate(widths[start:start + 3]))
+        log = tmp_path / f"edges{start}.log"
+        with SimavrRig(elf, Mechanics.from_config(cfg), edge_log=log) as rig, Link(cfg, rig.port) as link:
+            link.connect()
+            dones: list[tuple[float, int]] = []
+            link.on_done = lambda d, dones=dones: dones.append((time.monotonic(), d.move_id))
+            for s in asked:
+                assert isinstance(link.request(P.ConfigServo(s, 500, 2500)), P.Ack)
+            for s, us in asked.items():
+                assert isinstance(link.request(P.ServoCommand(10 + s, s, us, 0)), P.Ack)
+            _wait_done(link, {10 + s for s in asked}, dones)
+            link.poll(0.3)
+            rig.counts()
+        edges = read_edges(log)
+        for s, us in asked.items():
+            errors = [w / CYCLES_PER_US - us for _, w in _pulses(edges, s)]
+            assert len(errors) >= 10, (us, len(errors))
+            assert max(abs(e) for e in errors) <= IDLE_US, (us, sorted(errors))

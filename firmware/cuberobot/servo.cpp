@@ -44,20 +44,40 @@ uint8_t servo_allows(uint8_t servo, uint16_t us) {
   return servo_configured(servo) && us >= lo_us[servo] && us <= hi_us[servo];
 }
 
+/* The rise for a pulse whose length is d cycles past whole ticks. */
+static uint16_t rise_for(uint16_t d) {
+  /* Both edges in this tick's window, or the fall at its start in a later one. */
+  if (d < CR_SERVO_EDGE_TO - CR_SERVO_EDGE_FROM) return CR_SERVO_EDGE_FROM;
+  return (uint16_t)(CR_SERVO_EDGE_FROM + CR_TICK_CYCLES - d);
+}
+
 void servo_set(uint8_t servo, uint16_t us) {
   if (!servo_allows(servo, us)) return;
-  uint16_t counts = (uint16_t)(us * 2);
-  rise_at[servo] = servo_rise_cycle((uint32_t)counts * CR_SERVO_CYCLES_PER_COUNT);
-  first[servo] = (uint8_t)(counts % CR_SERVO_PERIOD);
-  matches[servo] = (uint8_t)(counts / CR_SERVO_PERIOD + 1);
+  /* Called from the tick interrupt, so no division (the AVR has no divider,
+   * and a 32-bit remainder there, hundreds of cycles, once made the first
+   * pulse of a servo in flight a period too long): counts = PERIOD q + r by
+   * subtraction (q <= 21), and its remainder in ticks from that, as a
+   * period is 3 ticks and 10 counts. */
+  uint16_t r = (uint16_t)(us * 2);
+  uint8_t q = 0;
+  while (r >= CR_SERVO_PERIOD) {
+    r = (uint16_t)(r - CR_SERVO_PERIOD);
+    q++;
+  }
+  const uint16_t tick_counts = CR_TICK_CYCLES / CR_SERVO_CYCLES_PER_COUNT;
+  uint16_t rem = (uint16_t)(r + q * (CR_SERVO_PERIOD % tick_counts));
+  while (rem >= tick_counts) rem = (uint16_t)(rem - tick_counts);
+  rise_at[servo] = rise_for((uint16_t)(rem * CR_SERVO_CYCLES_PER_COUNT));
+  first[servo] = (uint8_t)r;
+  matches[servo] = (uint8_t)(q + 1);
   pulse_us[servo] = us;
 }
 
-uint16_t servo_rise_cycle(uint32_t cycles) {
-  uint16_t d = (uint16_t)(cycles % CR_TICK_CYCLES);
-  if (CR_SERVO_EDGE_FROM + d < CR_TICK_CYCLES) return CR_SERVO_EDGE_FROM;
-  return (uint16_t)(CR_SERVO_EDGE_FROM + CR_TICK_CYCLES - d);
-}
+#if 2 * (CR_SERVO_EDGE_TO - CR_SERVO_EDGE_FROM) < CR_TICK_CYCLES
+#error "the servo edges' window must be at least half a tick, or some widths have no place"
+#endif
+
+uint16_t servo_rise_cycle(uint32_t cycles) { return rise_for((uint16_t)(cycles % CR_TICK_CYCLES)); }
 
 void servo_tick(void) {
   /* Counted down, not divided: the AVR has no divider, and a division
