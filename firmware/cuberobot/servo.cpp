@@ -77,8 +77,6 @@ void servo_set(uint8_t servo, uint16_t us) {
 #error "the servo edges' window must be at least half a tick, or some widths have no place"
 #endif
 
-uint16_t servo_rise_cycle(uint32_t cycles) { return rise_for((uint16_t)(cycles % CR_TICK_CYCLES)); }
-
 void servo_tick(void) {
   /* Counted down, not divided: the AVR has no divider, and a division
    * every tick would cost a third of the tick. */

@@ -50,8 +50,4 @@ void servo_set(uint8_t servo, uint16_t pulse_us); /* from the tick interrupt (a 
 void servo_tick(void);                            /* tick interrupt, first thing */
 void servo_timer_isr(void);                       /* Timer2's compare interrupt */
 
-/* Where in a tick (in cycles) a pulse of `cycles` may rise so that both its
- * edges fall in [CR_SERVO_EDGE_FROM, CR_SERVO_EDGE_TO) (host-testable). */
-uint16_t servo_rise_cycle(uint32_t cycles);
-
 #endif

@@ -86,6 +86,7 @@ def cubotino(solution: str | Sequence[Move], mech: Flipper, start: State | None 
 
 
 def _cover(run: _Run, closed: bool) -> None:
+    """The cover closed (or open), moving it only if it is not already."""
     if run.state[2] != closed:
         run.do(CLOSE if closed else OPEN)
 
@@ -180,20 +181,14 @@ def _flipper(moves: list[Move], mech: Flipper, start: State) -> list[Action]:
             q = -2
         if not mech.lo <= pos + q <= mech.hi:
             # the turntable is at its end stop: spin back (the bottom stays down)
-            _open(run)
+            _cover(run, False)
             for back in (-q // abs(q), -2 * q // abs(q), q // abs(q), 2 * q // abs(q)):
                 if mech.lo <= pos + back <= mech.hi and mech.lo <= pos + back + q <= mech.hi:
                     run.do(Action("spin", "", back))
                     break
-        if not run.state[2]:
-            run.do(CLOSE)
+        _cover(run, True)
         run.do(Action("turn", "", q))
     return run.actions
-
-
-def _open(run: _Run) -> None:
-    if run.state[2]:
-        run.do(OPEN)
 
 
 def _bring_down(run: _Run, face: int, mech: Flipper) -> None:
@@ -201,7 +196,7 @@ def _bring_down(run: _Run, face: int, mech: Flipper) -> None:
     slot = run.state[0].index(face)
     if slot == D:
         return
-    _open(run)
+    _cover(run, False)
     if slot == F:
         run.do(FLIP)
     elif slot == U:
