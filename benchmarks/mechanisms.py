@@ -13,7 +13,8 @@ repeatable), and each mechanism plans them three ways:
   states (robot/rig/mechanisms/planner.py), the cheapest in planned time kept,
   then (``--search-s``, default 1 s a cube and mechanism) the search in the
   mechanism's own metric (robot/rig/mechanisms/search.py) for a cheaper
-  solution, planned exactly again; ``--search-s 0`` is the planner alone.
+  solution, on ``--workers`` threads (default: every core, as on a rig),
+  planned exactly again; ``--search-s 0`` is the planner alone.
 
 Every plan is then made on the virtual mechanism (robot/sim/mechanisms.py)
 from the cube's stickers: a move it refuses counts as impossible, and the
@@ -62,7 +63,7 @@ from robot.rig.mechanisms.flipper import Flipper  # noqa: E402
 from robot.rig.mechanisms.greedy import cubotino, greedy  # noqa: E402
 from robot.rig.mechanisms.orientation import parse as parse_orientation  # noqa: E402
 from robot.rig.mechanisms.search import best_solution  # noqa: E402
-from solver import parse_moves, random_cube, solve  # noqa: E402
+from solver import default_workers, parse_moves, random_cube, solve  # noqa: E402
 
 KINDS = ("flipper", "two-gripper")
 FLOOR_CAP, FLOOR_CAP_S, FLOOR_UNIT_S = 2, 4, 0.05
@@ -122,6 +123,8 @@ def main() -> int:
     ap.add_argument("--budget-ms", type=int, default=100)
     ap.add_argument("--search-s", type=float, default=1.0,
                     help="search seconds a cube and mechanism (0: the planner alone)")
+    ap.add_argument("--workers", type=int, default=0, metavar="N",
+                    help="threads the search runs on (default 0: every core this process may use)")
     ap.add_argument("--start", type=int, default=0, metavar="N",
                     help="run the press-start loop N times on each example config instead")
     ap.add_argument("--firmware", metavar="ELF", help="with --start: on the firmware in simavr")
@@ -135,6 +138,7 @@ def main() -> int:
         return power_cuts(args.power_cut, kinds, args.speed)
     if args.start:
         return start_runs(args.start, kinds, args.firmware)
+    workers = args.workers or default_workers()
     mechs = {k: mechanism_for(parse_config(f'[rig]\nkind = "{k}"\n')) for k in KINDS}
     rows: dict[str, list[dict]] = {k: [] for k in KINDS}
     t0 = time.perf_counter()
@@ -150,7 +154,7 @@ def main() -> int:
             t = time.perf_counter()
             f = cube.to_facelets()
             if args.search_s > 0:
-                _, p = best_solution(f, m, budget_s=args.search_s, candidates=cands)
+                _, p = best_solution(f, m, budget_s=args.search_s, candidates=cands, workers=workers)
             else:
                 _, p = cheapest(cands, m)
             plan_s[kind] += time.perf_counter() - t
@@ -169,7 +173,8 @@ def main() -> int:
     print(f"# {platform.machine()}, {os.cpu_count()} cores, load {load:.1f}, "
           f"Python {platform.python_version()}, "
           f"{time.strftime('%Y-%m-%d')}; {args.cubes} cubes, {args.candidates} candidates, "
-          f"{args.budget_ms} ms a solve, {args.search_s:g} s search; {time.perf_counter() - t0:.0f} s")
+          f"{args.budget_ms} ms a solve, {args.search_s:g} s search on {workers} threads; "
+          f"{time.perf_counter() - t0:.0f} s")
     print("| kind | solved | impossible | solver moves | robot moves: exact, CUBOTino's, greedy "
           "| ratio to CUBOTino's, to greedy | planned time: exact, CUBOTino's, greedy "
           "| ratio to CUBOTino's, to greedy | robot moves per solver move, exact (greedy) "

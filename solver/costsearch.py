@@ -17,10 +17,17 @@ each prefix, the least cost of ending in every state (a vector, advanced a
 move at a time), and does branch and bound on it: the phase-1 sequences of
 each length in turn (as :mod:`solver.search`, with the same tables), each
 completed by the phase-2 sequences from the shortest up to ``p2extra``
-moves longer, any prefix dropped as soon as its least cost plus the least
-any remaining move costs reaches the best price found. Unlike the length
+moves longer, any prefix dropped as soon as the least it can still cost
+reaches the best price found. Unlike the length
 search both orders of two opposite-face turns are tried (``U D`` and
 ``D U`` are the same cube but not the same price on a flipper).
+
+What a prefix can still cost is bounded by tables worked out from the
+automaton alone (:func:`togo_bounds`): the least that ``k`` more moves cost
+from each state, no two in a row on one face. On a flipper that is about
+four times the bare least move cost (a move after another face's turn
+needs at least a flip as well as the turn), so most prefixes are dropped
+far sooner than by counting the cheapest move ``k`` times.
 
 The search is anytime: it starts from a price to beat (the caller's best
 so far), runs until a time budget ends or nothing cheaper can exist, and
@@ -29,11 +36,14 @@ returns the cheapest it found. Nothing in here knows what the states are.
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import deque
 
 import numpy as np
 from numba import njit
 
+from . import MAX_WORKERS
 from . import coords as co
 from .cubie import Cube
 from .search import P2_MAX, Tables, _h1_mod3, phase1_distance, phase2_distance
@@ -98,8 +108,73 @@ def _advance(src, dst, m, nxt, cost, limit, backward):
     return lo
 
 
+NOFACE = 6
+"""The face column of a bound with no move before it."""
+
+
+def togo_bounds(nxt: np.ndarray, cost: np.ndarray, start: int, depth: int,
+                backward: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``exact[k, f, s]``: the least that ``k`` moves, no two in a row on one
+    face, can cost next to automaton state ``s`` when the move beside them
+    is on face ``f`` (NOFACE: none), and ``atleast[k, f, s]``: the same for
+    ``k`` moves or more (up to ``depth``). Forward, the moves start in ``s``
+    and follow a move on face ``f``; backward (a search from the solution's
+    end), they lead from ``start`` to ``s`` and a move on face ``f`` follows
+    them. Lower bounds on what a prefix still costs, knowing nothing of the
+    cube."""
+    ns, nm, nk = nxt.shape
+    exact = np.full((depth + 1, NOFACE + 1, ns), INF)
+    if backward:
+        exact[0, :, start] = 0.0
+    else:
+        exact[0] = 0.0
+    for k in range(1, depth + 1):
+        _bound_step(exact[k - 1], exact[k], nxt, cost, backward)
+    atleast = exact.copy()
+    if backward:  # more moves may end in a state fewer cannot reach
+        for k in range(depth - 1, -1, -1):
+            np.minimum(atleast[k], atleast[k + 1], out=atleast[k])
+    return exact, atleast
+
+
 @njit(cache=True)
-def _phase2(st, mvs, vend, cn, sp, e, tables, nxt, cost, cmin, best, sol, lp, pv, p2extra, start, backward):
+def _bound_step(prev, out, nxt, cost, backward):
+    """One more move for :func:`togo_bounds`: ``out`` from ``prev``."""
+    ns, nm, nk = nxt.shape
+    for s in range(ns):
+        for m in range(nm):
+            g = m // 3
+            for j in range(nk):
+                t = nxt[s, m, j]
+                if t < 0:
+                    break
+                if backward:  # k-1 moves end in s, then m to t
+                    v = prev[g, s] + cost[s, m, j]
+                    for f in range(NOFACE + 1):
+                        if f != g and v < out[f, t]:
+                            out[f, t] = v
+                else:  # m from s to t, then k-1 more after it
+                    v = cost[s, m, j] + prev[g, t]
+                    for f in range(NOFACE + 1):
+                        if f != g and v < out[f, s]:
+                            out[f, s] = v
+
+
+@njit(cache=True, inline="always")
+def _least(v, row):
+    """The least of ``v[s] + row[s]``: what a prefix whose costs of ending in
+    each state are ``v`` costs at least, ``row`` bounding what is left."""
+    lo = INF
+    for s in range(v.shape[0]):
+        x = v[s] + row[s]
+        if x < lo:
+            lo = x
+    return lo
+
+
+@njit(cache=True, nogil=True)
+def _phase2(st, mvs, vend, cn, sp, e, tables, nxt, cost, cmin, togo, best, sol, lp, pv, p2extra, start,
+            backward):
     """Cheapest phase-2 completions of the phase-1 sequence ``mvs[:L1]``,
     whose costs are ``vend``, that beat ``best[0]``: lengths from the
     shortest up to ``p2extra`` more (at most P2_MAX)."""
@@ -118,7 +193,7 @@ def _phase2(st, mvs, vend, cn, sp, e, tables, nxt, cost, cmin, best, sol, lp, pv
     llf = mvs[n1 - 2] // 3 if n1 > 1 else -9
     n0 = st[S_NODES]
     for n2 in range(h, min(P2_MAX, h + p2extra) + 1):
-        if lo + cmin * n2 >= best[0]:
+        if _least(vend, togo[n2, lf if lf >= 0 else NOFACE]) >= best[0]:
             break
         if n2 == 0:
             final = vend[start] if backward else lo
@@ -154,16 +229,16 @@ def _phase2(st, mvs, vend, cn, sp, e, tables, nxt, cost, cmin, best, sol, lp, pv
             st[S_NODES] += 1
             c1 = corners_move[lp[k, 0], mm]
             s1 = slice_sorted_move[lp[k, 2], mm]
-            togo = n2 - k - 1
-            if cornslice[c1 * 24 + s1] > togo:
+            left = n2 - k - 1
+            if cornslice[c1 * 24 + s1] > left:
                 continue
             e1 = ud_edges_move[lp[k, 1], mm]
-            if phase2_distance(c1, e1, c_classidx, c_sym, ud_edges_conj, p2) > togo:
+            if phase2_distance(c1, e1, c_classidx, c_sym, ud_edges_conj, p2) > left:
                 continue
-            lo1 = _advance(pv[k], pv[k + 1], mm, nxt, cost, best[0] - cmin * (togo + 1), backward)
-            if lo1 + cmin * togo >= best[0]:
+            lo1 = _advance(pv[k], pv[k + 1], mm, nxt, cost, best[0] - cmin * (left + 1), backward)
+            if _least(pv[k + 1], togo[left, mm // 3]) >= best[0]:
                 continue
-            if togo == 0:
+            if left == 0:
                 final = pv[k + 1, start] if backward else lo1
                 if final >= best[0]:
                     continue
@@ -181,9 +256,9 @@ def _phase2(st, mvs, vend, cn, sp, e, tables, nxt, cost, cmin, best, sol, lp, pv
             lp[k, 3] = -1
 
 
-@njit(cache=True)
-def _run(st, mvs, lv, cp, ep, vec, tables, nxt, cost, cmin, best, sol, lp, pv, p2extra, node_limit, start,
-         backward, kids, klo, kv, kn, ki, korder):
+@njit(cache=True, nogil=True)
+def _run(st, mvs, lv, cp, ep, vec, tables, nxt, cost, cmin, togo_exact, togo_min, best, sol, lp, pv, p2extra,
+         node_limit, start, backward, kids, klo, kv, kn, ki, korder):
     """Phase-1 sequences of exactly ``st[S_L1]`` moves, depth first from where
     the last call stopped, each one that reaches the subgroup completed by
     :func:`_phase2`. PAUSED after ``node_limit`` nodes, EXHAUSTED when every
@@ -231,8 +306,9 @@ def _run(st, mvs, lv, cp, ep, vec, tables, nxt, cost, cmin, best, sol, lp, pv, p
                     h = hp + (v - hp + 1) % 3 - 1
                     if h > togo:
                         continue
-                lo = _advance(vec[d], kv[d, n], m, nxt, cost, best[0] - cmin * (togo + 1), backward)
-                if lo + cmin * togo >= best[0]:
+                _advance(vec[d], kv[d, n], m, nxt, cost, best[0] - cmin * (togo + 1), backward)
+                lo = _least(kv[d, n], togo_min[togo, m // 3])
+                if lo >= best[0]:
                     continue
                 kids[d, n, 0] = m
                 kids[d, n, 1] = tw
@@ -258,7 +334,7 @@ def _run(st, mvs, lv, cp, ep, vec, tables, nxt, cost, cmin, best, sol, lp, pv, p
             continue
         ki[d] = i + 1
         c = korder[d, i]
-        if klo[d, c] + cmin * togo >= best[0]:
+        if klo[d, c] >= best[0]:
             continue  # the best has improved since
         m = kids[d, c, 0]
         mvs[d] = m
@@ -274,8 +350,8 @@ def _run(st, mvs, lv, cp, ep, vec, tables, nxt, cost, cmin, best, sol, lp, pv, p
             if cornslice[cn * 24 + sp] > P2_MAX:
                 continue
             e = co.perm_rank(ep[d + 1, 0:8], 8)
-            _phase2(st, mvs, vec[d + 1], cn, sp, e, tables, nxt, cost, cmin, best, sol, lp, pv, p2extra,
-                    start, backward)
+            _phase2(st, mvs, vec[d + 1], cn, sp, e, tables, nxt, cost, cmin, togo_exact, best, sol, lp, pv,
+                    p2extra, start, backward)
             continue
         lv[d + 1, 0] = kids[d, c, 1]
         lv[d + 1, 1] = kids[d, c, 2]
@@ -312,6 +388,7 @@ class _View:
         self.cost = np.ascontiguousarray(cost[:, own, :])
         self.start = start
         self.cmin = cmin
+        self.togo_exact, self.togo_min = togo_bounds(self.nxt, self.cost, start, MAXD + P2_MAX, inverse)
         self.tables = tables
         self.arr = co.to_array(turned)
         a = self.arr
@@ -360,13 +437,14 @@ class _View:
             a = self.arr
             self._first()
             _phase2(self.st, self.mvs, self.vec[0], co.perm_rank(a[0:8], 8), co.perm_rank(a[24:28], 4),
-                    co.perm_rank(a[16:24], 8), self.tables, self.nxt, self.cost, self.cmin, best, self.sol,
-                    self.lp, self.pv, p2extra, self.start, self.backward)
+                    co.perm_rank(a[16:24], 8), self.tables, self.nxt, self.cost, self.cmin, self.togo_exact,
+                    best, self.sol, self.lp, self.pv, p2extra, self.start, self.backward)
             status = EXHAUSTED
         else:
             status = _run(self.st, self.mvs, self.lv, self.cp, self.ep, self.vec, self.tables, self.nxt,
-                          self.cost, self.cmin, best, self.sol, self.lp, self.pv, p2extra, nodes, self.start,
-                          self.backward, self.kids, self.klo, self.kv, self.kn, self.ki, self.korder)
+                          self.cost, self.cmin, self.togo_exact, self.togo_min, best, self.sol, self.lp,
+                          self.pv, p2extra, nodes, self.start, self.backward, self.kids, self.klo, self.kv,
+                          self.kn, self.ki, self.korder)
         found = None
         if best[0] < before:
             own = [int(x) for x in self.sol[:self.st[S_LEN]]]
@@ -376,6 +454,12 @@ class _View:
                 found = [self.cmap[m] for m in own]
         return status == PAUSED, found
 
+    def least_beyond(self) -> float:
+        """The least any solution with a longer phase 1 than this level's can
+        cost."""
+        row = self.togo_min[min(self.level + 1, self.togo_min.shape[0] - 1), NOFACE]
+        return float(row.min() if self.backward else row[self.start])
+
 
 def least_move_cost(nxt: np.ndarray, cost: np.ndarray) -> tuple[float, float]:
     """The least a move can cost: after the first (over the states some
@@ -384,9 +468,63 @@ def least_move_cost(nxt: np.ndarray, cost: np.ndarray) -> tuple[float, float]:
     return float(cost[reached][nxt[reached] >= 0].min()), float(cost[nxt >= 0].min())
 
 
+class _Race:
+    """The views' slices handed out to the threads, one view to one thread at
+    a time, in turn; the best price and its solution, under one lock. A
+    slice prunes by the best as it was when the slice began."""
+
+    def __init__(self, views: list[_View], beat: float, deadline: float, extra: int, p2extra: int,
+                 slice_nodes: int):
+        self.waiting = deque(views)
+        self.best = beat
+        self.found: list[int] | None = None
+        self.deadline = deadline
+        self.extra, self.p2extra, self.slice_nodes = extra, p2extra, slice_nodes
+        self.timed_out = False
+        self.failed: list[BaseException] = []
+        self.lock = threading.Lock()
+
+    def _take(self) -> tuple[_View, np.ndarray] | None:
+        """The next view to step and the best to prune by, or None when the
+        time is up (once a solution is known) or no view is waiting."""
+        with self.lock:
+            if self.failed or self.timed_out:
+                return None
+            if self.best < INF and time.perf_counter() >= self.deadline:
+                self.timed_out = True
+                return None
+            if not self.waiting:
+                return None
+            return self.waiting.popleft(), np.array([self.best], dtype=np.float64)
+
+    def _give_back(self, v: _View, going: bool, got: list[int] | None, price: float) -> None:
+        """A slice's outcome: a cheaper solution kept, the view queued again,
+        moved on to its next phase-1 length, or dropped when no longer one
+        can beat the best."""
+        with self.lock:
+            if got is not None and price < self.best:
+                self.best, self.found = price, got
+            if not going:
+                if v.level + 1 > min(v.h0 + self.extra, MAXD) or v.least_beyond() >= self.best:
+                    return
+                v.next_level()
+            self.waiting.append(v)
+
+    def work(self) -> None:
+        """Step views until the time is up or none is left for this thread."""
+        try:
+            while (taken := self._take()) is not None:
+                v, best = taken
+                going, got = v.step(best, self.p2extra, self.slice_nodes)
+                self._give_back(v, going, got, float(best[0]))
+        except BaseException as e:  # handed to the caller's thread
+            with self.lock:
+                self.failed.append(e)
+
+
 def cheapest(cube: Cube, nxt: np.ndarray, cost: np.ndarray, start: int, tables: dict[str, np.ndarray], *,
              budget_s: float, beat: float = INF, extra: int = 6, p2extra: int = 1, views: int = 6,
-             slice_nodes: int = 20000) -> tuple[list[int] | None, float, dict[str, float]]:
+             slice_nodes: int = 20000, workers: int = 1) -> tuple[list[int] | None, float, dict[str, float]]:
     """The cheapest solution of ``cube`` (move indices) in the automaton that
     the search finds within ``budget_s`` seconds, if cheaper than ``beat``,
     with its price (``beat`` when none was; with no ``beat`` it goes on to
@@ -397,7 +535,9 @@ def cheapest(cube: Cube, nxt: np.ndarray, cost: np.ndarray, start: int, tables: 
     nodes). The ``views`` searches (1: the cube; 3: its three axes; 6: and
     their inverses) take slices of ``slice_nodes`` nodes in turn; each runs
     its phase-1 lengths from the cube's phase-1 distance up to ``extra``
-    more."""
+    more, on ``workers`` threads (the compiled search lets go of Python's
+    lock; with one, the answer for a given amount of work does not depend
+    on timing)."""
     t0 = time.perf_counter()
     nxt = np.ascontiguousarray(nxt, dtype=np.int64)
     cost = np.ascontiguousarray(cost, dtype=np.float64)
@@ -406,6 +546,8 @@ def cheapest(cube: Cube, nxt: np.ndarray, cost: np.ndarray, start: int, tables: 
     tt = Tables.select(tables)
     if views not in (1, 2, 3, 6):
         raise ValueError(f"views must be 1, 2, 3 or 6, not {views!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"workers must be a whole number from 1 to {MAX_WORKERS}, not {workers!r}")
     order = [(r, inv) for inv in (False, True) for r in range(3)][:views]
     if views == 2:
         order = [(0, False), (0, True)]
@@ -413,25 +555,18 @@ def cheapest(cube: Cube, nxt: np.ndarray, cost: np.ndarray, start: int, tables: 
     # any other, among the moves still to come
     every = [_View(cube, r, inv, nxt, cost, start, min(cmin, cmin0) if inv else cmin, tabs, tt)
              for r, inv in order]
-    live = list(every)
-    for v in live:
+    for v in every:
         v.next_level()
-    best = np.array([beat], dtype=np.float64)
-    found: list[int] | None = None
-    complete = 1.0
-    while live:
-        if best[0] < INF and time.perf_counter() - t0 >= budget_s:
-            complete = 0.0
-            break
-        for v in list(live):
-            going, got = v.step(best, p2extra, slice_nodes)
-            if got is not None:
-                found = got
-            if not going:
-                if v.level + 1 > min(v.h0 + extra, MAXD) or min(cmin, cmin0) * (v.level + 1) >= best[0]:
-                    live.remove(v)
-                else:
-                    v.next_level()
+    race = _Race(every, beat, t0 + budget_s, extra, p2extra, slice_nodes)
+    threads = [threading.Thread(target=race.work, daemon=True) for _ in range(workers - 1)]
+    for th in threads:
+        th.start()
+    race.work()
+    for th in threads:
+        th.join()
+    if race.failed:
+        raise race.failed[0]
+    found, best, complete = race.found, race.best, 0.0 if race.timed_out else 1.0
     nodes = sum(float(v.st[S_NODES]) for v in every)
     stats = {"nodes": nodes, "seconds": time.perf_counter() - t0, "complete": complete}
-    return found, float(best[0]), stats
+    return found, float(best), stats

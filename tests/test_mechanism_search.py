@@ -6,7 +6,9 @@ the planner choosing among the solver's candidates."""
 from __future__ import annotations
 
 import heapq
+import itertools
 
+import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -17,7 +19,7 @@ from robot.rig.mechanisms.automaton import compile_automaton, price
 from robot.rig.mechanisms.search import best_solution
 from solver import SOLVED, Move, parse_moves, random_cube, solve
 from solver import tables as tb
-from solver.costsearch import INF
+from solver.costsearch import INF, NOFACE, togo_bounds
 from solver.costsearch import cheapest as cost_search
 
 
@@ -60,16 +62,60 @@ def test_the_automaton_prices_a_solution_between_the_planners_fastest_plan_and_i
     assert got <= p.seconds + auto.move_weight * p.moves + 1e-9
 
 
+def least_by_enumeration(auto, k, face, backward):
+    """The test's own :func:`togo_bounds` row: every sequence of ``k`` moves,
+    no two in a row on one face, the first (forward) or the last (backward)
+    not on ``face``, followed through the automaton by hand."""
+    ns = auto.next.shape[0]
+    out = [INF] * ns
+    for seq in itertools.product(range(18), repeat=k):
+        faces = [face, *(x // 3 for x in seq)] if not backward else [*(x // 3 for x in seq), face]
+        if any(a == b for a, b in itertools.pairwise(faces)):
+            continue
+        for s0 in range(ns) if not backward else [auto.start]:
+            costs = {s0: 0.0}
+            for x in seq:
+                after: dict[int, float] = {}
+                for s, c in costs.items():
+                    for t, w in zip(auto.next[s, x], auto.cost[s, x], strict=True):
+                        if t >= 0 and c + w < after.get(int(t), INF):
+                            after[int(t)] = c + w
+                costs = after
+            if backward:
+                for t, c in costs.items():
+                    out[t] = min(out[t], c)
+            elif costs:
+                out[s0] = min(out[s0], min(costs.values()))
+    return out
+
+
 @pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("views", [1, 6])
+@pytest.mark.parametrize("backward", [False, True])
+def test_the_bounds_on_what_is_left_are_the_least_any_moves_cost(kind, backward):
+    """The search drops a prefix by these bounds: one too high would lose the
+    cheapest solution, so each entry must be exactly the least (up to two
+    moves, against enumeration), and "k or more" never above "k"."""
+    auto = compile_automaton(MECHS[kind])
+    exact, atleast = togo_bounds(auto.next, auto.cost, auto.start, 8, backward)
+    for k in range(3):
+        for face in (0, 4, NOFACE):
+            assert exact[k, face] == pytest.approx(least_by_enumeration(auto, k, face, backward), abs=1e-9)
+    assert (atleast <= exact).all() and (np.diff(atleast, axis=0) >= -1e-12).all()
+    assert np.isfinite(atleast).all()
+    if not backward:  # forward, a move more never costs less: "k or more" is "k"
+        assert (atleast == exact).all()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(("views", "workers"), [(1, 1), (6, 1), (6, 2)])
 @settings(max_examples=3, deadline=None)
 @given(seed=st.integers(1, 10**6))
-def test_the_search_solves_the_cube_at_the_price_it_says(kind, views, seed):
+def test_the_search_solves_the_cube_at_the_price_it_says(kind, views, workers, seed):
     m = MECHS[kind]
     auto = compile_automaton(m)
     cube = random_cube(seed)
     found, cost, stats = cost_search(cube, auto.next, auto.cost, auto.start, tb.load(), budget_s=0.3,
-                                     views=views)
+                                     views=views, workers=workers)
     assert found is not None and cost < INF and stats["nodes"] >= 0
     assert cube.apply([Move.from_index(x) for x in found]).is_solved()
     assert price(auto, found) == pytest.approx(cost, abs=1e-6)
@@ -106,3 +152,11 @@ def test_best_solution_from_another_start_and_of_a_solved_cube():
     assert p == plan(moves, m, start)
     moves, p = best_solution(SOLVED, m, start)
     assert moves == [] and p.moves == 0
+
+
+@pytest.mark.parametrize("workers", [0, 65, 1.5, True])
+def test_the_search_refuses_a_number_of_threads_it_cannot_use(workers):
+    auto = compile_automaton(MECHS["flipper"])
+    with pytest.raises(ValueError, match="workers must be a whole number from 1 to 64"):
+        cost_search(random_cube(3), auto.next, auto.cost, auto.start, tb.load(), budget_s=0.1,
+                    workers=workers)

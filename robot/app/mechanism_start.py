@@ -215,7 +215,8 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube
     i, plan = cheapest(cands, m, start=scan_end)
     chosen = f"candidate {i + 1} of {len(cands)}"
     if cfg.solver.search_ms > 0:  # then the search in the mechanism's own metric, the best as the bar
-        _, found = best_solution(scanned.facelets, m, scan_end, cfg.solver.search_ms / 1000, candidates=cands)
+        _, found = best_solution(scanned.facelets, m, scan_end, cfg.solver.search_ms / 1000, candidates=cands,
+                                 workers=cfg.solver.workers)
         if (found.seconds, found.moves) < (plan.seconds, plan.moves):
             chosen = (f"found by the search in the {cfg.rig.kind}'s metric; the best candidate took "
                       f"{plan.moves} robot moves, {plan.seconds:.1f} s")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from solver import Move, parse_facelets, solve
+from solver import Move, default_workers, parse_facelets, solve
 from solver import tables as tb
 from solver.costsearch import cheapest as cost_search
 
@@ -36,13 +36,16 @@ CANDIDATE_MS = 100
 
 def best_solution(facelets: str, mech: Mechanism, start: State | None = None, budget_s: float = BUDGET_S, *,
                   candidates: Sequence[str | Sequence[Move]] | None = None,
-                  move_weight: float = MOVE_WEIGHT) -> tuple[list[Move], MechanismPlan]:
+                  move_weight: float = MOVE_WEIGHT,
+                  workers: int | None = None) -> tuple[list[Move], MechanismPlan]:
     """The solution of the cube ``facelets`` that ``mech`` makes cheapest from
     ``start`` (its own start if None) and its exact plan: the solver's
     candidates (``candidates``, or asked for here with part of the budget)
     planned, then the search in the mechanism's metric with the rest of
     ``budget_s`` seconds. The price is planned seconds plus ``move_weight``
-    per robot move. The solution is checked on the cube."""
+    per robot move. The search runs on ``workers`` threads (None: every core
+    this process may use; the rig stands still while it runs). The solution
+    is checked on the cube."""
     t0 = time.perf_counter()
     cube = parse_facelets(facelets)
     if cube.is_solved():
@@ -55,7 +58,8 @@ def best_solution(facelets: str, mech: Mechanism, start: State | None = None, bu
     left = budget_s - (time.perf_counter() - t0)
     if left > 0:
         found, _, _ = cost_search(cube, auto.next, auto.cost, auto.start, tb.load(), budget_s=left,
-                                  beat=p.seconds + move_weight * p.moves)
+                                  beat=p.seconds + move_weight * p.moves,
+                                  workers=default_workers() if workers is None else workers)
         if found is not None:
             q = plan([Move.from_index(m) for m in found], mech, start)
             if q.seconds + move_weight * q.moves < p.seconds + move_weight * p.moves:
