@@ -69,10 +69,11 @@ def _blocked(f, lf, llf):
 
 
 @njit(cache=True)
-def _advance(src, dst, m, nxt, cost, limit, backward):
+def _advance(src, dst, m, nxt, cost, left, beat, backward):
     """Forward, ``dst``: the least cost of ending in each state after move
     ``m`` from the costs ``src`` of ending in each before it, leaving out
-    states that cost ``limit`` or more; backward (a search of the inverse,
+    states from which what is ``left`` (a bound per state, move ``m``
+    included) brings the cost to ``beat`` or more; backward (a search of the inverse,
     which finds the solution from its end), ``m`` is put before the moves
     whose cost from each state to their end is ``src``. Its least entry."""
     ns = src.shape[0]
@@ -92,7 +93,7 @@ def _advance(src, dst, m, nxt, cost, limit, backward):
             dst[s] = INF
         for s in range(ns):
             c = src[s]
-            if c >= limit:
+            if c + left[s] >= beat:
                 continue
             for k in range(nxt.shape[2]):
                 t = nxt[s, m, k]
@@ -173,7 +174,7 @@ def _least(v, row):
 
 
 @njit(cache=True, nogil=True)
-def _phase2(st, mvs, vend, cn, sp, e, tables, nxt, cost, cmin, togo, best, sol, lp, pv, p2extra, start,
+def _phase2(st, mvs, vend, cn, sp, e, tables, nxt, cost, togo, best, sol, lp, pv, p2extra, start,
             backward):
     """Cheapest phase-2 completions of the phase-1 sequence ``mvs[:L1]``,
     whose costs are ``vend``, that beat ``best[0]``: lengths from the
@@ -235,7 +236,8 @@ def _phase2(st, mvs, vend, cn, sp, e, tables, nxt, cost, cmin, togo, best, sol, 
             e1 = ud_edges_move[lp[k, 1], mm]
             if phase2_distance(c1, e1, c_classidx, c_sym, ud_edges_conj, p2) > left:
                 continue
-            lo1 = _advance(pv[k], pv[k + 1], mm, nxt, cost, best[0] - cmin * (left + 1), backward)
+            lo1 = _advance(pv[k], pv[k + 1], mm, nxt, cost, togo[left + 1, prev if prev >= 0 else NOFACE],
+                           best[0], backward)
             if _least(pv[k + 1], togo[left, mm // 3]) >= best[0]:
                 continue
             if left == 0:
@@ -257,7 +259,7 @@ def _phase2(st, mvs, vend, cn, sp, e, tables, nxt, cost, cmin, togo, best, sol, 
 
 
 @njit(cache=True, nogil=True)
-def _run(st, mvs, lv, cp, ep, vec, tables, nxt, cost, cmin, togo_exact, togo_min, best, sol, lp, pv, p2extra,
+def _run(st, mvs, lv, cp, ep, vec, tables, nxt, cost, togo_exact, togo_min, best, sol, lp, pv, p2extra,
          node_limit, start, backward, kids, klo, kv, kn, ki, korder):
     """Phase-1 sequences of exactly ``st[S_L1]`` moves, depth first from where
     the last call stopped, each one that reaches the subgroup completed by
@@ -283,6 +285,7 @@ def _run(st, mvs, lv, cp, ep, vec, tables, nxt, cost, cmin, togo_exact, togo_min
         if ki[d] < 0:
             lf = mvs[d - 1] // 3 if d > 0 else -9
             llf = mvs[d - 2] // 3 if d > 1 else -9
+            left = togo_min[togo + 1, lf if lf >= 0 else NOFACE]
             n = 0
             for m in range(18):
                 if _blocked(m // 3, lf, llf):
@@ -306,7 +309,7 @@ def _run(st, mvs, lv, cp, ep, vec, tables, nxt, cost, cmin, togo_exact, togo_min
                     h = hp + (v - hp + 1) % 3 - 1
                     if h > togo:
                         continue
-                _advance(vec[d], kv[d, n], m, nxt, cost, best[0] - cmin * (togo + 1), backward)
+                _advance(vec[d], kv[d, n], m, nxt, cost, left, best[0], backward)
                 lo = _least(kv[d, n], togo_min[togo, m // 3])
                 if lo >= best[0]:
                     continue
@@ -350,7 +353,7 @@ def _run(st, mvs, lv, cp, ep, vec, tables, nxt, cost, cmin, togo_exact, togo_min
             if cornslice[cn * 24 + sp] > P2_MAX:
                 continue
             e = co.perm_rank(ep[d + 1, 0:8], 8)
-            _phase2(st, mvs, vec[d + 1], cn, sp, e, tables, nxt, cost, cmin, togo_exact, best, sol, lp, pv,
+            _phase2(st, mvs, vec[d + 1], cn, sp, e, tables, nxt, cost, togo_exact, best, sol, lp, pv,
                     p2extra, start, backward)
             continue
         lv[d + 1, 0] = kids[d, c, 1]
@@ -376,7 +379,7 @@ class _View:
     the cube's, which the automaton prices."""
 
     def __init__(self, cube: Cube, r: int, inverse: bool, nxt: np.ndarray, cost: np.ndarray, start: int,
-                 cmin: float, tables: tuple, t: Tables):
+                 tables: tuple, t: Tables):
         turned = _TURN[r] * cube * _TURN[r].inverse()
         if inverse:
             turned = turned.inverse()
@@ -387,7 +390,6 @@ class _View:
         self.nxt = np.ascontiguousarray(nxt[:, own, :])
         self.cost = np.ascontiguousarray(cost[:, own, :])
         self.start = start
-        self.cmin = cmin
         self.togo_exact, self.togo_min = togo_bounds(self.nxt, self.cost, start, MAXD + P2_MAX, inverse)
         self.tables = tables
         self.arr = co.to_array(turned)
@@ -437,12 +439,12 @@ class _View:
             a = self.arr
             self._first()
             _phase2(self.st, self.mvs, self.vec[0], co.perm_rank(a[0:8], 8), co.perm_rank(a[24:28], 4),
-                    co.perm_rank(a[16:24], 8), self.tables, self.nxt, self.cost, self.cmin, self.togo_exact,
+                    co.perm_rank(a[16:24], 8), self.tables, self.nxt, self.cost, self.togo_exact,
                     best, self.sol, self.lp, self.pv, p2extra, self.start, self.backward)
             status = EXHAUSTED
         else:
             status = _run(self.st, self.mvs, self.lv, self.cp, self.ep, self.vec, self.tables, self.nxt,
-                          self.cost, self.cmin, self.togo_exact, self.togo_min, best, self.sol, self.lp,
+                          self.cost, self.togo_exact, self.togo_min, best, self.sol, self.lp,
                           self.pv, p2extra, nodes, self.start, self.backward, self.kids, self.klo, self.kv,
                           self.kn, self.ki, self.korder)
         found = None
@@ -459,13 +461,6 @@ class _View:
         cost."""
         row = self.togo_min[min(self.level + 1, self.togo_min.shape[0] - 1), NOFACE]
         return float(row.min() if self.backward else row[self.start])
-
-
-def least_move_cost(nxt: np.ndarray, cost: np.ndarray) -> tuple[float, float]:
-    """The least a move can cost: after the first (over the states some
-    move leads to), and at all."""
-    reached = np.unique(nxt[nxt >= 0])
-    return float(cost[reached][nxt[reached] >= 0].min()), float(cost[nxt >= 0].min())
 
 
 class _Race:
@@ -541,7 +536,6 @@ def cheapest(cube: Cube, nxt: np.ndarray, cost: np.ndarray, start: int, tables: 
     t0 = time.perf_counter()
     nxt = np.ascontiguousarray(nxt, dtype=np.int64)
     cost = np.ascontiguousarray(cost, dtype=np.float64)
-    cmin, cmin0 = least_move_cost(nxt, cost)
     tabs = tuple(Tables.select(tables))
     tt = Tables.select(tables)
     if views not in (1, 2, 3, 6):
@@ -551,10 +545,7 @@ def cheapest(cube: Cube, nxt: np.ndarray, cost: np.ndarray, start: int, tables: 
     order = [(r, inv) for inv in (False, True) for r in range(3)][:views]
     if views == 2:
         order = [(0, False), (0, True)]
-    # a view of the inverse meets the first move, which may cost less than
-    # any other, among the moves still to come
-    every = [_View(cube, r, inv, nxt, cost, start, min(cmin, cmin0) if inv else cmin, tabs, tt)
-             for r, inv in order]
+    every = [_View(cube, r, inv, nxt, cost, start, tabs, tt) for r, inv in order]
     for v in every:
         v.next_level()
     race = _Race(every, beat, t0 + budget_s, extra, p2extra, slice_nodes)
