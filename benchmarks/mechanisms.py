@@ -173,7 +173,8 @@ def main() -> int:
     print(f"# {platform.machine()}, {os.cpu_count()} cores, load {load:.1f}, "
           f"Python {platform.python_version()}, "
           f"{time.strftime('%Y-%m-%d')}; {args.cubes} cubes, {args.candidates} candidates, "
-          f"{args.budget_ms} ms a solve, {args.search_s:g} s search on {workers} threads; "
+          f"{args.budget_ms} ms a solve, {args.search_s:g} s search on {workers} "
+          f"thread{'s' if workers > 1 else ''}; "
           f"{time.perf_counter() - t0:.0f} s")
     print("| kind | solved | impossible | solver moves | robot moves: exact, CUBOTino's, greedy "
           "| ratio to CUBOTino's, to greedy | planned time: exact, CUBOTino's, greedy "

@@ -95,9 +95,9 @@ def test_the_run_turns_the_searchs_plan_when_it_beats_every_candidate(kind, tmp_
     seen = []
     real = ms.best_solution
 
-    def recording(facelets, mech, start, budget_s, *, candidates):
-        moves, found = real(facelets, mech, start, budget_s, candidates=candidates)
-        seen.append((budget_s, cheapest(candidates, mech, start=start)[1], found))
+    def recording(facelets, mech, start, budget_s, *, candidates, workers):
+        moves, found = real(facelets, mech, start, budget_s, candidates=candidates, workers=workers)
+        seen.append((budget_s, workers, cheapest(candidates, mech, start=start)[1], found))
         return moves, found
 
     monkeypatch.setattr(ms, "best_solution", recording)
@@ -105,8 +105,8 @@ def test_the_run_turns_the_searchs_plan_when_it_beats_every_candidate(kind, tmp_
     assert cfg.solver.search_ms == 1000
     run = run_mechanism_start(cfg, seed=4, state_dir=tmp_path, out=lambda _line: None)
     assert run.status == "solved" and run.confirmed
-    [(budget_s, best_candidate, found)] = seen
-    assert budget_s == 1.0
+    [(budget_s, workers, best_candidate, found)] = seen
+    assert budget_s == 1.0 and workers == cfg.solver.workers  # [solver] workers: the search's threads too
     turned = min((best_candidate.seconds, best_candidate.moves), (found.seconds, found.moves))
     assert (run.planned_s, run.robot_moves) == turned
     assert (found.seconds, found.moves) <= (best_candidate.seconds, best_candidate.moves)

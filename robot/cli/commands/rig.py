@@ -133,10 +133,10 @@ def _check_port_arg(args: argparse.Namespace) -> None:
     check_port(getattr(args, "port", None))
 
 
-def _check_dry_run(args: argparse.Namespace) -> tuple[Config, list[MotorStep]]:
+def _check_dry_run(args: argparse.Namespace, cfg: Config) -> list[MotorStep]:
     """Bounds of a dry run, before anything is opened: at most 1000 moves
     (100 with --render), and at most an hour at the virtual rig's --speed.
-    Returns the config and the run's one plan (checked, shown and turned)."""
+    Returns the run's one plan (checked, shown and turned)."""
     from solver import group_steps
 
     from ...rig.motion import estimate_s, plan
@@ -164,20 +164,20 @@ def _check_dry_run(args: argparse.Namespace) -> tuple[Config, list[MotorStep]]:
         clock = make_clock(speed)
     except ValueError as e:
         raise UserError(f"{where}: {e}") from None
-    cfg = load_config(args.config)
     steps = plan(group_steps(args.moves), cfg)
     if (args.port is None or args.port.startswith("sim://")) and not isinstance(clock, EventClock):
         hours = estimate_s(steps, cfg) / float(speed) / 3600
         if hours > MAX_DRY_RUN_HOURS:
             raise UserError(f"{where} {speed}: these moves would take {hours:.1f} hours at that speed; "
                             f"at most {MAX_DRY_RUN_HOURS:g} hour: give a higher speed (or max)")
-    return cfg, steps
+    return steps
 
 
 def _dry_run(args: argparse.Namespace) -> int:
-    if load_config(args.config).rig.kind != "six-motor":
-        return _dry_run_mechanism(args)
-    cfg, steps = _check_dry_run(args)  # the moves parsed and planned before anything opens
+    cfg = load_config(args.config)
+    if cfg.rig.kind != "six-motor":
+        return _dry_run_mechanism(args, cfg)
+    steps = _check_dry_run(args, cfg)  # the moves parsed and planned before anything opens
     start = parse_facelets(read_cube_arg(args.start)) if args.start else SOLVED_CUBE
     if args.render:
         from ...app.dryrun_pictures import check_path
@@ -214,7 +214,7 @@ def _dry_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _dry_run_mechanism(args: argparse.Namespace) -> int:
+def _dry_run_mechanism(args: argparse.Namespace, cfg: Config) -> int:
     """A flipper or two-gripper dry run: the moves planned into robot moves,
     made on the kind's virtual rig, a line for each; ``--render`` writes the
     timeline (one lane per servo and stepper) beside the name given."""
@@ -222,7 +222,6 @@ def _dry_run_mechanism(args: argparse.Namespace) -> int:
     from ...app.mechanism_dryrun import dry_run_mechanism, lane, mechanism_plan, timeline
     from ...app.mechanism_events import MechanismEvents, pace_of
 
-    cfg = load_config(args.config)
     kind = cfg.rig.kind
     limit = MAX_RENDER_MOVES if args.render else MAX_DRY_RUN_MOVES
     check_moves(args.moves, "MOVES", limit, "" if not args.render else " (with --render)")
