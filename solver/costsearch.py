@@ -72,10 +72,11 @@ def _blocked(f, lf, llf):
 def _advance(src, dst, m, nxt, cost, left, beat, backward):
     """Forward, ``dst``: the least cost of ending in each state after move
     ``m`` from the costs ``src`` of ending in each before it, leaving out
-    states from which what is ``left`` (a bound per state, move ``m``
-    included) brings the cost to ``beat`` or more; backward (a search of the inverse,
-    which finds the solution from its end), ``m`` is put before the moves
-    whose cost from each state to their end is ``src``. Its least entry."""
+    the states from which what is ``left`` (a bound per state, move ``m``
+    included) brings the cost to ``beat`` or more; backward (a search of
+    the inverse, which finds the solution from its end), ``m`` is put
+    before the moves whose cost from each state to their end is ``src``.
+    Its least entry."""
     ns = src.shape[0]
     if backward:
         for s in range(ns):
