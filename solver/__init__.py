@@ -9,9 +9,8 @@ from .metrics import Step, axial_cost, check_step, group_steps, parse_steps
 from .moves import Move, format_moves, htm, invert, parse_moves, qtm, simplify
 from .scramble import random_cube, random_scramble
 from .validate import normalize_facelets, parse_facelets
+from .workers import MAX_WORKERS, default_workers
 
-MAX_WORKERS = 64
-"""The most threads one solve may use (``solve(workers=...)``)."""
 MAX_CANDIDATES = 32
 """The most solutions one solve hands back (``solve(candidates=...)``)."""
 MAX_SOLUTION_LENGTH = 100
@@ -29,9 +28,9 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from .api import Solution, default_workers, prepare, solve
+    from .api import Solution, prepare, solve
 
-_SEARCH = ("Solution", "default_workers", "prepare", "solve")
+_SEARCH = ("Solution", "prepare", "solve")
 
 
 def __getattr__(name: str) -> Any:

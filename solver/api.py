@@ -53,7 +53,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import MAX_CANDIDATES, MAX_WORKERS, residency, search
+from . import MAX_CANDIDATES, residency, search
 from . import coords as co
 from . import tables as tb
 from .cache import cache_dir
@@ -66,6 +66,7 @@ from .solution import Solution
 from .symmetry import DIAGONAL_MOVE_MAPS, DIAGONAL_TURNS
 from .talk import ticking
 from .validate import parse_facelets
+from .workers import check_workers
 
 SHORT = 7
 """Cubes this close to solved get an optimal solution."""
@@ -208,24 +209,6 @@ def _check_options(max_length: int | None, metric: str, quarter_cost: float, hal
         raise ValueError("max_length must not be negative")
     if not (math.isfinite(quarter_cost) and math.isfinite(half_cost)) or quarter_cost < 0 or half_cost < 0:
         raise ValueError("quarter_cost and half_cost must be non-negative numbers")
-
-
-def default_workers() -> int:
-    """Every core this process may run on (``taskset`` and containers may
-    allow fewer than the machine has)."""
-    try:
-        n = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # not Linux
-        n = os.cpu_count() or 1
-    return max(1, min(n, MAX_WORKERS))
-
-
-def _check_workers(workers: int | None) -> int:
-    if workers is None:
-        return default_workers()
-    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
-        raise ValueError(f"workers must be a whole number from 1 to {MAX_WORKERS}, not {workers!r}")
-    return workers
 
 
 _MODES = {"htm": search.LENGTH, "axial": search.AXIAL, "qtm": search.TURNS}
@@ -534,7 +517,7 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
 
     ``workers`` threads search at once (at most :data:`MAX_WORKERS`; by
     default one thread until the first solution and then every core this
-    process may run on, see :func:`default_workers`). With
+    process may run on, see :func:`~.workers.default_workers`). With
     ``workers=1`` the search's slices run in a fixed order, so its answer
     depends only on how much it searched, not on how the threads were
     scheduled: the deterministic mode for tests.
@@ -553,8 +536,8 @@ def solve(cube: str | Cube, *, max_length: int | None = None, budget_ms: float =
     # where handing slices between threads costs more than a second core
     # gives, and a budget of tens of milliseconds is where it pays (both
     # measured on this 2-core host, benchmarks/threads.py, docs/benchmarks.md).
-    first_workers = 1 if workers is None else _check_workers(workers)
-    workers = _check_workers(workers)
+    first_workers = 1 if workers is None else check_workers(workers)
+    workers = check_workers(workers)
     if isinstance(candidates, bool) or not isinstance(candidates, int) \
             or not 1 <= candidates <= MAX_CANDIDATES:
         raise ValueError(f"candidates must be a whole number from 1 to {MAX_CANDIDATES}, not {candidates!r}")

@@ -43,12 +43,12 @@ from collections import deque
 import numpy as np
 from numba import njit
 
-from . import MAX_WORKERS
 from . import coords as co
 from .cubie import Cube
 from .search import P2_MAX, Tables, _h1_mod3, phase1_distance, phase2_distance
 from .symmetry import DIAGONAL_MOVE_MAPS, DIAGONAL_TURNS
 from .tables import PHASE2_MOVES
+from .workers import check_workers
 
 INF = 1e300
 MAXD = 30
@@ -520,7 +520,8 @@ class _Race:
 
 def cheapest(cube: Cube, nxt: np.ndarray, cost: np.ndarray, start: int, tables: dict[str, np.ndarray], *,
              budget_s: float, beat: float = INF, extra: int = 6, p2extra: int = 1, views: int = 6,
-             slice_nodes: int = 20000, workers: int = 1) -> tuple[list[int] | None, float, dict[str, float]]:
+             slice_nodes: int = 20000,
+             workers: int | None = 1) -> tuple[list[int] | None, float, dict[str, float]]:
     """The cheapest solution of ``cube`` (move indices) in the automaton that
     the search finds within ``budget_s`` seconds, if cheaper than ``beat``,
     with its price (``beat`` when none was; with no ``beat`` it goes on to
@@ -531,8 +532,8 @@ def cheapest(cube: Cube, nxt: np.ndarray, cost: np.ndarray, start: int, tables: 
     nodes). The ``views`` searches (1: the cube; 3: its three axes; 6: and
     their inverses) take slices of ``slice_nodes`` nodes in turn; each runs
     its phase-1 lengths from the cube's phase-1 distance up to ``extra``
-    more, on ``workers`` threads (the compiled search lets go of Python's
-    lock; with one, the answer for a given amount of work does not depend
+    more, on ``workers`` threads (None: every core; the compiled search lets
+    go of Python's lock; with one, the answer for a given amount of work does not depend
     on timing)."""
     t0 = time.perf_counter()
     nxt = np.ascontiguousarray(nxt, dtype=np.int64)
@@ -541,8 +542,7 @@ def cheapest(cube: Cube, nxt: np.ndarray, cost: np.ndarray, start: int, tables: 
     tt = Tables.select(tables)
     if views not in (1, 2, 3, 6):
         raise ValueError(f"views must be 1, 2, 3 or 6, not {views!r}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
-        raise ValueError(f"workers must be a whole number from 1 to {MAX_WORKERS}, not {workers!r}")
+    workers = check_workers(workers)
     order = [(r, inv) for inv in (False, True) for r in range(3)][:views]
     if views == 2:
         order = [(0, False), (0, True)]

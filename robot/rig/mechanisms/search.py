@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from solver import Move, default_workers, parse_facelets, solve
+from solver import Move, parse_facelets, solve
 from solver import tables as tb
 from solver.costsearch import cheapest as cost_search
 
@@ -59,7 +59,7 @@ def best_solution(facelets: str, mech: Mechanism, start: State | None = None, bu
     if left > 0:
         found, _, _ = cost_search(cube, auto.next, auto.cost, auto.start, tb.load(), budget_s=left,
                                   beat=p.seconds + move_weight * p.moves,
-                                  workers=default_workers() if workers is None else workers)
+                                  workers=workers)
         if found is not None:
             q = plan([Move.from_index(m) for m in found], mech, start)
             if q.seconds + move_weight * q.moves < p.seconds + move_weight * p.moves:
