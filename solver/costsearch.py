@@ -380,7 +380,7 @@ class _View:
     the cube's, which the automaton prices."""
 
     def __init__(self, cube: Cube, r: int, inverse: bool, nxt: np.ndarray, cost: np.ndarray, start: int,
-                 tables: tuple, t: Tables):
+                 bounds: tuple[np.ndarray, np.ndarray], tables: tuple, t: Tables):
         turned = _TURN[r] * cube * _TURN[r].inverse()
         if inverse:
             turned = turned.inverse()
@@ -391,7 +391,10 @@ class _View:
         self.nxt = np.ascontiguousarray(nxt[:, own, :])
         self.cost = np.ascontiguousarray(cost[:, own, :])
         self.start = start
-        self.togo_exact, self.togo_min = togo_bounds(self.nxt, self.cost, start, MAXD + P2_MAX, inverse)
+        # the bounds (:func:`togo_bounds` of the cube's automaton, this
+        # direction) with their face axis as this view's moves name the faces
+        faces = [own[3 * f] // 3 for f in range(6)] + [NOFACE]
+        self.togo_exact, self.togo_min = (np.ascontiguousarray(b[:, faces, :]) for b in bounds)
         self.tables = tables
         self.arr = co.to_array(turned)
         a = self.arr
@@ -546,7 +549,8 @@ def cheapest(cube: Cube, nxt: np.ndarray, cost: np.ndarray, start: int, tables: 
     order = [(r, inv) for inv in (False, True) for r in range(3)][:views]
     if views == 2:
         order = [(0, False), (0, True)]
-    every = [_View(cube, r, inv, nxt, cost, start, tabs, tt) for r, inv in order]
+    bounds = {inv: togo_bounds(nxt, cost, start, MAXD + P2_MAX, inv) for inv in {inv for _, inv in order}}
+    every = [_View(cube, r, inv, nxt, cost, start, bounds[inv], tabs, tt) for r, inv in order]
     for v in every:
         v.next_level()
     race = _Race(every, beat, t0 + budget_s, extra, p2extra, slice_nodes)

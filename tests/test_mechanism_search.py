@@ -19,8 +19,9 @@ from robot.rig.mechanisms.automaton import compile_automaton, price
 from robot.rig.mechanisms.search import best_solution
 from solver import SOLVED, Move, parse_moves, random_cube, solve
 from solver import tables as tb
-from solver.costsearch import INF, NOFACE, togo_bounds
+from solver.costsearch import INF, MAXD, NOFACE, _View, togo_bounds
 from solver.costsearch import cheapest as cost_search
+from solver.search import P2_MAX, Tables
 
 
 def weighed_least(m, moves, w):
@@ -104,6 +105,21 @@ def test_the_bounds_on_what_is_left_are_the_least_any_moves_cost(kind, backward)
     assert np.isfinite(atleast).all()
     if not backward:  # forward, a move more never costs less: "k or more" is "k"
         assert (atleast == exact).all()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_view_bounds_its_own_moves(kind):
+    """The bounds are worked out once a direction and their faces renamed for
+    each turned view: the same as working them out on the view's automaton."""
+    auto = compile_automaton(MECHS[kind])
+    depth = MAXD + P2_MAX
+    t = Tables.select(tb.load())
+    for r in range(3):
+        for inverse in (False, True):
+            v = _View(random_cube(r + 1), r, inverse, auto.next, auto.cost, auto.start,
+                      togo_bounds(auto.next, auto.cost, auto.start, depth, inverse), tuple(t), t)
+            own_exact, own_min = togo_bounds(v.nxt, v.cost, auto.start, depth, inverse)
+            assert np.array_equal(v.togo_exact, own_exact) and np.array_equal(v.togo_min, own_min)
 
 
 @pytest.mark.parametrize("kind", KINDS)
