@@ -69,7 +69,7 @@ def _merge(old: ScanResult, new: Measured) -> ScanResult:
 _runs = itertools.count(1)
 
 
-def _port_for(cfg: Config, port: str | None) -> str:
+def run_port(cfg: Config, port: str | None) -> str:
     """The rig's port. A ``sim://`` rig runs at full speed (its clock is
     virtual, so planned seconds are still the rig's seconds; the pace a
     person watches is the events' own, ``MechanismEvents.pace`` from the
@@ -127,7 +127,7 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
     ev = events if events is not None else MechanismEvents()
     ev.started(m)
     cube = random_cube(seed)
-    handle = attach_rig(cfg, port=None if firmware else _port_for(cfg, port), firmware=firmware, seed=seed,
+    handle = attach_rig(cfg, port=None if firmware else run_port(cfg, port), firmware=firmware, seed=seed,
                         kind=cfg.rig.kind)
     sim_state = handle.sim_state
     if sim_view is not None:

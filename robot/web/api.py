@@ -577,6 +577,33 @@ def build(panel: Panel) -> Starlette:
             raise ApiError(400, "bad-request", str(e)) from None
         return JSONResponse({"run": run, "state": "turning"}, status_code=202)
 
+    async def jog(request: Request) -> Response:
+        from ..app.jog import MAX_JOG_STEPS
+        from ..app.limits import MAX_JOG_TURNS
+        from ..rig.mechanisms.jog import MAX_JOG_TEXT
+
+        body = await read_json(request)
+        face = field_str(body, "face", max_chars=8, required=False)
+        moves = field_str(body, "moves", max_chars=MAX_JOG_TEXT, required=False)
+        turns = field_number(body, "turns", -MAX_JOG_TURNS, MAX_JOG_TURNS, whole=True)
+        steps = field_number(body, "steps", -MAX_JOG_STEPS, MAX_JOG_STEPS, whole=True)
+
+        give_up = body.get("give_up_job", False)
+        if not isinstance(give_up, bool):
+            raise ApiError(400, "bad-request", "'give_up_job' must be true or false")
+
+        def run() -> dict[str, Any]:
+            from ..app.jog import UnfinishedJob
+
+            try:
+                return panel.jog(face=face, turns=None if turns is None else int(turns),
+                                 steps=None if steps is None else int(steps), moves=moves,
+                                 give_up_job=give_up)
+            except UnfinishedJob as e:  # the page offers to give the job up
+                raise ApiError(409, "unfinished-job", str(e)) from None
+
+        return JSONResponse({**await in_thread(run), "rig": panel.describe_rig()})
+
     async def dry_run_timeline(request: Request) -> Response:
         if panel.timeline is None:
             raise ApiError(404, "not-found", "no dry run yet")
@@ -666,6 +693,7 @@ def build(panel: Panel) -> Starlette:
         Route("/api/geometry/{view}.jpg", geometry_picture),
         Route("/api/dry-run", dry_run, methods=["POST"]),
         Route("/api/dry-run/timeline.png", dry_run_timeline),
+        Route("/api/jog", jog, methods=["POST"]),
         Route("/api/runs", runs),
         Route("/api/runs/{run}/{name}.png", run_picture),
         Route("/api/photos", upload_photos, methods=["POST"]),

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from solver import FACES, SOLVED_CUBE, Cube, Move, parse_facelets, random_cube
+from solver import SOLVED_CUBE, Cube, parse_facelets, random_cube
 
+from ...app.jog import MAX_JOG_STEPS
 from ...app.limits import (
     MAX_DRY_RUN_HOURS,
     MAX_DRY_RUN_MOVES,
@@ -27,7 +26,7 @@ from ...app.limits import (
 )
 from ...rig.config import Config, rig_turn_costs
 from ...rig.errors import RigError, UserError
-from ...rig.journal import JOG_ID, Journal
+from ...rig.journal import Journal
 from ...rig.loading import load_config
 from ...rig.owner import port_holder
 from ...rig.timing import move_ticks, ticks_to_s
@@ -384,50 +383,28 @@ def _resume_mechanism(cfg: Config, args: argparse.Namespace) -> int:
 
 
 def _jog(args: argparse.Namespace) -> int:
+    from ...app.jog import check_face_jog, jog_face, refuse_unfinished
+
     _check_rig_options(args)
     cfg = load_config(args.config)
     if cfg.rig.kind != "six-motor":
         return _jog_mechanism(args, cfg)
-    face = args.face.upper()
-    if face not in FACES or len(face) != 1:
-        raise UserError(f"FACE must be one of U R F D L B, got {args.face[:20]!r}")
-    if args.steps is not None:
-        return _jog_steps(args, cfg, face)
-    turns = 1 if args.turns is None else args.turns
-    if turns == 0:
-        raise UserError(f"TURNS must be a non-zero number of quarter turns between -{MAX_JOG_TURNS} and "
-                        f"{MAX_JOG_TURNS}")
-    motor, steps, _ = _jog_claimed(args, cfg, face, lambda quarter: quarter * turns)
-    print(f"turned {face} by {turns} quarter turn(s) ({steps:+d} steps on motor {motor})")
+    jog = check_face_jog(args.face, args.turns, args.steps)
+    with rig_claims(args.port or cfg.rig.port, args.state_dir):
+        refuse_unfinished(cfg, args.state_dir)
+        with _link_for(args, cfg) as link, link.estop_on_interrupt():
+            link.connect()
+            print(jog_face(link, cfg, jog).describe())
     return 0
-
-
-def _jog_claimed(args: argparse.Namespace, cfg: Config, face: str,
-                 steps_for: Callable[[int], int]) -> tuple[int, int, int]:
-    """Jog ``face``'s motor by ``steps_for(steps of a clockwise quarter
-    turn)`` steps, with the rig and the state folder claimed and no job
-    unfinished; returns the motor, the steps it turned and a quarter turn's."""
-    from ...rig.motion import motor_steps
-
-    with rig_claims(args.port or cfg.rig.port, args.state_dir), Journal(args.state_dir) as journal:
-        if journal.unfinished() is not None:
-            raise UserError("a job is unfinished in the journal; run `cuberobot resume` first "
-                            "(jogging now would make its recorded cube state wrong)")
-        motor, quarter = motor_steps(Move(FACES.index(face), 1), cfg)
-        steps = steps_for(quarter)
-        _jog_motor(args, cfg, face, motor, steps)
-    return motor, steps, quarter
 
 
 def _jog_mechanism(args: argparse.Namespace, cfg: Config) -> int:
     """``jog "close cover, turn +1, open cover"`` on a flipper or two-gripper
     rig: the rig homed, then the robot moves, all checked against its rules
     before anything moves (robot/rig/mechanisms/jog.py)."""
-    from ...rig.journal import default_state_dir
+    from ...app.jog import jog_mechanism, refuse_unfinished
     from ...rig.mechanisms import mechanism_for
-    from ...rig.mechanisms.drive import LinkMechanism
     from ...rig.mechanisms.jog import check_jog
-    from ...rig.mechanisms.journal import MechanismJournal
 
     if args.steps is not None:
         raise UserError(f"--steps is for a six-motor rig; on a {cfg.rig.kind} rig give robot moves, "
@@ -442,65 +419,11 @@ def _jog_mechanism(args: argparse.Namespace, cfg: Config) -> int:
     assert mech is not None
     jog = check_jog(mech, text)
     with rig_claims(args.port or cfg.rig.port, args.state_dir):
-        last = MechanismJournal(args.state_dir or default_state_dir()).last()
-        if last is not None and last.end is None:
-            raise UserError("a job is unfinished in the journal; run `cuberobot resume` first (jogging now "
-                            "would make its recorded state wrong)")
+        refuse_unfinished(cfg, args.state_dir)
         with _link_for(args, cfg, kind=cfg.rig.kind) as link, link.estop_on_interrupt():
             link.connect()
-            drive = LinkMechanism(link, cfg, mech.start())
-            drive.home()
-            print(f"homed: {mech.describe(mech.start())}", flush=True)
-            for action, state in zip(jog.actions, jog.states, strict=True):
-                drive.do(action)
-                print(f"  {action}: {mech.describe(state)}", flush=True)
-    print(f"made {len(jog.actions)} robot move(s), {jog.layer_turns} of them layer turns; the next job homes "
-          "the rig and scans the cube first")
+            print(jog_mechanism(link, cfg, jog, out=lambda line: print(line, flush=True)))
     return 0
-
-
-MAX_JOG_STEPS = 30000
-"""The most steps one MOVE may ask of a motor (docs/protocol.md)."""
-
-
-def _jog_steps(args: argparse.Namespace, cfg: Config, face: str) -> int:
-    """``jog FACE --steps N``: N motor steps, clockwise when positive (as a
-    quarter turn of that face goes on this rig), for aligning a face after
-    mounting. The firmware takes any step count in one MOVE; the cube model
-    and the journal are left alone, since a face between quarter turns is
-    no cube state (the simulated rigs round it to the nearest quarter)."""
-
-    if args.turns is not None:
-        raise UserError("give TURNS or --steps, not both")
-    if args.steps == 0:
-        raise UserError(f"--steps must be a non-zero number of motor steps between -{MAX_JOG_STEPS} and "
-                        f"{MAX_JOG_STEPS}")
-    motor, steps, quarter = _jog_claimed(args, cfg, face, lambda q: args.steps if q > 0 else -args.steps)
-    direction = "clockwise" if args.steps > 0 else "anticlockwise"
-    print(f"turned {face} {abs(args.steps)} step(s) {direction} ({steps:+d} steps on motor {motor};"
-          f" a quarter turn is {abs(quarter)})")
-    return 0
-
-
-def _jog_motor(args: argparse.Namespace, cfg: Config, face: str, motor: int, steps: int) -> None:
-    from ...rig import protocol as P
-
-    with _link_for(args, cfg) as link, link.estop_on_interrupt():
-        link.connect()
-        done: list[P.Done] = []
-        link.on_done = done.append
-        move_id = JOG_ID
-        link.move(P.MoveCommand(move_id, motor, steps))
-        motion, settle = move_ticks([(motor, steps)], cfg.profiles())
-        deadline = time.monotonic() + ticks_to_s(motion + settle) * 1.5 / link.time_scale + 1.0
-        while not any(d.move_id == move_id for d in done):
-            if time.monotonic() > deadline:
-                st = link.status()
-                if st.last_done_id == move_id:
-                    break
-                link.estop()
-                raise RigError(f"the jog of {face} did not finish; the rig was stopped")
-            link.poll(deadline - time.monotonic())
 
 
 def _estop(args: argparse.Namespace) -> int:

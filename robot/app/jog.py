@@ -1,0 +1,182 @@
+"""Moving the rig by hand, for a maker wiring, aligning or checking it: a
+face turned by quarter turns or motor steps on a six-motor rig, robot moves
+(``flip, spin +1``) on a flipper or two-gripper rig.
+
+`cuberobot jog` and the panel's Jog card are two faces of these functions:
+both check what was asked the same way before anything moves, refuse while
+a job waits in the journal for `resume` (a jog under it would make its
+recorded state wrong), and move over a link they were handed, opened and
+claimed by the face (the command's own line, the panel's kept one).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from solver import FACES, Move
+
+from ..rig.config import Config
+from ..rig.errors import RigError, UserError
+from ..rig.journal import JOG_ID, Journal, default_state_dir
+from ..rig.timing import move_ticks, ticks_to_s
+from .limits import MAX_JOG_TURNS
+
+if TYPE_CHECKING:
+    from ..rig.link import Link
+    from ..rig.mechanisms.jog import Jog
+
+MAX_JOG_STEPS = 30000
+"""The most steps one MOVE may ask of a motor (docs/protocol.md)."""
+
+
+@dataclass(frozen=True)
+class FaceJog:
+    """A six-motor jog as asked: ``turns`` quarter turns or ``steps`` motor
+    steps of ``face`` (one of the two), negative anticlockwise."""
+
+    face: str
+    turns: int | None = None
+    steps: int | None = None
+
+
+@dataclass(frozen=True)
+class FaceJogged:
+    """What a face jog did: its motor and the steps it turned, beside a
+    clockwise quarter turn's steps on this rig."""
+
+    jog: FaceJog
+    motor: int
+    steps: int
+    quarter: int
+
+    def describe(self) -> str:
+        face = self.jog.face
+        if self.jog.steps is None:
+            return (f"turned {face} by {self.jog.turns} quarter turn(s) ({self.steps:+d} steps on motor "
+                    f"{self.motor})")
+        direction = "clockwise" if self.jog.steps > 0 else "anticlockwise"
+        return (f"turned {face} {abs(self.jog.steps)} step(s) {direction} ({self.steps:+d} steps on motor "
+                f"{self.motor}; a quarter turn is {abs(self.quarter)})")
+
+
+def check_face_jog(face: str, turns: int | None = None, steps: int | None = None) -> FaceJog:
+    """The jog asked, or a :class:`UserError` saying what is wrong with it:
+    a face that is not one of U R F D L B, both or neither of a number (no
+    number: one quarter turn clockwise), zero, or a number out of bounds."""
+    name = face.upper()
+    if len(name) != 1 or name not in FACES:
+        raise UserError(f"FACE must be one of U R F D L B, got {face[:20]!r}")
+    if turns is not None and steps is not None:
+        raise UserError("give TURNS or --steps, not both")
+    if steps is not None:
+        if steps == 0 or abs(steps) > MAX_JOG_STEPS:
+            raise UserError(f"--steps must be a non-zero number of motor steps between -{MAX_JOG_STEPS} and "
+                            f"{MAX_JOG_STEPS}")
+        return FaceJog(name, steps=steps)
+    turns = 1 if turns is None else turns
+    if turns == 0 or abs(turns) > MAX_JOG_TURNS:
+        raise UserError(f"TURNS must be a non-zero number of quarter turns between -{MAX_JOG_TURNS} and "
+                        f"{MAX_JOG_TURNS}")
+    return FaceJog(name, turns=turns)
+
+
+class UnfinishedJob(UserError):
+    """A job waits in the journal: a jog would make its recorded state wrong."""
+
+
+def refuse_unfinished(cfg: Config, state_dir: str | Path | None,
+                      then: str = "run `cuberobot resume` first", *, give_up: bool = False) -> bool:
+    """:class:`UnfinishedJob` when the journal of ``state_dir`` (or the
+    default folder) holds a job not yet finished: resuming it relies on the
+    rig being where the job left it. ``give_up``: end that job in the journal
+    instead ("given up"), so that `resume` has nothing to finish and the next
+    job scans afresh; returns whether a job was given up."""
+    folder = Path(state_dir) if state_dir else default_state_dir()
+    if cfg.rig.kind == "six-motor":
+        with Journal(folder) as journal:
+            js = journal.unfinished()
+            if js is not None and give_up:
+                journal.end(js, "given-up", "given up for a jog by hand; the next job scans the cube afresh")
+                return True
+        waiting = js is not None
+    else:
+        from ..rig.mechanisms.journal import MechanismJournal
+
+        mjournal = MechanismJournal(folder)
+        last = mjournal.last()
+        waiting = last is not None and last.end is None
+        if last is not None and waiting and give_up:
+            mjournal.end(last.job, "given-up")
+            return True
+    if waiting:
+        raise UnfinishedJob(f"a job is unfinished in the journal, and a jog now would make its recorded "
+                            f"state wrong: {then}")
+    return False
+
+
+def jog_face(link: Link, cfg: Config, jog: FaceJog) -> FaceJogged:
+    """Make ``jog`` on the connected six-motor rig of ``link`` and wait until
+    the rig says it is done. A step count goes clockwise when positive, as a
+    quarter turn of that face goes on this rig; the cube model and the
+    journal are left alone (a face between quarter turns is no cube state:
+    the simulated rigs round it to the nearest quarter)."""
+    from ..rig.motion import motor_steps
+
+    if link.estop_latched:
+        raise RigError(f"the emergency stop is latched on the rig on {link.port}: clear it before jogging")
+    motor, quarter = motor_steps(Move(FACES.index(jog.face), 1), cfg)
+    if jog.steps is not None:
+        steps = jog.steps if quarter > 0 else -jog.steps
+    else:
+        steps = quarter * (jog.turns or 1)
+    _move_and_wait(link, cfg, jog.face, motor, steps)
+    return FaceJogged(jog, motor, steps, quarter)
+
+
+def _move_and_wait(link: Link, cfg: Config, face: str, motor: int, steps: int) -> None:
+    """One MOVE with the jog's id, waited for: an emergency stop heard while
+    waiting ends the jog; one the rig does not finish in half again its
+    planned time (and a second) is stopped."""
+    from ..rig import protocol as P
+
+    done: list[P.Done] = []
+    before = link.on_done
+    link.on_done = done.append
+    try:
+        link.move(P.MoveCommand(JOG_ID, motor, steps))
+        motion, settle = move_ticks([(motor, steps)], cfg.profiles())
+        deadline = time.monotonic() + ticks_to_s(motion + settle) * 1.5 / link.time_scale + 1.0
+        while not any(d.move_id == JOG_ID for d in done):
+            if link.estop_latched:
+                raise RigError(f"the emergency stop ended the jog of {face}; clear it before the next move")
+            if time.monotonic() > deadline:
+                if link.status().last_done_id == JOG_ID:
+                    break
+                link.estop()
+                raise RigError(f"the jog of {face} did not finish; the rig was stopped")
+            link.poll(min(0.05, max(0.0, deadline - time.monotonic())))
+    finally:
+        link.on_done = before
+
+
+def jog_mechanism(link: Link, cfg: Config, jog: Jog, out: Callable[[str], None] = print) -> str:
+    """Home the flipper or two-gripper rig of ``link``, then make ``jog``'s
+    robot moves (checked from home by :func:`~robot.rig.mechanisms.jog.check_jog`),
+    telling ``out`` the rig's state after each; returns the summing-up line."""
+    from ..rig.mechanisms import mechanism_for
+    from ..rig.mechanisms.drive import LinkMechanism
+
+    mech = mechanism_for(cfg)
+    assert mech is not None
+    drive = LinkMechanism(link, cfg, mech.start())
+    drive.home()
+    out(f"homed: {mech.describe(mech.start())}")
+    for action, state in zip(jog.actions, jog.states, strict=True):
+        drive.do(action)
+        out(f"  {action}: {mech.describe(state)}")
+    return (f"made {len(jog.actions)} robot move(s), {jog.layer_turns} of them layer turns; the next job "
+            "homes the rig and scans the cube first")

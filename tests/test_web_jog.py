@@ -1,0 +1,179 @@
+"""The panel's jog (POST /api/jog): a face turned on the kept rig between
+runs, robot moves on a flipper, each checked as `cuberobot jog` checks it,
+refused during a run, with a latched emergency stop or an unfinished job,
+and stopped by the emergency stop. The simulated rig's own cube says what
+really turned."""
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from webserver import Client, panel_server, rig_for_url
+
+from robot.rig.journal import Journal
+from robot.rig.loading import load_config
+from robot.rig.mechanisms import mechanism_for
+from robot.rig.mechanisms.base import Action
+from robot.rig.mechanisms.journal import MechanismJournal
+from solver import parse_moves, random_cube
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _connected(client):
+    deadline = time.monotonic() + 20
+    while not client.get("/api/status")[1]["rig"]["connected"]:
+        assert time.monotonic() < deadline, "the panel did not connect to the rig"
+        time.sleep(0.05)
+
+
+def test_a_jog_turns_the_face_on_the_kept_rig(tmp_path):
+    with panel_server(tmp_path, speed="max") as (base, panel, rig_url):
+        client = Client(base)
+        _connected(client)
+        rig = rig_for_url(rig_url)
+        before = rig.cube
+        status, body, _ = client.post("/api/jog", {"face": "u"})
+        assert status == 200 and body["moved"] and body["face"] == "U", body
+        assert body["message"].startswith("turned U by 1 quarter turn(s)")
+        assert rig.cube == before.apply(parse_moves("U"))
+        status, body, _ = client.post("/api/jog", {"face": "R", "turns": -2})
+        assert status == 200 and body["steps"] == -2 * body["quarter"], body
+        assert rig.cube == before.apply(parse_moves("U R2"))
+        # motor steps: a few to align a face (no quarter turn: the cube is as it was), then a quarter's worth
+        status, body, _ = client.post("/api/jog", {"face": "F", "steps": 5})
+        assert status == 200 and "5 step(s) clockwise" in body["message"], body
+        assert rig.cube == before.apply(parse_moves("U R2"))
+        status, body, _ = client.post("/api/jog", {"face": "F", "steps": -abs(body["quarter"])})
+        assert status == 200 and "step(s) anticlockwise" in body["message"], body
+        assert rig.cube == before.apply(parse_moves("U R2 F'"))
+        # the next run starts as ever, from whatever cube the rig holds
+        assert client.post("/api/start", {"seed": 4})[0] == 202
+        assert client.wait_state("done", "failed", "stopped")["result"] == "solved"
+        assert rig.cube.is_solved()
+
+
+@pytest.mark.parametrize("body, words", [
+    ({}, "send 'face'"),
+    ({"face": "X"}, "U R F D L B"),
+    ({"face": "UR"}, "U R F D L B"),
+    ({"face": "U", "turns": 0}, "non-zero"),
+    ({"face": "U", "turns": 9}, "from -8 to 8"),
+    ({"face": "U", "turns": 1.5}, "whole number"),
+    ({"face": "U", "steps": 0}, "non-zero"),
+    ({"face": "U", "steps": 30001}, "30000"),
+    ({"face": "U", "turns": 1, "steps": 5}, "not both"),
+    ({"face": "U", "moves": "flip"}, "send 'face'"),
+    ({"face": 3}, "must be a string"),
+    ({"face": "U" * 9}, "at most 8"),
+])
+def test_a_jog_that_is_not_one_is_refused_in_a_line_and_moves_nothing(tmp_path, body, words):
+    with panel_server(tmp_path, speed="max") as (base, panel, rig_url):
+        client = Client(base)
+        _connected(client)
+        before = rig_for_url(rig_url).cube
+        status, answer, _ = client.post("/api/jog", body)
+        message = answer["error"]["message"]
+        assert status == 400 and words in message and "\n" not in message, answer
+        assert rig_for_url(rig_url).cube == before
+
+
+def test_a_jog_waits_for_the_run_and_a_run_for_the_jog(tmp_path):
+    with panel_server(tmp_path, speed="1") as (base, panel, rig_url):
+        client = Client(base)
+        _connected(client)
+        assert client.post("/api/start", {"seed": 5})[0] == 202
+        client.wait_state("turning", timeout=60)
+        status, body, _ = client.post("/api/jog", {"face": "U"})
+        assert status == 409 and body["error"]["kind"] == "busy", body
+        assert client.post("/api/stop", {})[0] == 200
+        client.wait_state("stopped", timeout=60)
+        # the stopped run's job waits in the journal (for `resume`): the jog says so, and moves nothing
+        rig = rig_for_url(rig_url)
+        before = rig.cube
+        status, body, _ = client.post("/api/jog", {"face": "U"})
+        assert status == 409 and body["error"]["kind"] == "unfinished-job", body
+        assert "give it up" in body["error"]["message"] and "`cuberobot resume`" in body["error"]["message"]
+        assert rig.cube == before
+        # a jog (two whole turns of D, in real time) that gives the job up holds off a start
+        answers = []
+        jog = threading.Thread(target=lambda: answers.append(
+            client.post("/api/jog", {"face": "D", "turns": 8, "give_up_job": True})))
+        jog.start()
+        deadline = time.monotonic() + 10
+        while not panel.jogging:
+            assert time.monotonic() < deadline, f"the jog did not start: {answers}"
+            time.sleep(0.01)
+        status, body, _ = Client(base).post("/api/start", {})
+        assert status == 409 and "jog" in body["error"]["message"], body
+        jog.join(timeout=60)
+        assert answers and answers[0][0] == 200 and answers[0][1]["gave_up_job"], answers
+        assert "the unfinished job was given up" in answers[0][1]["message"]
+        assert rig.cube == before  # eight quarters: the face is back where it was, and nothing else moved
+        with Journal(tmp_path) as journal:
+            assert journal.unfinished() is None and journal.read()[-1].end["status"] == "given-up"
+        status, body, _ = client.post("/api/jog", {"face": "D"})  # nothing waits now
+        assert status == 200 and not body["gave_up_job"], body
+
+
+def test_the_emergency_stop_ends_a_jog_and_a_latched_rig_is_not_jogged(tmp_path):
+    with panel_server(tmp_path, speed="1") as (base, panel, rig_url):
+        client = Client(base)
+        _connected(client)
+        answers = []
+        jog = threading.Thread(target=lambda: answers.append(client.post("/api/jog", {"face": "L",
+                                                                                      "turns": 8})))
+        jog.start()
+        deadline = time.monotonic() + 10
+        while not panel.jogging:
+            assert time.monotonic() < deadline, f"the jog did not start: {answers}"
+            time.sleep(0.01)
+        time.sleep(0.3)
+        status, body, _ = Client(base).post("/api/estop")
+        assert status == 200 and body["sent"], body
+        jog.join(timeout=30)
+        assert not jog.is_alive()
+        status, body, _ = answers[0]
+        assert status == 502 and "emergency stop" in body["error"]["message"], body
+        assert rig_for_url(rig_url).estop
+        status, body, _ = client.post("/api/jog", {"face": "L"})
+        assert status == 502 and "latched" in body["error"]["message"] and "clear" in body["error"]["message"]
+        assert client.post("/api/estop/clear", {})[0] == 200
+        assert client.post("/api/jog", {"face": "L"})[0] == 200
+
+
+def test_a_jog_waits_for_an_unfinished_job(tmp_path):
+    with Journal(tmp_path) as journal:
+        journal.start_job("U" * 9 + "R" * 9 + "F" * 9 + "D" * 9 + "L" * 9 + "B" * 9, ["U"])
+    with panel_server(tmp_path, speed="max") as (base, panel, rig_url):
+        client = Client(base)
+        _connected(client)
+        before = rig_for_url(rig_url).cube
+        status, body, _ = client.post("/api/jog", {"face": "U"})
+        assert status == 409 and "`cuberobot resume`" in body["error"]["message"], body
+        assert rig_for_url(rig_url).cube == before
+        status, body, _ = client.post("/api/jog", {"face": "U", "give_up_job": "yes"})
+        assert status == 400 and "true or false" in body["error"]["message"], body
+
+
+def test_a_flipper_jogs_by_robot_moves_from_its_home(tmp_path):
+    cfg = load_config(ROOT / "config" / "examples" / "flipper.toml")
+    with panel_server(tmp_path, cfg=cfg, speed="max") as (base, panel, _):
+        client = Client(base)
+        status, body, _ = client.post("/api/jog", {"moves": "flip, close cover, turn -1, open cover"})
+        assert status == 200 and body["moved"], body
+        assert body["message"].startswith("made 4 robot move(s), 1 of them layer turns")
+        assert len(body["moves"]) == 5 and body["moves"][0].startswith("homed")
+        status, body, _ = client.post("/api/jog", {"moves": "turn +1"})
+        assert status == 400 and "robot move 1" in body["error"]["message"], body
+        status, body, _ = client.post("/api/jog", {"face": "U"})
+        assert status == 400 and "robot moves" in body["error"]["message"], body
+        # a killed run's job: refused, then given up on purpose
+        m = mechanism_for(cfg)
+        MechanismJournal(tmp_path).start_job(m, random_cube(3).to_facelets(), [Action("flip")], m.start())
+        status, body, _ = client.post("/api/jog", {"moves": "flip"})
+        assert status == 409 and body["error"]["kind"] == "unfinished-job", body
+        status, body, _ = client.post("/api/jog", {"moves": "flip", "give_up_job": True})
+        assert status == 200 and body["gave_up_job"], body
+        assert MechanismJournal(tmp_path).last().end is not None
