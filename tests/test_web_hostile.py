@@ -108,7 +108,8 @@ def test_opencv_is_capped_in_the_server_process():
 @pytest.mark.parametrize("path, field", [("/api/solve", "max_length"), ("/api/solve", "budget_ms"),
                                          ("/api/solve", "size"), ("/api/check", "size"),
                                          ("/api/start", "seed"), ("/api/scan", "seed"),
-                                         ("/api/dry-run", "speed")])
+                                         ("/api/dry-run", "speed"), ("/api/jog", "turns"),
+                                         ("/api/jog", "steps")])
 def test_huge_numbers_are_400(client, path, field):
     for text in (HUGE, "-" + HUGE, HUGE + ".5", "1e999", "1" + "0" * 30):
         raw = ('{"facelets": "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB", "moves": "R", '
@@ -119,7 +120,7 @@ def test_huge_numbers_are_400(client, path, field):
 
 def test_deep_json_and_surrogates_are_400_everywhere(client):
     posts = ["/api/check", "/api/solve", "/api/start", "/api/scan", "/api/stop", "/api/estop/clear",
-             "/api/answer", "/api/calibrate", "/api/geometry", "/api/dry-run"]
+             "/api/answer", "/api/calibrate", "/api/geometry", "/api/dry-run", "/api/jog"]
     with server_log() as log:
         for path in posts:
             for raw in (DEEP, b'{"a": ' + b"{" * 5000 + b"}" * 5000 + b"}", b'{"x": [' * 20 + b"]}" * 20):

@@ -42,9 +42,9 @@ GETS = ["/", "/api/status", "/api/events", "/api/solve/options", "/api/images/{v
         "/api/runs", "/api/runs/{run}/{name}.png", "/api/photos/{face}.jpg", "/static/{file}", "/favicon.ico",
         "/{junk}"]
 POSTS = ["/api/check", "/api/solve", "/api/start", "/api/scan", "/api/stop", "/api/estop", "/api/estop/clear",
-         "/api/answer", "/api/calibrate", "/api/geometry", "/api/dry-run", "/api/photos"]
+         "/api/answer", "/api/calibrate", "/api/geometry", "/api/dry-run", "/api/photos", "/api/jog"]
 FIELDS = ["facelets", "size", "method", "metric", "max_length", "budget_ms", "seed", "action", "profile",
-          "views", "moves", "speed", "start"]
+          "views", "moves", "speed", "start", "face", "turns", "steps", "give_up_job"]
 NEAR_CUBE = "UUUUUUUURRRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"  # one sticker wrong: 422, no search
 METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "TRACE", "BREW", "post", "CONNECT"]
 
