@@ -16,7 +16,7 @@ from robot.rig.loading import load_config
 from robot.rig.mechanisms import mechanism_for
 from robot.rig.mechanisms.base import Action
 from robot.rig.mechanisms.journal import MechanismJournal
-from solver import parse_moves, random_cube
+from solver import SOLVED_CUBE, parse_moves, random_cube
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -139,8 +139,16 @@ def test_the_emergency_stop_ends_a_jog_and_a_latched_rig_is_not_jogged(tmp_path)
         assert rig_for_url(rig_url).estop
         status, body, _ = client.post("/api/jog", {"face": "L"})
         assert status == 502 and "latched" in body["error"]["message"] and "clear" in body["error"]["message"]
+        # a job is not given up for a jog the latch refuses
+        with Journal(tmp_path) as journal:
+            journal.start_job(SOLVED_CUBE.to_facelets(), ["U"])
+        status, body, _ = client.post("/api/jog", {"face": "L", "give_up_job": True})
+        assert status == 502 and "latched" in body["error"]["message"], body
+        with Journal(tmp_path) as journal:
+            assert journal.unfinished() is not None
         assert client.post("/api/estop/clear", {})[0] == 200
-        assert client.post("/api/jog", {"face": "L"})[0] == 200
+        status, body, _ = client.post("/api/jog", {"face": "L", "give_up_job": True})
+        assert status == 200 and body["gave_up_job"], body
 
 
 def test_a_jog_waits_for_an_unfinished_job(tmp_path):

@@ -101,13 +101,16 @@ def test_the_tools_are_tabs_on_a_phone(browser, tmp_path):
         phone(browser)
         try:
             open_page(browser, base)
-            tools = ["cameras-area", "dry-area", "photos-area", "calibrate-area", "pocket-area", "runs-area"]
+            tools = ["cameras-area", "dry-area", "photos-area", "calibrate-area", "pocket-area", "runs-area",
+                     "jog-area"]
             assert not any(browser.find_element(By.ID, t).is_displayed() for t in tools)
             for t in tools:
                 browser.find_element(By.CSS_SELECTOR, f"#tool-tabs button[data-tab='{t}']").click()
                 shown = [x for x in tools if browser.find_element(By.ID, x).is_displayed()]
                 assert shown == [t]
-            browser.find_element(By.CSS_SELECTOR, "#tool-tabs button[data-tab='runs-area']").click()
+                # each tool fits the phone's width: nothing scrolls sideways
+                assert browser.execute_script("return document.documentElement.scrollWidth") <= 390, t
+            browser.find_element(By.CSS_SELECTOR, f"#tool-tabs button[data-tab='{tools[-1]}']").click()
             assert not any(browser.find_element(By.ID, t).is_displayed() for t in tools)
         finally:
             desktop(browser)

@@ -118,6 +118,13 @@ def refuse_unfinished(cfg: Config, state_dir: str | Path | None,
     return False
 
 
+def check_unlatched(link: Link) -> None:
+    """A :class:`RigError` when the rig of ``link`` has its emergency stop
+    latched (as it last said): it would refuse the moves anyway."""
+    if link.estop_latched:
+        raise RigError(f"the emergency stop is latched on the rig on {link.port}: clear it before jogging")
+
+
 def jog_face(link: Link, cfg: Config, jog: FaceJog) -> FaceJogged:
     """Make ``jog`` on the connected six-motor rig of ``link`` and wait until
     the rig says it is done. A step count goes clockwise when positive, as a
@@ -126,8 +133,7 @@ def jog_face(link: Link, cfg: Config, jog: FaceJog) -> FaceJogged:
     the simulated rigs round it to the nearest quarter)."""
     from ..rig.motion import motor_steps
 
-    if link.estop_latched:
-        raise RigError(f"the emergency stop is latched on the rig on {link.port}: clear it before jogging")
+    check_unlatched(link)
     motor, quarter = motor_steps(Move(FACES.index(jog.face), 1), cfg)
     if jog.steps is not None:
         steps = jog.steps if quarter > 0 else -jog.steps

@@ -539,12 +539,13 @@ class Panel:
             self.jogging = False
 
     def _jog_face(self, jog: Any, give_up_job: bool) -> dict[str, Any]:
-        from ..app.jog import jog_face, refuse_unfinished
+        from ..app.jog import check_unlatched, jog_face, refuse_unfinished
 
         with self.standing.lock:  # the listener lets go of the line within one slice
+            link = self.standing.ready().link
+            check_unlatched(link)  # before a job is given up for a jog that could not be made
             gave_up = refuse_unfinished(self.cfg, self.options.state_dir, then=_GIVE_UP_OR_RESUME,
                                         give_up=give_up_job)
-            link = self.standing.ready().link
             try:
                 done = jog_face(link, self.cfg, jog)
             except RigError:
@@ -557,18 +558,21 @@ class Panel:
     def _jog_mechanism(self, jog: Any, give_up_job: bool) -> dict[str, Any]:
         """Robot moves on a link opened for them (a ``sim://`` port: a virtual
         rig of the jog's own, as for a run), which the emergency stop reaches."""
-        from ..app.jog import jog_mechanism, refuse_unfinished
+        from ..app.jog import check_unlatched, jog_mechanism, refuse_unfinished
         from ..app.mechanism_start import run_port
         from ..app.rigs import attach_rig, connect_rig
 
-        gave_up = refuse_unfinished(self.cfg, self.options.state_dir, then=_GIVE_UP_OR_RESUME,
-                                    give_up=give_up_job)
+        if not give_up_job:  # refused before the port is opened; given up only once the rig answers
+            refuse_unfinished(self.cfg, self.options.state_dir, then=_GIVE_UP_OR_RESUME)
         port = run_port(self.cfg, self.options.rig_port)
         handle = attach_rig(self.cfg, port=port, firmware=None, seed=None, kind=self.cfg.rig.kind)
         self.jog_link = handle.link
         lines: list[str] = []
         try:
             connect_rig(handle)
+            check_unlatched(handle.link)
+            gave_up = refuse_unfinished(self.cfg, self.options.state_dir, then=_GIVE_UP_OR_RESUME,
+                                        give_up=give_up_job)
             summary = jog_mechanism(handle.link, self.cfg, jog, out=lines.append)
         finally:
             self.jog_link = None
