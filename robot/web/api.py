@@ -38,7 +38,7 @@ from ..app.solving import POCKET_METRICS, SolveRequest
 from ..app.solving import answer as answer_solve
 from ..app.solving import check as check_solve
 from ..rig.errors import UserError
-from . import workshop
+from . import jogging, workshop
 from .guard import SlowBody
 from .runs import Busy, NotAsking, Panel
 
@@ -596,9 +596,9 @@ def build(panel: Panel) -> Starlette:
             from ..app.jog import UnfinishedJob
 
             try:
-                return panel.jog(face=face, turns=None if turns is None else int(turns),
-                                 steps=None if steps is None else int(steps), moves=moves,
-                                 give_up_job=give_up)
+                return jogging.jog(panel, face=face, turns=None if turns is None else int(turns),
+                                   steps=None if steps is None else int(steps), moves=moves,
+                                   give_up_job=give_up)
             except UnfinishedJob as e:  # the page offers to give the job up
                 raise ApiError(409, "unfinished-job", str(e)) from None
 

@@ -158,7 +158,7 @@ class Panel:
         self.dry_events: Any = None
         """A flipper or two-gripper dry run's events (its emergency stop goes there)."""
         self.jogging = False
-        """A jog is moving the rig (:meth:`jog`): runs and other jogs wait."""
+        """A jog is moving the rig (web/jogging.py): runs and other jogs are refused."""
         self.jog_link: Link | None = None
         """A flipper's or two-gripper's jog's line (its emergency stop goes there)."""
         self.standing = StandingRig(cfg, port=options.rig_port, firmware=options.firmware,
@@ -192,7 +192,7 @@ class Panel:
         if self.mechanism and scan_only:
             raise UserError(f"a {cfg.rig.kind} rig scans as part of a run only: press Start")
         with self.lock:
-            self._check_free()
+            self.check_free()
             engine: Engine | MechanismEngine
             if self.mechanism:
                 from ..app.mechanism_start import MechanismEngine
@@ -239,7 +239,7 @@ class Panel:
 
         picture = cv2.imencode(".png", timeline(steps, self.cfg))[1].tobytes()
         with self.lock:
-            self._check_free()
+            self.check_free()
             number = self.status.run + 1
             self.status = Status(state="turning", run=number, kind="dry-run", started=time.time())
             self.history.clear()
@@ -273,7 +273,7 @@ class Panel:
         picture = cv2.imencode(".png", timeline(self.cfg, m, p))[1].tobytes()
         texts = step_texts(m, m.start(), p.actions)
         with self.lock:
-            self._check_free()
+            self.check_free()
             number = self.status.run + 1
             self.status = Status(state="turning", run=number, kind="dry-run", started=time.time(),
                                  rig_kind=self.cfg.rig.kind, orientation="URFDLB")
@@ -407,9 +407,9 @@ class Panel:
         be writing the record after it told the page it ended)."""
         return self.thread is not None and self.thread.is_alive() and not self.status.ended
 
-    def _check_free(self) -> None:
-        """Under :attr:`lock`: :class:`Busy` while a run goes on; a run that has
-        finished is let end its thread first."""
+    def check_free(self) -> None:
+        """Under :attr:`lock`: :class:`Busy` while a run or a jog goes on
+        (web/jogging.py); a run that has finished is let end its thread first."""
         if self.jogging:
             raise Busy("a jog is moving the rig: start again when it has ended")
         if self.thread is None or not self.thread.is_alive():
@@ -499,88 +499,6 @@ class Panel:
                                                 "nothing to clear"}
         self.standing.clear_estop()
         return {"cleared": True, "message": "emergency stop cleared"}
-
-    # -- jogging -----------------------------------------------------------------
-    def jog(self, *, face: str | None = None, turns: int | None = None, steps: int | None = None,
-            moves: str | None = None, give_up_job: bool = False) -> dict[str, Any]:
-        """Move the rig by hand between runs, as `cuberobot jog` does (robot/app/jog.py):
-        ``face`` with ``turns`` or ``steps`` on a six-motor rig, over the kept
-        line; robot ``moves`` on a flipper or two-gripper rig, from its home.
-        :class:`Busy` during a run or another jog; a run asked for meanwhile
-        is refused the same way. The emergency stop reaches a jog as a run.
-        A job left unfinished in the journal (a run stopped before its end) is
-        :class:`~robot.app.jog.UnfinishedJob` unless ``give_up_job``: then it
-        is ended in the journal first (the next run scans afresh anyway)."""
-        from ..app.jog import check_face_jog
-
-        if self.mechanism:
-            if moves is None or face is not None:
-                raise UserError(f"a {self.cfg.rig.kind} rig jogs by robot moves: send 'moves', e.g. "
-                                f"{_jog_example(self.cfg.rig.kind)!r}")
-            from ..rig.mechanisms import mechanism_for
-            from ..rig.mechanisms.jog import check_jog
-
-            mech = mechanism_for(self.cfg)
-            assert mech is not None
-            checked: Any = check_jog(mech, moves)
-        else:
-            if face is None or moves is not None:
-                raise UserError("a six-motor rig jogs one face: send 'face' (U R F D L B) and 'turns' or "
-                                "'steps'")
-            checked = check_face_jog(face, turns, steps)
-        with self.lock:
-            self._check_free()  # a run, or another jog
-            self.jogging = True
-        try:
-            if self.mechanism:
-                return self._jog_mechanism(checked, give_up_job)
-            return self._jog_face(checked, give_up_job)
-        finally:
-            self.jogging = False
-
-    def _jog_face(self, jog: Any, give_up_job: bool) -> dict[str, Any]:
-        from ..app.jog import check_unlatched, jog_face, refuse_unfinished
-
-        with self.standing.lock:  # the listener lets go of the line within one slice
-            link = self.standing.ready().link
-            check_unlatched(link)  # before a job is given up for a jog that could not be made
-            gave_up = refuse_unfinished(self.cfg, self.options.state_dir, then=_GIVE_UP_OR_RESUME,
-                                        give_up=give_up_job)
-            try:
-                done = jog_face(link, self.cfg, jog)
-            except RigError:
-                self.standing.report()
-                raise
-        self.standing.report()
-        return {"moved": True, "message": done.describe() + (_GAVE_UP if gave_up else ""), "face": jog.face,
-                "motor": done.motor, "steps": done.steps, "quarter": done.quarter, "gave_up_job": gave_up}
-
-    def _jog_mechanism(self, jog: Any, give_up_job: bool) -> dict[str, Any]:
-        """Robot moves on a link opened for them (a ``sim://`` port: a virtual
-        rig of the jog's own, as for a run), which the emergency stop reaches."""
-        from ..app.jog import check_unlatched, jog_mechanism, refuse_unfinished
-        from ..app.mechanism_start import run_port
-        from ..app.rigs import attach_rig, connect_rig
-
-        if not give_up_job:  # refused before the port is opened; given up only once the rig answers
-            refuse_unfinished(self.cfg, self.options.state_dir, then=_GIVE_UP_OR_RESUME)
-        port = run_port(self.cfg, self.options.rig_port)
-        handle = attach_rig(self.cfg, port=port, firmware=None, seed=None, kind=self.cfg.rig.kind)
-        self.jog_link = handle.link
-        lines: list[str] = []
-        try:
-            connect_rig(handle)
-            check_unlatched(handle.link)
-            gave_up = refuse_unfinished(self.cfg, self.options.state_dir, then=_GIVE_UP_OR_RESUME,
-                                        give_up=give_up_job)
-            summary = jog_mechanism(handle.link, self.cfg, jog, out=lines.append)
-        finally:
-            self.jog_link = None
-            handle.close()
-        where = (f" on a virtual {self.cfg.rig.kind} rig of its own (the port is sim://)"
-                 if handle.simulated is not None else "")
-        return {"moved": True, "message": summary + where + (_GAVE_UP if gave_up else ""),
-                "moves": [line.strip() for line in lines], "gave_up_job": gave_up}
 
     def answer(self, answer: Answer) -> None:
         """A person's answer to the scan that waits for one."""
@@ -698,17 +616,6 @@ class Panel:
                     "buttons": 0, "estop_latched": False, "simulated": True, "firmware": False,
                     "kind": self.cfg.rig.kind}
         return self.standing.describe()
-
-
-_GIVE_UP_OR_RESUME = ("give it up to jog (the next Start scans the cube afresh), or stop the panel and run "
-                      "`cuberobot resume` to finish it")
-_GAVE_UP = "; the unfinished job was given up"
-
-
-def _jog_example(kind: str) -> str:
-    from ..rig.mechanisms.jog import EXAMPLES
-
-    return EXAMPLES.get(kind, "")
 
 
 def state_dir_runs(state_dir: str | None) -> Path:

@@ -1,0 +1,111 @@
+"""The panel's jog (``POST /api/jog``, the page's Jog card): the rig moved by
+hand between runs, as `cuberobot jog` moves it (robot/app/jog.py checks and
+moves for both). `cuberobot serve` holds the rig's port for its whole life,
+so while it serves this is the way to jog.
+
+A jog holds the panel as a run does (:attr:`Panel.jogging`): a run, a dry
+run or another jog asked for meanwhile is refused (:class:`Busy`), and the
+emergency stop reaches it on its line (the kept one; a flipper's or
+two-gripper's own, :attr:`Panel.jog_link`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..rig.errors import RigError, UserError
+from .runs import Panel
+
+_GIVE_UP_OR_RESUME = ("give it up to jog (the next Start scans the cube afresh), or stop the panel and run "
+                      "`cuberobot resume` to finish it")
+_GAVE_UP = "; the unfinished job was given up"
+
+
+def jog(panel: Panel, *, face: str | None = None, turns: int | None = None, steps: int | None = None,
+        moves: str | None = None, give_up_job: bool = False) -> dict[str, Any]:
+    """Move the rig by hand between runs, as `cuberobot jog` does (robot/app/jog.py):
+    ``face`` with ``turns`` or ``steps`` on a six-motor rig, over the kept
+    line; robot ``moves`` on a flipper or two-gripper rig, from its home.
+    :class:`Busy` during a run or another jog; a run asked for meanwhile
+    is refused the same way. The emergency stop reaches a jog as a run.
+    A job left unfinished in the journal (a run stopped before its end) is
+    :class:`~robot.app.jog.UnfinishedJob` unless ``give_up_job``: then it
+    is ended in the journal first (the next run scans afresh anyway)."""
+    from ..app.jog import check_face_jog
+
+    if panel.mechanism:
+        if moves is None or face is not None:
+            raise UserError(f"a {panel.cfg.rig.kind} rig jogs by robot moves: send 'moves', e.g. "
+                            f"{_example(panel.cfg.rig.kind)!r}")
+        from ..rig.mechanisms import mechanism_for
+        from ..rig.mechanisms.jog import check_jog
+
+        mech = mechanism_for(panel.cfg)
+        assert mech is not None
+        checked: Any = check_jog(mech, moves)
+    else:
+        if face is None or moves is not None:
+            raise UserError("a six-motor rig jogs one face: send 'face' (U R F D L B) and 'turns' or "
+                            "'steps'")
+        checked = check_face_jog(face, turns, steps)
+    with panel.lock:
+        panel.check_free()  # a run, or another jog
+        panel.jogging = True
+    try:
+        if panel.mechanism:
+            return _mechanism(panel, checked, give_up_job)
+        return _face(panel, checked, give_up_job)
+    finally:
+        panel.jogging = False
+
+
+def _face(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
+    from ..app.jog import check_unlatched, jog_face, refuse_unfinished
+
+    with panel.standing.lock:  # the listener lets go of the line within one slice
+        link = panel.standing.ready().link
+        check_unlatched(link)  # before a job is given up for a jog that could not be made
+        gave_up = refuse_unfinished(panel.cfg, panel.options.state_dir, then=_GIVE_UP_OR_RESUME,
+                                    give_up=give_up_job)
+        try:
+            done = jog_face(link, panel.cfg, jog)
+        except RigError:
+            panel.standing.report()
+            raise
+    panel.standing.report()
+    return {"moved": True, "message": done.describe() + (_GAVE_UP if gave_up else ""), "face": jog.face,
+            "motor": done.motor, "steps": done.steps, "quarter": done.quarter, "gave_up_job": gave_up}
+
+
+def _mechanism(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
+    """Robot moves on a link opened for them (a ``sim://`` port: a virtual
+    rig of the jog's own, as for a run), which the emergency stop reaches."""
+    from ..app.jog import check_unlatched, jog_mechanism, refuse_unfinished
+    from ..app.mechanism_start import run_port
+    from ..app.rigs import attach_rig, connect_rig
+
+    if not give_up_job:  # refused before the port is opened; given up only once the rig answers
+        refuse_unfinished(panel.cfg, panel.options.state_dir, then=_GIVE_UP_OR_RESUME)
+    port = run_port(panel.cfg, panel.options.rig_port)
+    handle = attach_rig(panel.cfg, port=port, firmware=None, seed=None, kind=panel.cfg.rig.kind)
+    panel.jog_link = handle.link
+    lines: list[str] = []
+    try:
+        connect_rig(handle)
+        check_unlatched(handle.link)
+        gave_up = refuse_unfinished(panel.cfg, panel.options.state_dir, then=_GIVE_UP_OR_RESUME,
+                                    give_up=give_up_job)
+        summary = jog_mechanism(handle.link, panel.cfg, jog, out=lines.append)
+    finally:
+        panel.jog_link = None
+        handle.close()
+    where = (f" on a virtual {panel.cfg.rig.kind} rig of its own (the port is sim://)"
+             if handle.simulated is not None else "")
+    return {"moved": True, "message": summary + where + (_GAVE_UP if gave_up else ""),
+            "moves": [line.strip() for line in lines], "gave_up_job": gave_up}
+
+
+def _example(kind: str) -> str:
+    from ..rig.mechanisms.jog import EXAMPLES
+
+    return EXAMPLES.get(kind, "")
