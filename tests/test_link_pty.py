@@ -89,6 +89,23 @@ def test_start_on_a_pty_with_the_simulated_cameras_refuses_as_the_hardware_doc_s
     assert "sim:// or --firmware" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
+def test_jog_refuses_an_unfinished_job_unless_told_to_give_it_up(tmp_path):
+    """A stopped run's job waits for `resume`; a jog would make its recorded
+    state wrong, so it is refused in one line, and made only with
+    --give-up-job, which ends the job in the journal first."""
+    with Journal(tmp_path) as journal:
+        journal.start_job(SOLVED, ["U"])
+    with SimRigProcess("--speed", "50") as sim:
+        r = _cli("jog", "U", "--port", sim.port, "--state-dir", str(tmp_path))
+        assert r.returncode == 2 and "`cuberobot resume` first" in r.stderr and "--give-up-job" in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1 and sim.state() == SOLVED
+        r = _cli("jog", "U", "--give-up-job", "--port", sim.port, "--state-dir", str(tmp_path))
+        assert r.returncode == 0 and "gave up the job" in r.stdout, r.stderr
+        assert sim.state() == SOLVED_CUBE.apply("U").to_facelets()
+    with Journal(tmp_path) as journal:
+        assert journal.unfinished() is None and journal.read()[-1].end["status"] == "given-up"
+
+
 def test_jog_takes_a_step_count_to_align_a_face(tmp_path):
     """A few motor steps at a time (the protocol's MOVE takes any count): the
     rig counts exactly those steps; a quarter's worth turns the face."""

@@ -121,7 +121,8 @@ def test_jog_homes_the_rig_then_makes_the_moves_on_a_sim_rig(kind, moves, turned
 
 def test_jog_waits_for_an_unfinished_job_to_be_resumed(tmp_path):
     """A killed job's journal knows where the rig stood; a jog would make it
-    wrong, so it is refused until `cuberobot resume` has settled the job."""
+    wrong, so it is refused until `cuberobot resume` has settled the job, or
+    until the maker gives the job up on purpose (--give-up-job)."""
     m = MECHS["flipper"]
     assert m is not None
     journal = MechanismJournal(tmp_path)
@@ -129,7 +130,13 @@ def test_jog_waits_for_an_unfinished_job_to_be_resumed(tmp_path):
     with SimRigProcess("--config", str(_config("flipper")), "--speed", "max") as sim:
         r = _jog("flipper", "flip", port=sim.port, state_dir=tmp_path)
         assert r.returncode == 2 and "run `cuberobot resume` first" in r.stderr, r.stderr
+        assert "--give-up-job" in r.stderr and len(r.stderr.strip().splitlines()) == 1
         assert sim.counts()["moves"] == 0
+        r = _jog("flipper", "flip", "--give-up-job", port=sim.port, state_dir=tmp_path)
+        assert r.returncode == 0 and "gave up the job" in r.stdout, r.stderr
+        assert sim.counts()["moves"] > 0 and MechanismJournal(tmp_path).last().end is not None
+        r = _jog("flipper", "flip", port=sim.port, state_dir=tmp_path)  # nothing waits now
+        assert r.returncode == 0 and "gave up" not in r.stdout, r.stderr
 
 
 @pytest.fixture(scope="module")

@@ -382,6 +382,21 @@ def _resume_mechanism(cfg: Config, args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- jog / estop
 
 
+_RESUME_FIRST = ("run `cuberobot resume` first, or give --give-up-job to give it up (the next start scans "
+                 "the cube afresh)")
+
+
+def _give_up_or_refuse(args: argparse.Namespace, cfg: Config, link: Link) -> None:
+    """On the connected rig, before the jog: a job waiting in the journal is
+    refused, or with --give-up-job given up (only once the rig has answered
+    and is not latched, so that a jog that cannot be made gives nothing up)."""
+    from ...app.jog import check_unlatched, refuse_unfinished
+
+    check_unlatched(link)
+    if refuse_unfinished(cfg, args.state_dir, _RESUME_FIRST, give_up=args.give_up_job):
+        print("gave up the job left unfinished in the journal; the next start scans the cube afresh")
+
+
 def _jog(args: argparse.Namespace) -> int:
     from ...app.jog import check_face_jog, jog_face, refuse_unfinished
 
@@ -391,9 +406,11 @@ def _jog(args: argparse.Namespace) -> int:
         return _jog_mechanism(args, cfg)
     jog = check_face_jog(args.face, args.turns, args.steps)
     with rig_claims(args.port or cfg.rig.port, args.state_dir):
-        refuse_unfinished(cfg, args.state_dir)
+        if not args.give_up_job:  # refused before the port is opened
+            refuse_unfinished(cfg, args.state_dir, _RESUME_FIRST)
         with _link_for(args, cfg) as link, link.estop_on_interrupt():
             link.connect()
+            _give_up_or_refuse(args, cfg, link)
             print(jog_face(link, cfg, jog).describe())
     return 0
 
@@ -419,9 +436,11 @@ def _jog_mechanism(args: argparse.Namespace, cfg: Config) -> int:
     assert mech is not None
     jog = check_jog(mech, text)
     with rig_claims(args.port or cfg.rig.port, args.state_dir):
-        refuse_unfinished(cfg, args.state_dir)
+        if not args.give_up_job:
+            refuse_unfinished(cfg, args.state_dir, _RESUME_FIRST)
         with _link_for(args, cfg, kind=cfg.rig.kind) as link, link.estop_on_interrupt():
             link.connect()
+            _give_up_or_refuse(args, cfg, link)
             print(jog_mechanism(link, cfg, jog, out=lambda line: print(line, flush=True)))
     return 0
 
@@ -534,6 +553,9 @@ def register(sub: Registry) -> None:
                         " not 0; default 1)")
     p.add_argument("--steps", type=whole(-MAX_JOG_STEPS, MAX_JOG_STEPS), metavar="N",
                    help="turn N motor steps instead (negative: anticlockwise; not 0), to align a face")
+    p.add_argument("--give-up-job", action="store_true",
+                   help="give up a job left unfinished in the journal instead of refusing (`resume` could "
+                        "finish it; the next start scans the cube afresh)")
     _add_rig_options(p)
     p.set_defaults(func=_jog)
 
