@@ -63,24 +63,28 @@ class FaceJogged:
                 f"{self.motor}; a quarter turn is {abs(self.quarter)})")
 
 
-def check_face_jog(face: str, turns: int | None = None, steps: int | None = None) -> FaceJog:
+def check_face_jog(face: str, turns: int | None = None, steps: int | None = None, *,
+                   names: tuple[str, str, str] = ("FACE", "TURNS", "--steps")) -> FaceJog:
     """The jog asked, or a :class:`UserError` saying what is wrong with it:
-    a face that is not one of U R F D L B, both or neither of a number (no
-    number: one quarter turn clockwise), zero, or a number out of bounds."""
+    a face that is not one of U R F D L B, both numbers (neither: one
+    quarter turn clockwise), zero, or a number out of bounds. ``names``: how
+    the face asking calls the face, the turns and the steps (the command's
+    arguments, the API's fields)."""
+    face_name, turns_name, steps_name = names
     name = face.upper()
     if len(name) != 1 or name not in FACES:
-        raise UserError(f"FACE must be one of U R F D L B, got {face[:20]!r}")
+        raise UserError(f"{face_name} must be one of U R F D L B, got {face[:20]!r}")
     if turns is not None and steps is not None:
-        raise UserError("give TURNS or --steps, not both")
+        raise UserError(f"give {turns_name} or {steps_name}, not both")
     if steps is not None:
         if steps == 0 or abs(steps) > MAX_JOG_STEPS:
-            raise UserError(f"--steps must be a non-zero number of motor steps between -{MAX_JOG_STEPS} and "
-                            f"{MAX_JOG_STEPS}")
+            raise UserError(f"{steps_name} must be a non-zero number of motor steps between -{MAX_JOG_STEPS} "
+                            f"and {MAX_JOG_STEPS}")
         return FaceJog(name, steps=steps)
     turns = 1 if turns is None else turns
     if turns == 0 or abs(turns) > MAX_JOG_TURNS:
-        raise UserError(f"TURNS must be a non-zero number of quarter turns between -{MAX_JOG_TURNS} and "
-                        f"{MAX_JOG_TURNS}")
+        raise UserError(f"{turns_name} must be a non-zero number of quarter turns between -{MAX_JOG_TURNS} "
+                        f"and {MAX_JOG_TURNS}")
     return FaceJog(name, turns=turns)
 
 

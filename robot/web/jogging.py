@@ -47,7 +47,7 @@ def jog(panel: Panel, *, face: str | None = None, turns: int | None = None, step
         if face is None or moves is not None:
             raise UserError("a six-motor rig jogs one face: send 'face' (U R F D L B) and 'turns' or "
                             "'steps'")
-        checked = check_face_jog(face, turns, steps)
+        checked = check_face_jog(face, turns, steps, names=("'face'", "'turns'", "'steps'"))
     with panel.lock:
         panel.check_free()  # a run, or another jog
         panel.jogging = True
