@@ -131,7 +131,7 @@ def test_the_emergency_stop_ends_a_jog_and_a_latched_rig_is_not_jogged(tmp_path)
             time.sleep(0.01)
         time.sleep(0.3)
         status, body, _ = Client(base).post("/api/estop")
-        assert status == 200 and body["sent"], body
+        assert status == 200 and body["sent"] and "the jog" in body["message"], body
         jog.join(timeout=30)
         assert not jog.is_alive()
         status, body, _ = answers[0]

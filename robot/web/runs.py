@@ -474,8 +474,8 @@ class Panel:
 
     def _estop_idle(self) -> dict[str, Any]:
         if self.standing.estop():
-            return {"sent": True,
-                    "message": "emergency stop sent to the idle rig; clear it before the next run"}
+            what = "the rig the jog moves" if self.jogging else "the idle rig"
+            return {"sent": True, "message": f"emergency stop sent to {what}; clear it before the next run"}
         if self.options.firmware:
             return {"sent": False, "message": "the emulated rig is not running: "
                                               f"{self.standing.error or 'it is starting'}"}
