@@ -92,33 +92,55 @@ class UnfinishedJob(UserError):
     """A job waits in the journal: a jog would make its recorded state wrong."""
 
 
-def refuse_unfinished(cfg: Config, state_dir: str | Path | None,
-                      then: str = "run `cuberobot resume` first", *, give_up: bool = False) -> bool:
-    """:class:`UnfinishedJob` when the journal of ``state_dir`` (or the
-    default folder) holds a job not yet finished: resuming it relies on the
-    rig being where the job left it. ``give_up``: end that job in the journal
-    instead ("given up"), so that `resume` has nothing to finish and the next
-    job scans afresh; returns whether a job was given up."""
+def _waiting_job(cfg: Config, state_dir: str | Path | None, *, end: bool) -> bool:
+    """Whether the journal of ``state_dir`` (or the default folder) holds a
+    job not yet finished; with ``end``, that job is ended as given up."""
     folder = Path(state_dir) if state_dir else default_state_dir()
     if cfg.rig.kind == "six-motor":
         with Journal(folder) as journal:
             js = journal.unfinished()
-            if js is not None and give_up:
+            if js is not None and end:
                 journal.end(js, "given-up", "given up for a jog by hand; the next job scans the cube afresh")
-                return True
-        waiting = js is not None
-    else:
-        from ..rig.mechanisms.journal import MechanismJournal
+            return js is not None
+    from ..rig.mechanisms.journal import MechanismJournal
 
-        mjournal = MechanismJournal(folder)
-        last = mjournal.last()
-        waiting = last is not None and last.end is None
-        if last is not None and waiting and give_up:
-            mjournal.end(last.job, "given-up")
-            return True
-    if waiting:
+    mjournal = MechanismJournal(folder)
+    last = mjournal.last()
+    if last is None or last.end is not None:
+        return False
+    if end:
+        mjournal.end(last.job, "given-up")
+    return True
+
+
+def refuse_unfinished(cfg: Config, state_dir: str | Path | None,
+                      then: str = "run `cuberobot resume` first") -> None:
+    """:class:`UnfinishedJob` when the journal of ``state_dir`` (or the
+    default folder) holds a job not yet finished: resuming it relies on the
+    rig being where the job left it. ``then`` says what the person can do."""
+    if _waiting_job(cfg, state_dir, end=False):
         raise UnfinishedJob(f"a job is unfinished in the journal, and a jog now would make its recorded "
                             f"state wrong: {then}")
+
+
+def give_up_unfinished(cfg: Config, state_dir: str | Path | None) -> bool:
+    """End the job left unfinished in the journal as "given up", so that
+    `resume` has nothing to finish and the next job scans afresh; returns
+    whether there was one."""
+    return _waiting_job(cfg, state_dir, end=True)
+
+
+def clear_to_jog(link: Link, cfg: Config, state_dir: str | Path | None, *, give_up: bool,
+                 then: str = "run `cuberobot resume` first") -> bool:
+    """On the connected rig of ``link``, just before a jog: refused when its
+    emergency stop is latched; then a job waiting in the journal is refused
+    (``then`` says what to do), or with ``give_up`` ended. In that order, so
+    that a jog that cannot be made gives nothing up. Returns whether a job
+    was given up."""
+    check_unlatched(link)
+    if give_up:
+        return give_up_unfinished(cfg, state_dir)
+    refuse_unfinished(cfg, state_dir, then)
     return False
 
 

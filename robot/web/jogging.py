@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..app.jog import check_face_jog, clear_to_jog, jog_face, jog_mechanism, refuse_unfinished
 from ..rig.errors import RigError, UserError
 from .runs import Panel
 
@@ -31,8 +32,6 @@ def jog(panel: Panel, *, face: str | None = None, turns: int | None = None, step
     A job left unfinished in the journal (a run stopped before its end) is
     :class:`~robot.app.jog.UnfinishedJob` unless ``give_up_job``: then it
     is ended in the journal first (the next run scans afresh anyway)."""
-    from ..app.jog import check_face_jog
-
     if panel.mechanism:
         if moves is None or face is not None:
             raise UserError(f"a {panel.cfg.rig.kind} rig jogs by robot moves: send 'moves', e.g. "
@@ -60,13 +59,10 @@ def jog(panel: Panel, *, face: str | None = None, turns: int | None = None, step
 
 
 def _face(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
-    from ..app.jog import check_unlatched, jog_face, refuse_unfinished
-
     with panel.standing.lock:  # the listener lets go of the line within one slice
         link = panel.standing.ready().link
-        check_unlatched(link)  # before a job is given up for a jog that could not be made
-        gave_up = refuse_unfinished(panel.cfg, panel.options.state_dir, then=_GIVE_UP_OR_RESUME,
-                                    give_up=give_up_job)
+        gave_up = clear_to_jog(link, panel.cfg, panel.options.state_dir, give_up=give_up_job,
+                               then=_GIVE_UP_OR_RESUME)
         try:
             done = jog_face(link, panel.cfg, jog)
         except RigError:
@@ -80,7 +76,6 @@ def _face(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
 def _mechanism(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
     """Robot moves on a link opened for them (a ``sim://`` port: a virtual
     rig of the jog's own, as for a run), which the emergency stop reaches."""
-    from ..app.jog import check_unlatched, jog_mechanism, refuse_unfinished
     from ..app.mechanism_start import run_port
     from ..app.rigs import attach_rig, connect_rig
 
@@ -92,9 +87,8 @@ def _mechanism(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
     lines: list[str] = []
     try:
         connect_rig(handle)
-        check_unlatched(handle.link)
-        gave_up = refuse_unfinished(panel.cfg, panel.options.state_dir, then=_GIVE_UP_OR_RESUME,
-                                    give_up=give_up_job)
+        gave_up = clear_to_jog(handle.link, panel.cfg, panel.options.state_dir, give_up=give_up_job,
+                               then=_GIVE_UP_OR_RESUME)
         summary = jog_mechanism(handle.link, panel.cfg, jog, out=lines.append)
     finally:
         panel.jog_link = None

@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING
 
 from solver import SOLVED_CUBE, Cube, parse_facelets, random_cube
 
-from ...app.jog import MAX_JOG_STEPS
+from ...app.jog import (
+    MAX_JOG_STEPS,
+    check_face_jog,
+    clear_to_jog,
+    jog_face,
+    jog_mechanism,
+    refuse_unfinished,
+)
 from ...app.limits import (
     MAX_DRY_RUN_HOURS,
     MAX_DRY_RUN_MOVES,
@@ -386,20 +393,14 @@ _RESUME_FIRST = ("run `cuberobot resume` first, or give --give-up-job to give it
                  "the cube afresh)")
 
 
-def _give_up_or_refuse(args: argparse.Namespace, cfg: Config, link: Link) -> None:
-    """On the connected rig, before the jog: a job waiting in the journal is
-    refused, or with --give-up-job given up (only once the rig has answered
-    and is not latched, so that a jog that cannot be made gives nothing up)."""
-    from ...app.jog import check_unlatched, refuse_unfinished
-
-    check_unlatched(link)
-    if refuse_unfinished(cfg, args.state_dir, _RESUME_FIRST, give_up=args.give_up_job):
+def _clear_to_jog(args: argparse.Namespace, cfg: Config, link: Link) -> None:
+    """On the connected rig, before the jog: refused when latched; a job
+    waiting in the journal refused, or with --give-up-job given up."""
+    if clear_to_jog(link, cfg, args.state_dir, give_up=args.give_up_job, then=_RESUME_FIRST):
         print("gave up the job left unfinished in the journal; the next start scans the cube afresh")
 
 
 def _jog(args: argparse.Namespace) -> int:
-    from ...app.jog import check_face_jog, jog_face, refuse_unfinished
-
     _check_rig_options(args)
     cfg = load_config(args.config)
     if cfg.rig.kind != "six-motor":
@@ -410,7 +411,7 @@ def _jog(args: argparse.Namespace) -> int:
             refuse_unfinished(cfg, args.state_dir, _RESUME_FIRST)
         with _link_for(args, cfg) as link, link.estop_on_interrupt():
             link.connect()
-            _give_up_or_refuse(args, cfg, link)
+            _clear_to_jog(args, cfg, link)
             print(jog_face(link, cfg, jog).describe())
     return 0
 
@@ -419,7 +420,6 @@ def _jog_mechanism(args: argparse.Namespace, cfg: Config) -> int:
     """``jog "close cover, turn +1, open cover"`` on a flipper or two-gripper
     rig: the rig homed, then the robot moves, all checked against its rules
     before anything moves (robot/rig/mechanisms/jog.py)."""
-    from ...app.jog import jog_mechanism, refuse_unfinished
     from ...rig.mechanisms import mechanism_for
     from ...rig.mechanisms.jog import check_jog
 
@@ -440,7 +440,7 @@ def _jog_mechanism(args: argparse.Namespace, cfg: Config) -> int:
             refuse_unfinished(cfg, args.state_dir, _RESUME_FIRST)
         with _link_for(args, cfg, kind=cfg.rig.kind) as link, link.estop_on_interrupt():
             link.connect()
-            _give_up_or_refuse(args, cfg, link)
+            _clear_to_jog(args, cfg, link)
             print(jog_mechanism(link, cfg, jog, out=lambda line: print(line, flush=True)))
     return 0
 
