@@ -177,10 +177,23 @@ def test_the_dry_run_command_on_each_kind(kind, tmp_path):
     assert f"final state: {Cube().apply(moves).to_facelets()}" in r.stdout
     assert "(R)" in r.stdout and "(F')" in r.stdout
     assert (tmp_path / "run-timeline.png").read_bytes()[:4] == b"\x89PNG"
-    for extra, says in ((["R X"], "bad move 'X'"), (["R", "--port", "/dev/ttyS0"], "sim://")):
-        r = subprocess.run([sys.executable, "-m", "robot", "dry-run", "--config", cfg, *extra],
-                           capture_output=True, text=True, timeout=120, cwd=ROOT)
-        assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    # a port with nothing answering on it, a pty of our own (a dry run on a
+    # rig's port: tests/test_mechanism_dry_run.py)
+    import os
+
+    quiet, silent = os.openpty()
+    try:
+        port = os.ttyname(silent)
+        for extra, code, says in ((["R X"], 2, "bad move 'X'"),
+                                  (["R", "--port", port, "--state-dir", str(tmp_path)], 1,
+                                   f"no answer from a rig on {port}")):
+            r = subprocess.run([sys.executable, "-m", "robot", "dry-run", "--config", cfg, *extra],
+                               capture_output=True, text=True, timeout=120, cwd=ROOT)
+            assert r.returncode == code and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, \
+                r.stderr
+    finally:
+        os.close(quiet)
+        os.close(silent)
 
 
 def test_every_end_of_a_run_is_one_finished_event():

@@ -114,12 +114,13 @@ def _waiting_job(cfg: Config, state_dir: str | Path | None, *, end: bool) -> boo
 
 
 def refuse_unfinished(cfg: Config, state_dir: str | Path | None,
-                      then: str = "run `cuberobot resume` first") -> None:
+                      then: str = "run `cuberobot resume` first", *, moving: str = "a jog") -> None:
     """:class:`UnfinishedJob` when the journal of ``state_dir`` (or the
     default folder) holds a job not yet finished: resuming it relies on the
-    rig being where the job left it. ``then`` says what the person can do."""
+    rig being where the job left it. ``then`` says what the person can do;
+    ``moving`` names what was asked (a jog, a dry run)."""
     if _waiting_job(cfg, state_dir, end=False):
-        raise UnfinishedJob(f"a job is unfinished in the journal, and a jog now would make its recorded "
+        raise UnfinishedJob(f"a job is unfinished in the journal, and {moving} now would make its recorded "
                             f"state wrong: {then}")
 
 

@@ -1,18 +1,25 @@
 """A dry run on a rig that moves the cube (flipper, two-gripper): face
 turns planned into robot moves (robot/rig/mechanisms/planner.py) and made
-on the kind's virtual rig, with the same events as a run's robot moves
-(:mod:`robot.app.mechanism_events`), and the timeline of the moves on the
-rig's parts: one lane for each servo and stepper.
+on the kind's virtual rig or on the rig behind a port, with the same events
+as a run's robot moves (:mod:`robot.app.mechanism_events`), and the
+timeline of the moves on the rig's parts: one lane for each servo and
+stepper.
 
 Shared by `cuberobot dry-run` and the web panel's dry-run card, as
-:mod:`robot.app.dryrun` is for a six-motor rig. The virtual rig is made for
-the run and its journal kept in a temporary folder: a dry run leaves
-nothing behind."""
+:mod:`robot.app.dryrun` is for a six-motor rig. A virtual rig is made for
+the run and its journal kept in a temporary folder: a dry run on it leaves
+nothing behind. On a rig behind a port (a real one, or a sim-rig on a pty)
+the robot moves go over the link as a run's do, homed first and journalled
+in the rig's journal, so that a dry run cut short is resumed or said to be
+unknown like a run."""
 
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +34,9 @@ from ..rig.mechanisms.orientation import name
 from ..rig.mechanisms.planner import MechanismPlan, plan
 from .mechanism_events import MechanismEvents, step_texts
 
+if TYPE_CHECKING:
+    from ..rig.link import Link
+
 LANES = {"flipper": ("turntable", "cover", "flipper"), "two-gripper": ("D", "L", "grip_D", "grip_L")}
 """The parts that move, one timeline lane each: the servos, and the two-gripper's steppers."""
 
@@ -40,7 +50,9 @@ class MechanismDryRun:
     final_state: str
     """The cube after the robot moves, in its own frame (54 letters)."""
     orientation: str
-    solved_on_rig: bool
+    solved_on_rig: bool | None
+    """Whether the virtual rig's own cube came out solved; None on a rig
+    behind a port, which does not know its cube."""
 
 
 def mechanism_plan(cfg: Config, moves: str) -> tuple[Mechanism, MechanismPlan]:
@@ -67,20 +79,60 @@ def lane(kind: str, action: Action) -> str:
 
 
 def dry_run_mechanism(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan,
-                      events: MechanismEvents) -> MechanismDryRun:
-    """Make ``p``'s robot moves from ``start`` on a virtual rig of its own,
-    telling ``events`` each (paced by its ``pace``; its stop ends the run
-    between two moves)."""
-    from ..sim.mechanisms import virtual_mechanism
-
-    rig = virtual_mechanism(cfg, start.to_facelets())
+                      events: MechanismEvents, *, port: str | None = None,
+                      state_dir: str | Path | None = None,
+                      on_link: Callable[[Link | None], None] | None = None) -> MechanismDryRun:
+    """Make ``p``'s robot moves from ``start``, telling ``events`` each
+    (paced by its ``pace``; its stop ends the run between two moves): on a
+    virtual rig of its own, or on the rig behind ``port`` when that is no
+    ``sim://`` URL (journalled in ``state_dir``, by default the rig's
+    journal folder; ``on_link`` hears the connected link, and None once it
+    is closed, so that another thread can send it the emergency stop)."""
     events.mech = m
     events.actions, events.plan_s, events.move_state = p.actions, p.seconds, m.start()
     events.steps = step_texts(m, m.start(), p.actions)
+    if port is None or port.startswith("sim://"):
+        return _on_virtual_rig(cfg, start, m, p, events)
+    return _over_link(cfg, start, m, p, events, port, state_dir, on_link)
+
+
+def _on_virtual_rig(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan,
+                    events: MechanismEvents) -> MechanismDryRun:
+    from ..sim.mechanisms import virtual_mechanism
+
+    rig = virtual_mechanism(cfg, start.to_facelets())
     with tempfile.TemporaryDirectory(prefix="cuberobot-dry-run-") as tmp:
         state, cube = run_job(events.journal(tmp), m, start.to_facelets(), p.actions, events.mover(rig.do),
                               state=m.start())
     return MechanismDryRun(p, events.steps, cube, name(m.orientation(state)), rig.is_solved())
+
+
+def _over_link(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan, events: MechanismEvents,
+               port: str, state_dir: str | Path | None,
+               on_link: Callable[[Link | None], None] | None) -> MechanismDryRun:
+    """The rig is homed first (a rig a killed run left part-way is then
+    where the plan starts), as a run's is before its scan."""
+    from ..rig.journal import default_state_dir
+    from ..rig.mechanisms.drive import LinkMechanism
+    from .rigs import attach_rig, connect_rig
+
+    handle = connect_rig(attach_rig(cfg, port=port, firmware=None, seed=None, kind=m.kind))
+    link = handle.link
+    try:
+        if on_link is not None:
+            on_link(link)
+        with link.estop_on_interrupt():  # Ctrl-C at the terminal stops the rig
+            drive = LinkMechanism(link, cfg, m.start())
+            drive.home()
+            journal = events.journal(state_dir or default_state_dir())
+            state, cube = run_job(journal, m, start.to_facelets(), p.actions, events.mover(drive.do),
+                                  state=m.start(), boot_id=link.hello.boot_id if link.hello else None,
+                                  ids=drive.ids)
+    finally:
+        if on_link is not None:
+            on_link(None)
+        handle.close()
+    return MechanismDryRun(p, events.steps, cube, name(m.orientation(state)), None)
 
 
 _LAYER_BGR = {"U": (235, 235, 235), "R": (40, 40, 214), "F": (58, 157, 42), "D": (46, 210, 242),

@@ -222,8 +222,9 @@ def _dry_run(args: argparse.Namespace) -> int:
 
 def _dry_run_mechanism(args: argparse.Namespace, cfg: Config) -> int:
     """A flipper or two-gripper dry run: the moves planned into robot moves,
-    made on the kind's virtual rig, a line for each; ``--render`` writes the
-    timeline (one lane per servo and stepper) beside the name given."""
+    made on the kind's virtual rig or on the rig at --port (homed first,
+    journalled as a run), a line for each; ``--render`` writes the timeline
+    (one lane per servo and stepper) beside the name given."""
     from ...app.events import Event, Face
     from ...app.mechanism_dryrun import dry_run_mechanism, lane, mechanism_plan, timeline
     from ...app.mechanism_events import MechanismEvents, pace_of
@@ -233,11 +234,6 @@ def _dry_run_mechanism(args: argparse.Namespace, cfg: Config) -> int:
     check_moves(args.moves, "MOVES", limit, "" if not args.render else " (with --render)")
     if args.start:
         check_cube_text(args.start, "--from")
-    if args.port is not None and not args.port.startswith("sim://"):
-        raise UserError(f"--port {args.port}: a {kind} rig runs only on its virtual rig (sim://) in this "
-                        "version; the firmware's servo outputs are not driven over the link yet")
-    if getattr(args, "firmware", None):
-        raise UserError(f"--firmware: the firmware does not drive a {kind} rig yet")
     fast = args.speed.strip().lower() in ("max", "inf", "event")
     pace = pace_of(args.port) if args.port else (None if fast else float(args.speed))
     start = parse_facelets(read_cube_arg(args.start)) if args.start else SOLVED_CUBE
@@ -254,8 +250,6 @@ def _dry_run_mechanism(args: argparse.Namespace, cfg: Config) -> int:
 
         given = check_path(args.render)
         tl_path = Path(given).with_name(Path(given).stem + "-timeline.png")
-    print(f"{'step':>4}  {'robot move':<18} {'part':<10} {'estimate':>9}  holds")
-
     class Lines(Face):
         def emit(self, event: Event) -> None:
             d = event.data
@@ -269,9 +263,16 @@ def _dry_run_mechanism(args: argparse.Namespace, cfg: Config) -> int:
         out = m.apply(state, a)
         seconds.append(out.seconds)
         state = out.after
-    report = dry_run_mechanism(cfg, start, m, p, MechanismEvents(Lines(), pace=pace))
+    simulated = args.port is None or args.port.startswith("sim://")  # a virtual rig of its own
+    events = MechanismEvents(Lines(), pace=pace)
+    with rig_claims(None if simulated else args.port, args.state_dir, folder=not simulated):
+        if not simulated:  # the rig's journal: a job waiting there must not be moved under
+            refuse_unfinished(cfg, args.state_dir, _RESUME_OR_START, moving="a dry run")
+        print(f"{'step':>4}  {'robot move':<18} {'part':<10} {'estimate':>9}  holds")
+        report = dry_run_mechanism(cfg, start, m, p, events, port=args.port, state_dir=args.state_dir)
+    where = f"the virtual {kind} rig" if simulated else f"the {kind} rig on {args.port}"
     print(f"total: {len(p.actions)} robot moves for {len(p.solution)} face turns, estimated "
-          f"{p.seconds:.3f} s on the virtual {kind} rig; it ends holding the cube {report.orientation}")
+          f"{p.seconds:.3f} s on {where}; it ends holding the cube {report.orientation}")
     print(f"final state: {report.final_state}")
     if tl_path is not None:
         import cv2
@@ -389,6 +390,7 @@ def _resume_mechanism(cfg: Config, args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- jog / estop
 
 
+_RESUME_OR_START = "run `cuberobot resume` first, or `cuberobot start`, which scans the cube afresh"
 _RESUME_FIRST = ("run `cuberobot resume` first, or give --give-up-job to give it up (the next start scans "
                  "the cube afresh)")
 

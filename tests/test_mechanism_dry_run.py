@@ -1,0 +1,93 @@
+"""`cuberobot dry-run --port` on a flipper or two-gripper rig: the face
+turns planned into robot moves and made on the rig behind the port (a
+sim-rig in its own process over a pty, as a real rig; the real firmware in
+simavr), homed first and journalled as a run, so a maker can watch a
+sequence on the rig they built before the first solve."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from robot.rig.loading import load_config
+from robot.rig.mechanisms import Action, apply_to_cube, mechanism_for
+from robot.rig.mechanisms.journal import MechanismJournal
+from robot.rig.mechanisms.planner import plan
+from robot.sim.pty_rig import SimRigProcess
+from solver import parse_moves, random_cube
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _config(kind: str) -> Path:
+    return ROOT / "config" / "examples" / f"{kind}.toml"
+
+
+def _dry_run(kind: str, moves: str, start: str, *, port: str, state_dir: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "robot", "dry-run", moves, "--from", start,
+                           "--config", str(_config(kind)), "--port", port, "--state-dir", str(state_dir)],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+
+
+def _check_made(kind: str, moves: str, cube, sim: SimRigProcess, r: subprocess.CompletedProcess,
+                state_dir: Path) -> None:
+    """The rig holds what the plan's robot moves make of the cube it was
+    given, each layer turned once; the command says so, and the journal
+    ends the job done with the same cube."""
+    assert r.returncode == 0 and "Traceback" not in r.stderr, (r.stdout, r.stderr)
+    m = mechanism_for(load_config(_config(kind), settings=False))
+    assert m is not None
+    p = plan(parse_moves(moves), m)
+    counts = sim.counts()
+    assert counts["fault"] is None, counts
+    assert len(counts["layer_turns"]) == len(parse_moves(moves)), counts
+    assert sim.ask("state") == apply_to_cube(cube.to_facelets(), p.actions, m).stickers
+    solved_frame = cube.apply(moves).to_facelets()
+    assert f"final state: {solved_frame}" in r.stdout, r.stdout
+    assert f"{len(p.actions)} robot moves for {len(parse_moves(moves))} face turns" in r.stdout
+    assert f"on the {kind} rig on {sim.port}" in r.stdout, r.stdout
+    job = MechanismJournal(state_dir).last()
+    assert job is not None and job.end == "done" and job.cube == solved_frame
+
+
+@pytest.mark.parametrize("kind", ["flipper", "two-gripper"])
+def test_a_dry_run_makes_the_planned_robot_moves_on_the_rig_behind_the_port(kind, tmp_path):
+    cube, moves = random_cube(21), "R U F' D2 B"
+    rig = ("--config", str(_config(kind)), "--state", cube.to_facelets(), "--speed", "max")
+    with SimRigProcess(*rig) as sim:
+        r = _dry_run(kind, moves, cube.to_facelets(), port=sim.port, state_dir=tmp_path)
+        _check_made(kind, moves, cube, sim, r, tmp_path)
+
+
+def test_a_dry_run_waits_for_an_unfinished_job(tmp_path):
+    """A job the journal says is under way knows where the rig stood; a dry
+    run would move the cube under it, so it is refused in one line and
+    nothing moves (not even homing)."""
+    m = mechanism_for(load_config(_config("flipper"), settings=False))
+    assert m is not None
+    MechanismJournal(tmp_path).start_job(m, random_cube(3).to_facelets(), [Action("flip")], m.start())
+    with SimRigProcess("--config", str(_config("flipper")), "--speed", "max") as sim:
+        r = _dry_run("flipper", "R", random_cube(3).to_facelets(), port=sim.port, state_dir=tmp_path)
+        assert r.returncode == 2 and "a dry run now would make its recorded state wrong" in r.stderr, r.stderr
+        assert "cuberobot resume" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+        assert r.stdout == "" and sim.counts()["moves"] == 0
+
+
+@pytest.fixture(scope="module")
+def elf():
+    from fwtools import make
+
+    make("all", "sim")
+    return ROOT / "firmware" / "build" / "uno" / "cuberobot.elf"
+
+
+def test_a_flipper_dry_run_on_the_firmware_in_simavr(elf, tmp_path):
+    """The real firmware's servo pulses and steps move the virtual parts."""
+    cube, moves = random_cube(22), "F R2 U'"
+    rig = ("--config", str(_config("flipper")), "--state", cube.to_facelets(), "--speed", "max")
+    with SimRigProcess(*rig, firmware=str(elf)) as sim:
+        r = _dry_run("flipper", moves, cube.to_facelets(), port=sim.port, state_dir=tmp_path)
+        _check_made("flipper", moves, cube, sim, r, tmp_path)
