@@ -90,4 +90,11 @@ def test_a_flipper_jogs_by_robot_moves_from_the_page(browser, tmp_path):
         box.send_keys("turn +1")
         browser.find_element(By.ID, "jog-moves-go").click()
         wait(browser, lambda d: "robot move 1" in _message(d))
+        assert "servo cover 95" in browser.find_element(By.ID, "jog-hint").text
+        box.clear()
+        box.send_keys("servo cover 95")
+        browser.find_element(By.ID, "jog-moves-go").click()
+        wait(browser, lambda d: _message(d).startswith("set 1 servo angle(s)"))
+        log = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#jog-log li")]
+        assert log[-1] == "servo cover 95: held at 95 degrees (1556 us)", log
         no_script_errors(browser)

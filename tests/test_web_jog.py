@@ -175,6 +175,13 @@ def test_a_flipper_jogs_by_robot_moves_from_its_home(tmp_path):
         assert len(body["moves"]) == 5 and body["moves"][0].startswith("homed")
         status, body, _ = client.post("/api/jog", {"moves": "turn +1"})
         assert status == 400 and "robot move 1" in body["error"]["message"], body
+        # servo angles, for finding the named angles of [servos.*]
+        status, body, _ = client.post("/api/jog", {"moves": "servo cover 95, servo flipper 10"})
+        assert status == 200 and body["message"].startswith("set 2 servo angle(s)"), body
+        assert body["moves"][1:] == ["servo cover 95: held at 95 degrees (1556 us)",
+                                     "servo flipper 10: held at 10 degrees (611 us)"], body
+        status, body, _ = client.post("/api/jog", {"moves": "servo cover 190"})
+        assert status == 400 and "from 0 to 180" in body["error"]["message"], body
         status, body, _ = client.post("/api/jog", {"face": "U"})
         assert status == 400 and "robot moves" in body["error"]["message"], body
         # a killed run's job: refused, then given up on purpose

@@ -27,7 +27,7 @@ from .limits import MAX_JOG_TURNS
 
 if TYPE_CHECKING:
     from ..rig.link import Link
-    from ..rig.mechanisms.jog import Jog
+    from ..rig.mechanisms.jog import Jog, ServoJog
 
 MAX_JOG_STEPS = 30000
 """The most steps one MOVE may ask of a motor (docs/protocol.md)."""
@@ -196,18 +196,26 @@ def _move_and_wait(link: Link, cfg: Config, face: str, motor: int, steps: int) -
         link.on_done = before
 
 
-def jog_mechanism(link: Link, cfg: Config, jog: Jog, out: Callable[[str], None] = print) -> str:
+def jog_mechanism(link: Link, cfg: Config, jog: Jog | ServoJog, out: Callable[[str], None] = print) -> str:
     """Home the flipper or two-gripper rig of ``link``, then make ``jog``'s
     robot moves (checked from home by :func:`~robot.rig.mechanisms.jog.check_jog`),
-    telling ``out`` the rig's state after each; returns the summing-up line."""
+    telling ``out`` the rig's state after each, or set its servo angles;
+    returns the summing-up line."""
     from ..rig.mechanisms import mechanism_for
     from ..rig.mechanisms.drive import LinkMechanism
+    from ..rig.mechanisms.jog import ServoJog
 
     mech = mechanism_for(cfg)
     assert mech is not None
     drive = LinkMechanism(link, cfg, mech.start())
     drive.home()
     out(f"homed: {mech.describe(mech.start())}")
+    if isinstance(jog, ServoJog):
+        for angle in jog.angles:
+            drive.set_servo(angle.servo, angle.deg)
+            out(f"  {angle}: held at {angle.deg:g} degrees ({angle.pulse_us} us)")
+        return (f"set {len(jog.angles)} servo angle(s); write the ones that look right into the config's "
+                "[servos.NAME] (docs/configuration.md); the next job homes the rig and scans the cube first")
     for action, state in zip(jog.actions, jog.states, strict=True):
         drive.do(action)
         out(f"  {action}: {mech.describe(state)}")

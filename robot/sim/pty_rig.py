@@ -174,6 +174,7 @@ def _command(rig: VirtualRig, line: str) -> str | None:
             if rig.mechanism is not None:  # a flipper's or two-gripper's layer turns, in order
                 counts["layer_turns"] = [list(t) for t in rig.mechanism.turns]
                 counts["fault"] = rig.mechanism.fault
+                counts["angles"] = {n: round(a, 1) for n, a in rig.mechanism.angle.items()}
             return json.dumps(counts)
         if word == "quit":
             return None

@@ -214,6 +214,7 @@ def serve(cmd: list[str], config: Config, facelets: str, log: Path, *, view: str
                 counts = json.loads(ask("counts"))
                 counts["layer_turns"] = [list(t) for t in mech.turns]
                 counts["fault"] = mech.fault
+                counts["angles"] = {n: round(a, 1) for n, a in mech.angle.items()}  # from the pulses
                 answer = json.dumps(counts)
             elif word == "quit":
                 break

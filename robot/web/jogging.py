@@ -37,11 +37,11 @@ def jog(panel: Panel, *, face: str | None = None, turns: int | None = None, step
             raise UserError(f"a {panel.cfg.rig.kind} rig jogs by robot moves: send 'moves', e.g. "
                             f"{_example(panel.cfg.rig.kind)!r}")
         from ..rig.mechanisms import mechanism_for
-        from ..rig.mechanisms.jog import check_jog
+        from ..rig.mechanisms.jog import check_any_jog
 
         mech = mechanism_for(panel.cfg)
         assert mech is not None
-        checked: Any = check_jog(mech, moves)
+        checked: Any = check_any_jog(panel.cfg, mech, moves)
     else:
         if face is None or moves is not None:
             raise UserError("a six-motor rig jogs one face: send 'face' (U R F D L B) and 'turns' or "

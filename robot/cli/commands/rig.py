@@ -423,7 +423,7 @@ def _jog_mechanism(args: argparse.Namespace, cfg: Config) -> int:
     rig: the rig homed, then the robot moves, all checked against its rules
     before anything moves (robot/rig/mechanisms/jog.py)."""
     from ...rig.mechanisms import mechanism_for
-    from ...rig.mechanisms.jog import check_jog
+    from ...rig.mechanisms.jog import check_any_jog
 
     if args.steps is not None:
         raise UserError(f"--steps is for a six-motor rig; on a {cfg.rig.kind} rig give robot moves, "
@@ -436,7 +436,7 @@ def _jog_mechanism(args: argparse.Namespace, cfg: Config) -> int:
         text = f"{text} {args.turns}"
     mech = mechanism_for(cfg)
     assert mech is not None
-    jog = check_jog(mech, text)
+    jog = check_any_jog(cfg, mech, text)
     with rig_claims(args.port or cfg.rig.port, args.state_dir):
         if not args.give_up_job:
             refuse_unfinished(cfg, args.state_dir, _RESUME_FIRST)
@@ -548,7 +548,8 @@ def register(sub: Registry) -> None:
     p.add_argument("face", metavar="FACE|MOVES",
                    help="U R F D L or B; on a flipper or two-gripper rig, robot moves separated by commas, "
                         "made after homing the rig (\"close cover, turn +1, open cover\", \"flip\"; "
-                        "\"open D, rotate D 1, close D, rotate D -1\")")
+                        "\"open D, rotate D 1, close D, rotate D -1\"), or servo angles to try "
+                        "(\"servo cover 95\")")
     p.add_argument("turns", nargs="?", type=whole(-MAX_JOG_TURNS, MAX_JOG_TURNS), default=None,
                    metavar="TURNS",
                    help=f"quarter turns, negative: anticlockwise (-{MAX_JOG_TURNS} to {MAX_JOG_TURNS},"

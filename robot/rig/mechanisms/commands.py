@@ -44,6 +44,12 @@ class Commands:
         pulse = min(0xFFFF, max(0, sc.pulse_us(deg)))
         return ServoCommand(0, self.numbers[name], pulse, min(0xFFFF, max(1, round(seconds * 1000))))
 
+    def angle(self, name: str, deg: float) -> ServoCommand:
+        """Servo ``name`` to ``deg`` from wherever it stands (a jog's angle):
+        given the time to travel its whole range."""
+        sc = self.config.servos[name]
+        return self._servo(name, deg, sc.travel_s(sc.range_deg))
+
     def home(self) -> list[Message]:
         """The servos to where a job starts (the mechanism's start state),
         in an order that is safe from any state they may have been left in:

@@ -72,6 +72,13 @@ class LinkMechanism:
         if last != P.NO_ID:
             self._wait(last, "home")
 
+    def set_servo(self, name: str, deg: float) -> None:
+        """Servo ``name`` to ``deg`` (a jog's angle), waited for."""
+        mid = self._id()
+        self.done.discard(mid)
+        self._queue(dataclasses.replace(self.commands.angle(name, deg), move_id=mid))
+        self._wait(mid, f"servo {name} {deg:g}")
+
     def do(self, action: Action) -> None:
         """Send the move's commands and wait until the rig reports the last done."""
         last = P.NO_ID

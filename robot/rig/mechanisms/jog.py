@@ -8,13 +8,21 @@ cover open, a flip with it closed, or a gripper opened while the other is
 open is refused with the rule it breaks, and nothing moves. A two-gripper
 jog must leave both grippers' jaws square: a stepper has no home switch,
 and the next job assumes square jaws.
+
+A jog of servo angles (``servo cover 95``) sets servos to angles the maker
+is trying, to find the named angles of ``[servos.*]`` (open, closed, rest,
+flip...) on the rig as built: bounded by each servo's range, made after
+homing, and on their own, since after an angle the config does not name the
+rig is in no state the rules know. The next job homes the rig as always.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
+from ..config import Config
 from ..errors import UserError
 from .base import Action, ImpossibleMove, Mechanism, State
 from .grippers import GRIPPERS
@@ -31,6 +39,29 @@ EXAMPLES = {
 """An example of each kind's robot moves, for messages."""
 WORDS = {"flipper": ("flip", "spin", "turn", "open", "close"), "two-gripper": ("open", "close", "rotate")}
 """The kinds of robot move each kind of rig makes."""
+
+
+SERVO_EXAMPLE = {"flipper": "servo cover 95", "two-gripper": "servo grip_D 45"}
+"""An example of each kind's servo angle jog, for messages."""
+
+
+@dataclass(frozen=True)
+class ServoAngle:
+    """One servo set by hand: its name, the angle and the pulse that holds it."""
+
+    servo: str
+    deg: float
+    pulse_us: int
+
+    def __str__(self) -> str:
+        return f"servo {self.servo} {self.deg:g}"
+
+
+@dataclass(frozen=True)
+class ServoJog:
+    """Servo angles set by hand after homing, in order."""
+
+    angles: tuple[ServoAngle, ...]
 
 
 @dataclass(frozen=True)
@@ -60,6 +91,51 @@ def parse_move(text: str) -> Action:
     return Action(words[0].lower(), part.upper() if len(part) == 1 else part.lower(), quarters)
 
 
+def check_any_jog(config: Config, mech: Mechanism, text: str) -> Jog | ServoJog:
+    """Servo angles (``servo cover 95, ...``) or robot moves, checked."""
+    first = text.split(",", 1)[0].split()
+    if first and first[0].lower() == "servo":
+        return check_servo_jog(config, text)
+    return check_jog(mech, text)
+
+
+def check_servo_jog(config: Config, text: str) -> ServoJog:
+    """The angles of ``text`` (``servo NAME DEGREES``, separated by commas),
+    each within its servo's range; a :class:`UserError` naming the first
+    that is not."""
+    kind = config.rig.kind
+    names = {n.lower(): n for n in config.servos}
+    if len(text) > MAX_JOG_TEXT:
+        raise UserError(f"the servo angles are {len(text)} characters; at most {MAX_JOG_TEXT}")
+    pieces = [p.strip() for p in text.split(",")]
+    if len(pieces) > MAX_JOG_MOVES:
+        raise UserError(f"{len(pieces)} servo angles: a jog sets at most {MAX_JOG_MOVES}")
+    angles = []
+    for n, piece in enumerate(pieces, 1):
+        where = f"servo angle {n} ({piece[:30]!r})"
+        words = piece.split()
+        if not words or words[0].lower() != "servo":
+            raise UserError(f"{where}: servo angles are set on their own, not among robot moves (after an "
+                            "angle the rig is in no state its rules know); send the robot moves as a jog of "
+                            "their own")
+        if len(words) != 3:
+            raise UserError(f"{where}: a servo angle is 'servo NAME DEGREES', e.g. "
+                            f"{SERVO_EXAMPLE.get(kind)!r}")
+        name = names.get(words[1].lower())
+        if name is None:
+            raise UserError(f"{where}: a {kind} rig has the servos {', '.join(config.servos)}")
+        sc = config.servos[name]
+        try:
+            deg = float(words[2].removesuffix("°"))
+        except ValueError:
+            deg = math.nan
+        if not math.isfinite(deg) or not 0.0 <= deg <= sc.range_deg:
+            raise UserError(f"{where}: the angle must be a number of degrees from 0 to {sc.range_deg:g} "
+                            f"(the servo's range_deg)")
+        angles.append(ServoAngle(name, deg, sc.pulse_us(deg)))
+    return ServoJog(tuple(angles))
+
+
 def check_jog(mech: Mechanism, text: str) -> Jog:
     """The moves of ``text`` (separated by commas) made from ``mech``'s home,
     each checked by its rules; a :class:`UserError` naming the first move
@@ -77,6 +153,9 @@ def check_jog(mech: Mechanism, text: str) -> Jog:
         where = f"robot move {n} ({piece[:30]!r})"
         try:
             action = parse_move(piece)
+            if action.kind == "servo":
+                raise ValueError("servo angles are set on their own, not among robot moves (after an angle "
+                                 "the rig is in no state its rules know)")
             if action.kind not in WORDS.get(mech.kind, ()):
                 raise ValueError(f"a {mech.kind} rig has no move {action.kind!r}")
         except ValueError as e:

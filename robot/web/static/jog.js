@@ -8,6 +8,7 @@ import { getJSON, post } from "./api.js";
 const $ = (id) => document.getElementById(id);
 const EXAMPLES = { flipper: "flip, spin +1, close cover, turn -1, open cover",
                    "two-gripper": "open D, rotate L +1, close D, rotate D 2" };
+const SERVO_EXAMPLES = { flipper: "servo cover 95", "two-gripper": "servo grip_D 45" };
 const jog = { last: null, busy: false };
 
 function say(text, isError) {
@@ -90,7 +91,9 @@ async function setUp() {
     $("jog-moves").placeholder = EXAMPLES[kind] || "";
     $("jog-hint").textContent = `Make robot moves on the ${kind} rig by hand between runs, to check ` +
       "each part: it goes home first, then makes the moves, each checked against its rules before anything moves " +
-      `(e.g. ${EXAMPLES[kind] || "flip"}). The emergency stop above stops a jog.`;
+      `(e.g. ${EXAMPLES[kind] || "flip"}). To find a servo's angles, set them on their own ` +
+      `(e.g. ${SERVO_EXAMPLES[kind] || "servo cover 95"}) and copy those that look right into the config. ` +
+      "The emergency stop above stops a jog.";
   } else {
     faceButtons();
   }
