@@ -238,3 +238,37 @@ def test_servo_angles_on_the_firmware_in_simavr_measured_from_the_pins(elf, tmp_
         assert counts["fault"] is None, counts
         angles = counts["angles"]
         assert abs(angles["cover"] - 87.5) <= 1.0 and abs(angles["turntable"] - 180) <= 1.0, angles
+
+
+def test_the_emergency_stop_ends_a_flipper_jog_on_the_firmware_part_way(elf, tmp_path):
+    """A jog of many flips on the firmware in simavr at real speed, stopped
+    from another terminal (`cuberobot estop` beside the jog that holds the
+    port): the jog ends at once in one line naming the move under way, and
+    the rig makes none of the moves after it."""
+    import time
+
+    moves = ", ".join(["flip"] * 12)  # about 12 x 1.1 s on the example's servos
+    rig = ("--config", str(_config("flipper")), "--speed", "1")
+    with SimRigProcess(*rig, firmware=str(elf)) as sim:
+        jog = subprocess.Popen([sys.executable, "-m", "robot", "jog", moves, "--config",
+                                str(_config("flipper")), "--port", sim.port, "--state-dir", str(tmp_path)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        try:
+            deadline = time.monotonic() + 60
+            while sim.counts()["moves"] < 6:  # homed (3 servo commands) and into the flips
+                assert time.monotonic() < deadline and jog.poll() is None, "the jog did not start"
+                time.sleep(0.1)
+            r = subprocess.run([sys.executable, "-m", "robot", "estop", "--config", str(_config("flipper")),
+                                "--port", sim.port], capture_output=True, text=True, timeout=60, cwd=ROOT)
+            assert r.returncode == 0 and "emergency stop sent" in r.stdout, (r.stdout, r.stderr)
+            out, err = jog.communicate(timeout=30)
+        finally:
+            if jog.poll() is None:
+                jog.kill()
+        assert jog.returncode == 1 and "the rig stopped during the robot move flip" in err, (out, err)
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+        made = out.count("  flip:")
+        assert made < 12, out
+        time.sleep(1.5)  # a flip the stop did not end would come up within this
+        counts = sim.counts()
+        assert counts["estops"] == 1 and counts["moves"] <= 3 + 2 * (made + 1), counts  # none after the stop
