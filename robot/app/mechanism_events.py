@@ -44,6 +44,8 @@ from .events import Event, Face, Stopped
 if TYPE_CHECKING:
     from vision.scan_result import ScanResult
 
+    from ..rig.link import Link
+
 _SLOT_ORDER = (3, 4, 0, 1, 2, 5)
 """Slots tried first for a whole-cube turn: the mechanisms turn the cube about D and L."""
 
@@ -164,17 +166,26 @@ class MechanismEvents:
         """The last scan of each purpose (scan, confirmation scan), for the run record's pictures."""
         self.index = 0
         """The robot move of the solution that comes next."""
+        self.link: Link | None = None
+        """The run's line from the moment its port is opened until it is
+        closed: where :meth:`estop` sends the stop."""
+        self.rig_latched: bool | None = None
+        """Whether the rig's emergency stop was latched as its line closed
+        (None: it never answered)."""
 
     # -- from the face's side --------------------------------------------------
     def stop(self) -> None:
         self.stop_flag.set()
 
     def estop(self) -> bool:
-        """Stop at once between moves. False: no line took it (the virtual
-        rig is in this process: it stops before its next move)."""
+        """The emergency stop: onto the run's line at once when it has one
+        (:attr:`link`: the rig latches it, a move under way stops), and the
+        run ends before its next robot move. False: no line took it (a dry
+        run's virtual rig in this process stops before its next move)."""
         self.estop_flag.set()
         self.stop_flag.set()
-        return False
+        link = self.link
+        return link.estop() if link is not None else False
 
     def check_stop(self) -> None:
         if self.estop_flag.is_set():

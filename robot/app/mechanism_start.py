@@ -16,12 +16,9 @@ mode stops the run before any layer turns.
 
 from __future__ import annotations
 
-import itertools
 import logging
-import os
 import random
 import time
-import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -66,25 +63,6 @@ def _merge(old: ScanResult, new: Measured) -> ScanResult:
     return ScanResult(result.facelets, result, samples, spread, glare, frames={**old.frames, **frames})
 
 
-_runs = itertools.count(1)
-
-
-def run_port(cfg: Config, port: str | None) -> str:
-    """The rig's port. A ``sim://`` rig runs at full speed (its clock is
-    virtual, so planned seconds are still the rig's seconds; the pace a
-    person watches is the events' own, ``MechanismEvents.pace`` from the
-    URL's ``speed``), and the bare ``sim://`` of the example configs is a
-    virtual rig of its own for this run."""
-    url = port or cfg.rig.port
-    if not url.startswith("sim://"):
-        return url
-    parts = urllib.parse.urlsplit(url)
-    query = dict(urllib.parse.parse_qsl(parts.query, keep_blank_values=True))
-    query["speed"] = "max"
-    name = parts.netloc + parts.path if url != "sim://" else f"{cfg.rig.kind}-{os.getpid()}-{next(_runs)}"
-    return f"sim://{name}?{urllib.parse.urlencode(query)}"
-
-
 def _viewer(path: str) -> Callable[[], str]:
     """The cube a sim-rig in another process keeps in ``path`` (pty_rig.write_view)."""
     def read() -> str:
@@ -116,7 +94,7 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
 
     from ..rig.journal import default_state_dir
     from ..rig.mechanisms.drive import LinkMechanism
-    from .rigs import attach_rig, connect_rig
+    from .rigs import attach_rig, connect_rig, run_port
 
     if len(cfg.views) != 1 or len(cfg.cameras) != 1:
         raise UserError(f"a {cfg.rig.kind} rig scans with one camera and one [[view]] of the slot it sees; "
@@ -136,12 +114,30 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
         handle.close()
         raise UserError(f"camera {cfg.cameras[0].name!r} is simulated, but the rig on {handle.port} is not: "
                         "simulated cameras can only show a simulated rig (sim:// or --firmware)")
+    ev.link = handle.link  # the emergency stop goes onto the line from the moment it opens
     try:
         connect_rig(handle)
-        return _run(cfg, m, run, ev, cube, handle.link, sim_state, seed, state_dir or default_state_dir(),
-                    LinkMechanism, solve, out, scan_only)
+        with handle.link.estop_on_interrupt():  # Ctrl-C at the terminal stops the rig
+            return _run(cfg, m, run, ev, cube, handle.link, sim_state, seed, state_dir or default_state_dir(),
+                        LinkMechanism, solve, out, scan_only)
     finally:
+        ev.link = None
+        if handle.link.hello is not None:
+            ev.rig_latched = _latch_heard(handle.link, ev.estop_flag.is_set())
         handle.close()
+
+
+def _latch_heard(link: Link, stop_sent: bool) -> bool:
+    """Whether the rig says its emergency stop is latched; after a stop was
+    sent, its word is waited for a moment (a run that stopped between two
+    moves closes its line at once)."""
+    deadline = time.monotonic() + (1.0 if stop_sent else 0.0)
+    try:
+        while not link.estop_latched and time.monotonic() < deadline:
+            link.poll(0.05)
+    except RigError:
+        pass
+    return link.estop_latched
 
 
 def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube: Cube, link: Link,
@@ -304,7 +300,11 @@ class MechanismEngine:
             run.status = "interrupted"
             raise
         except (RigError, UserError, ImpossibleMove) as e:
-            if not ev.finished:
+            if ev.estop_flag.is_set():  # the rig stopped on the emergency stop it was sent
+                if not ev.finished:
+                    ev.emit("finished", "stopped", f"emergency stop: {e}", status="stopped", estop=True)
+                run.status = "stopped"
+            elif not ev.finished:
                 ev.emit("finished", "failed", str(e), status="failed")
             message = str(e)
             raise

@@ -12,6 +12,9 @@ hardware never imports it.
 
 from __future__ import annotations
 
+import itertools
+import os
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -97,3 +100,23 @@ def connect_rig(handle: RigHandle) -> RigHandle:
         handle.close()
         raise
     return handle
+
+
+_runs = itertools.count(1)
+
+
+def run_port(cfg: Config, port: str | None) -> str:
+    """The rig's port. A ``sim://`` rig runs at full speed (its clock is
+    virtual, so planned seconds are still the rig's seconds; the pace a
+    person watches is the events' own, ``MechanismEvents.pace`` from the
+    URL's ``speed``), and a ``sim://`` with no name (the example configs')
+    is a virtual rig of its own for this run; a named one is kept for the
+    process's runs and jogs."""
+    url = port or cfg.rig.port
+    if not url.startswith("sim://"):
+        return url
+    parts = urllib.parse.urlsplit(url)
+    query = dict(urllib.parse.parse_qsl(parts.query, keep_blank_values=True))
+    query["speed"] = "max"
+    name = parts.netloc + parts.path or f"{cfg.rig.kind}-{os.getpid()}-{next(_runs)}"  # no name: its own
+    return f"sim://{name}?{urllib.parse.urlencode(query)}"

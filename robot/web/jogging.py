@@ -76,8 +76,7 @@ def _face(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
 def _mechanism(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
     """Robot moves on a link opened for them (a ``sim://`` port: a virtual
     rig of the jog's own, as for a run), which the emergency stop reaches."""
-    from ..app.mechanism_start import run_port
-    from ..app.rigs import attach_rig, connect_rig
+    from ..app.rigs import attach_rig, connect_rig, run_port
 
     if not give_up_job:  # refused before the port is opened; given up only once the rig answers
         refuse_unfinished(panel.cfg, panel.options.state_dir, then=_GIVE_UP_OR_RESUME)
@@ -92,6 +91,8 @@ def _mechanism(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
         summary = jog_mechanism(handle.link, panel.cfg, jog, out=lines.append)
     finally:
         panel.jog_link = None
+        if handle.link.hello is not None:
+            panel.mechanism_latch(handle.link.estop_latched)
         handle.close()
     where = (f" on a virtual {panel.cfg.rig.kind} rig of its own (the port is sim://)"
              if handle.simulated is not None else "")

@@ -160,6 +160,11 @@ class Panel:
         self.jogging = False
         """A jog is moving the rig (web/jogging.py): runs and other jogs are refused."""
         self.jog_link: Link | None = None
+        self.mechanism_latched: bool | None = None
+        """A flipper's or two-gripper's rig that outlives a run (:attr:`mechanism_port`):
+        whether its emergency stop was latched when this panel last reached it
+        (a run's or a jog's line as it closed, a stop sent, a clear); None
+        before it has been reached."""
         """A flipper's or two-gripper's jog's line (its emergency stop goes there)."""
         self.standing = StandingRig(cfg, port=options.rig_port, firmware=options.firmware,
                                     speed=options.firmware_speed, on_button=self._button, busy=self.running,
@@ -198,7 +203,7 @@ class Panel:
                 from ..app.mechanism_start import MechanismEngine
 
                 engine = MechanismEngine(cfg, Face(), port=self.options.rig_port, seed=seed, started_by=by,
-                                         state_dir=self.options.state_dir)
+                                         state_dir=self.options.state_dir, firmware=self.options.firmware)
             else:
                 engine = Engine(cfg, Face(), state_dir=self.options.state_dir, seed=seed, no_wait=True,
                                 scan_only=scan_only, sim_lighting=self.options.sim_lighting, started_by=by)
@@ -388,6 +393,10 @@ class Panel:
         except Exception as e:  # noqa: BLE001 - a run's failure is told to the page, not lost in a thread
             log.exception("the run failed")
             self._finish_unreported(f"the run failed: {type(e).__name__}: {e}")
+        finally:
+            latched = engine.events.rig_latched
+            if not (latched is False and self.status.estop_sent):  # a stop sent, no latch heard: not known
+                self.mechanism_latch(latched)
 
     def _button(self) -> None:
         """The rig's start button, heard between runs: a run as the page's Start."""
@@ -431,21 +440,69 @@ class Panel:
         engine.stop()
         return True
 
+    @property
+    def mechanism_port(self) -> str | None:
+        """A flipper's or two-gripper's rig that outlives a run (a serial port,
+        a sim-rig's pty, a named ``sim://NAME``), which keeps an emergency
+        stop latched until it is cleared; None when each run and jog gets a
+        virtual rig or an emulated firmware of its own (a bare ``sim://``,
+        ``--firmware``)."""
+        import urllib.parse
+
+        from ..app.rigs import run_port
+
+        port = self.options.rig_port or self.cfg.rig.port
+        if self.options.firmware:
+            return None
+        if port.startswith("sim://"):
+            parts = urllib.parse.urlsplit(port)
+            return run_port(self.cfg, port) if parts.netloc + parts.path else None  # the URL runs use
+        return port
+
     def _estop_mechanism(self) -> dict[str, Any]:
-        engine = self.engine
+        kind = self.cfg.rig.kind
         if self.running():
             self.status.estop_sent = True
-            if engine is not None:
-                engine.estop()
-            elif self.dry_events is not None:
-                self.dry_events.estop()
-            return {"sent": True, "message": f"emergency stop: the virtual {self.cfg.rig.kind} rig stops "
-                                             "before its next robot move"}
+            engine = self.engine
+            events = self.dry_events
+            if engine is not None and not isinstance(engine, Engine):
+                events = engine.events  # a run's; else a dry run's
+            if events is not None and events.estop():
+                self.mechanism_latch(True)
+                return {"sent": True, "message": f"emergency stop sent to the {kind} rig"}
+            return {"sent": True, "message": f"emergency stop: the virtual {kind} rig stops before its next "
+                                             "robot move"}
         link = self.jog_link
         if link is not None and link.estop():
-            return {"sent": True, "message": f"emergency stop sent to the {self.cfg.rig.kind} rig the jog "
-                                             "moves"}
-        return {"sent": False, "message": f"no run is going on: the virtual {self.cfg.rig.kind} rig is idle"}
+            self.mechanism_latch(True)
+            return {"sent": True, "message": f"emergency stop sent to the {kind} rig the jog moves"}
+        if self.mechanism_port is None:
+            return {"sent": False, "message": f"no run is going on: the virtual {kind} rig is idle"}
+        sent = self._estop_port(self.mechanism_port)
+        if sent["sent"]:
+            self.mechanism_latch(True)
+        return sent
+
+    def mechanism_latch(self, latched: bool | None) -> None:
+        """What this panel last knew of a flipper's or two-gripper's latch
+        (only a rig that outlives a run keeps one); every open page is told."""
+        if self.mechanism_port is None or latched is None:
+            return
+        self.mechanism_latched = latched
+        self._rig_changed(self.describe_rig())
+
+    def _estop_port(self, port: str) -> dict[str, Any]:
+        """No run holds the line: the stop goes through a link opened for it
+        (the stop is the same bytes on every kind of rig)."""
+        link = Link(self.cfg, port=port, kind=self.cfg.rig.kind)
+        try:
+            link.open()
+            link.estop()
+        except RigError as e:
+            return {"sent": False, "message": f"no run is going on and the rig could not be reached: {e}"}
+        finally:
+            link.close()
+        return {"sent": True, "message": "emergency stop sent to the idle rig; clear it before the next run"}
 
     def estop(self) -> dict[str, Any]:
         """The emergency stop: onto the running link at once; with no run,
@@ -479,25 +536,40 @@ class Panel:
         if self.options.firmware:
             return {"sent": False, "message": "the emulated rig is not running: "
                                               f"{self.standing.error or 'it is starting'}"}
-        # the kept line is down: try the port as it is (the stop is the same bytes on every kind of rig)
-        link = Link(self.cfg, port=self.options.rig_port, kind=self.cfg.rig.kind)
-        try:
-            link.open()
-            link.estop()
-        except RigError as e:
-            return {"sent": False, "message": f"no run is going on and the rig could not be reached: {e}"}
-        finally:
-            link.close()
-        return {"sent": True, "message": "emergency stop sent to the idle rig; clear it before the next run"}
+        # the kept line is down: try the port as it is
+        return self._estop_port(self.options.rig_port or self.cfg.rig.port)
 
     def clear_estop(self) -> dict[str, Any]:
         """Clear a latched emergency stop (only between runs)."""
         if self.running():
             raise Busy("a run is going on: the emergency stop can be cleared only between runs")
         if self.mechanism:
+            return self._clear_mechanism()
+        self.standing.clear_estop()
+        return {"cleared": True, "message": "emergency stop cleared"}
+
+    def _clear_mechanism(self) -> dict[str, Any]:
+        """A flipper's or two-gripper's rig keeps no line open between runs:
+        the latch is cleared over one opened for it (only a rig that outlives
+        a run keeps one)."""
+        port = self.mechanism_port
+        if port is None:
             return {"cleared": True, "message": f"the virtual {self.cfg.rig.kind} rig keeps no latch: "
                                                 "nothing to clear"}
-        self.standing.clear_estop()
+        with self.lock:
+            self.check_free()  # a jog holds the line
+            self.jogging = True  # the line is this clear's until it is done
+        try:
+            with Link(self.cfg, port=port, kind=self.cfg.rig.kind) as link:
+                link.connect()
+                link.clear_estop()
+                if link.status().estop:  # said cleared only when the rig says so
+                    self.mechanism_latch(True)
+                    raise RigError(f"the rig on {port} is still latched after CLEAR_ESTOP (the emergency "
+                                   "stop pressed again, or held): release it and clear again")
+        finally:
+            self.jogging = False
+        self.mechanism_latch(False)
         return {"cleared": True, "message": "emergency stop cleared"}
 
     def answer(self, answer: Answer) -> None:
@@ -610,11 +682,21 @@ class Panel:
             return {**self.status.to_json(), "rig": self.describe_rig(), "seq": self.seq}
 
     def describe_rig(self) -> dict[str, Any]:
-        """The rig as the page shows it: the kept line's, or the virtual mechanism's."""
+        """The rig as the page shows it: the kept line's, or a flipper's or
+        two-gripper's. Those keep no line open between runs: the rig is
+        reached when a run, a jog or a stop needs it, so its latch is what it
+        said then, and ``connected`` says whether that is known."""
         if self.mechanism:
-            return {"connected": True, "port": f"the virtual {self.cfg.rig.kind} rig", "message": "",
-                    "buttons": 0, "estop_latched": False, "simulated": True, "firmware": False,
-                    "kind": self.cfg.rig.kind}
+            kind, firmware = self.cfg.rig.kind, bool(self.options.firmware)
+            port = self.mechanism_port
+            own = "the emulated firmware" if firmware else f"the virtual {kind} rig"
+            # a sim:// rig is made by this process, unlatched: its latch is known from the start
+            known = port is None or port.startswith("sim://") or self.mechanism_latched is not None
+            return {"connected": known, "port": port or f"{own} (each run's own)",
+                    "message": "" if known else "reached at each run, jog or stop; not reached yet",
+                    "buttons": 0, "estop_latched": bool(self.mechanism_latched),
+                    "simulated": firmware or (self.options.rig_port or self.cfg.rig.port).startswith("sim://"),
+                    "firmware": firmware, "kind": kind}
         return self.standing.describe()
 
 

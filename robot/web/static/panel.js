@@ -233,8 +233,12 @@ function showRig(rig) {
   $("latch").hidden = !latched;
   $("clear-estop").hidden = !latched;
   document.body.dataset.latched = latched ? "yes" : "no";
-  $("rig-line").textContent = rig.kind && rig.kind !== "six-motor"
-    ? `the virtual ${rig.kind} rig: Start scans, solves and turns on it, one robot move at a time`
+  const mechanism = rig.kind && rig.kind !== "six-motor";
+  $("rig-line").textContent = mechanism && rig.simulated
+    ? `the ${rig.firmware ? "emulated" : "virtual"} ${rig.kind} rig: Start scans, solves and turns on it, ` +
+      "one robot move at a time"
+    : mechanism && rig.connected ? `the ${rig.kind} rig on ${rig.port}` +
+      (rig.estop_latched ? " · emergency stop latched" : "") + " · reached at each run, jog or stop"
     : rig.connected ? `rig on ${rig.port}` + (rig.estop_latched ? " · emergency stop latched" : "") +
       " · its start button starts a run"
     : `rig not connected (${rig.message}): whether its emergency stop is latched is not known until it is`;

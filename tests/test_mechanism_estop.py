@@ -1,0 +1,134 @@
+"""The emergency stop on a flipper or two-gripper rig, from the panel and
+from the terminal's Ctrl-C: it goes onto the line of whatever moves the rig
+(a run's, a jog's) at once, so the rig latches it and a move under way
+stops, not only the run between two robot moves; a rig that outlives a run
+(a serial port; here a sim-rig in its own process over a pty) keeps the
+latch, the page is told, and Clear clears it on the rig."""
+
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from webserver import Client, panel_server
+
+from robot.app.events import Face
+from robot.app.mechanism_start import MechanismEngine
+from robot.rig.link import Link
+from robot.rig.loading import load_config
+from robot.rig.mechanisms.journal import MechanismJournal
+from robot.sim.pty_rig import SimRigProcess
+
+ROOT = Path(__file__).resolve().parents[1]
+FLIPPER = ROOT / "config" / "examples" / "flipper.toml"
+
+
+def _latched_on_the_rig(cfg, port: str) -> bool:
+    with Link(cfg, port=port, kind=cfg.rig.kind) as link:
+        link.connect()
+        return link.status().estop
+
+
+def test_the_stop_reaches_a_jog_latches_the_rig_and_clear_clears_it(tmp_path):
+    cfg = load_config(FLIPPER)
+    with SimRigProcess("--config", str(FLIPPER), "--speed", "1") as sim, \
+            panel_server(tmp_path, cfg=cfg, rig_port=sim.port) as (base, panel, _):
+        client = Client(base)
+        rig = client.get("/api/status")[1]["rig"]
+        assert rig["simulated"] is False and rig["port"] == sim.port and rig["connected"] is False, rig
+        answer = {}
+
+        def jog():
+            answer["jog"] = client.post("/api/jog", {"moves": ", ".join(["flip"] * 12)})
+
+        thread = threading.Thread(target=jog)
+        thread.start()
+        deadline = time.monotonic() + 30
+        while sim.counts()["moves"] < 5:  # homed and into the flips
+            assert time.monotonic() < deadline, "the jog did not start"
+            time.sleep(0.05)
+        status, body, _ = client.post("/api/estop")
+        assert status == 200 and body["sent"] and "the flipper rig the jog moves" in body["message"], body
+        thread.join(timeout=30)
+        status, body, _ = answer["jog"]
+        assert status == 502 and "stopped during the robot move flip" in body["error"]["message"], body
+        moves = sim.counts()["moves"]
+        assert moves < 3 + 2 * 12, moves
+        rig = client.get("/api/status")[1]["rig"]
+        assert rig["connected"] and rig["estop_latched"], rig
+        status, body, _ = client.post("/api/jog", {"moves": "flip"})  # the rig says it is latched
+        assert status == 502 and "latched" in body["error"]["message"], body
+        status, body, _ = client.post("/api/estop/clear")
+        assert status == 200 and body["cleared"] and body["message"] == "emergency stop cleared", body
+        assert body["rig"]["estop_latched"] is False, body
+        assert not _latched_on_the_rig(cfg, sim.port)
+        status, body, _ = client.post("/api/jog", {"moves": "flip"})
+        assert status == 200, body
+        # with nothing moving, the stop goes through a line opened for it
+        status, body, _ = client.post("/api/estop")
+        assert status == 200 and body["sent"] and "idle rig" in body["message"], body
+        assert client.get("/api/status")[1]["rig"]["estop_latched"]
+        assert _latched_on_the_rig(cfg, sim.port)
+        assert client.post("/api/estop/clear")[0] == 200 and not _latched_on_the_rig(cfg, sim.port)
+
+
+def test_a_runs_emergency_stop_goes_onto_its_line():
+    """A run on the virtual flipper (sim://, paced as the panel paces it):
+    the stop is sent onto the run's line (True), the rig latches, and the
+    run ends stopped by the emergency stop."""
+    cfg = load_config(FLIPPER)
+    events = []
+
+    class Seen(Face):
+        def emit(self, event):
+            events.append(event)
+
+    engine = MechanismEngine(cfg, Seen(), port="sim://?speed=1", seed=4)
+    errors = []
+    thread = threading.Thread(target=lambda: errors.append(_ended(engine)))
+    thread.start()
+    deadline = time.monotonic() + 120
+    while not any(e.kind == "turn-done" for e in events):
+        assert time.monotonic() < deadline and thread.is_alive(), [e.kind for e in events]
+        time.sleep(0.05)
+    assert engine.estop() is True
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+    finished = [e for e in events if e.kind == "finished"]
+    assert len(finished) == 1 and finished[0].state == "stopped" and finished[0].data["estop"], finished
+    assert engine.events.rig_latched is True  # the rig's own word
+    assert engine.record is not None and engine.record.estop
+
+
+def _ended(engine):
+    try:
+        engine.run()
+    except Exception as e:  # noqa: BLE001 - the run's end, told to the test
+        return e
+    return None
+
+
+def test_ctrl_c_during_a_run_at_the_terminal_latches_the_rig(tmp_path):
+    cfg = load_config(FLIPPER)
+    view, state = tmp_path / "view", tmp_path / "state"
+    rig = ("--config", str(FLIPPER), "--scramble", "6", "--speed", "1", "--sim-view", str(view))
+    with SimRigProcess(*rig) as sim:
+        p = subprocess.Popen([sys.executable, "-m", "robot", "start", "--headless", "--seed", "6",
+                              "--config", str(FLIPPER), "--port", sim.port, "--sim-view", str(view),
+                              "--state-dir", str(state)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, cwd=ROOT)
+        try:
+            deadline = time.monotonic() + 120
+            while (job := MechanismJournal(state).last()) is None or job.done < 2:  # turning
+                assert time.monotonic() < deadline and p.poll() is None, "the run did not reach its moves"
+                time.sleep(0.05)
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+        assert p.returncode != 0 and "Traceback" not in err, (out, err)
+        assert _latched_on_the_rig(cfg, sim.port)
+        assert sim.counts()["fault"] is None
