@@ -223,3 +223,25 @@ def test_the_panel_learns_no_colours_on_a_one_camera_rig(kind, tmp_path):
         message = body["error"]["message"]
         assert "uses no colour profile" in message and "--geometry" in message, message
         assert not (tmp_path / "profiles").exists()
+
+
+@pytest.fixture(scope="module")
+def elf():
+    from fwtools import make
+
+    make("all", "sim")
+    return ROOT / "firmware" / "build" / "uno" / "cuberobot.elf"
+
+
+def test_the_panel_runs_and_jogs_a_flipper_on_the_firmware(elf, tmp_path):
+    """`cuberobot serve --firmware` with a flipper config: a run and a jog
+    each on an emulated rig of its own (the real firmware in simavr)."""
+    with panel_server(tmp_path, cfg=config("flipper"), firmware=str(elf)) as (base, panel, _):
+        client = Client(base)
+        rig = client.get("/api/status")[1]["rig"]
+        assert rig["firmware"] and rig["simulated"] and "emulated firmware" in rig["port"], rig
+        assert client.post("/api/start", {"seed": 3})[0] == 202
+        events = client.events(lambda e: e["kind"] == "finished")
+        assert events[-1]["status"] == "solved", events[-1]
+        status, body, _ = client.post("/api/jog", {"moves": "flip, spin +1"})
+        assert status == 200 and "emulated flipper rig of its own" in body["message"], body

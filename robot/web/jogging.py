@@ -74,14 +74,16 @@ def _face(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
 
 
 def _mechanism(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
-    """Robot moves on a link opened for them (a ``sim://`` port: a virtual
-    rig of the jog's own, as for a run), which the emergency stop reaches."""
+    """Robot moves on a link opened for them (a ``sim://`` port with no name
+    or ``--firmware``: a virtual or emulated rig of the jog's own, as for a
+    run), which the emergency stop reaches."""
     from ..app.rigs import attach_rig, connect_rig, run_port
 
     if not give_up_job:  # refused before the port is opened; given up only once the rig answers
         refuse_unfinished(panel.cfg, panel.options.state_dir, then=_GIVE_UP_OR_RESUME)
-    port = run_port(panel.cfg, panel.options.rig_port)
-    handle = attach_rig(panel.cfg, port=port, firmware=None, seed=None, kind=panel.cfg.rig.kind)
+    firmware = panel.options.firmware
+    port = None if firmware else run_port(panel.cfg, panel.options.rig_port)
+    handle = attach_rig(panel.cfg, port=port, firmware=firmware, seed=None, kind=panel.cfg.rig.kind)
     panel.jog_link = handle.link
     lines: list[str] = []
     try:
@@ -94,8 +96,12 @@ def _mechanism(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
         if handle.link.hello is not None:
             panel.mechanism_latch(handle.link.estop_latched)
         handle.close()
-    where = (f" on a virtual {panel.cfg.rig.kind} rig of its own (the port is sim://)"
-             if handle.simulated is not None else "")
+    kind, where = panel.cfg.rig.kind, ""
+    if firmware:
+        where = f" on an emulated {kind} rig of its own (the firmware in simavr)"
+    elif handle.simulated is not None:
+        where = (f" on a virtual {kind} rig of its own (the port is sim://)" if panel.mechanism_port is None
+                 else f" on the virtual {kind} rig")
     return {"moved": True, "message": summary + where + (_GAVE_UP if gave_up else ""),
             "moves": [line.strip() for line in lines], "gave_up_job": gave_up}
 
