@@ -91,3 +91,32 @@ def test_a_flipper_dry_run_on_the_firmware_in_simavr(elf, tmp_path):
     with SimRigProcess(*rig, firmware=str(elf)) as sim:
         r = _dry_run("flipper", moves, cube.to_facelets(), port=sim.port, state_dir=tmp_path)
         _check_made("flipper", moves, cube, sim, r, tmp_path)
+
+
+def test_ctrl_c_during_a_dry_run_on_the_rig_latches_it(tmp_path):
+    import signal
+    import time
+
+    from robot.rig.link import Link
+
+    cfg = load_config(_config("flipper"), settings=False)
+    start = random_cube(23).to_facelets()
+    with SimRigProcess("--config", str(_config("flipper")), "--state", start, "--speed", "1") as sim:
+        cmd = [sys.executable, "-m", "robot", "dry-run", "R U F L B D R' U' F'", "--from", start, "--config",
+               str(_config("flipper")), "--port", sim.port, "--state-dir", str(tmp_path)]
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        try:
+            deadline = time.monotonic() + 60
+            while (job := MechanismJournal(tmp_path).last()) is None or job.done < 2:
+                assert time.monotonic() < deadline and p.poll() is None, "the dry run did not reach its moves"
+                time.sleep(0.05)
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+        assert p.returncode != 0 and "Traceback" not in err, (out, err)
+        with Link(cfg, port=sim.port, kind="flipper") as link:
+            link.connect()
+            assert link.status().estop
+        assert MechanismJournal(tmp_path).last().end is None  # `resume` settles it

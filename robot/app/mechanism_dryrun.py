@@ -16,10 +16,8 @@ unknown like a run."""
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,9 +31,6 @@ from ..rig.mechanisms.journal import run_job
 from ..rig.mechanisms.orientation import name
 from ..rig.mechanisms.planner import MechanismPlan, plan
 from .mechanism_events import MechanismEvents, step_texts
-
-if TYPE_CHECKING:
-    from ..rig.link import Link
 
 LANES = {"flipper": ("turntable", "cover", "flipper"), "two-gripper": ("D", "L", "grip_D", "grip_L")}
 """The parts that move, one timeline lane each: the servos, and the two-gripper's steppers."""
@@ -80,20 +75,18 @@ def lane(kind: str, action: Action) -> str:
 
 def dry_run_mechanism(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan,
                       events: MechanismEvents, *, port: str | None = None,
-                      state_dir: str | Path | None = None,
-                      on_link: Callable[[Link | None], None] | None = None) -> MechanismDryRun:
+                      state_dir: str | Path | None = None) -> MechanismDryRun:
     """Make ``p``'s robot moves from ``start``, telling ``events`` each
     (paced by its ``pace``; its stop ends the run between two moves): on a
     virtual rig of its own, or on the rig behind ``port`` when that is no
     ``sim://`` URL (journalled in ``state_dir``, by default the rig's
-    journal folder; ``on_link`` hears the connected link, and None once it
-    is closed, so that another thread can send it the emergency stop)."""
+    journal folder; Ctrl-C sends the emergency stop onto its line)."""
     events.mech = m
     events.actions, events.plan_s, events.move_state = p.actions, p.seconds, m.start()
     events.steps = step_texts(m, m.start(), p.actions)
     if port is None or port.startswith("sim://"):
         return _on_virtual_rig(cfg, start, m, p, events)
-    return _over_link(cfg, start, m, p, events, port, state_dir, on_link)
+    return _over_link(cfg, start, m, p, events, port, state_dir)
 
 
 def _on_virtual_rig(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan,
@@ -108,8 +101,7 @@ def _on_virtual_rig(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan,
 
 
 def _over_link(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan, events: MechanismEvents,
-               port: str, state_dir: str | Path | None,
-               on_link: Callable[[Link | None], None] | None) -> MechanismDryRun:
+               port: str, state_dir: str | Path | None) -> MechanismDryRun:
     """The rig is homed first (a rig a killed run left part-way is then
     where the plan starts), as a run's is before its scan."""
     from ..rig.journal import default_state_dir
@@ -117,10 +109,8 @@ def _over_link(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan, events:
     from .rigs import attach_rig, connect_rig
 
     handle = connect_rig(attach_rig(cfg, port=port, firmware=None, seed=None, kind=m.kind))
-    link = handle.link
+    link = events.link = handle.link  # the events' emergency stop goes onto it, as a run's
     try:
-        if on_link is not None:
-            on_link(link)
         with link.estop_on_interrupt():  # Ctrl-C at the terminal stops the rig
             drive = LinkMechanism(link, cfg, m.start())
             drive.home()
@@ -129,8 +119,7 @@ def _over_link(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan, events:
                                   state=m.start(), boot_id=link.hello.boot_id if link.hello else None,
                                   ids=drive.ids)
     finally:
-        if on_link is not None:
-            on_link(None)
+        events.link = None
         handle.close()
     return MechanismDryRun(p, events.steps, cube, name(m.orientation(state)), None)
 

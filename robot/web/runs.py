@@ -160,12 +160,12 @@ class Panel:
         self.jogging = False
         """A jog is moving the rig (web/jogging.py): runs and other jogs are refused."""
         self.jog_link: Link | None = None
+        """A flipper's or two-gripper's jog's line (its emergency stop goes there)."""
         self.mechanism_latched: bool | None = None
         """A flipper's or two-gripper's rig that outlives a run (:attr:`mechanism_port`):
         whether its emergency stop was latched when this panel last reached it
         (a run's or a jog's line as it closed, a stop sent, a clear); None
         before it has been reached."""
-        """A flipper's or two-gripper's jog's line (its emergency stop goes there)."""
         self.standing = StandingRig(cfg, port=options.rig_port, firmware=options.firmware,
                                     speed=options.firmware_speed, on_button=self._button, busy=self.running,
                                     on_change=self._rig_changed)
