@@ -17,3 +17,34 @@ def mech(kind: str) -> Mechanism:
 
 
 MECHS = {k: mech(k) for k in KINDS}
+
+
+def interrupt_in_the_moves(cmd: list[str], state_dir, port: str, cfg) -> tuple[int, str, str, bool]:
+    """Run ``cmd`` (a `cuberobot` command on the rig at ``port``), press
+    Ctrl-C once its journal in ``state_dir`` has two robot moves done, and
+    return its exit status, output, errors and whether the rig then says its
+    emergency stop is latched."""
+    import signal
+    import subprocess
+    import time
+    from pathlib import Path
+
+    from robot.rig.link import Link
+    from robot.rig.mechanisms.journal import MechanismJournal
+
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         cwd=Path(__file__).resolve().parents[1])
+    try:
+        deadline = time.monotonic() + 120
+        while (job := MechanismJournal(state_dir).last()) is None or job.done < 2:
+            assert time.monotonic() < deadline and p.poll() is None, "the command did not reach its moves"
+            time.sleep(0.05)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    with Link(cfg, port=port, kind=cfg.rig.kind) as link:
+        link.connect()
+        latched = link.status().estop
+    return p.returncode, out, err, latched

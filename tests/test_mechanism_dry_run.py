@@ -94,29 +94,14 @@ def test_a_flipper_dry_run_on_the_firmware_in_simavr(elf, tmp_path):
 
 
 def test_ctrl_c_during_a_dry_run_on_the_rig_latches_it(tmp_path):
-    import signal
-    import time
-
-    from robot.rig.link import Link
+    from mechanism_kinds import interrupt_in_the_moves
 
     cfg = load_config(_config("flipper"), settings=False)
     start = random_cube(23).to_facelets()
     with SimRigProcess("--config", str(_config("flipper")), "--state", start, "--speed", "1") as sim:
         cmd = [sys.executable, "-m", "robot", "dry-run", "R U F L B D R' U' F'", "--from", start, "--config",
                str(_config("flipper")), "--port", sim.port, "--state-dir", str(tmp_path)]
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
-        try:
-            deadline = time.monotonic() + 60
-            while (job := MechanismJournal(tmp_path).last()) is None or job.done < 2:
-                assert time.monotonic() < deadline and p.poll() is None, "the dry run did not reach its moves"
-                time.sleep(0.05)
-            p.send_signal(signal.SIGINT)
-            out, err = p.communicate(timeout=60)
-        finally:
-            if p.poll() is None:
-                p.kill()
-        assert p.returncode != 0 and "Traceback" not in err, (out, err)
-        with Link(cfg, port=sim.port, kind="flipper") as link:
-            link.connect()
-            assert link.status().estop
-        assert MechanismJournal(tmp_path).last().end is None  # `resume` settles it
+        code, out, err, latched = interrupt_in_the_moves(cmd, tmp_path, sim.port, cfg)
+    assert code != 0 and "Traceback" not in err, (out, err)
+    assert latched
+    assert MechanismJournal(tmp_path).last().end is None  # `resume` settles it

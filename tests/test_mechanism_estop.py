@@ -5,8 +5,6 @@ stops, not only the run between two robot moves; a rig that outlives a run
 (a serial port; here a sim-rig in its own process over a pty) keeps the
 latch, the page is told, and Clear clears it on the rig."""
 
-import signal
-import subprocess
 import sys
 import threading
 import time
@@ -18,7 +16,6 @@ from robot.app.events import Face
 from robot.app.mechanism_start import MechanismEngine
 from robot.rig.link import Link
 from robot.rig.loading import load_config
-from robot.rig.mechanisms.journal import MechanismJournal
 from robot.sim.pty_rig import SimRigProcess
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,24 +108,14 @@ def _ended(engine):
 
 
 def test_ctrl_c_during_a_run_at_the_terminal_latches_the_rig(tmp_path):
+    from mechanism_kinds import interrupt_in_the_moves
+
     cfg = load_config(FLIPPER)
     view, state = tmp_path / "view", tmp_path / "state"
     rig = ("--config", str(FLIPPER), "--scramble", "6", "--speed", "1", "--sim-view", str(view))
     with SimRigProcess(*rig) as sim:
-        p = subprocess.Popen([sys.executable, "-m", "robot", "start", "--headless", "--seed", "6",
-                              "--config", str(FLIPPER), "--port", sim.port, "--sim-view", str(view),
-                              "--state-dir", str(state)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, cwd=ROOT)
-        try:
-            deadline = time.monotonic() + 120
-            while (job := MechanismJournal(state).last()) is None or job.done < 2:  # turning
-                assert time.monotonic() < deadline and p.poll() is None, "the run did not reach its moves"
-                time.sleep(0.05)
-            p.send_signal(signal.SIGINT)
-            out, err = p.communicate(timeout=60)
-        finally:
-            if p.poll() is None:
-                p.kill()
-        assert p.returncode != 0 and "Traceback" not in err, (out, err)
-        assert _latched_on_the_rig(cfg, sim.port)
-        assert sim.counts()["fault"] is None
+        cmd = [sys.executable, "-m", "robot", "start", "--headless", "--seed", "6", "--config", str(FLIPPER),
+               "--port", sim.port, "--sim-view", str(view), "--state-dir", str(state)]
+        code, out, err, latched = interrupt_in_the_moves(cmd, state, sim.port, cfg)
+        assert code != 0 and "Traceback" not in err, (out, err)
+        assert latched and sim.counts()["fault"] is None
