@@ -64,29 +64,26 @@ class LinkMechanism:
         """The servos to the start state's positions (:meth:`Commands.home`),
         before a job's first scan: a rig a killed run left part-way is then
         where the plan starts."""
+        self._send(self.commands.home(), "home")
+
+    def set_servo(self, name: str, deg: float) -> None:
+        """Servo ``name`` to ``deg`` (a jog's angle), waited for."""
+        self._send([self.commands.angle(name, deg)], f"servo {name} {deg:g}")
+
+    def do(self, action: Action) -> None:
+        """Send the move's commands and wait until the rig reports the last done."""
+        self._send(self.commands.commands(action), str(action))
+
+    def _send(self, messages: list[P.Message], what: str) -> None:
+        """Queue ``messages``, each with an id of its own, and wait until the
+        rig reports the last one done."""
         last = P.NO_ID
-        for msg in self.commands.home():
+        for msg in messages:
             last = self._id()
             self.done.discard(last)
             self._queue(dataclasses.replace(msg, move_id=last))  # type: ignore[call-arg]
         if last != P.NO_ID:
-            self._wait(last, "home")
-
-    def set_servo(self, name: str, deg: float) -> None:
-        """Servo ``name`` to ``deg`` (a jog's angle), waited for."""
-        mid = self._id()
-        self.done.discard(mid)
-        self._queue(dataclasses.replace(self.commands.angle(name, deg), move_id=mid))
-        self._wait(mid, f"servo {name} {deg:g}")
-
-    def do(self, action: Action) -> None:
-        """Send the move's commands and wait until the rig reports the last done."""
-        last = P.NO_ID
-        for msg in self.commands.commands(action):
-            last = self._id()
-            self.done.discard(last)
-            self._queue(dataclasses.replace(msg, move_id=last))  # type: ignore[call-arg]
-        self._wait(last, str(action))
+            self._wait(last, what)
 
     def _queue(self, msg: P.Message) -> None:
         while True:
