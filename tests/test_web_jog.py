@@ -102,7 +102,7 @@ def test_a_jog_waits_for_the_run_and_a_run_for_the_jog(tmp_path):
             client.post("/api/jog", {"face": "D", "turns": 8, "give_up_job": True})))
         jog.start()
         deadline = time.monotonic() + 10
-        while not panel.jogging:
+        while panel.held_by != "jog":
             assert time.monotonic() < deadline, f"the jog did not start: {answers}"
             time.sleep(0.01)
         status, body, _ = Client(base).post("/api/start", {})
@@ -126,7 +126,7 @@ def test_the_emergency_stop_ends_a_jog_and_a_latched_rig_is_not_jogged(tmp_path)
                                                                                       "turns": 8})))
         jog.start()
         deadline = time.monotonic() + 10
-        while not panel.jogging:
+        while panel.held_by != "jog":
             assert time.monotonic() < deadline, f"the jog did not start: {answers}"
             time.sleep(0.01)
         time.sleep(0.3)
@@ -192,3 +192,17 @@ def test_a_flipper_jogs_by_robot_moves_from_its_home(tmp_path):
         status, body, _ = client.post("/api/jog", {"moves": "flip", "give_up_job": True})
         assert status == 200 and body["gave_up_job"], body
         assert MechanismJournal(tmp_path).last().end is not None
+
+
+def test_whatever_holds_the_rig_is_named_when_a_run_or_a_jog_is_refused(tmp_path):
+    with panel_server(tmp_path, speed="max") as (base, panel, rig_url):
+        client = Client(base)
+        _connected(client)
+        with panel.holding("clear"):  # as Clear holds a flipper's line while it clears the latch
+            status, body, _ = client.post("/api/start", {})
+            assert status == 409 and "the emergency stop is being cleared" in body["error"]["message"], body
+            status, body, _ = client.post("/api/jog", {"face": "U"})
+            assert status == 409 and "the emergency stop is being cleared" in body["error"]["message"], body
+        assert panel.held_by is None
+        status, body, _ = client.post("/api/jog", {"face": "U"})  # let go: the rig is free again
+        assert status == 200 and body["moved"], body

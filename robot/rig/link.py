@@ -403,6 +403,16 @@ class Link:
         self.request(P.ClearEstop())
         self.estop_latched = False
 
+    def clear_latch(self) -> None:
+        """Clear the emergency stop and ask the rig whether it is clear: RigError
+        when its STATUS still says latched (the stop pressed again, or held),
+        so that nothing says "cleared" while the rig is not."""
+        self.clear_estop()
+        if self.status().estop:
+            self.estop_latched = True
+            raise RigError(f"the rig on {self.port} is still latched after CLEAR_ESTOP (the emergency stop "
+                           "pressed again, or held): release it and clear again")
+
     @contextlib.contextmanager
     def estop_on_interrupt(self) -> Iterator[Link]:
         """Ctrl-C inside: the emergency stop goes out before anything else."""

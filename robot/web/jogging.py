@@ -3,7 +3,7 @@ hand between runs, as `cuberobot jog` moves it (robot/app/jog.py checks and
 moves for both). `cuberobot serve` holds the rig's port for its whole life,
 so while it serves this is the way to jog.
 
-A jog holds the panel as a run does (:attr:`Panel.jogging`): a run, a dry
+A jog holds the panel as a run does (:meth:`Panel.holding`): a run, a dry
 run or another jog asked for meanwhile is refused (:class:`Busy`), and the
 emergency stop reaches it on its line (the kept one; a flipper's or
 two-gripper's own, :attr:`Panel.jog_link`).
@@ -47,15 +47,10 @@ def jog(panel: Panel, *, face: str | None = None, turns: int | None = None, step
             raise UserError("a six-motor rig jogs one face: send 'face' (U R F D L B) and 'turns' or "
                             "'steps'")
         checked = check_face_jog(face, turns, steps, names=("'face'", "'turns'", "'steps'"))
-    with panel.lock:
-        panel.check_free()  # a run, or another jog
-        panel.jogging = True
-    try:
+    with panel.holding("jog"):  # Busy during a run, another jog or a clear
         if panel.mechanism:
             return _mechanism(panel, checked, give_up_job)
         return _face(panel, checked, give_up_job)
-    finally:
-        panel.jogging = False
 
 
 def _face(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:

@@ -17,7 +17,7 @@ import queue
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,6 +41,9 @@ SUBSCRIBER_BACKLOG = 1000
 """Events queued for one slow page before it is dropped (it reconnects)."""
 MAX_SUBSCRIBERS = 32
 ANSWER_POLL_S = 0.1
+_HOLDERS = {"jog": "a jog is moving the rig",
+            "clear": "the emergency stop is being cleared"}
+"""What may hold the rig between runs (:meth:`Panel.holding`), as a refusal names it."""
 
 
 class Busy(Exception):
@@ -157,8 +160,10 @@ class Panel:
         self.dry_stop = threading.Event()
         self.dry_events: Any = None
         """A flipper or two-gripper dry run's events (its emergency stop goes there)."""
-        self.jogging = False
-        """A jog is moving the rig (web/jogging.py): runs and other jogs are refused."""
+        self.held_by: str | None = None
+        """What holds the rig between runs (:meth:`holding`): a jog
+        (web/jogging.py) or a clear of the emergency stop; runs, dry runs and
+        jogs are refused meanwhile, naming it."""
         self.jog_link: Link | None = None
         """A flipper's or two-gripper's jog's line (its emergency stop goes there)."""
         self.mechanism_latched: bool | None = None
@@ -419,8 +424,8 @@ class Panel:
     def check_free(self) -> None:
         """Under :attr:`lock`: :class:`Busy` while a run or a jog goes on
         (web/jogging.py); a run that has finished is let end its thread first."""
-        if self.jogging:
-            raise Busy("a jog is moving the rig: start again when it has ended")
+        if self.held_by is not None:
+            raise Busy(f"{_HOLDERS[self.held_by]}: start again when it has ended")
         if self.thread is None or not self.thread.is_alive():
             return
         if self.status.ended:
@@ -428,6 +433,19 @@ class Panel:
             if not self.thread.is_alive():
                 return
         raise Busy(f"a run is already going on (state {self.status.state}): stop it first")
+
+    @contextlib.contextmanager
+    def holding(self, what: str) -> Iterator[None]:
+        """Hold the rig for ``what`` (a key of ``_HOLDERS``) while the block
+        runs: :class:`Busy` now if a run or another holder has it, and runs,
+        dry runs and jogs asked for meanwhile are refused, naming it."""
+        with self.lock:
+            self.check_free()
+            self.held_by = what
+        try:
+            yield
+        finally:
+            self.held_by = None
 
     def stop(self) -> bool:
         """Stop the run at its next step; False when none is going on."""
@@ -531,7 +549,7 @@ class Panel:
 
     def _estop_idle(self) -> dict[str, Any]:
         if self.standing.estop():
-            what = "the rig the jog moves" if self.jogging else "the idle rig"
+            what = "the rig the jog moves" if self.held_by == "jog" else "the idle rig"
             return {"sent": True, "message": f"emergency stop sent to {what}; clear it before the next run"}
         if self.options.firmware:
             return {"sent": False, "message": "the emulated rig is not running: "
@@ -556,20 +574,12 @@ class Panel:
         if port is None:
             return {"cleared": True, "message": f"the virtual {self.cfg.rig.kind} rig keeps no latch: "
                                                 "nothing to clear"}
-        with self.lock:
-            self.check_free()  # a jog holds the line
-            self.jogging = True  # the line is this clear's until it is done
-        try:
-            with Link(self.cfg, port=port, kind=self.cfg.rig.kind) as link:
-                link.connect()
-                link.clear_estop()
-                if link.status().estop:  # said cleared only when the rig says so
-                    self.mechanism_latch(True)
-                    raise RigError(f"the rig on {port} is still latched after CLEAR_ESTOP (the emergency "
-                                   "stop pressed again, or held): release it and clear again")
-        finally:
-            self.jogging = False
-        self.mechanism_latch(False)
+        with self.holding("clear"), Link(self.cfg, port=port, kind=self.cfg.rig.kind) as link:
+            link.connect()
+            try:
+                link.clear_latch()
+            finally:
+                self.mechanism_latch(link.estop_latched)
         return {"cleared": True, "message": "emergency stop cleared"}
 
     def answer(self, answer: Answer) -> None:

@@ -214,13 +214,10 @@ class StandingRig:
             with self.lock:
                 link = self.ready().link
                 try:
-                    link.clear_estop()
+                    link.clear_latch()
                 except RigReset:  # restarted since: a new session first
                     link.handshake()
-                    link.clear_estop()
-                if link.status().estop:
-                    raise RigError(f"the rig on {link.port} is still latched after CLEAR_ESTOP (the "
-                                   "emergency stop pressed again, or held): release it and clear again")
+                    link.clear_latch()
         finally:
             self.report()
 

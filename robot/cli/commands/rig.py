@@ -463,7 +463,7 @@ def _estop(args: argparse.Namespace) -> int:
     with rig_claims(port, None, folder=False), _link_for(args, cfg) as link:
         if args.clear:
             link.connect()
-            link.clear_estop()
+            link.clear_latch()  # "cleared" only when the rig says so
             print("emergency stop cleared")
         else:
             link.open()
