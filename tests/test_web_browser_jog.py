@@ -2,7 +2,7 @@
 a real panel server: the face buttons and the motor steps turn the
 simulated rig's own cube; a stopped run's job is given up only when the
 person presses for it; a flipper jogs by robot moves and a move its rules
-forbid is refused in a line."""
+forbid is refused in a line, and its Calibrate card offers no colours."""
 
 from pathlib import Path
 
@@ -97,4 +97,8 @@ def test_a_flipper_jogs_by_robot_moves_from_the_page(browser, tmp_path):
         wait(browser, lambda d: _message(d).startswith("set 1 servo angle(s)"))
         log = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#jog-log li")]
         assert log[-1] == "servo cover 95: held at 95 degrees (1556 us)", log
+        # the Calibrate card offers no colours to learn on this kind (the command refuses them)
+        assert not browser.find_element(By.ID, "cal-colours-row").is_displayed()
+        assert "none to learn" in browser.find_element(By.ID, "cal-hint").get_attribute("textContent")
+        shot(browser, "web-panel-flipper-jog.png")
         no_script_errors(browser)

@@ -95,6 +95,20 @@ $("cal-colours").addEventListener("click", async () => {
   box.append(el("p", { className: "hint", textContent: d.message }));
 });
 
+// A flipper or two-gripper rig reads each face in its own picture's light and keeps no colour
+// profile (the command refuses to learn one): the card offers only what such a rig needs set.
+async function colourCalibrationFor() {
+  const r = await getJSON("/api/status");
+  const kind = (r.ok && r.body.rig && r.body.rig.kind) || r.body.rig_kind || "six-motor";
+  if (kind === "six-motor") return;
+  $("cal-colours-row").hidden = true;
+  $("cal-hint").textContent = `Colours: none to learn. A ${kind} rig shows the camera one face at a time ` +
+    "and reads each in its own picture's light, so no colour profile is kept. Only the sticker grid " +
+    "below needs setting, once, for the one camera.";
+}
+
+colourCalibrationFor();
+
 // ---------------------------------------------------------------- calibration: the sticker grid
 
 // One handle per corner of the cube the camera sees (7 for three faces, not 12 stacked where faces
