@@ -241,6 +241,19 @@ def test_the_firmware_handshake_on_a_pty_rig(tmp_path, stand_ins):
         assert p.returncode == 1  # no camera here
 
 
+@pytest.mark.parametrize("kind", ["flipper", "two-gripper"])
+def test_the_handshake_on_a_flipper_or_two_gripper_rig(tmp_path, stand_ins, kind):
+    """The check a maker runs first on a new rig: it used to refuse these kinds' set-ups."""
+    example = ROOT / "config" / "examples" / f"{kind}.toml"
+    with SimRigProcess("--config", str(example), "--speed", "max") as rig:
+        p = subprocess.run([sys.executable, "-m", "robot", "doctor", "--root", str(tmp_path / "empty"),
+                            "--config", str(example), "--port", rig.port, "--json"], capture_output=True,
+                           text=True, cwd=ROOT, timeout=60)
+        (rigline,) = [f for f in json.loads(p.stdout)["findings"] if f["kind"] == "rig"]
+        assert rigline["level"] == "ok" and rigline["subject"] == rig.port, rigline
+        assert rigline["text"].endswith("the handshake passes")
+
+
 def test_no_rig_on_a_port_is_one_line(tmp_path, stand_ins):
     a, b = os.openpty()
     try:

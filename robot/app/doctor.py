@@ -381,7 +381,9 @@ def handshake(port: str, rig: RigConfig, boot_wait_s: float, *, claim: bool = Tr
     try:
         from .limits import rig_claims
 
-        with rig_claims(port if claim else None, None, folder=False), Link(cfg, port) as link:
+        # HELLO is the same on every kind of rig: the link is opened for the set-up's own kind
+        with rig_claims(port if claim else None, None, folder=False), \
+                Link(cfg, port, kind=rig.kind) as link:
             link.open()
             if boot_wait_s:
                 import time
