@@ -5,11 +5,13 @@ stops, not only the run between two robot moves; a rig that outlives a run
 (a serial port; here a sim-rig in its own process over a pty) keeps the
 latch, the page is told, and Clear clears it on the rig."""
 
+import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
+import pytest
 from webserver import Client, panel_server
 
 from robot.app.events import Face
@@ -119,3 +121,21 @@ def test_ctrl_c_during_a_run_at_the_terminal_latches_the_rig(tmp_path):
         code, out, err, latched = interrupt_in_the_moves(cmd, state, sim.port, cfg)
         assert code != 0 and "Traceback" not in err, (out, err)
         assert latched and sim.counts()["fault"] is None
+
+
+@pytest.mark.parametrize("kind", ["flipper", "two-gripper"])
+def test_the_estop_command_latches_and_clears_a_flipper_or_two_gripper_rig(kind):
+    """`cuberobot estop` with such a set-up, the rig idle: it refused these kinds until 2026-11-27."""
+    example = ROOT / "config" / "examples" / f"{kind}.toml"
+    cfg = load_config(example)
+    with SimRigProcess("--config", str(example), "--speed", "max") as sim:
+        def cli(*args):
+            return subprocess.run([sys.executable, "-m", "robot", "estop", "--config", str(example),
+                                   "--port", sim.port, *args], capture_output=True, text=True, cwd=ROOT,
+                                  timeout=60)
+        r = cli()
+        assert r.returncode == 0 and "emergency stop latched" in r.stdout, r.stderr
+        assert _latched_on_the_rig(cfg, sim.port)
+        r = cli("--clear")
+        assert r.returncode == 0 and "emergency stop cleared" in r.stdout, r.stderr
+        assert not _latched_on_the_rig(cfg, sim.port)

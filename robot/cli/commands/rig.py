@@ -460,7 +460,7 @@ def _estop(args: argparse.Namespace) -> int:
     port = args.port or cfg.rig.port
     if not args.clear and (holder := port_holder(port)) is not None:
         return _estop_held_port(args, cfg, holder)
-    with rig_claims(port, None, folder=False), _link_for(args, cfg) as link:
+    with rig_claims(port, None, folder=False), _link_for(args, cfg, kind=cfg.rig.kind) as link:
         if args.clear:
             link.connect()
             link.clear_latch()  # "cleared" only when the rig says so
