@@ -6,6 +6,7 @@ sequence on the rig they built before the first solve."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -105,3 +106,76 @@ def test_ctrl_c_during_a_dry_run_on_the_rig_latches_it(tmp_path):
     assert code != 0 and "Traceback" not in err, (out, err)
     assert latched
     assert MechanismJournal(tmp_path).last().end is None  # `resume` settles it
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "robot", *args], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT)
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--port", ""], "--port is empty"),
+    (["--port", " "], "--port is empty"),
+    (["--port", "sim://x?faults=drop:0.1"], "takes only ?speed=, not faults"),
+    (["--port", "sim://x?colour=1"], "unknown sim:// option 'colour'"),
+    (["--state-dir", "FILE"], "exists and is not a folder"),
+])
+def test_a_dry_runs_port_and_folder_are_checked_as_other_commands_check_them(args, says, tmp_path):
+    """A port or folder the dry run would ignore, or not find, is refused
+    before anything moves, as `jog` and `start` refuse them."""
+    (tmp_path / "file").write_text("")
+    args = [str(tmp_path / "file") if a == "FILE" else a for a in args]
+    r = _cli("dry-run", "R U", "--config", str(_config("flipper")), *args)
+    assert r.returncode == 2 and says in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and r.stdout == ""
+
+
+def test_a_port_that_cannot_be_opened_prints_no_table(tmp_path):
+    r = _cli("dry-run", "R U", "--config", str(_config("flipper")), "--port", str(tmp_path / "none"),
+             "--state-dir", str(tmp_path))
+    assert r.returncode == 1 and "cannot open the rig's port" in r.stderr, r.stderr
+    assert r.stdout == "", r.stdout
+
+
+@pytest.mark.parametrize(("kind", "servo", "key"), [("flipper", "cover", "closed_deg"),
+                                                    ("two-gripper", "grip_D", "closed_deg")])
+def test_the_final_state_is_said_only_when_the_virtual_rigs_own_cube_agrees(kind, servo, key):
+    """Angles the virtual rig cannot tell from another named angle make it
+    do another move (or refuse one): the dry run then says so in one line
+    rather than print the plan's final state. The set-up reader refuses
+    angles this close; the check stands behind it."""
+    from dataclasses import replace
+
+    from robot.app.events import Face
+    from robot.app.mechanism_dryrun import dry_run_mechanism, mechanism_plan
+    from robot.app.mechanism_events import MechanismEvents
+    from robot.rig.errors import RigError
+    from robot.sim.mechanisms import TOLERANCE_DEG
+
+    cfg = load_config(_config(kind), settings=False)
+    sc = cfg.servos[servo]
+    near = dict(sc.angles)["open_deg"] + TOLERANCE_DEG / 2
+    bent = replace(sc, angles=tuple((k, near if k == key else v) for k, v in sc.angles))
+    cfg = replace(cfg, servos={**cfg.servos, servo: bent})
+    m, p = mechanism_plan(cfg, "R U")
+
+    class Quiet(Face):
+        def emit(self, event):
+            pass
+
+    with pytest.raises(RigError) as got:
+        dry_run_mechanism(cfg, random_cube(5), m, p, MechanismEvents(Quiet(), pace=None))
+    assert f"the virtual {kind} rig" in str(got.value) and "[servos.*]" in str(got.value)
+    assert "\n" not in str(got.value)
+
+
+@pytest.mark.parametrize("kind", ["flipper", "two-gripper"])
+def test_config_check_summarises_the_kinds_own_parts(kind):
+    r = _cli("config", "check", str(_config(kind)))
+    assert r.returncode == 0, r.stderr
+    assert f"rig: {kind} on sim://" in r.stdout and "motors U:0" not in r.stdout, r.stdout
+    servos = ("turntable", "cover", "flipper") if kind == "flipper" else ("grip_D", "grip_L")
+    for name in servos:
+        assert f"servo {name}: pin " in r.stdout, r.stdout
+    moves = re.search(r"robot moves: (.*)", r.stdout)
+    assert moves and ("flip " in moves.group(1)) == (kind == "flipper"), r.stdout

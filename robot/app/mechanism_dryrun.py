@@ -24,12 +24,12 @@ import numpy as np
 from solver import Cube, CubeError, parse_moves
 
 from ..rig.config import Config
-from ..rig.errors import UserError
+from ..rig.errors import RigError, UserError
 from ..rig.mechanisms import mechanism_for
 from ..rig.mechanisms.base import Action, ImpossibleMove, Mechanism
 from ..rig.mechanisms.journal import run_job
 from ..rig.mechanisms.orientation import name
-from ..rig.mechanisms.planner import MechanismPlan, plan
+from ..rig.mechanisms.planner import MechanismPlan, apply_to_cube, plan
 from .mechanism_events import MechanismEvents, step_texts
 
 LANES = {"flipper": ("turntable", "cover", "flipper"), "two-gripper": ("D", "L", "grip_D", "grip_L")}
@@ -91,12 +91,21 @@ def dry_run_mechanism(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan,
 
 def _on_virtual_rig(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan,
                     events: MechanismEvents) -> MechanismDryRun:
-    from ..sim.mechanisms import virtual_mechanism
+    from ..sim.mechanisms import Fault, virtual_mechanism
 
     rig = virtual_mechanism(cfg, start.to_facelets())
+    setup = f"check [servos.*] in {cfg.path}" if cfg.path else "check the set-up's [servos.*]"
     with tempfile.TemporaryDirectory(prefix="cuberobot-dry-run-") as tmp:
-        state, cube = run_job(events.journal(tmp), m, start.to_facelets(), p.actions, events.mover(rig.do),
-                              state=m.start())
+        try:
+            state, cube = run_job(events.journal(tmp), m, start.to_facelets(), p.actions,
+                                  events.mover(rig.do), state=m.start())
+        except Fault as e:  # the angles sent did not make the move the plan meant
+            raise RigError(f"the virtual {m.kind} rig stopped: {e}; {setup}") from None
+    # The rig's own cube is the truth: the final state is said only when it agrees with the plan.
+    if rig.cube.stickers != apply_to_cube(start.to_facelets(), p.actions, m).stickers:
+        raise RigError(f"the virtual {m.kind} rig's cube is not what the robot moves should make of it "
+                       f"({len(rig.turns)} layer turns made for {len(p.solution)} face turns): the servos' "
+                       f"angles did not make the moves the plan meant; {setup}")
     return MechanismDryRun(p, events.steps, cube, name(m.orientation(state)), rig.is_solved())
 
 

@@ -73,15 +73,46 @@ def _check_rig_options(args: argparse.Namespace, *, default_state_dir: bool = Tr
 
 def _config_check(args: argparse.Namespace) -> int:
     cfg = load_config(args.file)
-    q, h = rig_turn_costs(cfg)
-    motors = ", ".join(f"{f}:{m.motor}{'(inv)' if m.invert else ''}" for f, m in cfg.motors.items())
     print(f"{cfg.path}: ok")
-    print(f"  rig: {cfg.rig.port} at {cfg.rig.baud} baud; motors {motors}")
-    print(f"  turn times: quarter {q:.3f} s, half {h:.3f} s (settle included)")
+    if cfg.rig.kind == "six-motor":
+        q, h = rig_turn_costs(cfg)
+        motors = ", ".join(f"{f}:{m.motor}{'(inv)' if m.invert else ''}" for f, m in cfg.motors.items())
+        print(f"  rig: {cfg.rig.port} at {cfg.rig.baud} baud; motors {motors}")
+        print(f"  turn times: quarter {q:.3f} s, half {h:.3f} s (settle included)")
+    else:
+        _summarise_mechanism(cfg)
     print(f"  cameras: {', '.join(c.name for c in cfg.cameras) or 'none'}; "
           f"views: {', '.join(v.name for v in cfg.views) or 'none'}")
     print(f"  solver: metric {cfg.solver.metric}, budget {cfg.solver.budget_ms} ms")
     return 0
+
+
+def _summarise_mechanism(cfg: Config) -> None:
+    """A flipper's or two-gripper's parts as read, and what each kind of robot
+    move takes (the quickest and slowest of it anywhere the rig can be)."""
+    from ...rig.mechanisms import mechanism_for
+
+    kind = cfg.rig.kind
+    print(f"  rig: {kind} on {cfg.rig.port} at {cfg.rig.baud} baud")
+    for sc in cfg.servos.values():
+        angles = ", ".join(f"{k.removesuffix('_deg')} {v:g}" for k, v in sc.angles)
+        print(f"  servo {sc.name}: pin {sc.pin}, {sc.min_us}-{sc.max_us} us over {sc.range_deg:g} degrees; "
+              f"{angles}")
+    if kind == "two-gripper":
+        steppers = ", ".join(f"{f}:{m.motor}{'(inv)' if m.invert else ''}" for f, m in cfg.motors.items()
+                             if f in "DL")
+        print(f"  gripper steppers: {steppers}")
+    m = mechanism_for(cfg)
+    assert m is not None
+    times: dict[str, list[float]] = {}
+    for row in m.graph.edges:
+        for action, _, seconds, _ in row:
+            key = f"{action.kind}{' ' + action.part if action.part else ''}" \
+                  f"{(' quarter', ' half')[abs(action.quarters) - 1] if action.quarters else ''}"
+            times.setdefault(key, []).append(seconds)
+    spans = (f"{k} {min(v):.2f}" + (f"-{max(v):.2f}" if max(v) - min(v) >= 0.005 else "") + " s"
+             for k, v in sorted(times.items()))
+    print(f"  robot moves: {', '.join(spans)}")
 
 
 # ---------------------------------------------------------------- sim-rig
@@ -133,6 +164,24 @@ def _link_for(args: argparse.Namespace, cfg: Config, *, default_port: str | None
 
     _check_port_arg(args)
     return Link(cfg, args.port or default_port or cfg.rig.port, kind=kind)
+
+
+def _check_virtual_port(port: str | None, kind: str) -> None:
+    """A flipper's or two-gripper's dry run on ``sim://`` runs on a virtual
+    rig in this process, which takes only ``?speed=``: any other option
+    would be silently ignored, so it is refused (a sim-rig on a pty takes them)."""
+    if port is None or not port.startswith("sim://"):
+        return
+    from ...sim.protocol_sim import parse_sim_url
+
+    try:
+        options = parse_sim_url(port)[1]
+    except ValueError as e:
+        raise UserError(f"--port {port}: {e}") from None
+    if other := sorted(set(options) - {"speed"}):
+        raise UserError(f"--port {port}: a {kind} dry run on sim:// runs on a virtual rig of its own, "
+                        f"which takes only ?speed=, not {', '.join(other)}: for those, run `cuberobot "
+                        "sim-rig` with them and pass the pty it prints with --port")
 
 
 def _check_port_arg(args: argparse.Namespace) -> None:
@@ -234,6 +283,9 @@ def _dry_run_mechanism(args: argparse.Namespace, cfg: Config) -> int:
     check_moves(args.moves, "MOVES", limit, "" if not args.render else " (with --render)")
     if args.start:
         check_cube_text(args.start, "--from")
+    simulated = args.port is None or args.port.startswith("sim://")  # a virtual rig of its own
+    _check_rig_options(args, default_state_dir=not simulated)
+    _check_virtual_port(args.port, kind)
     fast = args.speed.strip().lower() in ("max", "inf", "event")
     pace = pace_of(args.port) if args.port else (None if fast else float(args.speed))
     start = parse_facelets(read_cube_arg(args.start)) if args.start else SOLVED_CUBE
@@ -250,10 +302,14 @@ def _dry_run_mechanism(args: argparse.Namespace, cfg: Config) -> int:
 
         given = check_path(args.render)
         tl_path = Path(given).with_name(Path(given).stem + "-timeline.png")
+    header = [f"{'step':>4}  {'robot move':<18} {'part':<10} {'estimate':>9}  holds"]
+
     class Lines(Face):
         def emit(self, event: Event) -> None:
             d = event.data
             if event.kind == "turn-done":
+                if header:  # once the rig has made a move: an error before is a line of its own
+                    print(header.pop())
                 action = p.actions[d["index"]]
                 print(f"{d['index'] + 1:>4}  {d['step']:<18} {lane(kind, action):<10} "
                       f"{seconds[d['index']]:>7.3f} s  {d['orientation']}", flush=True)
@@ -263,12 +319,10 @@ def _dry_run_mechanism(args: argparse.Namespace, cfg: Config) -> int:
         out = m.apply(state, a)
         seconds.append(out.seconds)
         state = out.after
-    simulated = args.port is None or args.port.startswith("sim://")  # a virtual rig of its own
     events = MechanismEvents(Lines(), pace=pace)
     with rig_claims(None if simulated else args.port, args.state_dir, folder=not simulated):
         if not simulated:  # the rig's journal: a job waiting there must not be moved under
             refuse_unfinished(cfg, args.state_dir, _RESUME_OR_START, moving="a dry run")
-        print(f"{'step':>4}  {'robot move':<18} {'part':<10} {'estimate':>9}  holds")
         report = dry_run_mechanism(cfg, start, m, p, events, port=args.port, state_dir=args.state_dir)
     where = f"the virtual {kind} rig" if simulated else f"the {kind} rig on {args.port}"
     print(f"total: {len(p.actions)} robot moves for {len(p.solution)} face turns, estimated "
