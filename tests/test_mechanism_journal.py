@@ -135,3 +135,33 @@ def test_resume_command_after_a_cut_says_state_unknown_and_moves_nothing(tmp_pat
     assert "Nothing was moved" in r.stderr
     r = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=root)
     assert r.returncode == 1 and "nothing to resume: the last job ended state unknown" in r.stderr
+
+
+def test_resume_with_a_set_up_of_the_other_kind_names_the_waiting_job(tmp_path):
+    """The two kinds of journal sit side by side in one folder: `resume` with
+    the wrong kind's set-up never says "nothing to resume" while a job waits."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from robot.rig.journal import Journal
+    from robot.rig.loading import load_config
+    from robot.rig.mechanisms import Action
+
+    root = Path(__file__).resolve().parents[1]
+    flipper = root / "config" / "examples" / "flipper.toml"
+
+    def resume(folder, *config):
+        return subprocess.run([sys.executable, "-m", "robot", "resume", *config, "--state-dir", str(folder)],
+                              capture_output=True, text=True, timeout=60, cwd=root)
+
+    m = mechanism_for(load_config(flipper, settings=False))
+    MechanismJournal(tmp_path / "a").start_job(m, random_cube(3).to_facelets(), [Action("flip")], m.start())
+    r = resume(tmp_path / "a")  # the default set-up: six motors
+    assert r.returncode == 2 and "is for a flipper rig, the config for a six-motor rig" in r.stderr, r.stderr
+    assert "nothing to resume" not in r.stdout
+    with Journal(tmp_path / "b") as journal:
+        journal.start_job(SOLVED, ["U"])
+    r = resume(tmp_path / "b", "--config", str(flipper))
+    assert r.returncode == 2 and "is for a six-motor rig, the config for a flipper rig" in r.stderr, r.stderr
+    assert resume(tmp_path / "c", "--config", str(flipper)).stdout.startswith("nothing to resume")

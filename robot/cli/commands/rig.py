@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from solver import SOLVED_CUBE, Cube, parse_facelets, random_cube
@@ -296,8 +297,6 @@ def _dry_run_mechanism(args: argparse.Namespace, cfg: Config) -> int:
                         f" at most {MAX_DRY_RUN_HOURS:g} hour: give a higher speed (or max)")
     tl_path = None
     if args.render:
-        from pathlib import Path
-
         from ...app.dryrun_pictures import check_path
 
         given = check_path(args.render)
@@ -356,6 +355,7 @@ def _resume(args: argparse.Namespace) -> int:
                 print(f"nothing to resume: the last job ended with the cube's state unknown. "
                       f"{jobs[-1].end['message']}", file=sys.stderr)
                 return 1
+            _refuse_other_kinds_job(journal.dir, cfg.rig.kind)
             print(f"nothing to resume (journal: {journal.path})")
             return 0
         port = args.port or (js.port if js.port and not js.port.startswith("sim://") else None) \
@@ -369,6 +369,24 @@ def _resume(args: argparse.Namespace) -> int:
             return 0
         print(f"done: {len(report.turns)} turns, final state {report.state}")
     return 0
+
+
+def _refuse_other_kinds_job(folder: Path, kind: str) -> None:
+    """A six-motor rig's jobs and a flipper's or two-gripper's are journalled
+    apart: "nothing to resume" is not said while the other journal of the
+    same folder holds an unfinished job (a set-up of the wrong kind given)."""
+    from ...rig.mechanisms.journal import MechanismJournal
+
+    waiting = None
+    if kind == "six-motor":
+        last = MechanismJournal(folder).last()
+        waiting = last.kind if last is not None and last.end is None else None
+    else:
+        with Journal(folder) as six:
+            waiting = "six-motor" if six.unfinished() is not None else None
+    if waiting is not None:
+        raise UserError(f"the unfinished job in {folder} is for a {waiting} rig, the config for a {kind} "
+                        "rig: resume with the job's config (--config), or scan the cube again")
 
 
 def _resume_mechanism(cfg: Config, args: argparse.Namespace) -> int:
@@ -393,6 +411,7 @@ def _resume_mechanism(cfg: Config, args: argparse.Namespace) -> int:
             if j is not None and j.end == UNKNOWN:
                 print(f"nothing to resume: the last job ended {UNKNOWN}", file=sys.stderr)
                 return 1
+            _refuse_other_kinds_job(journal.path.parent, cfg.rig.kind)
             print(f"nothing to resume (journal: {journal.path})")
             return 0
         if j.kind != cfg.rig.kind:
