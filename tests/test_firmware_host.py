@@ -365,6 +365,7 @@ def test_estop_input_latches_and_blocks_clear(shim):
     assert [m for _, m in shim.replies() if isinstance(m, P.Event)] == [P.Event(P.EventCode.ESTOP_LATCHED, 2)]
     err = shim.request(P.ClearEstop())
     assert isinstance(err, P.Err) and err.code == P.ErrorCode.ESTOP
+    assert err.detail == 2  # the switch: the host's refusal message says so (robot/rig/link.py)
     shim.cmd("estop 0")
     assert shim.request(P.ClearEstop()) == P.Ack(4)
 

@@ -139,3 +139,21 @@ def test_the_estop_command_latches_and_clears_a_flipper_or_two_gripper_rig(kind)
         r = cli("--clear")
         assert r.returncode == 0 and "emergency stop cleared" in r.stdout, r.stderr
         assert not _latched_on_the_rig(cfg, sim.port)
+
+
+def test_a_jammed_virtual_part_is_not_said_cleared(tmp_path):
+    """A flipper's set-up sent to a two-gripper sim-rig: its parts cannot make
+    the flip and latch the stop. Clearing is refused with why (it said
+    "cleared", and the next move latched again), and the rig stays latched."""
+    gripper = ROOT / "config" / "examples" / "two-gripper.toml"
+    with SimRigProcess("--config", str(gripper), "--speed", "max") as sim:
+        def cli(*args):
+            return subprocess.run([sys.executable, "-m", "robot", *args, "--config", str(FLIPPER),
+                                   "--port", sim.port], capture_output=True, text=True, cwd=ROOT, timeout=60)
+        r = cli("jog", "flip", "--state-dir", str(tmp_path))
+        assert r.returncode == 1 and "emergency stop" in r.stderr, r.stderr
+        assert sim.counts()["fault"] is not None
+        r = cli("estop", "--clear")
+        assert r.returncode == 1 and "still latched" in r.stderr and "jammed" in r.stderr, r.stderr
+        assert "emergency stop cleared" not in r.stdout
+        assert _latched_on_the_rig(load_config(gripper), sim.port)

@@ -64,7 +64,18 @@ class RigReset(RigError):
 
 
 class EstopLatched(RigError):
-    """The rig refused a command because its emergency stop is latched."""
+    """The rig refused a command because its emergency stop is latched
+    (``detail``: the refusal's, docs/protocol.md 1.2)."""
+
+    def __init__(self, message: str, detail: int = 0):
+        super().__init__(message)
+        self.detail = detail
+
+
+_UNCLEARED = {2: "its emergency-stop switch is still pressed: release it, then clear again",
+              4: "a part of the virtual rig is jammed (a move its parts could not make): restart the rig "
+                 "(`cuberobot sim-rig`), then scan the cube again"}
+"""Why a rig refuses CLEAR_ESTOP, by the refusal's detail (docs/protocol.md 1.2)."""
 
 
 class Link:
@@ -378,7 +389,7 @@ class Link:
             case P.Err(code=P.ErrorCode.ESTOP):
                 self.estop_latched = True
                 raise EstopLatched("the rig is in emergency stop; check it is safe, then run "
-                                   "`cuberobot estop --clear`")
+                                   "`cuberobot estop --clear`", reply.detail)
             case P.Err():
                 raise RigError(f"the rig refused {type(msg).__name__}: {reply.name} (detail {reply.detail})")
             case P.Ack():
@@ -400,7 +411,11 @@ class Link:
         return self.request(cmd)
 
     def clear_estop(self) -> None:
-        self.request(P.ClearEstop())
+        try:
+            self.request(P.ClearEstop())
+        except EstopLatched as e:  # the rig will not clear: say why, not "clear it"
+            why = _UNCLEARED.get(e.detail, f"it refused (detail {e.detail}): check the rig, then clear again")
+            raise RigError(f"the rig on {self.port} is still latched: {why}") from None
         self.estop_latched = False
 
     def clear_latch(self) -> None:

@@ -675,6 +675,8 @@ class VirtualRig:
             case P.ServoCommand() if self.mechanism is not None:
                 return self._servo(msg)
             case P.ClearEstop():
+                if self.mechanism is not None and self.mechanism.fault is not None:
+                    return P.Err(P.ErrorCode.ESTOP, ESTOP_JAMMED)  # a jammed part stays jammed
                 if self.estop:
                     self.estop = False
                     self._emit(P.Event(P.EventCode.ESTOP_CLEARED, 0))
