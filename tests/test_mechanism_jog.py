@@ -17,7 +17,7 @@ from robot.rig.errors import UserError
 from robot.rig.loading import load_config
 from robot.rig.mechanisms import Action, HeldCube, apply_to_cube, mechanism_for
 from robot.rig.mechanisms.flipper import D_SLOT, L_SLOT
-from robot.rig.mechanisms.jog import MAX_JOG_MOVES, ServoJog, check_any_jog, check_jog
+from robot.rig.mechanisms.jog import EXAMPLES, MAX_JOG_MOVES, ServoJog, check_any_jog, check_jog
 from robot.rig.mechanisms.journal import MechanismJournal
 from robot.sim.pty_rig import SimRigProcess
 from solver import random_cube
@@ -70,9 +70,9 @@ def test_a_jog_is_checked_as_the_rig_would_make_it(kind, picks):
     ("flipper", "spin 3", "the turntable turns 1 or 2 quarters either way, not 3"),
     ("flipper", "rotate D 1", "a flipper rig has no move 'rotate'; on a flipper rig for example: flip,"),
     ("flipper", "flip the cube over now", "a robot move is a kind, maybe a part and quarter turns"),
-    ("flipper", "flip,,flip", "robot move 2 (''): a robot move is a kind"),
-    ("flipper", "flip sideways", "a flipper rig has no move flip sideways"),
-    ("flipper", "spin --1", "the turntable turns 1 or 2 quarters either way, not 0"),
+    ("flipper", "flip,,flip", "robot move 2 (''): there is no move between two commas: remove the extra"),
+    ("flipper", "flip sideways", "too many words: 'sideways' after 'flip'; a robot move is a kind"),
+    ("flipper", "spin --1", "the quarters must be a whole number: -2, -1, +1 or +2, not '--1'"),
     ("flipper", "spin 99999999", "robot move 1 ('spin 99999999'): 99999999 quarter turns: a move turns 1 or"),
     ("flipper", "flip, flip, flip, flip, close cover, flip", "after ..., flip, flip, close cover: flip with"),
     ("two-gripper", "open D, open L", "open gripper L while the other is open: the cube would fall"),
@@ -86,6 +86,85 @@ def test_a_move_the_rig_cannot_make_is_one_line_naming_it(kind, text, says):
     with pytest.raises(UserError) as e:
         check_jog(MECHS[kind], text)
     assert says in str(e.value) and "\n" not in str(e.value), str(e.value)
+
+
+@pytest.mark.parametrize("kind, text, says", [
+    # quarters that are not a whole number are named so, as typed, with the quarters a move can turn
+    ("flipper", "spin 1.5", "robot move 1 ('spin 1.5'): the quarters must be a whole number: -2, -1, +1 or "
+                            "+2, not '1.5'; on a flipper rig for example: flip,"),
+    ("flipper", "spin one", "the quarters must be a whole number: -2, -1, +1 or +2, not 'one'"),
+    ("flipper", "spin ++1", "the quarters must be a whole number: -2, -1, +1 or +2, not '++1'"),
+    ("flipper", "close cover, turn 1.5", "robot move 2 ('turn 1.5'): the quarters must be a whole number"),
+    ("flipper", "turn One", "not 'One'"),
+    ("flipper", "spin \u22121", "the quarters must be a whole number: -2, -1, +1 or +2, not '\u22121'"),
+    ("two-gripper", "rotate D 1.5", "robot move 1 ('rotate D 1.5'): the quarters must be a whole number: "
+                                    "-2, -1, +1 or +2, not '1.5'"),
+    ("two-gripper", "rotate D one", "not 'one'"),
+    ("two-gripper", "rotate D ++1", "not '++1'"),
+    # whole numbers a move cannot turn, small or huge
+    ("flipper", "spin 0", "the turntable turns 1 or 2 quarters either way, not 0: write -2, -1, +1 or +2"),
+    ("two-gripper", "rotate L -3", "a gripper turns 1 or 2 quarters either way, not -3: write -2, -1, +1 or"),
+    ("two-gripper", "rotate D 123456789012345", "123456789012... quarter turns: a move turns 1 or 2 quarters "
+                                                "either way: -2, -1, +1 or +2"),
+    # missing quarters or part, a sign apart from its number
+    ("flipper", "spin", "robot move 1 ('spin'): 'spin' needs quarter turns, -2, -1, +1 or +2, e.g. "
+                        "'spin +1'"),
+    ("flipper", "Turn", "'Turn' needs quarter turns, -2, -1, +1 or +2, e.g. 'Turn +1'"),
+    ("flipper", "spin + 1", "the sign goes against the number: '+1', not '+ 1'"),
+    ("two-gripper", "rotate D", "'rotate D' needs quarter turns, -2, -1, +1 or +2, e.g. 'rotate D +1'"),
+    ("two-gripper", "open", "robot move 1 ('open'): 'open' needs a gripper, D or L: write 'open' and a "
+                            "gripper"),
+    ("two-gripper", "rotate 1", "'rotate' needs a gripper, D or L, before the quarters"),
+    # the user's words quoted as typed, not lower-cased, with what is allowed
+    ("two-gripper", "open grip_D", "robot move 1 ('open grip_D'): no gripper 'grip_D': the grippers are D "
+                                   "and L"),
+    ("two-gripper", "rotate x 1", "no gripper 'x': the grippers are D and L"),
+    ("two-gripper", "U", "robot move 1 ('U'): a two-gripper rig has no move 'U'; on a two-gripper rig for "
+                         "example: open D, rotate L +1, "),
+    ("two-gripper", "U", "rotate D 2 (its moves: open, close, rotate)"),
+    ("flipper", "Flap", "a flipper rig has no move 'Flap'; on a flipper rig for example: flip, spin +1, "
+                        "close cover, turn -1, open cover (its moves: flip, spin, turn, open, close)"),
+    ("flipper", "open grip_D", "a flipper rig opens only its cover, not 'grip_D': write 'open' or "
+                               "'open cover'"),
+    ("flipper", "close cover, close Lid", "robot move 2 ('close Lid'): a flipper rig closes only its cover, "
+                                          "not 'Lid'"),
+    ("flipper", "spin Cover 1", "'spin' names no part, not 'Cover': write 'spin' and quarter turns"),
+    # extra words, and empty moves between commas
+    ("flipper", "spin +1 Extra", "too many words: 'Extra' after 'spin +1'"),
+    ("flipper", "flip 1", "too many words: '1' after 'flip'"),
+    ("two-gripper", "open D L", "too many words: 'L' after 'open D'"),
+    ("two-gripper", "rotate D 1 2", "too many words: '2' after 'rotate D 1'"),
+    ("flipper", "close cover 1", "too many words: '1' after 'close cover'"),
+    ("flipper", "flip,", "robot move 2 (''): there is no move after the last comma: remove the extra"),
+    ("flipper", ",flip", "robot move 1 (''): there is no move before the first comma: remove the extra"),
+    ("flipper", "  ", "robot move 1 (''): there is no move: write one, or several separated by commas"),
+])
+def test_a_move_that_is_not_written_right_is_one_line_quoting_it_as_typed(kind, text, says):
+    """Each wrong robot move is named for what is wrong with it (not as the
+    rule it would break once misread), in the user's own words."""
+    with pytest.raises(UserError) as e:
+        check_jog(MECHS[kind], text)
+    message = str(e.value)
+    assert says in message and "\n" not in message, message
+    assert "the rig cannot make it" not in message and "nothing was moved" not in message, message
+
+
+@pytest.mark.parametrize("kind, text, actions", [
+    ("flipper", "FLIP, Spin +1, CLOSE Cover, Turn -1, open COVER, close, open",
+     ["flip", "spin +1", "close cover", "turn -1", "open cover", "close cover", "open cover"]),
+    ("flipper", "spin 01, spin -01", ["spin +1", "spin -1"]),
+    ("two-gripper", "OPEN d, Rotate l +1, close D, OPEN L, rotate L -1, Close l, rotate d 2",
+     ["open D", "rotate L +1", "close D", "open L", "rotate L -1", "close L", "rotate D +2"]),
+])
+def test_moves_are_read_in_any_case_and_with_or_without_a_sign(kind, text, actions):
+    assert [str(a) for a in check_jog(MECHS[kind], text).actions] == actions
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_example_in_messages_is_a_jog_the_rig_makes(kind):
+    """The example each message ends with must itself be accepted (the
+    two-gripper one rotated D while L's jaws lay across)."""
+    assert check_jog(MECHS[kind], EXAMPLES[kind]).actions
 
 
 @given(kind=st.sampled_from(KINDS), picks=st.lists(st.tuples(st.integers(0, 9), st.floats(0, 180)),
@@ -112,6 +191,11 @@ def test_servo_angles_are_checked_and_turned_into_the_pulses_that_hold_them(kind
     ("flipper", "servo cover 1e999", "from 0 to 180"),
     ("flipper", "servo cover ninety", "from 0 to 180"),
     ("flipper", "servo lid 90", "a flipper rig has the servos turntable, cover, flipper"),
+    ("flipper", "servo Lid 90", "servo angle 1 ('servo Lid 90'): no servo 'Lid': a flipper rig has the "
+                                "servos"),
+    ("flipper", "servo cover Ninety", "from 0 to 180 (the servo's range_deg), not 'Ninety'"),
+    ("flipper", "servo cover 90,", "servo angle 2 (''): there is no servo angle after the last comma"),
+    ("flipper", "servo cover 90,, servo cover 80", "there is no servo angle between two commas"),
     ("two-gripper", "servo cover 90", "a two-gripper rig has the servos grip_D, grip_L"),
     ("flipper", "servo cover", "a servo angle is 'servo NAME DEGREES', e.g. 'servo cover 95'"),
     ("flipper", "servo 90, flip", "a servo angle is 'servo NAME DEGREES'"),

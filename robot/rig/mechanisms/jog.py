@@ -34,11 +34,9 @@ MAX_JOG_TEXT = 1000
 
 EXAMPLES = {
     "flipper": "flip, spin +1, close cover, turn -1, open cover",
-    "two-gripper": "open D, rotate L +1, close D, rotate D 2",
+    "two-gripper": "open D, rotate L +1, close D, open L, rotate L -1, close L, rotate D 2",
 }
 """An example of each kind's robot moves, for messages."""
-WORDS = {"flipper": ("flip", "spin", "turn", "open", "close"), "two-gripper": ("open", "close", "rotate")}
-"""The kinds of robot move each kind of rig makes."""
 
 
 SERVO_EXAMPLE = {"flipper": "servo cover 95", "two-gripper": "servo grip_D 45"}
@@ -73,22 +71,121 @@ class Jog:
     layer_turns: int
 
 
-def parse_move(text: str) -> Action:
-    """One robot move as people write it and the journal does: a kind, the
-    part when there are several (``cover``, ``D``, ``L``) and quarter turns
-    with or without a sign (``spin 1``, ``rotate D -2``)."""
+QUARTERS = (-2, -1, 1, 2)
+"""The quarter turns one robot move makes, on either kind of rig."""
+QUARTERS_TEXT = "-2, -1, +1 or +2"
+
+
+@dataclass(frozen=True)
+class _Form:
+    """How one kind of robot move is written: the parts it may name (the
+    first is the one meant when none is named, if naming one is optional),
+    whether it must name one, whether it takes quarter turns, and how to
+    write it, for messages."""
+
+    parts: tuple[str, ...]
+    part_needed: bool
+    quarters: bool
+    usage: str
+
+
+FORMS: dict[str, dict[str, _Form]] = {
+    "flipper": {
+        "flip": _Form((), False, False, "'flip' alone"),
+        "spin": _Form((), False, True, "'spin' and quarter turns, e.g. 'spin +1'"),
+        "turn": _Form((), False, True, "'turn' and quarter turns, e.g. 'turn -1'"),
+        "open": _Form(("cover",), False, False, "'open' or 'open cover'"),
+        "close": _Form(("cover",), False, False, "'close' or 'close cover'"),
+    },
+    "two-gripper": {
+        "open": _Form(GRIPPERS, True, False, "'open' and a gripper, e.g. 'open D'"),
+        "close": _Form(GRIPPERS, True, False, "'close' and a gripper, e.g. 'close D'"),
+        "rotate": _Form(GRIPPERS, True, True, "'rotate', a gripper and quarter turns, e.g. 'rotate D -1'"),
+    },
+}
+"""How each kind of rig's robot moves are written."""
+WORDS = {kind: tuple(forms) for kind, forms in FORMS.items()}
+"""The kinds of robot move each kind of rig makes."""
+TURNS = {"flipper": "the turntable", "two-gripper": "a gripper"}
+"""What turns by quarters on each kind of rig, for messages."""
+SERVO_AMONG_MOVES = ("servo angles are set on their own, not among robot moves (after an angle the rig is in "
+                     "no state its rules know)")
+
+
+class NoSuchMove(ValueError):
+    """A robot move of a kind the rig does not make."""
+
+
+def _is_count(word: str) -> bool:
+    """Whether ``word`` was meant as quarter turns (a number, right or wrong)."""
+    return word in ("+", "-") or any(c.isdigit() for c in word)
+
+
+def _shown(word: str) -> str:
+    """A word typed by the user, quoted as typed (cut short if very long)."""
+    return repr(word if len(word) <= 20 else word[:20] + "...")
+
+
+def parse_move(text: str, kind: str) -> Action:
+    """One robot move of a ``kind`` rig as people write it and the journal
+    does: a kind, the part when there are several (``cover``, ``D``, ``L``)
+    and quarter turns with or without a sign (``spin 1``, ``rotate D -2``).
+    Words match in any case. A :class:`ValueError` names what is wrong,
+    quoting the words as typed; the quarters' value is checked here, the
+    rest of the rig's rules by the mechanism."""
+    forms = FORMS.get(kind, {})
     words = text.split()
-    if not words or len(words) > 3:
-        raise ValueError("a robot move is a kind, maybe a part and quarter turns")
+    if not words:
+        raise ValueError("there is no move here")
+    head, rest = words[0], words[1:]
+    if head.lower() == "servo":
+        raise ValueError(SERVO_AMONG_MOVES)
+    form = forms.get(head.lower())
+    if form is None:
+        raise NoSuchMove(f"a {kind} rig has no move {_shown(head)}")
+    part = form.parts[0] if form.parts and not form.part_needed else ""
+    if form.part_needed or (form.parts and rest and not _is_count(rest[0])):
+        parts = {p.lower(): p for p in form.parts}
+        if not rest:
+            raise ValueError(f"{_shown(head)} needs a gripper, {' or '.join(form.parts)}: write {form.usage}")
+        if rest[0].lower() in parts:
+            part = parts[rest.pop(0).lower()]
+        elif not form.part_needed:
+            raise ValueError(f"a {kind} rig {head.lower()}s only its {part}, not {_shown(rest[0])}: write "
+                             f"{form.usage}")
+        elif form.quarters and _is_count(rest[0]):
+            raise ValueError(f"{_shown(head)} needs a gripper, {' or '.join(form.parts)}, before the "
+                             f"quarters: write {form.usage}")
+        else:
+            raise ValueError(f"no gripper {_shown(rest[0])}: the grippers are {' and '.join(form.parts)}; "
+                             f"write {form.usage}")
     quarters = 0
-    if re.fullmatch(r"[+-]?[0-9]+", words[-1]):
-        if len(words[-1].lstrip("+-")) > 2:
-            raise ValueError(f"{words[-1][:12]} quarter turns: a move turns 1 or 2 quarters either way")
-        quarters = int(words.pop())
-    if len(words) > 2:
-        raise ValueError("a robot move is a kind, maybe a part and quarter turns")
-    part = words[1] if len(words) > 1 else ""
-    return Action(words[0].lower(), part.upper() if len(part) == 1 else part.lower(), quarters)
+    if form.quarters:
+        said = " ".join(words[: len(words) - len(rest)])
+        if not rest:
+            raise ValueError(f"{_shown(said)} needs quarter turns, {QUARTERS_TEXT}, e.g. "
+                             f"{_shown(said + ' +1')}")
+        if rest[0] in ("+", "-") and len(rest) > 1:
+            raise ValueError(f"the sign goes against the number: {_shown(rest[0] + rest[1])}, not "
+                             f"{_shown(rest[0] + ' ' + rest[1])}")
+        if len(rest) > 1 and not _is_count(rest[0]) and _is_count(rest[1]):
+            raise ValueError(f"{_shown(head)} names no part, not {_shown(rest[0])}: write {form.usage}")
+        q = rest.pop(0)
+        if not re.fullmatch(r"[+-]?[0-9]+", q):
+            raise ValueError(f"the quarters must be a whole number: {QUARTERS_TEXT}, not {_shown(q)}")
+        if len(q.lstrip("+-")) > 2:
+            raise ValueError(f"{q[:12]}{'...' if len(q) > 12 else ''} quarter turns: a move turns 1 or 2 "
+                             f"quarters either way: {QUARTERS_TEXT}")
+        quarters = int(q)
+        if quarters not in QUARTERS:
+            raise ValueError(f"{TURNS.get(kind, 'a move')} turns 1 or 2 quarters either way, not {q}: write "
+                             f"{QUARTERS_TEXT}")
+    if rest:
+        said = " ".join(words[: len(words) - len(rest)])
+        raise ValueError(f"too many words: {_shown(' '.join(rest))} after {_shown(said)}; a robot move is a "
+                         f"kind, maybe a part and quarter turns: write {form.usage}, and put a comma between "
+                         "moves")
+    return Action(head.lower(), part, quarters)
 
 
 def check_any_jog(config: Config, mech: Mechanism, text: str) -> Jog | ServoJog:
@@ -114,16 +211,18 @@ def check_servo_jog(config: Config, text: str) -> ServoJog:
     for n, piece in enumerate(pieces, 1):
         where = f"servo angle {n} ({piece[:30]!r})"
         words = piece.split()
-        if not words or words[0].lower() != "servo":
-            raise UserError(f"{where}: servo angles are set on their own, not among robot moves (after an "
-                            "angle the rig is in no state its rules know); send the robot moves as a jog of "
-                            "their own")
+        if not words:
+            raise UserError(f"{where}: {_empty(n, len(pieces), 'servo angle')}; e.g. "
+                            f"{SERVO_EXAMPLE.get(kind)!r}")
+        if words[0].lower() != "servo":
+            raise UserError(f"{where}: {SERVO_AMONG_MOVES}; send the robot moves as a jog of their own")
         if len(words) != 3:
             raise UserError(f"{where}: a servo angle is 'servo NAME DEGREES', e.g. "
                             f"{SERVO_EXAMPLE.get(kind)!r}")
         name = names.get(words[1].lower())
         if name is None:
-            raise UserError(f"{where}: a {kind} rig has the servos {', '.join(config.servos)}")
+            raise UserError(f"{where}: no servo {_shown(words[1])}: a {kind} rig has the servos "
+                            f"{', '.join(config.servos)}")
         sc = config.servos[name]
         try:
             deg = float(words[2].removesuffix("°"))
@@ -131,7 +230,7 @@ def check_servo_jog(config: Config, text: str) -> ServoJog:
             deg = math.nan
         if not math.isfinite(deg) or not 0.0 <= deg <= sc.range_deg:
             raise UserError(f"{where}: the angle must be a number of degrees from 0 to {sc.range_deg:g} "
-                            f"(the servo's range_deg)")
+                            f"(the servo's range_deg), not {_shown(words[2])}")
         angles.append(ServoAngle(name, deg, sc.pulse_us(deg)))
     return ServoJog(tuple(angles))
 
@@ -151,17 +250,16 @@ def check_jog(mech: Mechanism, text: str) -> Jog:
     states: list[State] = []
     for n, piece in enumerate(pieces, 1):
         where = f"robot move {n} ({piece[:30]!r})"
+        if not piece:
+            raise UserError(f"{where}: {_empty(n, len(pieces), 'move')}; on a {mech.kind} rig for example: "
+                            f"{example}")
         try:
-            action = parse_move(piece)
-            if action.kind == "servo":
-                raise ValueError("servo angles are set on their own, not among robot moves (after an angle "
-                                 "the rig is in no state its rules know)")
-            if action.kind not in WORDS.get(mech.kind, ()):
-                raise ValueError(f"a {mech.kind} rig has no move {action.kind!r}")
+            action = parse_move(piece, mech.kind)
+        except NoSuchMove as e:
+            raise UserError(f"{where}: {e}; on a {mech.kind} rig for example: {example} (its moves: "
+                            f"{', '.join(WORDS.get(mech.kind, ()))})") from None
         except ValueError as e:
             raise UserError(f"{where}: {e}; on a {mech.kind} rig for example: {example}") from None
-        if mech.kind == "flipper" and action.kind in ("open", "close") and not action.part:
-            action = Action(action.kind, "cover")  # the flipper's one part that opens
         try:
             out = mech.apply(state, action)
             if action not in mech.actions(state):  # a part the rig does not have, say
@@ -180,6 +278,15 @@ def check_jog(mech: Mechanism, text: str) -> Jog:
                             "next job needs them square (the stepper has no home), so end with another "
                             "odd rotation of it; nothing was moved")
     return Jog(tuple(actions), tuple(states), layers)
+
+
+def _empty(n: int, of: int, what: str) -> str:
+    """Why item ``n`` of ``of`` (separated by commas) is empty: no ``what`` there."""
+    if of == 1:
+        return f"there is no {what}: write one, or several separated by commas"
+    where = ("before the first comma" if n == 1 else "after the last comma" if n == of
+             else "between two commas")
+    return f"there is no {what} {where}: remove the extra comma"
 
 
 def _after(actions: list[Action]) -> str:

@@ -7,7 +7,7 @@ import { getJSON, post } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 const EXAMPLES = { flipper: "flip, spin +1, close cover, turn -1, open cover",
-                   "two-gripper": "open D, rotate L +1, close D, rotate D 2" };
+                   "two-gripper": "open D, rotate L +1, close D, open L, rotate L -1, close L, rotate D 2" };
 const SERVO_EXAMPLES = { flipper: "servo cover 95", "two-gripper": "servo grip_D 45" };
 const jog = { last: null, busy: false };
 
