@@ -14,7 +14,7 @@ import os
 import stat
 import tomllib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -134,7 +134,38 @@ class ServoConfig:
 DEFAULT_SERVO_ANGLES = {"home_deg": 90.0, "open_deg": 60.0, "closed_deg": 100.0, "rest_deg": 10.0,
                         "flip_deg": 80.0}
 DEFAULT_SERVO_ANGLES_GRIP = {"open_deg": 40.0, "closed_deg": 90.0}
-DEFAULT_SERVO_PINS = {"turntable": 9, "cover": 10, "flipper": 11, "grip_D": 9, "grip_L": 10}
+
+UNO_DIR_PINS = (8, 9, 10, 11, 12, 14)
+"""The Arduino Uno's DIR pin of each motor 0 .. 5 (A0 is pin 14; firmware/cuberobot/pins.h)."""
+MEGA_DIR_PINS = (37, 36, 35, 34, 33, 32)
+"""The Mega 2560's. The config does not know the board (the rig says it only
+at HELLO), so a servo's ``pin`` may be either board's pin for it."""
+DRIVEN_FACES = {"six-motor": FACES, "flipper": "", "two-gripper": "DL"}
+"""The faces whose ``[motors.X]`` stepper each kind turns (the others' tables are not used)."""
+
+
+def servo_motor(kind: str, servo: str) -> int:
+    """The motor whose DIR pin carries servo ``servo``'s pulses: the firmware
+    drives servo i (its place in ``SERVOS[kind]``) on motor i + 1's DIR pin
+    (firmware/cuberobot/hal.h), which that motor then cannot step on."""
+    return list(SERVOS[kind]).index(servo) + 1
+
+
+DEFAULT_SERVO_PINS = {name: UNO_DIR_PINS[servo_motor(kind, name)] for kind in SERVOS for name in SERVOS[kind]}
+"""turntable 9, cover 10, flipper 11; grip_D 9, grip_L 10: the only pins the firmware drives them on (Uno)."""
+SERVO_MIN_US, SERVO_MAX_US = 400, 2600
+"""The pulse limits the firmware takes in CONFIG_SERVO (servo.h CR_SERVO_MIN_US and
+CR_SERVO_MAX_US; the virtual rig's SERVO_MIN_US and SERVO_MAX_US)."""
+MAX_SERVO_TRAVEL_MS = 10_000
+"""The longest travel one SERVO command may wait (the firmware's CR_MAX_TRAVEL_MS,
+app.cpp; the virtual rig's MAX_TRAVEL_MS)."""
+MIN_SERVO_SWING_DEG = 10.0
+"""How far apart a servo's two named positions (open/closed, rest/flip) must
+be. A hobby servo holds an angle only to within its dead band and the horn's
+play (a degree or two; the virtual rig tells positions apart within 2 degrees
+either way, robot/sim/mechanisms.py TOLERANCE_DEG), and a jaw, cover or
+flipper that moves less than 10 degrees cannot clear or grip a cube's layer;
+so two angles closer than that are a typing mistake, not a mechanism."""
 
 
 TURN_KINDS = ("quarter", "half")
@@ -582,7 +613,7 @@ def parse_config(text: str, path: Path | None = None) -> Config:
             t.fail(t.key("port"), "expected a serial port (e.g. /dev/ttyACM0, COM3, a pty path or sim://)")
         t.done()
 
-    motors = _read_motors(top.sub("motors"), name)
+    motors = _read_motors(top.sub("motors"), rig.kind)
     servos = _read_servos(top.sub("servos"), rig.kind, name)
     cube = _read_cube(top.sub("cube"), rig)
 
@@ -599,6 +630,11 @@ def parse_config(text: str, path: Path | None = None) -> Config:
             search_ms=t.integer("search_ms", solver.search_ms, 0, MAX_SEARCH_MS),
         )
         t.done()
+        if solver.method == "cfop" and rig.kind != "six-motor":
+            # as `start --method cfop` is refused there (robot/cli/commands/start.py)
+            t.fail(t.key("method"), f"\"cfop\" is for a six-motor rig: a {rig.kind} rig solves with "
+                                    "two-phase and turns the plan its own robot moves make fastest; remove "
+                                    "method or set it to \"two-phase\"")
 
     start = StartConfig()
     if (t := top.sub("start")) is not None:
@@ -630,9 +666,10 @@ def parse_config(text: str, path: Path | None = None) -> Config:
 
 def _read_servos(t: _Table | None, kind: str, file: str) -> dict[str, ServoConfig]:
     """``[servos.NAME]``: each servo the rig's kind has, defaults for a
-    missing one, every angle inside its range and every pulse a hobby servo
-    takes. A six-motor rig has none, so a ``[servos]`` table there is a
-    mistake in ``[rig] kind`` more likely than a leftover."""
+    missing one, every angle inside its range, every pulse the firmware
+    takes and every travel one SERVO command may wait. A six-motor rig has
+    none, so a ``[servos]`` table there is a mistake in ``[rig] kind`` more
+    likely than a leftover."""
     names = SERVOS.get(kind)
     if names is None:
         if t is not None:
@@ -650,39 +687,62 @@ def _read_servos(t: _Table | None, kind: str, file: str) -> dict[str, ServoConfi
             continue
         sc = ServoConfig(
             name=servo,
-            pin=m.integer("pin", d.pin, 0, 19),
-            min_us=m.integer("min_us", d.min_us, 300, 3000),
-            max_us=m.integer("max_us", d.max_us, 300, 3000),
+            pin=m.integer("pin", d.pin, 0, 69),
+            min_us=m.integer("min_us", d.min_us, SERVO_MIN_US, SERVO_MAX_US),
+            max_us=m.integer("max_us", d.max_us, SERVO_MIN_US, SERVO_MAX_US),
             range_deg=m.number("range_deg", d.range_deg, 90.0, 360.0),
             s_per_60deg=m.number("s_per_60deg", d.s_per_60deg, 0.01, 2.0),
             settle_ms=m.integer("settle_ms", d.settle_ms, 0, 2000),
             angles=tuple((k, m.number(k, defaults[k], 0.0, 360.0)) for k in angle_keys),
         )
         m.done()
-        if sc.min_us >= sc.max_us:
-            m.fail(m.key("max_us"), f"expected more than min_us ({sc.min_us}), got {sc.max_us}")
-        for k, v in sc.angles:
-            if v > sc.range_deg:
-                m.fail(m.key(k), f"{v:g} degrees is outside the servo's range_deg ({sc.range_deg:g}); "
-                                 "lower it or raise range_deg")
-        if servo == "turntable":
-            home = sc.angle("home_deg")
-            if home < 90.0 - 1e-9 or home + 90.0 > sc.range_deg + 1e-9:
-                m.fail(m.key("home_deg"), f"the turntable must reach a quarter turn either way from "
-                                          f"home_deg ({home:g}); expected 90 to {sc.range_deg - 90:g}")
-        for a, b in (("open_deg", "closed_deg"), ("rest_deg", "flip_deg")):
-            if a in dict(sc.angles) and abs(sc.angle(a) - sc.angle(b)) < 1.0:
-                m.fail(m.key(b), f"{b} must differ from {a} (both {sc.angle(a):g})")
+        _check_servo(m, kind, sc)
         out[servo] = sc
     if t is not None:
         t.done(tuple(names))
-        pins: dict[int, str] = {}
-        for sc in out.values():
-            if sc.pin in pins:
-                t.fail(f"servos.{sc.name}.pin", f"pin {sc.pin} is already used by servo {pins[sc.pin]} "
-                                                "(each servo needs its own pin)")
-            pins[sc.pin] = sc.name
     return out
+
+
+def _check_servo(m: _Table, kind: str, sc: ServoConfig) -> None:
+    """What one servo's keys must agree on, each refused in one line naming the key."""
+    motor = servo_motor(kind, sc.name)
+    if sc.pin not in (UNO_DIR_PINS[motor], MEGA_DIR_PINS[motor]):
+        # the wire carries no pin: the firmware drives servo i on motor i + 1's DIR pin
+        pin = DEFAULT_SERVO_PINS[sc.name]
+        other = [n for n in SERVOS[kind] if sc.pin in (UNO_DIR_PINS[servo_motor(kind, n)],
+                                                       MEGA_DIR_PINS[servo_motor(kind, n)])]
+        taken = f"pin {sc.pin} is already used by servo {other[0]}: " if other else ""
+        m.fail(m.key("pin"), f"{taken}the firmware drives servo {sc.name} on pin {pin} of an Uno (motor "
+                             f"{motor}'s DIR pin; {MEGA_DIR_PINS[motor]} on a Mega), not {sc.pin}; wire its "
+                             f"signal there and set pin = {pin} (or {MEGA_DIR_PINS[motor]}), or leave pin "
+                             "out")
+    if sc.min_us >= sc.max_us:
+        m.fail(m.key("max_us"), f"expected more than min_us ({sc.min_us}), got {sc.max_us}")
+    if sc.name == "turntable" and sc.range_deg < 180.0:
+        m.fail(m.key("range_deg"), f"a turntable of {sc.range_deg:g} degrees cannot reach a quarter turn "
+                                   "either way from any home_deg; it needs a servo of at least 180 degrees "
+                                   "(range_deg = 180)")
+    for k, v in sc.angles:
+        if v > sc.range_deg:
+            m.fail(m.key(k), f"{v:g} degrees is outside the servo's range_deg ({sc.range_deg:g}); "
+                             "lower it or raise range_deg")
+    if sc.name == "turntable":
+        home = sc.angle("home_deg")
+        if home < 90.0 - 1e-9 or home + 90.0 > sc.range_deg + 1e-9:
+            m.fail(m.key("home_deg"), f"the turntable must reach a quarter turn either way from "
+                                      f"home_deg ({home:g}); expected 90 to {sc.range_deg - 90:g}")
+    for a, b in (("open_deg", "closed_deg"), ("rest_deg", "flip_deg")):
+        if a in dict(sc.angles) and abs(sc.angle(a) - sc.angle(b)) < MIN_SERVO_SWING_DEG:
+            m.fail(m.key(b), f"{b} ({sc.angle(b):g}) must be at least {MIN_SERVO_SWING_DEG:g} degrees from "
+                             f"{a} ({sc.angle(a):g}); measure both with `cuberobot jog \"servo {sc.name} "
+                             "DEGREES\"`")
+    # a jog's SERVO waits the travel of the whole range: the longest any command waits
+    travel_ms = round(sc.travel_s(sc.range_deg) * 1000)
+    if travel_ms > MAX_SERVO_TRAVEL_MS:
+        m.fail(m.key("s_per_60deg"), f"range_deg ({sc.range_deg:g}) at s_per_60deg ({sc.s_per_60deg:g}) "
+                                     f"plus settle_ms ({sc.settle_ms}) is a travel of {travel_ms} ms; the "
+                                     f"rig waits at most {MAX_SERVO_TRAVEL_MS} ms for one servo command, so "
+                                     "lower s_per_60deg, range_deg or settle_ms")
 
 
 def _read_cube(t: _Table | None, rig: RigConfig) -> CubeConfig:
@@ -709,7 +769,11 @@ def _looks_like_a_path(profile: str) -> bool:
     return profile.endswith(".json") or "/" in profile or "\\" in profile
 
 
-def _read_motors(t: _Table | None, name: str) -> dict[str, MotorConfig]:
+def _read_motors(t: _Table | None, kind: str) -> dict[str, MotorConfig]:
+    """``[motors.X]``: each face's stepper. Only the faces the kind drives
+    (:data:`DRIVEN_FACES`) need their own motor, one whose DIR pin carries no
+    servo; the others keep a motor number each (a free one where theirs is
+    taken), since the firmware is sent a profile for every motor 0 .. 5."""
     motors: dict[str, MotorConfig] = {}
     for i, face in enumerate(FACES):
         m = t.sub(face) if t is not None else None
@@ -745,14 +809,36 @@ def _read_motors(t: _Table | None, name: str) -> dict[str, MotorConfig]:
             m.fail(m.key("start_speed"), f"expected at most max_speed ({mc.max_speed:g}), got "
                                          f"{mc.start_speed:g}")
         motors[face] = mc
-    if t is not None:
-        t.done(tuple(FACES))
-        used: dict[int, str] = {}
-        for face, mc in motors.items():
-            if mc.motor in used:
-                t.fail(f"motors.{face}.motor", f"motor {mc.motor} is already used by face {used[mc.motor]}"
-                                               " (each face needs its own motor 0-5)")
-            used[mc.motor] = face
+    if t is None:
+        return motors  # the defaults suit every kind
+    t.done(tuple(FACES))
+    driven = DRIVEN_FACES[kind]
+    servo_on = {servo_motor(kind, s): s for s in SERVOS.get(kind, {})}
+    used: dict[int, str] = {}
+    for face in driven:
+        mc = motors[face]
+        key = f"motors.{face}.motor"
+        if mc.motor in servo_on:
+            free = [str(i) for i in range(6) if i not in servo_on]
+            t.fail(key, f"motor {mc.motor}'s DIR pin (D{UNO_DIR_PINS[mc.motor]} on an Uno) carries servo "
+                        f"{servo_on[mc.motor]}'s pulses on a {kind} rig, so the firmware will not step it; "
+                        f"use motor {', '.join(free[:-1])} or {free[-1]}")
+        if mc.motor in used:
+            where = "each face" if kind == "six-motor" else f"each gripper of a {kind} rig"
+            t.fail(key, f"motor {mc.motor} is already used by face {used[mc.motor]} ({where} needs its own "
+                        "motor 0-5)")
+        used[mc.motor] = face
+    # The faces the kind does not drive: theirs where it is free, else a free one.
+    later = []
+    for face in FACES:
+        if face not in driven:
+            if motors[face].motor in used:
+                later.append(face)
+            else:
+                used[motors[face].motor] = face
+    free_motors = iter(i for i in range(6) if i not in used)
+    for face in later:
+        motors[face] = replace(motors[face], motor=next(free_motors))
     return motors
 
 
