@@ -148,3 +148,25 @@ def test_the_method_and_metric_are_disabled_where_the_rig_ignores_them(browser, 
         else:
             assert d[choice]["disabled"] and f"a {kind} rig" in d[choice]["title"], d
             assert "do not apply" in d[choice]["title"], d
+
+
+def test_scan_only_from_the_page_on_a_flipper(browser, tmp_path):
+    """The page's Scan only, enabled on a flipper rig: the rig shows its one
+    camera the six faces and the page says what it read."""
+    from solver import random_cube
+
+    cfg = load_config(ROOT / "config" / "examples" / "flipper.toml")
+    with panel_server(tmp_path, cfg=cfg, speed="max") as (base, panel, _):
+        browser.get(base)
+        WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "state").text == "idle")
+        button = browser.find_element(By.ID, "scan")
+        assert button.is_enabled()
+        browser.execute_script(LISTEN_JS)
+        time.sleep(0.3)  # the stream is open before the scan starts
+        button.click()
+        WebDriverWait(browser, 120).until(
+            lambda d: browser.execute_script(DRAWN_JS)["finished"] == ["scanned"])
+        WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "state").get_attribute(
+            "data-state") == "done")
+        read = random_cube(int(panel.engine.seed)).to_facelets()  # the virtual rig's cube
+        assert read in browser.find_element(By.ID, "message").text

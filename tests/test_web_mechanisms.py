@@ -101,8 +101,6 @@ def test_the_panel_runs_a_mechanism_from_start_to_solved(kind, tmp_path):
         client = Client(base)
         status, body, _ = client.get("/api/status")
         assert body["rig"]["connected"] and body["rig"]["kind"] == kind
-        status, body, _ = client.post("/api/scan", {})
-        assert status == 400 and "Start" in body["error"]["message"]
         assert client.post("/api/start", {"seed": 10})[0] == 202
         events = client.events(lambda e: e["kind"] == "finished")
         assert events[-1]["status"] == "solved" and events[-1]["state"] == "done", events[-1]
@@ -125,6 +123,25 @@ def test_the_panel_runs_a_mechanism_from_start_to_solved(kind, tmp_path):
         assert last["status"] == "solved" and last["confirmed"] and last["turns"] == len(turns), last
         assert any(p.startswith("scan-") for p in last["pictures"])
         assert any(p.startswith("confirm-") for p in last["pictures"])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_scan_only_on_the_panel_has_the_rig_show_the_camera_each_face(kind, tmp_path):
+    """The panel's Scan only on these kinds, as `cuberobot scan`: homed, the
+    six faces shown by whole-cube moves only, the cube read, no layer turned."""
+    from solver import random_cube
+
+    with panel_server(tmp_path, cfg=config(kind), speed="max") as (base, panel, _):
+        client = Client(base)
+        assert client.post("/api/scan", {"seed": 4})[0] == 202
+        events = client.events(lambda e: e["kind"] == "finished")
+        assert events[-1]["status"] == "scanned" and events[-1]["state"] == "done", events[-1]
+        moves = [e for e in events if e["kind"] == "scan-move"]
+        assert moves and not any("move" in e for e in moves)  # whole-cube moves: no layer turned
+        assert not any(e["kind"] in ("solution", "turn-done") for e in events)
+        status, body, _ = client.get("/api/status")
+        assert body["result"] == "scanned" and body["turns"] == 0
+        assert body["facelets"] == random_cube(4).to_facelets()  # the virtual rig's cube, read right
 
 
 @pytest.mark.parametrize("emergency", [False, True], ids=["stop", "estop"])

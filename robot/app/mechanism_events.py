@@ -309,7 +309,9 @@ class MechanismEvents:
                       "stopped before turning anything", status="scan-doubtful")
             return
         total = round(time.monotonic() - self.t0, 3)
-        if run.status == "solved":
+        if run.status == "scanned":  # a scan only (the panel's Scan only), read and sure
+            self.emit("finished", "done", f"scanned {run.facelets}", status="scanned", facelets=run.facelets)
+        elif run.status == "solved":
             self.emit("finished", "done", "solved", status="solved", total_s=total)
         elif run.status == "already-solved":
             self.emit("finished", "done", "the cube is already solved: no layer turns",

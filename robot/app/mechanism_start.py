@@ -192,6 +192,7 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube
     run.scan_correct = scanned.facelets == cube.to_facelets() if sim_state is not None else None
     if scan_only:
         run.status = "scanned" if scanned.ok else "scan-doubtful"
+        ev.ended(run)
         return run
     if not scanned.ok:
         run.status = "scan-doubtful"
@@ -253,10 +254,13 @@ class MechanismEngine:
     def __init__(self, cfg: Config, face: Face, *, port: str | None = None,
                  state_dir: str | Path | None = None, seed: int | None = None, started_by: str = "auto",
                  out: Callable[[str], None] = log.info, firmware: str | None = None,
-                 sim_view: str | None = None, paced: bool = True):
+                 sim_view: str | None = None, paced: bool = True, scan_only: bool = False):
         """``paced``: a ``sim://`` rig's moves wait as its ``?speed=`` says (the
-        panel, where a person watches); False: no waiting (the terminal)."""
+        panel, where a person watches); False: no waiting (the terminal).
+        ``scan_only``: home, have the rig show the camera each face, read the
+        cube and stop there (the panel's Scan only, as `cuberobot scan`)."""
         self.cfg, self.port, self.state_dir, self.out = cfg, port, state_dir, out
+        self.scan_only = scan_only
         self.firmware, self.sim_view = firmware, sim_view
         self.seed = random.SystemRandom().randrange(2**31) if seed is None else seed
         pace = pace_of(port or cfg.rig.port) if paced and firmware is None else None
@@ -289,7 +293,7 @@ class MechanismEngine:
         try:
             return run_mechanism_start(self.cfg, port=self.port, seed=self.seed, state_dir=self.state_dir,
                                        firmware=self.firmware, sim_view=self.sim_view, out=self.out,
-                                       events=ev, run=run)
+                                       events=ev, run=run, scan_only=self.scan_only)
         except Stopped as e:
             ev.emit("finished", "stopped", str(e), status="stopped", estop=e.estop)
             run.status, message = "stopped", str(e)

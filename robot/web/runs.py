@@ -199,8 +199,6 @@ class Panel:
             cfg = replace(cfg, solver=replace(cfg.solver, method=method))
         if metric is not None:
             cfg = replace(cfg, solver=replace(cfg.solver, metric=metric))
-        if self.mechanism and scan_only:
-            raise UserError(f"a {cfg.rig.kind} rig scans as part of a run only: press Start")
         with self.lock:
             self.check_free()
             engine: Engine | MechanismEngine
@@ -208,7 +206,8 @@ class Panel:
                 from ..app.mechanism_start import MechanismEngine
 
                 engine = MechanismEngine(cfg, Face(), port=self.options.rig_port, seed=seed, started_by=by,
-                                         state_dir=self.options.state_dir, firmware=self.options.firmware)
+                                         state_dir=self.options.state_dir, firmware=self.options.firmware,
+                                         scan_only=scan_only)
             else:
                 engine = Engine(cfg, Face(), state_dir=self.options.state_dir, seed=seed, no_wait=True,
                                 scan_only=scan_only, sim_lighting=self.options.sim_lighting, started_by=by)

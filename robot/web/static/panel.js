@@ -161,7 +161,7 @@ function showState(state, status) {
   $("state").textContent = text;
   $("state").dataset.state = state;
   $("start").disabled = running;
-  $("scan").disabled = running || !!page.mechanism; // a rig that moves the cube scans within a run only
+  $("scan").disabled = running;
   $("stop").disabled = !running;
   setFixing(state === "needs_help");
   if (running && !page.timer) page.timer = setInterval(showTimes, 250);
