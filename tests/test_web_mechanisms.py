@@ -144,6 +144,28 @@ def test_scan_only_on_the_panel_has_the_rig_show_the_camera_each_face(kind, tmp_
         assert body["facelets"] == random_cube(4).to_facelets()  # the virtual rig's cube, read right
 
 
+def test_a_flippers_one_camera_grid_is_set_on_the_panel_and_used_by_the_next_scan(tmp_path):
+    """The one thing a one-camera rig calibrates: its sticker grid, dragged on
+    the page (POST /api/geometry), kept, and read through by Scan only."""
+    from solver import random_cube
+
+    with panel_server(tmp_path, cfg=config("flipper"), speed="max") as (base, panel, _):
+        client = Client(base)
+        (view,) = client.get("/api/geometry")[1]["views"]
+        assert [f["face"] for f in view["faces"]] == ["U"]  # the one slot the camera sees
+        status, jpg, _ = client.get(f"/api/geometry/{view['name']}.jpg")
+        assert status == 200 and jpg[:2] == b"\xff\xd8"
+        moved = [[x + 3, y - 2] for x, y in view["faces"][0]["corners"]]
+        status, body, _ = client.post("/api/geometry", {"views": {view["name"]: {"U": moved}}})
+        assert status == 200 and Path(body["path"]).exists(), body
+        (now,) = client.get("/api/geometry")[1]["views"]
+        assert now["faces"][0]["corners"] == moved
+        assert client.post("/api/scan", {"seed": 6})[0] == 202
+        events = client.events(lambda e: e["kind"] == "finished")
+        assert events[-1]["status"] == "scanned", events[-1]
+        assert client.get("/api/status")[1]["facelets"] == random_cube(6).to_facelets()
+
+
 @pytest.mark.parametrize("emergency", [False, True], ids=["stop", "estop"])
 def test_the_panel_stops_a_mechanism_run_between_robot_moves(tmp_path, emergency):
     with panel_server(tmp_path, cfg=config("flipper"), speed="4") as (base, panel, _):
