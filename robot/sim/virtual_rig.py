@@ -127,7 +127,7 @@ class Faults:
 
     ``disconnect:N``: the cable is pulled after N bytes have crossed it (both
     ways). ``reset:S``: the firmware restarts S seconds of rig time after the
-    first MOVE arrived. ``stall:F``: face F's motor never completes a move."""
+    first MOVE or SERVO arrived. ``stall:F``: face F's motor never completes a move."""
 
     drop: float = 0.0
     corrupt: float = 0.0
@@ -321,7 +321,7 @@ class VirtualRig:
         self.lock = threading.RLock()
         self.boots = 0
         self._resets = deque(self.faults.resets)
-        self._reset_base: int | None = None  # tick of the first MOVE: reset times count from it
+        self._reset_base: int | None = None  # tick of the first MOVE or SERVO: reset times count from it
         self.tick = 0
         self._conn: Connection | None = None
         self._boot(cause=1)
@@ -729,6 +729,8 @@ class VirtualRig:
             return P.Err(P.ErrorCode.QUEUE_FULL)
         self.queue.append(_ServoMove(msg.move_id, P.NO_MOTOR, 0, servo=msg))
         self.cut = False
+        if self._reset_base is None:  # a servo's travel is a move too: a flipper has no MOVE at all
+            self._reset_base = self.tick
         self._start_next(self.tick)
         return P.Ack(self._queue_free())
 

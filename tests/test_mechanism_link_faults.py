@@ -1,0 +1,75 @@
+"""Fault injection on a flipper's or two-gripper's line: `cuberobot start`
+against a sim-rig in its own process over a pty whose line drops and
+damages bytes, or whose firmware restarts mid-job (``--faults``, as the
+six-motor rig's link is tested in test_link_faults.py). Each layer is
+turned exactly as the journal's plan turns it, once; a run the line cannot
+finish says so in one line, and `resume` then says "state unknown" and
+moves nothing rather than guess where the cube is."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mechanism_soak import planned_turns
+
+from robot.rig.mechanisms.journal import MechanismJournal
+from robot.rig.mechanisms.orientation import HeldCube
+from robot.sim.pty_rig import SimRigProcess
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(kind: str, sim: SimRigProcess, state: Path, view: Path, *args: str) -> subprocess.CompletedProcess:
+    cfg = ROOT / "config" / "examples" / f"{kind}.toml"
+    return subprocess.run([sys.executable, "-m", "robot", *args, "--config", str(cfg), "--port", sim.port,
+                           "--state-dir", str(state)], capture_output=True, text=True, cwd=ROOT, timeout=600)
+
+
+def _rig(kind: str, seed: int, speed: str, faults: str, view: Path) -> SimRigProcess:
+    cfg = ROOT / "config" / "examples" / f"{kind}.toml"
+    return SimRigProcess("--config", str(cfg), "--scramble", str(seed), "--speed", speed, "--sim-view",
+                         str(view), "--faults", faults, "--seed", str(seed))
+
+
+@pytest.mark.parametrize("kind", ["flipper", "two-gripper"])
+def test_a_run_over_a_line_that_drops_and_damages_bytes_turns_each_layer_once(kind, tmp_path):
+    view, state, seed = tmp_path / "view", tmp_path / "state", 5
+    with _rig(kind, seed, "max", "drop:0.02,corrupt:0.02", view) as sim:
+        r = _run(kind, sim, state, view, "start", "--headless", "--seed", str(seed), "--sim-view", str(view))
+        counts = sim.counts()
+        truth = sim.state()
+    assert r.returncode == 0 and "confirmed solved" in r.stdout, (r.stdout, r.stderr[-2000:])
+    assert "Traceback" not in r.stderr
+    assert counts["fault"] is None, counts
+    made = [tuple(t) for t in counts["layer_turns"]]
+    assert made == planned_turns(kind, state)  # every layer the plan turns, once, in its order
+    assert HeldCube(truth).is_solved()
+    job = MechanismJournal(state).last()
+    assert job is not None and job.end == "done" and job.done == len(job.actions)
+
+
+def test_a_firmware_restart_mid_job_leaves_the_state_unknown_and_resume_moves_nothing(tmp_path):
+    """The reset lands about 25 s into the rig's clock at 4x: the scan
+    (about 5 s) and the solve (a few seconds of wall time, 4x on the rig's
+    clock) are over and the 30-second job is under way. A rig that restarted
+    may have let its servos go: where the cube is cannot be known."""
+    kind, view, state, seed = "flipper", tmp_path / "view", tmp_path / "state", 7
+    with _rig(kind, seed, "4", "reset:25", view) as sim:
+        r = _run(kind, sim, state, view, "start", "--headless", "--seed", str(seed), "--sim-view", str(view))
+        assert r.returncode == 1 and "was reset" in r.stderr, (r.stdout, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+        before = sim.counts()
+        job = MechanismJournal(state).last()
+        assert job is not None and job.end is None and 0 < job.done < len(job.actions), job
+        r = _run(kind, sim, state, view, "resume")
+        after = sim.counts()
+    assert r.returncode == 1 and "state unknown: scan again" in r.stdout + r.stderr, (r.stdout, r.stderr)
+    assert "Nothing was moved" in r.stdout + r.stderr
+    assert after["moves"] == before["moves"] and after["layer_turns"] == before["layer_turns"]
+    made = [tuple(t) for t in before["layer_turns"]]
+    plan = planned_turns(kind, state)
+    assert plan is not None and made == plan[:len(made)]  # nothing turned that the plan does not turn there
+    assert MechanismJournal(state).last().end == "state unknown: scan again"
