@@ -587,7 +587,8 @@ def register(sub: Registry) -> None:
     p.add_argument("--faults", default="", metavar="SPEC", type=text("--faults", 1000),
                    help="faults: drop:P and corrupt:P (probability per byte), disconnect:BYTES "
                         "(cable pulled after that many bytes), reset:S (firmware restart S seconds "
-                        "after the first motor or servo move), stall:FACE; e.g. drop:0.01,corrupt:0.01,reset:2.5")
+                        "after the first motor or servo move), stall:FACE; e.g. "
+                        "drop:0.01,corrupt:0.01,reset:2.5")
     p.add_argument("--config", metavar="FILE", type=path, help="set-up file for the rig's mechanics")
     p.add_argument("--state", metavar="FACELETS", help="the virtual cube's starting state")
     p.add_argument("--scramble", type=whole(0, MAX_SEED), metavar="SEED",
