@@ -421,8 +421,9 @@ class Panel:
         return self.thread is not None and self.thread.is_alive() and not self.status.ended
 
     def check_free(self) -> None:
-        """Under :attr:`lock`: :class:`Busy` while a run or a jog goes on
-        (web/jogging.py); a run that has finished is let end its thread first."""
+        """Under :attr:`lock`: :class:`Busy` while a run goes on or something
+        holds the rig (:meth:`holding`: a jog, a clear); a run that has finished
+        is let end its thread first."""
         if self.held_by is not None:
             raise Busy(f"{_HOLDERS[self.held_by]}: start again when it has ended")
         if self.thread is None or not self.thread.is_alive():
