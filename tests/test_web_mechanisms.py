@@ -166,6 +166,36 @@ def test_a_flippers_one_camera_grid_is_set_on_the_panel_and_used_by_the_next_sca
         assert client.get("/api/status")[1]["facelets"] == random_cube(6).to_facelets()
 
 
+def test_the_panel_answers_while_a_long_dry_run_is_planned(tmp_path):
+    """Planning and drawing a thousand-move dry run takes seconds: it is done
+    off the server's event loop, so the emergency stop, the status and the
+    event stream answer meanwhile (it froze them all before)."""
+    import threading
+
+    from solver import format_moves, random_scramble
+
+    moves = format_moves(random_scramble(1000, seed=3))
+    with panel_server(tmp_path, cfg=config("two-gripper"), speed="max") as (base, panel, _):
+        client = Client(base)
+        done = {}
+
+        def dry_run():
+            done["answer"] = Client(base).post("/api/dry-run", {"moves": moves, "speed": 1})
+            done["at"] = time.monotonic()
+
+        thread = threading.Thread(target=dry_run)
+        thread.start()
+        answered = []
+        while thread.is_alive():
+            assert client.get("/api/status")[0] == 200
+            answered.append(time.monotonic())
+        thread.join(timeout=120)
+        assert done["answer"][0] == 202, done["answer"]
+        # the status kept answering while the dry run was planned (a blocked loop answers once, after it)
+        assert sum(t < done["at"] for t in answered) >= 3, len(answered)
+        assert client.post("/api/stop", {})[0] == 200
+
+
 @pytest.mark.parametrize("emergency", [False, True], ids=["stop", "estop"])
 def test_the_panel_stops_a_mechanism_run_between_robot_moves(tmp_path, emergency):
     with panel_server(tmp_path, cfg=config("flipper"), speed="4") as (base, panel, _):

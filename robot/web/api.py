@@ -452,9 +452,9 @@ def build(panel: Panel) -> Starlette:
         if metric is not None and (scan_only or metric not in RIG_METRICS or method == "cfop"):
             raise ApiError(400, "bad-request", f"'metric' is for /api/start with two-phase, one of "
                            f"{', '.join(RIG_METRICS)}")
-        try:
-            run = panel.start(seed=None if seed is None else int(seed), scan_only=scan_only, method=method,
-                              metric=metric)
+        try:  # off the event loop: a start may wait for the last run's thread, and the stop must not
+            run = await run_in_threadpool(panel.start, seed=None if seed is None else int(seed),
+                                          scan_only=scan_only, method=method, metric=metric)
         except Busy as e:
             raise ApiError(409, "busy", str(e)) from None
         except UserError as e:
@@ -570,7 +570,8 @@ def build(panel: Panel) -> Starlette:
             cube_or_422(start_cube)
         try:
             check_moves(moves, "'moves'", MAX_DRY_RUN_MOVES)
-            run = panel.start_dry_run(moves, speed=f"{speed:g}", start=start_cube)
+            # off the event loop: planning and drawing a long dry run takes seconds; the stop cannot wait
+            run = await run_in_threadpool(panel.start_dry_run, moves, speed=f"{speed:g}", start=start_cube)
         except Busy as e:
             raise ApiError(409, "busy", str(e)) from None
         except (UserError, ValueError) as e:

@@ -235,6 +235,8 @@ class Panel:
         from ..rig.motion import estimate_s, plan
 
         cube = parse_facelets(start) if start else SOLVED_CUBE
+        with self.lock:
+            self.check_free()  # refused before the planning and drawing, which take seconds
         if self.mechanism:
             return self._start_mechanism_dry_run(moves, float(speed), cube)
         # the run's one plan, the moves checked before anything starts: drawn, estimated, turned
