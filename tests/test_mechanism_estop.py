@@ -157,3 +157,55 @@ def test_a_jammed_virtual_part_is_not_said_cleared(tmp_path):
         assert r.returncode == 1 and "still latched" in r.stderr and "jammed" in r.stderr, r.stderr
         assert "emergency stop cleared" not in r.stdout
         assert _latched_on_the_rig(load_config(gripper), sim.port)
+
+
+def test_a_stop_pressed_before_the_line_opens_moves_nothing(tmp_path):
+    """The panel's stop can land while a run's port is still opening (an
+    Uno's bootloader, simavr starting): no line takes it, so the panel says
+    it was not sent, and the run ends before homing, which is a move too."""
+    from robot.app.events import Stopped
+    from robot.app.mechanism_events import MechanismEvents
+    from robot.app.mechanism_start import run_mechanism_start
+    from robot.sim.protocol_sim import forget, rig_for_url, sim_url
+
+    class Quiet(Face):
+        def emit(self, event):
+            pass
+
+    url = sim_url(f"early-stop-{time.monotonic_ns()}")
+    rig = rig_for_url(url)  # held here, to count what it did
+    events = MechanismEvents(Quiet())
+    assert events.estop() is False  # no line yet: nothing sent
+    try:
+        with pytest.raises(Stopped) as got:
+            run_mechanism_start(load_config(FLIPPER), port=url, seed=3, state_dir=tmp_path, events=events,
+                                out=lambda _line: None)
+        assert got.value.estop
+        assert rig.record == []  # not even homed
+    finally:
+        forget(url)
+
+
+def test_a_stop_pressed_while_a_jogs_line_opens_makes_the_jog_move_nothing(tmp_path):
+    """As for a run: a stop that no line could take yet still holds the jog,
+    which checks it once its line is open, before homing."""
+    from robot.rig.errors import RigError
+    from robot.rig.mechanisms import mechanism_for
+    from robot.rig.mechanisms.jog import check_any_jog
+    from robot.sim.protocol_sim import forget, rig_for_url, sim_url
+    from robot.web import jogging
+
+    cfg = load_config(FLIPPER)
+    url = sim_url(f"jog-stop-{time.monotonic_ns()}")
+    rig = rig_for_url(url)  # held here, to count what it did
+    try:
+        with panel_server(tmp_path, cfg=cfg, rig_port=url) as (base, panel, _):
+            mech = mechanism_for(cfg)
+            with panel.holding("jog"):  # the jog has the rig; its line is not open yet
+                status, body, _ = Client(base).post("/api/estop")
+                assert status == 200 and not body["sent"] and "the jog makes no move" in body["message"], body
+                with pytest.raises(RigError, match="nothing moved"):
+                    jogging._mechanism(panel, check_any_jog(cfg, mech, "flip, flip"), False)
+            assert rig.record == []  # not even homed
+    finally:
+        forget(url)

@@ -186,6 +186,7 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube
         ev.scan(purpose, result, cfg.start.min_confidence)
         return result, end
 
+    ev.check_stop()  # a stop pressed while the line opened: homing is a move too
     rig.home()  # a rig that a killed run left part-way is where the plan starts
     scanned, scan_end = scan(None)
     run.facelets, run.scan = scanned.facelets, scanned

@@ -48,6 +48,7 @@ def jog(panel: Panel, *, face: str | None = None, turns: int | None = None, step
                             "'steps'")
         checked = check_face_jog(face, turns, steps, names=("'face'", "'turns'", "'steps'"))
     with panel.holding("jog"):  # Busy during a run, another jog or a clear
+        panel.jog_estop.clear()  # from here the emergency stop is this jog's
         if panel.mechanism:
             return _mechanism(panel, checked, give_up_job)
         return _face(panel, checked, give_up_job)
@@ -85,6 +86,8 @@ def _mechanism(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
         connect_rig(handle)
         gave_up = clear_to_jog(handle.link, panel.cfg, panel.options.state_dir, give_up=give_up_job,
                                then=_GIVE_UP_OR_RESUME)
+        if panel.jog_estop.is_set():  # pressed while the line opened: from here it would reach the line
+            raise RigError("the emergency stop was pressed before the jog's first move: nothing moved")
         summary = jog_mechanism(handle.link, panel.cfg, jog, out=lines.append)
     finally:
         panel.jog_link = None

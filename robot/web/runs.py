@@ -166,6 +166,9 @@ class Panel:
         jogs are refused meanwhile, naming it."""
         self.jog_link: Link | None = None
         """A flipper's or two-gripper's jog's line (its emergency stop goes there)."""
+        self.jog_estop = threading.Event()
+        """The emergency stop pressed during a flipper's or two-gripper's jog,
+        perhaps before its line was open: the jog then makes no move at all."""
         self.mechanism_latched: bool | None = None
         """A flipper's or two-gripper's rig that outlives a run (:attr:`mechanism_port`):
         whether its emergency stop was latched when this panel last reached it
@@ -490,12 +493,19 @@ class Panel:
             if events is not None and events.estop():
                 self.mechanism_latch(True)
                 return {"sent": True, "message": f"emergency stop sent to the {kind} rig"}
-            return {"sent": True, "message": f"emergency stop: the virtual {kind} rig stops before its next "
-                                             "robot move"}
+            # no line took it (not open yet, or a dry run's virtual rig): nothing latched, nothing moves on
+            what = f"the dry run's virtual {kind} rig" if engine is None else f"the {kind} run"
+            return {"sent": False, "message": f"emergency stop: {what} stops before its next robot move "
+                                              "(no line to a rig was open to send it on)"}
+        if self.held_by == "jog":
+            self.jog_estop.set()  # a jog whose line is not open yet makes no move
         link = self.jog_link
         if link is not None and link.estop():
             self.mechanism_latch(True)
             return {"sent": True, "message": f"emergency stop sent to the {kind} rig the jog moves"}
+        if self.held_by == "jog":
+            return {"sent": False, "message": "emergency stop: the jog makes no move (its line to the "
+                                              f"{kind} rig was not open yet)"}
         if self.mechanism_port is None:
             return {"sent": False, "message": f"no run is going on: the virtual {kind} rig is idle"}
         sent = self._estop_port(self.mechanism_port)

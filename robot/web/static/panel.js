@@ -128,7 +128,7 @@ $("stop").addEventListener("click", () => command("/api/stop").then((r) => r.ok 
 $("estop").addEventListener("click", async () => {
   const r = await post("/api/estop");
   say(r.body.message || (r.body.error && r.body.error.message) || "emergency stop sent", !r.ok);
-  if (r.ok) { page.latched = true; showState($("state").dataset.state, page.status); }
+  if (r.ok && r.body.sent) { page.latched = true; showState($("state").dataset.state, page.status); }
 });
 $("clear-estop").addEventListener("click", async () => {
   const r = await command("/api/estop/clear");
