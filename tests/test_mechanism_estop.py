@@ -209,3 +209,31 @@ def test_a_stop_pressed_while_a_jogs_line_opens_makes_the_jog_move_nothing(tmp_p
             assert rig.record == []  # not even homed
     finally:
         forget(url)
+
+
+def test_serve_on_a_named_virtual_flipper_stops_and_clears_it_from_the_start(tmp_path):
+    """`cuberobot serve --rig sim://NAME` with a flipper, before any run: the
+    idle stop reached no rig ("protocol 'sim' not known": only a run loaded
+    the simulation). The panel now holds that rig for its life, as a real
+    one outlives each run, so the latch it reports is one the rig has."""
+    import signal
+
+    serve = subprocess.Popen([sys.executable, "-m", "robot", "serve", "--config", str(FLIPPER), "--rig",
+                              f"sim://kept-{time.monotonic_ns()}", "--port", "0", "--state-dir",
+                              str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             cwd=ROOT)
+    try:
+        url = serve.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:"), url
+        client = Client(url.split("?")[0])
+        headers = {"Authorization": f"Bearer {url.split('token=')[1]}"} if "token=" in url else {}
+        status, body, _ = client.request("POST", "/api/estop", headers=headers)
+        assert status == 200 and body["sent"], body
+        rig = client.request("GET", "/api/status", headers=headers)[1]["rig"]
+        assert rig["estop_latched"], rig
+        status, body, _ = client.request("POST", "/api/estop/clear", headers=headers)
+        assert status == 200 and body["cleared"] and not body["rig"]["estop_latched"], body
+    finally:
+        serve.send_signal(signal.SIGINT)
+        _, err = serve.communicate(timeout=20)
+    assert "Traceback" not in err, err
