@@ -166,6 +166,21 @@ def test_a_flippers_one_camera_grid_is_set_on_the_panel_and_used_by_the_next_sca
         assert client.get("/api/status")[1]["facelets"] == random_cube(6).to_facelets()
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_live_view_of_a_one_camera_rig_reads_the_face_it_sees_and_no_cube(kind, tmp_path):
+    """The live card read 54 stickers from a picture of one face and called
+    the cube it made up valid. One face alone cannot say which colour is
+    which face: it now names the face the camera sees and reads no cube."""
+    with panel_server(tmp_path, cfg=config(kind), speed="max") as (base, panel, _):
+        client = Client(base)
+        status, body, _ = client.get("/api/live")
+        assert status == 200 and body["source"] == "live", body
+        assert body["facelets"] is None and body["valid"] is False and body["doubtful"] == [], body
+        assert body["seen"] == "U" and len(body["views"]) == 1, body
+        status, jpg, _ = client.get(f"/api/live/{body['views'][0]}.jpg")
+        assert status == 200 and jpg[:2] == b"\xff\xd8"
+
+
 def test_the_panel_answers_while_a_long_dry_run_is_planned(tmp_path):
     """Planning and drawing a thousand-move dry run takes seconds: it is done
     off the server's event loop, so the emergency stop, the status and the

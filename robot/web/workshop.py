@@ -119,10 +119,19 @@ class Live:
         low = {i for i in range(54) if cls.confidence[i] < cfg.start.min_confidence}
         doubt = sorted(set(cls.suspects) | low)
         cls.suspects = doubt  # drawn ringed: the engine's own test of doubt
-        res = ScanResult(cls.facelets, cls, samples, spread, glare, frames=frames, views=flat)
+        seen = "".join(sorted({f.face for v in flat for f in v.faces}, key="URFDLB".index))
+        whole = len(seen) == 6
+        if not whole:
+            # One camera that sees one face (a flipper, a two-gripper): the colours it samples are drawn,
+            # but no sticker can be named from one face (nor a cube read); a scan shows it all six.
+            cls.suspects, doubt = [], []
+        res = ScanResult(cls.facelets if whole else "?" * 54, cls, samples, spread, glare, frames=frames,
+                         views=flat)
         self.pictures = {v.name: jpeg(annotate(frames[v.name], v, res)) for v in flat if v.name in frames}
-        self.reading = {"facelets": cls.facelets, "valid": bool(cls.valid), "doubtful": doubt,
-                        "views": sorted(self.pictures)}
+        self.reading = {"facelets": cls.facelets if whole else None, "valid": bool(cls.valid) and whole,
+                        "doubtful": doubt, "views": sorted(self.pictures)}
+        if not whole:
+            self.reading["seen"] = seen
         self.taken = time.monotonic()
 
 

@@ -36,7 +36,8 @@ async function liveTick() {
     if (!r.ok) { $("live-line").textContent = errorText(r); return; }
     const d = r.body;
     const n = (d.doubtful || []).length;
-    $("live-line").textContent = (d.source === "live" ? "live" : "the run's last scan") +
+    const seen = d.seen ? ` · the camera sees ${d.seen} only (a scan has the rig show it all six faces)` : "";
+    $("live-line").textContent = (d.source === "live" ? "live" : "the run's last scan") + seen +
       (d.facelets ? (n ? ` · ${n} doubtful sticker(s), ringed` : " · every sticker sure") : "");
     const box = $("cameras");
     box.textContent = "";
