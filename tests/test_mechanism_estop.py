@@ -214,8 +214,7 @@ def test_a_stop_pressed_while_a_jogs_line_opens_makes_the_jog_move_nothing(tmp_p
 def test_serve_on_a_named_virtual_flipper_stops_and_clears_it_from_the_start(tmp_path):
     """`cuberobot serve --rig sim://NAME` with a flipper, before any run: the
     idle stop reached no rig ("protocol 'sim' not known": only a run loaded
-    the simulation). The panel now holds that rig for its life, as a real
-    one outlives each run, so the latch it reports is one the rig has."""
+    the simulation), and Clear failed the same way."""
     import signal
 
     serve = subprocess.Popen([sys.executable, "-m", "robot", "serve", "--config", str(FLIPPER), "--rig",

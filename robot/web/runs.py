@@ -166,8 +166,6 @@ class Panel:
         jogs are refused meanwhile, naming it."""
         self.jog_link: Link | None = None
         """A flipper's or two-gripper's jog's line (its emergency stop goes there)."""
-        self.kept_rig: Any = None
-        """A named virtual rig held for the server's life (:meth:`open`)."""
         self.jog_estop = threading.Event()
         """The emergency stop pressed during a flipper's or two-gripper's jog,
         perhaps before its line was open: the jog then makes no move at all."""
@@ -188,17 +186,14 @@ class Panel:
         return self.cfg.rig.kind != "six-motor"
 
     def open(self) -> None:
-        """Server start: connect to the rig and listen for its button. A
-        flipper's or two-gripper's named ``sim://NAME`` rig is held for the
-        server's life, so that it outlives each run as a real rig does and the
-        latch the panel reports is one a rig still has."""
+        """Server start: connect to the rig and listen for its button. With a
+        flipper's or two-gripper's ``sim://NAME`` rig, the panel's own links
+        (an idle stop, a clear) open it before any run has loaded the
+        simulation, which registers ``sim://`` with pyserial."""
         if not self.mechanism:
             self.standing.start()
         elif (port := self.mechanism_port) is not None and port.startswith("sim://"):
-            from ..sim.protocol_sim import rig_for_url  # also lets the panel's own links open sim://
-
-            self.kept_rig = rig_for_url(port)
-            self.kept_rig.adopt_config(self.cfg)
+            from .. import sim  # noqa: F401  (sim:// ports)
 
     # -- runs ------------------------------------------------------------------
     def start(self, *, seed: int | None = None, scan_only: bool = False, method: str | None = None,
