@@ -197,8 +197,8 @@ class MechanismEvents:
                    start: State) -> Callable[[Action], None]:
         """``do`` for a scan plan's moves from ``start``: a stop is checked
         first (nothing of a scan is journalled), and each move is told as a
-        ``scan-move`` (what it does to the held cube), paced as the
-        solution's moves are."""
+        ``scan-move`` (what it did to the held cube) once the rig has made
+        it, paced as the solution's moves are."""
         state = start
 
         def moving(action: Action) -> None:
@@ -206,8 +206,8 @@ class MechanismEvents:
             self.check_stop()
             assert self.mech is not None
             fields, after = move_fields(self.mech, state, action)
+            do(action)  # told once made: a move the rig refused or was stopped in is not reported
             self.emit("scan-move", "scanning", purpose=purpose, step=str(action), **fields)
-            do(action)
             if self.pace:
                 self.stop_flag.wait(self.mech.apply(state, action).seconds / self.pace)
             state = after
