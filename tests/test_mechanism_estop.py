@@ -236,3 +236,18 @@ def test_serve_on_a_named_virtual_flipper_stops_and_clears_it_from_the_start(tmp
         serve.send_signal(signal.SIGINT)
         _, err = serve.communicate(timeout=20)
     assert "Traceback" not in err, err
+
+
+def test_a_closing_lines_older_word_does_not_undo_a_stop_sent_since(tmp_path):
+    """A run's or a jog's line, closing, tells the latch as the rig last said
+    it; a stop the panel sent after that line began listening is newer, and
+    the page keeps showing it latched."""
+    cfg = load_config(FLIPPER)
+    with panel_server(tmp_path, cfg=cfg, rig_port=f"sim://older-{time.monotonic_ns()}") as (base, panel, _):
+        listening = time.monotonic()  # a run's line begins to listen for the rig's last word
+        status, body, _ = Client(base).post("/api/estop")  # the idle stop, sent meanwhile
+        assert status == 200 and body["sent"], body
+        panel.mechanism_latch(False, heard_at=listening)  # the older word, told as the line closes
+        assert Client(base).get("/api/status")[1]["rig"]["estop_latched"] is True
+        panel.mechanism_latch(False, heard_at=time.monotonic())  # a newer word is taken
+        assert Client(base).get("/api/status")[1]["rig"]["estop_latched"] is False

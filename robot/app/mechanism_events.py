@@ -172,6 +172,9 @@ class MechanismEvents:
         self.rig_latched: bool | None = None
         """Whether the rig's emergency stop was latched as its line closed
         (None: it never answered)."""
+        self.rig_latched_at = 0.0
+        """When that word began to be listened for (time.monotonic): a stop
+        sent since is newer knowledge than it."""
 
     # -- from the face's side --------------------------------------------------
     def stop(self) -> None:

@@ -31,7 +31,7 @@ from vision.scanning import ScanResult, classify_measured
 
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
-from ..rig.link import Link
+from ..rig.link import STOP_HEARD_S, Link
 from ..rig.mechanisms import HeldCube, Mechanism, State, cheapest, mechanism_for
 from ..rig.mechanisms.base import ImpossibleMove
 from ..rig.mechanisms.journal import run_job
@@ -123,21 +123,9 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
     finally:
         ev.link = None
         if handle.link.hello is not None:
-            ev.rig_latched = _latch_heard(handle.link, ev.estop_flag.is_set())
+            ev.rig_latched_at = time.monotonic()
+            ev.rig_latched = handle.link.latch_heard(STOP_HEARD_S if ev.estop_flag.is_set() else 0.0)
         handle.close()
-
-
-def _latch_heard(link: Link, stop_sent: bool) -> bool:
-    """Whether the rig says its emergency stop is latched; after a stop was
-    sent, its word is waited for a moment (a run that stopped between two
-    moves closes its line at once)."""
-    deadline = time.monotonic() + (1.0 if stop_sent else 0.0)
-    try:
-        while not link.estop_latched and time.monotonic() < deadline:
-            link.poll(0.05)
-    except RigError:
-        pass
-    return link.estop_latched
 
 
 def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube: Cube, link: Link,

@@ -37,6 +37,8 @@ POLL_SLICE_S = 0.1
 """The longest one read waits, so that :attr:`Link.abort` is seen soon."""
 STALL_NOTICE_S = 1.0
 """Silence after which the person is told that the rig is being waited for."""
+STOP_HEARD_S = 1.0
+"""How long a closing line waits for the rig's word that it latched a stop just sent."""
 
 
 class LinkLost(RigError):
@@ -427,6 +429,18 @@ class Link:
             self.estop_latched = True
             raise RigError(f"the rig on {self.port} is still latched after CLEAR_ESTOP (the emergency stop "
                            "pressed again, or held): release it and clear again")
+
+    def latch_heard(self, wait_s: float = 0.0) -> bool:
+        """Whether the rig says its emergency stop is latched, its word waited
+        for up to ``wait_s`` (after a stop was sent: a run or jog that stopped
+        between two moves closes its line at once); never raises."""
+        deadline = time.monotonic() + wait_s
+        try:
+            while not self.estop_latched and time.monotonic() < deadline:
+                self.poll(0.05)
+        except RigError:
+            pass
+        return self.estop_latched
 
     @contextlib.contextmanager
     def estop_on_interrupt(self) -> Iterator[Link]:

@@ -11,10 +11,12 @@ two-gripper's own, :attr:`Panel.jog_link`).
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from ..app.jog import check_face_jog, clear_to_jog, jog_face, jog_mechanism, refuse_unfinished
 from ..rig.errors import RigError, UserError
+from ..rig.link import STOP_HEARD_S
 from .runs import Panel
 
 _GIVE_UP_OR_RESUME = ("give it up to jog (the next Start scans the cube afresh), or stop the panel and run "
@@ -92,7 +94,9 @@ def _mechanism(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
     finally:
         panel.jog_link = None
         if handle.link.hello is not None:
-            panel.mechanism_latch(handle.link.estop_latched)
+            heard_at = time.monotonic()  # a stop sent from here on is newer than this word
+            wait_s = STOP_HEARD_S if panel.jog_estop.is_set() else 0.0
+            panel.mechanism_latch(handle.link.latch_heard(wait_s), heard_at=heard_at)
         handle.close()
     kind, where = panel.cfg.rig.kind, ""
     if firmware:

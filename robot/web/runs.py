@@ -166,6 +166,8 @@ class Panel:
         jogs are refused meanwhile, naming it."""
         self.jog_link: Link | None = None
         """A flipper's or two-gripper's jog's line (its emergency stop goes there)."""
+        self._latch_known_at = 0.0
+        """When :attr:`mechanism_latched` was learnt (time.monotonic)."""
         self.jog_estop = threading.Event()
         """The emergency stop pressed during a flipper's or two-gripper's jog,
         perhaps before its line was open: the jog then makes no move at all."""
@@ -410,7 +412,7 @@ class Panel:
         finally:
             latched = engine.events.rig_latched
             if not (latched is False and self.status.estop_sent):  # a stop sent, no latch heard: not known
-                self.mechanism_latch(latched)
+                self.mechanism_latch(latched, heard_at=engine.events.rig_latched_at)
 
     def _button(self) -> None:
         """The rig's start button, heard between runs: a run as the page's Start."""
@@ -518,11 +520,17 @@ class Panel:
             self.mechanism_latch(True)
         return sent
 
-    def mechanism_latch(self, latched: bool | None) -> None:
+    def mechanism_latch(self, latched: bool | None, *, heard_at: float | None = None) -> None:
         """What this panel last knew of a flipper's or two-gripper's latch
-        (only a rig that outlives a run keeps one); every open page is told."""
+        (only a rig that outlives a run keeps one); every open page is told.
+        ``heard_at``: when a closing line began to listen for it; older than
+        what the panel already knows (a stop sent meanwhile), it is dropped."""
         if self.mechanism_port is None or latched is None:
             return
+        now = time.monotonic() if heard_at is None else heard_at
+        if now < self._latch_known_at:
+            return
+        self._latch_known_at = now
         self.mechanism_latched = latched
         self._rig_changed(self.describe_rig())
 
