@@ -181,6 +181,34 @@ def test_the_live_view_of_a_one_camera_rig_reads_the_face_it_sees_and_no_cube(ki
         assert status == 200 and jpg[:2] == b"\xff\xd8"
 
 
+@pytest.mark.parametrize("answer", ["accept", "rescan"])
+def test_a_doubtful_scan_is_put_to_the_person_on_the_page(answer, tmp_path):
+    """As on a six-motor rig: a flipper's scan in doubt (a lamp's glare on
+    each face the rig shows the camera) asks the person, who fixes the
+    stickers and accepts, or has the rig show the faces again; the run then
+    goes on to solved. Before, it ended "scan in doubt" with nobody asked."""
+    from robot.cli.commands.serve import sim_glare
+    from solver import random_cube
+
+    cfg = config("flipper")
+    light = sim_glare(cfg.start.recaptures)  # the first scan and its recaptures glare; later ones are clear
+    with panel_server(tmp_path, cfg=cfg, speed="max", sim_lighting=light) as (base, panel, _):
+        client = Client(base)
+        assert client.post("/api/start", {"seed": 12})[0] == 202
+        events = client.events(lambda e: e["kind"] in ("finished", "doubt"))
+        assert events[-1]["kind"] == "doubt" and events[-1]["state"] == "needs_help", events[-1]
+        assert events[-1]["doubtful"] and client.get("/api/status")[1]["state"] == "needs_help"
+        assert not any(e["kind"] == "turn-done" for e in events)  # no layer turned while asking
+        fixed = {"action": "accept", "facelets": random_cube(12).to_facelets()} if answer == "accept" \
+            else {"action": "rescan"}
+        status, body, _ = client.post("/api/answer", fixed)
+        assert status == 200, body
+        events = client.events(lambda e: e["kind"] == "finished")
+        assert events[-1]["status"] == "solved", events[-1]
+        if answer == "rescan":  # the rig showed the faces again: a second scan, clear this time
+            assert sum(e["kind"] == "scan" and e.get("purpose") == "scan" for e in events) >= 2
+
+
 def test_the_panel_answers_while_a_long_dry_run_is_planned(tmp_path):
     """Planning and drawing a thousand-move dry run takes seconds: it is done
     off the server's event loop, so the emergency stop, the status and the

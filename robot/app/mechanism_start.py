@@ -82,14 +82,17 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
                         state_dir: str | Path | None = None, firmware: str | None = None,
                         sim_view: str | None = None, out: Callable[[str], None] = print,
                         events: MechanismEvents | None = None,
-                        run: MechanismRun | None = None, scan_only: bool = False) -> MechanismRun:
+                        run: MechanismRun | None = None, scan_only: bool = False,
+                        sim_lighting: Callable[[int], Lighting] | None = None) -> MechanismRun:
     """The whole loop on the config's flipper or two-gripper rig, driven over
     the link: a virtual rig (``sim://``), the firmware in simavr
     (``firmware``), or a real port. ``events``: the faces told as the
     six-motor engine tells them, and their stop. ``run``: filled in as the
     run goes (a run that raises has got as far as it says). ``scan_only``:
     home, scan and stop there (`cuberobot scan`): status ``scanned`` or
-    ``scan-doubtful``, the reading in ``run.scan``."""
+    ``scan-doubtful``, the reading in ``run.scan``. ``sim_lighting``: the
+    simulated camera's light for each capture of the run (the panel's
+    ``--sim-glare``); by default one drawn at random for the run."""
     from solver import solve
 
     from ..rig.journal import default_state_dir
@@ -119,7 +122,7 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
         connect_rig(handle)
         with handle.link.estop_on_interrupt():  # Ctrl-C at the terminal stops the rig
             return _run(cfg, m, run, ev, cube, handle.link, sim_state, seed, state_dir or default_state_dir(),
-                        LinkMechanism, solve, out, scan_only)
+                        LinkMechanism, solve, out, scan_only, sim_lighting)
     finally:
         ev.link = None
         if handle.link.hello is not None:
@@ -131,7 +134,8 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
 def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube: Cube, link: Link,
          sim_state: Callable[[], str] | None,
          seed: int | None, state_dir: str | Path, driver: type[LinkMechanism], solve: Callable[..., Any],
-         out: Callable[[str], None], scan_only: bool = False) -> MechanismRun:
+         out: Callable[[str], None], scan_only: bool = False,
+         sim_lighting: Callable[[int], Lighting] | None = None) -> MechanismRun:
     rig = driver(link, cfg, m.start())
     rng = np.random.default_rng(seed)
     light = Lighting.random(rng)
@@ -142,7 +146,8 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube
             from vision.scanning import capture_frames
 
             return capture_frames([cam], [view])[view.name]
-        return render_view(sim_state(), view, (cam.width, cam.height), lighting=light, rng=rng)
+        lit = light if sim_lighting is None else sim_lighting(ev.captures)
+        return render_view(sim_state(), view, (cam.width, cam.height), lighting=lit, rng=rng)
 
     def scan(start: State | None, purpose: str = "scan") -> tuple[ScanResult, State]:
         """A scan from ``start``. A doubtful one shows the doubtful faces
@@ -177,31 +182,32 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube
     ev.check_stop()  # a stop pressed while the line opened: homing is a move too
     rig.home()  # a rig that a killed run left part-way is where the plan starts
     scanned, scan_end = scan(None)
-    run.facelets, run.scan = scanned.facelets, scanned
     run.scan_correct = scanned.facelets == cube.to_facelets() if sim_state is not None else None
+    scanned, scan_end, facelets = _ask_a_person(ev, scanned, scan_end, scan, cfg.start.min_confidence)
+    run.facelets, run.scan = facelets or scanned.facelets, scanned  # a doubtful reading is kept too
     if scan_only:
-        run.status = "scanned" if scanned.ok else "scan-doubtful"
+        run.status = "scanned" if facelets is not None else "scan-doubtful"
         ev.ended(run)
         return run
-    if not scanned.ok:
+    if facelets is None:
         run.status = "scan-doubtful"
         out(f"the scan is in doubt ({'; '.join(scanned.classification.warnings) or 'not a valid cube'}): "
             "stopped before turning anything")
         ev.ended(run)
         return run
     out(f"scanned through one camera ({run.scan_robot_moves} robot moves)")
-    if scanned.facelets == SOLVED:
+    if facelets == SOLVED:
         run.status = "already-solved"
         ev.ended(run)
         return run
     t0 = time.perf_counter()
-    sol = solve(scanned.facelets, budget_ms=cfg.solver.budget_ms, candidates=max(1, cfg.solver.candidates),
+    sol = solve(facelets, budget_ms=cfg.solver.budget_ms, candidates=max(1, cfg.solver.candidates),
                 workers=cfg.solver.workers)
     cands = [sol.moves] + [o.moves for o in sol.others]
     i, plan = cheapest(cands, m, start=scan_end)
     chosen = f"candidate {i + 1} of {len(cands)}"
     if cfg.solver.search_ms > 0:  # then the search in the mechanism's own metric, the best as the bar
-        _, found = best_solution(scanned.facelets, m, scan_end, cfg.solver.search_ms / 1000, candidates=cands,
+        _, found = best_solution(facelets, m, scan_end, cfg.solver.search_ms / 1000, candidates=cands,
                                  workers=cfg.solver.workers)
         if (found.seconds, found.moves) < (plan.seconds, plan.moves):
             chosen = (f"found by the search in the {cfg.rig.kind}'s metric; the best candidate took "
@@ -212,11 +218,11 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube
     run.robot_moves, run.planned_s = plan.moves, plan.seconds
     out(f"solution {run.moves} ({run.length} moves, {chosen}): "
         f"{plan.moves} robot moves, {plan.seconds:.1f} s planned")
-    ev.solution(scanned.facelets, run.moves, run.length, plan.actions, scan_end, plan.seconds,
+    ev.solution(facelets, run.moves, run.length, plan.actions, scan_end, plan.seconds,
                 f"solution {run.moves} ({run.length} moves): {plan.moves} robot moves, "
                 f"{plan.seconds:.1f} s planned")
     journal = ev.journal(Path(state_dir))
-    run_job(journal, m, scanned.facelets, plan.actions, ev.mover(rig.do), state=scan_end,
+    run_job(journal, m, facelets, plan.actions, ev.mover(rig.do), state=scan_end,
             boot_id=link.hello.boot_id if link.hello else None, ids=rig.ids)
     again, _ = scan(plan.end, "confirmation scan")
     # as the six-motor engine does: a confirmation still in doubt whose
@@ -232,6 +238,43 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube
     return run
 
 
+def _ask_a_person(ev: MechanismEvents, scanned: ScanResult, end: State,
+                  rescan: Callable[[State], tuple[ScanResult, State]],
+                  min_confidence: float) -> tuple[ScanResult, State, str | None]:
+    """A scan in doubt goes to a person, as a six-motor run's does (the
+    panel; the terminal's headless run has nobody to ask): they fix stickers
+    and accept, have the rig show the camera the faces again, or stop. The
+    scan, where it left the rig, and the cube to solve (None: not trusted)."""
+    from solver import CubeError, parse_facelets
+
+    from .events import Doubt
+    from .start import MAX_RESCANS, _doubtful, _why
+
+    rescans = 0
+    while not scanned.ok:
+        doubt, why = _doubtful(scanned, min_confidence), _why(scanned)
+        ev.emit("doubt", "needs_help", f"scan: {len(doubt)} doubtful sticker(s): {why}", purpose="scan",
+                facelets=scanned.facelets, doubtful=doubt, why=why)
+        answer = ev.face.ask(Doubt("scan", scanned, doubt, why))
+        ev.check_stop()
+        if answer is None or answer.action == "stop":
+            return scanned, end, None
+        ev.emit("answer", "scanning", action=answer.action)
+        if answer.action == "rescan":
+            if rescans == MAX_RESCANS:
+                return scanned, end, None
+            rescans += 1
+            scanned, end = rescan(end)
+            continue
+        try:
+            parse_facelets(answer.facelets)
+        except CubeError as e:
+            ev.emit("fix-invalid", "needs_help", f"still not a valid cube: {e}", error=e.to_dict())
+            continue
+        return scanned, end, answer.facelets
+    return scanned, end, scanned.facelets
+
+
 class MechanismEngine:
     """A flipper or two-gripper run as one object a face watches, as the
     six-motor :class:`~robot.app.start.Engine` is: :meth:`run` goes through
@@ -243,13 +286,14 @@ class MechanismEngine:
     def __init__(self, cfg: Config, face: Face, *, port: str | None = None,
                  state_dir: str | Path | None = None, seed: int | None = None, started_by: str = "auto",
                  out: Callable[[str], None] = log.info, firmware: str | None = None,
-                 sim_view: str | None = None, paced: bool = True, scan_only: bool = False):
+                 sim_view: str | None = None, paced: bool = True, scan_only: bool = False,
+                 sim_lighting: Callable[[int], Lighting] | None = None):
         """``paced``: a ``sim://`` rig's moves wait as its ``?speed=`` says (the
         panel, where a person watches); False: no waiting (the terminal).
         ``scan_only``: home, have the rig show the camera each face, read the
         cube and stop there (the panel's Scan only, as `cuberobot scan`)."""
         self.cfg, self.port, self.state_dir, self.out = cfg, port, state_dir, out
-        self.scan_only = scan_only
+        self.scan_only, self.sim_lighting = scan_only, sim_lighting
         self.firmware, self.sim_view = firmware, sim_view
         self.seed = random.SystemRandom().randrange(2**31) if seed is None else seed
         pace = pace_of(port or cfg.rig.port) if paced and firmware is None else None
@@ -282,7 +326,8 @@ class MechanismEngine:
         try:
             return run_mechanism_start(self.cfg, port=self.port, seed=self.seed, state_dir=self.state_dir,
                                        firmware=self.firmware, sim_view=self.sim_view, out=self.out,
-                                       events=ev, run=run, scan_only=self.scan_only)
+                                       events=ev, run=run, scan_only=self.scan_only,
+                                       sim_lighting=self.sim_lighting)
         except Stopped as e:
             ev.emit("finished", "stopped", str(e), status="stopped", estop=e.estop)
             run.status, message = "stopped", str(e)

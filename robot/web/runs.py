@@ -217,7 +217,7 @@ class Panel:
 
                 engine = MechanismEngine(cfg, Face(), port=self.options.rig_port, seed=seed, started_by=by,
                                          state_dir=self.options.state_dir, firmware=self.options.firmware,
-                                         scan_only=scan_only)
+                                         scan_only=scan_only, sim_lighting=self.options.sim_lighting)
             else:
                 engine = Engine(cfg, Face(), state_dir=self.options.state_dir, seed=seed, no_wait=True,
                                 scan_only=scan_only, sim_lighting=self.options.sim_lighting, started_by=by)

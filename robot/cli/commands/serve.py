@@ -22,7 +22,9 @@ def _serve(args: argparse.Namespace) -> int:
 
     cfg = load_config(args.config)
     check_rig_options(cfg, args.rig, "--rig", args.firmware, args.state_dir)
-    lighting = sim_glare(cfg.start.recaptures + cfg.start.look_again) if args.sim_glare else None
+    # the first scan's captures: a six-motor rig's look-again turns add theirs (a flipper has none)
+    first_scan = cfg.start.recaptures + (cfg.start.look_again if cfg.rig.kind == "six-motor" else 0)
+    lighting = sim_glare(first_scan) if args.sim_glare else None
     options = Options(rig_port=args.rig, firmware=args.firmware, state_dir=args.state_dir,
                       sim_lighting=lighting)
     from ...rig.journal import default_state_dir
