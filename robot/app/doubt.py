@@ -228,3 +228,17 @@ def admits_solved(result: ScanResult | None) -> bool:
     ev = result.classification.evidence
     own = ev[np.arange(54), np.arange(54) // 9]
     return bool((own - ev.min(axis=1) <= PLAUSIBLE_NATS).all())
+
+
+def fixed_cube(facelets: str, emit: Callable[..., None]) -> str | None:
+    """The cube a person fixed and accepted, when it is a valid one; else
+    None, and ``emit`` tells the page why (``fix-invalid``) so that they can
+    fix it again: the scan's question stays open."""
+    from solver import CubeError
+
+    try:
+        parse_facelets(facelets)
+    except CubeError as e:
+        emit("fix-invalid", "needs_help", f"still not a valid cube: {e}", error=e.to_dict())
+        return None
+    return facelets

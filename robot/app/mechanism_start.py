@@ -245,8 +245,7 @@ def _ask_a_person(ev: MechanismEvents, scanned: ScanResult, end: State,
     panel; the terminal's headless run has nobody to ask): they fix stickers
     and accept, have the rig show the camera the faces again, or stop. The
     scan, where it left the rig, and the cube to solve (None: not trusted)."""
-    from solver import CubeError, parse_facelets
-
+    from .doubt import fixed_cube
     from .events import Doubt
     from .start import MAX_RESCANS, _doubtful, _why
 
@@ -266,12 +265,9 @@ def _ask_a_person(ev: MechanismEvents, scanned: ScanResult, end: State,
             rescans += 1
             scanned, end = rescan(end)
             continue
-        try:
-            parse_facelets(answer.facelets)
-        except CubeError as e:
-            ev.emit("fix-invalid", "needs_help", f"still not a valid cube: {e}", error=e.to_dict())
-            continue
-        return scanned, end, answer.facelets
+        fixed = fixed_cube(answer.facelets, ev.emit)
+        if fixed is not None:
+            return scanned, end, fixed
     return scanned, end, scanned.facelets
 
 

@@ -204,7 +204,7 @@ def resolve_doubt(run: Run, scanner: _Scanner, result: ScanResult) -> tuple[Scan
     """A trusted scan goes on; a doubtful one goes to a person, who fixes
     stickers and accepts, asks for a new capture, or stops. With nobody to
     ask, the run ends and says which stickers are in doubt and why."""
-    from solver import CubeError
+    from .doubt import fixed_cube
 
     purpose = scanner.purpose
     doubt = _doubtful(result, run.cfg.start.min_confidence)
@@ -238,12 +238,9 @@ def resolve_doubt(run: Run, scanner: _Scanner, result: ScanResult) -> tuple[Scan
             if answer.action == "rescan":
                 result = scanner.capture(run.cfg.views)
                 break
-            try:
-                parse_facelets(answer.facelets)
-            except CubeError as e:
-                run.emit("fix-invalid", "needs_help", f"still not a valid cube: {e}", error=e.to_dict())
-                continue
-            return result, answer.facelets
+            fixed = fixed_cube(answer.facelets, run.emit)
+            if fixed is not None:
+                return result, fixed
     raise ScanDoubtful(f"{purpose}: still doubtful after {MAX_RESCANS} new captures. {_moved(run)}",
                        result)
 
