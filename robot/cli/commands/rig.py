@@ -521,8 +521,13 @@ def _jog_mechanism(args: argparse.Namespace, cfg: Config) -> int:
 
 
 def _estop(args: argparse.Namespace) -> int:
-    cfg = load_config(args.config)
     _check_port_arg(args)
+    if args.port and not args.clear and (holder := port_holder(args.port)) is not None:
+        # Before the set-up file is read: a stop beside a running command
+        # needs only the port, and a set-up file being edited (or broken)
+        # while the rig runs must not hold it back.
+        return _estop_held_port(args.port, holder)
+    cfg = load_config(args.config)
     if (args.port or cfg.rig.port).startswith("sim://"):
         # An in-process virtual rig lives only as long as this command: a
         # latch set here would be gone before the next command, so saying
@@ -532,7 +537,7 @@ def _estop(args: argparse.Namespace) -> int:
                         "pty it prints with --port")
     port = args.port or cfg.rig.port
     if not args.clear and (holder := port_holder(port)) is not None:
-        return _estop_held_port(args, cfg, holder)
+        return _estop_held_port(port, holder)
     with rig_claims(port, None, folder=False), _link_for(args, cfg, kind=cfg.rig.kind) as link:
         if args.clear:
             link.connect()
@@ -549,14 +554,13 @@ def _estop(args: argparse.Namespace) -> int:
     return 0
 
 
-def _estop_held_port(args: argparse.Namespace, cfg: Config, holder: dict) -> int:
+def _estop_held_port(port: str, holder: dict) -> int:
     """The rig is held by another command (a run, the panel): the stop goes
     straight onto the line beside it, with no handshake that would cut into
     that command's session. The holder hears the latch from the rig and says so."""
     from ...rig.link import estop_beside
     from ...rig.owner import describe_holder
 
-    port = args.port or cfg.rig.port
     estop_beside(port)
     print(f"emergency stop sent to the rig on {port}, which {describe_holder(holder)} holds; it reports "
           "the latch. Clear it there (the panel's Clear, or `cuberobot estop --clear` once it has ended)")
