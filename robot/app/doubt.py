@@ -37,6 +37,25 @@ if TYPE_CHECKING:
 
 CANDIDATES = [f + s for f in FACES for s in ("", "'", "2")]
 
+MAX_RESCANS = 20
+"""A person may ask for a new capture this many times in one scan."""
+
+
+def doubtful_stickers(result: ScanResult, min_confidence: float) -> list[int]:
+    """The stickers a person is asked about: the classifier's suspects and
+    every sticker read with less than ``min_confidence``."""
+    c = result.classification
+    return sorted(set(c.suspects) | {i for i in range(54) if c.confidence[i] < min_confidence})
+
+
+def why_in_doubt(result: ScanResult) -> str:
+    """Why a scan is in doubt, in one phrase: not a valid cube (and why),
+    the classifier's warnings, or else low confidence."""
+    c = result.classification
+    reasons = [f"the colours do not make a valid cube ({c.error})"] if c.error is not None else []
+    reasons += c.warnings
+    return "; ".join(reasons) or "low confidence"
+
 
 @cache
 def facelet_moves(move: str) -> tuple[int, ...]:

@@ -39,6 +39,7 @@ from ..rig.errors import UserError
 from ..rig.mechanisms.base import Action, Mechanism, State
 from ..rig.mechanisms.journal import MechanismJournal
 from ..rig.mechanisms.orientation import Orientation, face_move, name, rotate
+from .doubt import doubtful_stickers, why_in_doubt
 from .events import Event, Face, Stopped
 
 if TYPE_CHECKING:
@@ -249,8 +250,7 @@ class MechanismEvents:
         c = result.classification
         if not result.images:
             result.images = dict(result.frames)
-        doubt = sorted(set(c.suspects) | {i for i in range(54) if c.confidence[i] < min_confidence})
-        why = "; ".join(([f"not a valid cube ({c.error})"] if c.error is not None else []) + list(c.warnings))
+        doubt, why = doubtful_stickers(result, min_confidence), why_in_doubt(result)
         self.why = why
         self.results[purpose] = result
         self.emit("scan", "scanning", purpose=purpose, facelets=result.facelets, valid=bool(c.valid),
@@ -308,7 +308,7 @@ class MechanismEvents:
         if self.finished:
             return
         if run.status == "scan-doubtful":
-            self.emit("finished", "failed", f"the scan is in doubt ({self.why or 'not a valid cube'}): "
+            self.emit("finished", "failed", f"the scan is in doubt ({self.why or 'low confidence'}): "
                       "stopped before turning anything", status="scan-doubtful")
             return
         total = round(time.monotonic() - self.t0, 3)

@@ -37,7 +37,8 @@ from ..rig.mechanisms.base import ImpossibleMove
 from ..rig.mechanisms.journal import run_job
 from ..rig.mechanisms.scanplan import rescan_plan, scan_plan
 from ..rig.mechanisms.search import best_solution
-from .events import Face, Stopped
+from .doubt import MAX_RESCANS, doubtful_stickers, fixed_cube, why_in_doubt
+from .events import Doubt, Face, Stopped
 from .mechanism_events import MechanismEvents, MechanismRun, pace_of
 from .mechanism_scan import Measured, capture_shots, scan_with_plan
 from .record import RunRecord
@@ -191,7 +192,7 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube
         return run
     if facelets is None:
         run.status = "scan-doubtful"
-        out(f"the scan is in doubt ({'; '.join(scanned.classification.warnings) or 'not a valid cube'}): "
+        out(f"the scan is in doubt ({why_in_doubt(scanned)}): "
             "stopped before turning anything")
         ev.ended(run)
         return run
@@ -245,13 +246,9 @@ def _ask_a_person(ev: MechanismEvents, scanned: ScanResult, end: State,
     panel; the terminal's headless run has nobody to ask): they fix stickers
     and accept, have the rig show the camera the faces again, or stop. The
     scan, where it left the rig, and the cube to solve (None: not trusted)."""
-    from .doubt import fixed_cube
-    from .events import Doubt
-    from .start import MAX_RESCANS, _doubtful, _why
-
     rescans = 0
     while not scanned.ok:
-        doubt, why = _doubtful(scanned, min_confidence), _why(scanned)
+        doubt, why = doubtful_stickers(scanned, min_confidence), why_in_doubt(scanned)
         ev.emit("doubt", "needs_help", f"scan: {len(doubt)} doubtful sticker(s): {why}", purpose="scan",
                 facelets=scanned.facelets, doubtful=doubt, why=why)
         answer = ev.face.ask(Doubt("scan", scanned, doubt, why))

@@ -35,6 +35,7 @@ from ..rig import job
 from ..rig.config import Config, rig_turn_costs
 from ..rig.errors import RigError, UserError
 from ..rig.journal import Journal, default_state_dir
+from .doubt import MAX_RESCANS, doubtful_stickers, why_in_doubt
 from .events import Doubt, Face, Stopped, TurnEvents
 from .record import RunRecord
 from .rigs import RigHandle, attach_rig, connect_rig
@@ -103,27 +104,8 @@ def wait_for_start(run: Run, *, no_wait: bool = False) -> str:
         run.check_stop()
 
 
-def _doubtful(result: ScanResult, min_confidence: float) -> list[int]:
-    c = result.classification
-    doubt = set(c.suspects) | {i for i in range(54) if c.confidence[i] < min_confidence}
-    return sorted(doubt)
-
-
-def _why(result: ScanResult) -> str:
-    c = result.classification
-    reasons = []
-    if c.error is not None:
-        reasons.append(f"the colours do not make a valid cube ({c.error})")
-    reasons += c.warnings
-    return "; ".join(reasons) or "low confidence"
-
-
 def _lighting(run: Run) -> Lighting | None:
     return run.sim_lighting(run.captures) if run.sim_lighting is not None else None
-
-
-MAX_RESCANS = 20
-"""A person may ask for a new capture this many times in one scan."""
 
 
 class _Scanner:
@@ -166,10 +148,10 @@ class _Scanner:
         res = ScanResult(cls.facelets, cls, samples, spread, glare, frames=self.frames, views=self.flat)
         res.images = {v.name: annotate(self.frames[v.name], v, res)
                       for v in self.flat if v.name in self.frames}
-        doubt = _doubtful(res, self.run.cfg.start.min_confidence)
+        doubt = doubtful_stickers(res, self.run.cfg.start.min_confidence)
         self.run.emit("scan", purpose=self.purpose, facelets=res.facelets, valid=bool(cls.valid),
                       confidence=[round(float(c), 3) for c in cls.confidence], doubtful=doubt,
-                      why=_why(res) if doubt or not cls.valid else "", views=sorted(res.images),
+                      why=why_in_doubt(res) if doubt or not cls.valid else "", views=sorted(res.images),
                       result=res)
         return res
 
@@ -181,7 +163,7 @@ def scan(run: Run, *, purpose: str = "scan") -> tuple[ScanResult, str]:
     scanner = _Scanner(run, purpose)
     result = scanner.capture(cfg.views)
     for _ in range(cfg.start.recaptures):
-        doubt = _doubtful(result, cfg.start.min_confidence)
+        doubt = doubtful_stickers(result, cfg.start.min_confidence)
         if result.classification.valid and not doubt:
             break
         concerned = _views_concerned(cfg.views, doubt)
@@ -207,28 +189,29 @@ def resolve_doubt(run: Run, scanner: _Scanner, result: ScanResult) -> tuple[Scan
     from .doubt import fixed_cube
 
     purpose = scanner.purpose
-    doubt = _doubtful(result, run.cfg.start.min_confidence)
+    doubt = doubtful_stickers(result, run.cfg.start.min_confidence)
     # the rig turns a face or two so doubtful stickers are seen elsewhere, before anyone is asked
     if purpose == "scan" and doubt and run.cfg.start.look_again:
         from .doubt import look_again
 
         settled = look_again(run, result, doubt, rescan=lambda: scanner.capture(run.cfg.views),
-                             doubtful=lambda r: _doubtful(r, run.cfg.start.min_confidence))
+                             doubtful=lambda r: doubtful_stickers(r, run.cfg.start.min_confidence))
         if settled is not None:
             return settled
     for _ in range(MAX_RESCANS + 1):
-        doubt = _doubtful(result, run.cfg.start.min_confidence)
+        doubt = doubtful_stickers(result, run.cfg.start.min_confidence)
         if result.classification.valid and not doubt:
             return result, result.facelets
         run.emit("doubt", "needs_help", f"{purpose}: {len(doubt)} doubtful sticker(s) ({_names(doubt)}): "
-                 f"{_why(result)}", purpose=purpose, facelets=result.facelets, doubtful=doubt,
-                 why=_why(result))
+                 f"{why_in_doubt(result)}", purpose=purpose, facelets=result.facelets, doubtful=doubt,
+                 why=why_in_doubt(result))
         while True:
-            answer = run.face.ask(Doubt(purpose, result, doubt, _why(result)))
+            answer = run.face.ask(Doubt(purpose, result, doubt, why_in_doubt(result)))
             run.check_stop()
             if answer is None:
                 raise ScanDoubtful(
-                    f"{purpose}: cannot trust the scan after {run.captures} capture(s): {_why(result)}. "
+                    f"{purpose}: cannot trust the scan after {run.captures} capture(s): "
+                    f"{why_in_doubt(result)}. "
                     f"Doubtful stickers: {_names(doubt) or 'none named'}. {_moved(run)} "
                     "Check the light (glare, shadows) and run again, or run without --headless to fix them",
                     result)
