@@ -4,7 +4,8 @@ builds them, shared by the mechanism tests."""
 from __future__ import annotations
 
 from robot.rig.config import parse_config
-from robot.rig.mechanisms import Mechanism, mechanism_for
+from robot.rig.mechanisms import HeldCube, Mechanism, mechanism_for
+from robot.rig.mechanisms.orientation import HOME, parse, rotate
 
 KINDS = ("flipper", "two-gripper")
 
@@ -17,6 +18,26 @@ def mech(kind: str) -> Mechanism:
 
 
 MECHS = {k: mech(k) for k in KINDS}
+
+
+def as_held(facelets: str, held) -> str:
+    """A cube's stickers in the rig's frame when the rig holds it in
+    ``held`` (an orientation or its name, ``FRDBLU``): turned whole from
+    home by whole-cube turns found by search."""
+    held = parse(held) if isinstance(held, str) else held
+    paths = {HOME: []}
+    todo = [HOME]
+    while held not in paths:
+        o = todo.pop(0)
+        for slot in range(3):
+            n = rotate(o, slot, 1)
+            if n not in paths:
+                paths[n] = [*paths[o], slot]
+                todo.append(n)
+    cube = HeldCube(facelets)
+    for slot in paths[held]:
+        cube.rotate(slot, 1)
+    return cube.stickers
 
 
 def interrupt_in_the_moves(cmd: list[str], state_dir, port: str, cfg) -> tuple[int, str, str, bool]:

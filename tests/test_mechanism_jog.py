@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mechanism_kinds import as_held
 
 from robot.rig.errors import UserError
 from robot.rig.loading import load_config
@@ -61,6 +62,49 @@ def test_a_jog_is_checked_as_the_rig_would_make_it(kind, picks):
         return
     jog = check_jog(m, text)
     assert jog.actions == tuple(walk) and jog.states == tuple(states) and jog.layer_turns == layers
+
+
+@settings(max_examples=100)
+@given(kind=st.sampled_from(KINDS), picks=st.lists(st.integers(0, 99), max_size=12),
+       left=st.lists(st.integers(0, 99), max_size=8), held_pick=st.integers(0, 23),
+       seed=st.integers(0, 10_000))
+def test_a_jog_after_a_run_is_followed_from_wherever_the_run_left_the_rig(kind, picks, left, held_pick, seed):
+    """The panel redraws its cube after a jog, which starts wherever the
+    last run left the cube and the parts (``left``: a walk from any hold),
+    not from home: the jog homes the rig first, and a flipper's turntable
+    going home takes the cube with it. Followed through the face turns and
+    the state ``Jog.follow`` names, the cube is the same, sticker for
+    sticker in the rig's frame, as the homing's and the jog's robot moves
+    make it one sticker at a time (:func:`apply_to_cube`)."""
+    from robot.rig.mechanisms.orientation import all_orientations
+    from solver import parse_facelets
+
+    m = MECHS[kind]
+    state, walk = m.start(), []
+    for p in picks:
+        steps = m.steps(state)
+        action, out = steps[p % len(steps)]
+        walk.append(action)
+        state = out.after
+    if not walk or (kind == "two-gripper" and any(s[1] for s in state[1:])):
+        return
+    jog = check_jog(m, ", ".join(str(a) for a in walk))
+    before = (all_orientations()[held_pick], *m.start()[1:])
+    for p in left:
+        steps = m.steps(before)
+        before = steps[p % len(steps)][1].after
+    cube = random_cube(seed).to_facelets()
+    followed = jog.follow(m, before)
+    homing = m.homing(before)
+    if homing is None:  # a two-gripper's jaws left across: homing cannot square them
+        assert followed is None and kind == "two-gripper" and any(s[1] for s in before[1:])
+        return
+    assert followed is not None
+    moves, after = followed
+    assert len(moves) == jog.layer_turns and after[1:] == jog.states[-1][1:]
+    made = parse_facelets(cube).apply(" ".join(str(x) for x in moves)).to_facelets()
+    assert as_held(made, after[0]) == apply_to_cube(as_held(cube, before[0]), [*homing, *jog.actions], m,
+                                                    start=before).stickers
 
 
 @pytest.mark.parametrize("kind, text, says", [

@@ -73,3 +73,25 @@ def test_a_firmware_restart_mid_job_leaves_the_state_unknown_and_resume_moves_no
     plan = planned_turns(kind, state)
     assert plan is not None and made == plan[:len(made)]  # nothing turned that the plan does not turn there
     assert MechanismJournal(state).last().end == "state unknown: scan again"
+
+
+@pytest.mark.parametrize("kind", ["flipper", "two-gripper"])
+def test_one_rig_solves_cube_after_cube(kind, tmp_path):
+    """A maker's evening: `cuberobot start`, a new scrambled cube put in,
+    `start` again, on one rig. A run may end with a two-gripper's jaws
+    across (a gripper that turned a layer last), which homing cannot square
+    (its steppers have no home): every run now ends with its parts where
+    homing takes them home. Before, the second run on a two-gripper turned
+    a gripper into the other's crossed jaws and the rig stopped."""
+    from solver import random_cube
+
+    view, state = tmp_path / "view", tmp_path / "state"
+    with _rig(kind, 4, "max", "", view) as sim:
+        for k, seed in enumerate((4, 11, 12)):
+            if k:
+                sim.set_state(random_cube(seed).to_facelets())  # the next cube, put in as it comes
+            r = _run(kind, sim, state, view, "start", "--headless", "--seed", str(seed),
+                     "--sim-view", str(view))
+            assert r.returncode == 0 and "confirmed solved" in r.stdout, (k, r.stdout[-1500:],
+                                                                          r.stderr[-1500:])
+            assert sim.counts()["fault"] is None and HeldCube(sim.state()).is_solved()

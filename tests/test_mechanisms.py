@@ -295,3 +295,26 @@ def test_the_example_configs_plan_and_the_link_takes_them(kind):
     with pytest.raises(UserError, match=f'kind = "{kind}": this command drives six-motor rigs') as e:
         Link(cfg)  # a six-motor dry run, jog or engine
     assert "\n" not in str(e.value)
+
+
+def test_every_state_a_run_can_leave_is_parked_without_moving_the_cube():
+    """Every state either kind can reach: the parking moves are possible,
+    turn no layer, leave the cube's hold as it was, and end where homing
+    can take the parts home; a two-gripper's jaws end square."""
+    from robot.rig.mechanisms import parking
+
+    for kind in KINDS:
+        m = MECHS[kind]
+        for state in m.graph.states:
+            moves = parking(m, state)
+            assert moves is not None, (kind, state)
+            here = state
+            for action in moves:
+                out = m.apply(here, action)
+                assert out.turn is None and m.orientation(out.after) == m.orientation(here), (kind, state)
+                here = out.after
+            assert m.homing(here) is not None
+            if kind == "two-gripper":
+                assert not any(jaws for _, jaws in here[1:]) and len(moves) <= 6, (state, moves)
+            else:
+                assert moves == ()

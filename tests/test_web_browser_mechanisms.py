@@ -124,6 +124,49 @@ def test_a_dry_run_on_a_flipper_from_the_page(browser, tmp_path):
         assert not errors, errors
 
 
+def test_a_jog_after_a_run_turns_and_tips_the_pages_cube_as_the_rig(browser, tmp_path):
+    """The rig's cube is moved by hand after a run: the page's 3-D cube and
+    the line under it follow, as the virtual rig's own stickers do; once
+    servo angles are set by hand the line says the hold is not known, and
+    a page opened afresh says so too."""
+    from mechanism_kinds import as_held
+    from webserver import Client, rig_for_url
+
+    cfg = load_config(ROOT / "config" / "examples" / "flipper.toml")
+    with panel_server(tmp_path, cfg=cfg, speed="max") as (base, panel, rig_url):
+        browser.get(base)
+        WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "state").text == "idle")
+        browser.execute_script(LISTEN_JS)
+        client = Client(base)
+        assert client.post("/api/start", {"seed": 6})[0] == 202
+        assert client.wait_state("done", "failed", "stopped")["result"] == "solved"
+        browser.execute_script("document.getElementById('jog-area').scrollIntoView()")
+        WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "jog-moves-row").is_displayed())
+        browser.find_element(By.ID, "jog-moves").send_keys("flip, close cover, turn +1, open cover, spin -1")
+        browser.find_element(By.ID, "jog-moves-go").click()
+        WebDriverWait(browser, 60).until(
+            lambda d: d.find_element(By.ID, "jog-message").text.startswith("made 5 robot move(s)"))
+        status = client.get("/api/status")[1]
+        held = status["orientation"]
+        WebDriverWait(browser, 10).until(lambda d: d.execute_script(DRAWN_JS)["held"] == held)
+        d = browser.execute_script(DRAWN_JS)
+        assert d["reported"] == status["orientation"] and (d["top"], d["bottom"]) == (
+            status["orientation"][0], status["orientation"][3]), d
+        assert d["facelets"] == status["facelets"] and "holds" in d["line"], d
+        assert as_held(d["facelets"], d["held"]) == rig_for_url(rig_url).mechanism.cube.stickers
+        box = browser.find_element(By.ID, "jog-moves")
+        box.clear()
+        box.send_keys("servo flipper 10")
+        browser.find_element(By.ID, "jog-moves-go").click()
+        WebDriverWait(browser, 60).until(lambda d: "not known" in d.execute_script(DRAWN_JS)["line"])
+        browser.refresh()
+        WebDriverWait(browser, 30).until(lambda d: "not known" in d.execute_script(
+            "return document.getElementById('held').textContent"))
+        errors = [e for e in browser.get_log("browser")
+                  if e["level"] == "SEVERE" and e["source"] == "javascript"]
+        assert not errors, errors
+
+
 CHOICES_JS = """
 const say = (id) => ({disabled: document.getElementById(id).disabled,
                       title: document.getElementById(id).closest('label').title});

@@ -64,6 +64,11 @@ EVENTS: dict[str, Kind] = {
                        "elapsed_s": _NUM}, {"remaining_s": _NUM, "stage": str, **_HELD},
                       doc="the rig reported the turn done (ticks: its own clock)"),
     "confirmed": Kind({"solved": bool, "facelets": str}, doc="the confirmation scan"),
+    "jogged": Kind({"facelets": str, "orientation": str, "moves": list},
+                   doc="the rig was moved by hand between runs (a jog): the face turns it made (moves), "
+                       "the last run's cube with them made (facelets), how a rig that moves the cube now "
+                       "holds it (orientation); '' where it is not known (a jog stopped part-way, servo "
+                       "angles set by hand, no run yet), and orientation '' on a six-motor rig"),
     "finished": Kind({"status": str}, {"estop": bool, "facelets": str, "total_s": _NUM, "final_state": str,
                                        "estimated_s": _NUM, "executed_s": _MAYBE_NUM},
                      doc="the run ended: status solved, scanned, already-solved, dry-run, stopped, "

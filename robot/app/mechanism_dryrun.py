@@ -127,6 +127,7 @@ def _over_link(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan, events:
             state, cube = run_job(journal, m, start.to_facelets(), p.actions, events.mover(drive.do),
                                   state=m.start(), boot_id=link.hello.boot_id if link.hello else None,
                                   ids=drive.ids)
+            events.park(drive.do, state)  # a two-gripper's jaws left square, for the next job
     finally:
         events.link = None
         handle.close()

@@ -173,6 +173,11 @@ class MechanismEvents:
         self.rig_latched: bool | None = None
         """Whether the rig's emergency stop was latched as its line closed
         (None: it never answered)."""
+        self.rig_state: State | None = None
+        """The rig's whole state (the cube's hold, in this run's frame, and
+        its parts) after the last robot move it reported made; None before
+        homing and while a move is under way, so a run that ends in one (a
+        stop, a fault) leaves it not known. A jog after the run starts here."""
         self.rig_latched_at = 0.0
         """When that word began to be listened for (time.monotonic): a stop
         sent since is newer knowledge than it."""
@@ -210,12 +215,29 @@ class MechanismEvents:
             self.check_stop()
             assert self.mech is not None
             fields, after = move_fields(self.mech, state, action)
+            self.rig_state = None
             do(action)  # told once made: a move the rig refused or was stopped in is not reported
+            self.rig_state = after
             self.emit("scan-move", "scanning", purpose=purpose, step=str(action), **fields)
             if self.pace:
                 self.stop_flag.wait(self.mech.apply(state, action).seconds / self.pace)
             state = after
         return moving
+
+    def park(self, do: Callable[[Action], None], start: State) -> None:
+        """The parts brought to where the next job's homing takes them home
+        (:func:`~robot.rig.mechanisms.parking`: a two-gripper's jaws left
+        across squared), the cube left as it is: nothing to tell the faces,
+        but :attr:`rig_state` follows every move."""
+        from ..rig.mechanisms import parking
+
+        assert self.mech is not None
+        state = start
+        for action in parking(self.mech, start) or ():
+            self.check_stop()
+            self.rig_state = None
+            do(action)
+            state = self.rig_state = self.mech.apply(state, action).after
 
     # -- what the run tells ----------------------------------------------------
     def emit(self, kind: str, state: str | None = None, text: str = "", result: ScanResult | None = None,
@@ -225,6 +247,12 @@ class MechanismEvents:
         if kind == "finished":
             self.finished = True
         self.face.emit(Event(kind, self.state, data, text, result=result))
+
+    def homed(self) -> None:
+        """The rig went home: its parts are home and the cube is held as this
+        run's scan will find it (the run's frame)."""
+        assert self.mech is not None
+        self.rig_state = self.mech.start()
 
     def started(self, mech: Mechanism) -> None:
         self.mech = mech
@@ -277,6 +305,7 @@ class MechanismEvents:
             i = self.index
             fields, _ = move_fields(self.mech, self.move_state, action)
             self.emit("turn-started", "turning", index=i, turns=len(self.steps), step=self.steps[i], **fields)
+            self.rig_state = None  # until the journal has it done (:meth:`done`)
             do(action)
             if self.pace:  # a stop cuts the wait short; it is honoured once the move is journalled
                 self.stop_flag.wait(self.mech.apply(self.move_state, action).seconds / self.pace)
@@ -287,7 +316,7 @@ class MechanismEvents:
         """The journal wrote move ``i`` done: the faces hear it, then a stop may end the run."""
         assert self.mech is not None and self.move_state is not None
         fields, _ = move_fields(self.mech, self.move_state, self.actions[i])
-        self.move_state = state
+        self.move_state = self.rig_state = state
         self.index = i + 1
         elapsed = time.monotonic() - self.t_turn
         self.emit("turn-done", "turning", index=i, turns=len(self.steps), step=self.steps[i],

@@ -182,23 +182,27 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube
 
     ev.check_stop()  # a stop pressed while the line opened: homing is a move too
     rig.home()  # a rig that a killed run left part-way is where the plan starts
+    ev.homed()
     scanned, scan_end = scan(None)
     run.scan_correct = scanned.facelets == cube.to_facelets() if sim_state is not None else None
     scanned, scan_end, facelets = _ask_a_person(ev, scanned, scan_end, scan, cfg.start.min_confidence)
     run.facelets, run.scan = facelets or scanned.facelets, scanned  # a doubtful reading is kept too
     if scan_only:
         run.status = "scanned" if facelets is not None else "scan-doubtful"
+        ev.park(rig.do, scan_end)
         ev.ended(run)
         return run
     if facelets is None:
         run.status = "scan-doubtful"
         out(f"the scan is in doubt ({why_in_doubt(scanned)}): "
             "stopped before turning anything")
+        ev.park(rig.do, scan_end)
         ev.ended(run)
         return run
     out(f"scanned through one camera ({run.scan_robot_moves} robot moves)")
     if facelets == SOLVED:
         run.status = "already-solved"
+        ev.park(rig.do, scan_end)
         ev.ended(run)
         return run
     t0 = time.perf_counter()
@@ -225,7 +229,8 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube
     journal = ev.journal(Path(state_dir))
     run_job(journal, m, facelets, plan.actions, ev.mover(rig.do), state=scan_end,
             boot_id=link.hello.boot_id if link.hello else None, ids=rig.ids)
-    again, _ = scan(plan.end, "confirmation scan")
+    again, again_end = scan(plan.end, "confirmation scan")
+    ev.park(rig.do, again_end)  # the next job then starts where its plan does (a two-gripper's jaws square)
     # as the six-motor engine does: a confirmation still in doubt whose
     # reading is the solved cube confirms, with a word
     run.confirmed = again.facelets == SOLVED

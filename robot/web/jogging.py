@@ -22,6 +22,7 @@ from .runs import Panel
 _GIVE_UP_OR_RESUME = ("give it up to jog (the next Start scans the cube afresh), or stop the panel and run "
                       "`cuberobot resume` to finish it")
 _GAVE_UP = "; the unfinished job was given up"
+_UNKNOWN = "how the rig holds the cube is not known; the next Start homes the rig and scans it"
 
 
 def jog(panel: Panel, *, face: str | None = None, turns: int | None = None, steps: int | None = None,
@@ -67,6 +68,9 @@ def _face(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
             panel.standing.report()
             raise
     panel.standing.report()
+    if jog.turns is not None and jog.turns % 4:  # a face between quarter turns is no cube to draw
+        turned = jog.face + {1: "", 2: "2", 3: "'"}[jog.turns % 4]
+        panel.jogged([turned], None, f"jogged {turned}: the cube as the last run left it, {turned} turned")
     return {"moved": True, "message": done.describe() + (_GAVE_UP if gave_up else ""), "face": jog.face,
             "motor": done.motor, "steps": done.steps, "quarter": done.quarter, "gave_up_job": gave_up}
 
@@ -83,6 +87,7 @@ def _mechanism(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
     port = None if firmware else run_port(panel.cfg, panel.options.rig_port)
     handle = attach_rig(panel.cfg, port=port, firmware=firmware, seed=None, kind=panel.cfg.rig.kind)
     panel.jog_link = handle.link
+    runs_rig = panel.mechanism_port is not None  # whose cube the page draws; not a rig of the jog's own
     lines: list[str] = []
     try:
         connect_rig(handle)
@@ -90,7 +95,15 @@ def _mechanism(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
                                then=_GIVE_UP_OR_RESUME)
         if panel.jog_estop.is_set():  # pressed while the line opened: from here it would reach the line
             raise RigError("the emergency stop was pressed before the jog's first move: nothing moved")
-        summary = jog_mechanism(handle.link, panel.cfg, jog, out=lines.append)
+        try:
+            summary = jog_mechanism(handle.link, panel.cfg, jog, out=lines.append)
+        except RigError:
+            if lines and runs_rig:  # the rig was homed and may have moved: its hold is not known any more
+                panel.mechanism_state = None
+                panel.jogged(None, None, f"the jog stopped part-way: {_UNKNOWN}")
+            raise
+        if runs_rig:
+            _follow(panel, jog)
     finally:
         panel.jog_link = None
         if handle.link.hello is not None:
@@ -106,6 +119,32 @@ def _mechanism(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
                  else f" on the virtual {kind} rig")
     return {"moved": True, "message": summary + where + (_GAVE_UP if gave_up else ""),
             "moves": [line.strip() for line in lines], "gave_up_job": gave_up}
+
+
+def _follow(panel: Panel, jog: Any) -> None:
+    """The page's cube after a flipper's or two-gripper's jog: turned and
+    held as the homing and the robot moves leave it, from where the last run
+    or jog left the rig (:attr:`Panel.mechanism_state`)."""
+    from ..rig.mechanisms import mechanism_for
+    from ..rig.mechanisms.jog import ServoJog
+    from ..rig.mechanisms.orientation import name
+
+    before, panel.mechanism_state = panel.mechanism_state, None
+    if isinstance(jog, ServoJog):  # a part set to an angle may have tipped or turned the cube
+        panel.jogged(None, None, f"servo angles set by hand: {_UNKNOWN}")
+        return
+    mech = mechanism_for(panel.cfg)
+    assert mech is not None
+    followed = None
+    # a dry run's cube on the page is a virtual rig's of its own, not this one's
+    if before is not None and panel.status.kind != "dry-run":
+        followed = jog.follow(mech, before)
+    if followed is None:
+        panel.jogged(None, None, f"jogged: {_UNKNOWN}")
+        return
+    moves, panel.mechanism_state = followed
+    panel.jogged([str(m) for m in moves], name(mech.orientation(panel.mechanism_state)),
+                 f"jogged: {len(jog.actions)} robot move(s), {len(moves)} of them layer turns")
 
 
 def _example(kind: str) -> str:

@@ -145,7 +145,12 @@ class Panel:
     def __init__(self, cfg: Config, options: Options):
         self.cfg, self.options = cfg, options
         self.lock = threading.Lock()
-        self.status = Status()
+        # A flipper or two-gripper holds the cube as it was put in until a run or a jog moves it.
+        self.status = Status(orientation="URFDLB" if cfg.rig.kind != "six-motor" else "")
+        self.mechanism_state: Any = None
+        """A flipper's or two-gripper's rig that outlives a run (:attr:`mechanism_port`): its whole
+        state as the last run or jog left it (the cube's hold in the status's frame, and its parts);
+        None while not known (none yet, or one ended part-way). A jog is followed from it."""
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY)
         self.images: dict[str, bytes] = {}
         self.engine: Engine | MechanismEngine | None = None
@@ -410,6 +415,7 @@ class Panel:
             log.exception("the run failed")
             self._finish_unreported(f"the run failed: {type(e).__name__}: {e}")
         finally:
+            self.mechanism_state = engine.events.rig_state
             latched = engine.events.rig_latched
             if not (latched is False and self.status.estop_sent):  # a stop sent, no latch heard: not known
                 self.mechanism_latch(latched, heard_at=engine.events.rig_latched_at)
@@ -634,6 +640,27 @@ class Panel:
                 q.put_nowait(None)
 
     # -- events ----------------------------------------------------------------
+    def jogged(self, moves: list[str] | None, orientation: str | None, text: str) -> None:
+        """After a jog, the page's cube follows the rig: ``moves``, the face
+        turns the jog made (None: not known, as after a jog stopped part-way
+        or servo angles set by hand), made on the last run's cube; and how a
+        flipper or two-gripper now holds the cube (None: not known). A cube
+        or a hold not known is not drawn as if it were: the orientation is
+        told as unknown and the cube is left as the last run left it, which
+        the next Start scans afresh anyway."""
+        from solver import parse_facelets
+
+        with self.lock:
+            last, state = self.status.facelets, self.status.state
+        facelets = ""
+        if moves is not None and last:
+            try:
+                facelets = parse_facelets(last).apply(" ".join(moves)).to_facelets()
+            except ValueError:  # the last reading was no cube (a scan left in doubt)
+                facelets = ""
+        self.publish(Event("jogged", state, {"facelets": facelets, "orientation": orientation or "",
+                                             "moves": list(moves or [])}, text=text))
+
     def publish(self, event: Event) -> None:
         """From the engine's thread: update the status, keep the scan's
         pictures, and hand the event to every open stream."""
@@ -688,6 +715,9 @@ class Panel:
         elif kind == "turn-done":
             s.turn, s.facelets, s.stage = d["index"] + 1, d["state_facelets"], d.get("stage", s.stage)
             s.orientation = d.get("orientation", s.orientation)
+        elif kind == "jogged":  # between runs: the state stays the last run's
+            s.facelets = d["facelets"] or s.facelets
+            s.orientation = d["orientation"] if self.mechanism else ""
         elif kind == "finished":
             s.result, s.message, s.estop = d.get("status", ""), event.text, bool(d.get("estop", False))
             s.ended = time.time()

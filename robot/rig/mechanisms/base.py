@@ -102,6 +102,14 @@ class Mechanism:
         """The state in a few words, for the journal and for messages."""
         raise NotImplementedError
 
+    def homing(self, state: State) -> tuple[Action, ...] | None:
+        """What homing the rig (:meth:`~robot.rig.mechanisms.commands.Commands.home`,
+        before every job and jog) does from ``state``, as robot moves: it
+        sends the servos home in an order that never turns a layer, but a
+        part away from home may take the cube with it. None where homing
+        cannot bring the parts home (where the cube then is, is not known)."""
+        raise NotImplementedError
+
     @cached_property
     def _steps(self) -> dict[State, tuple[tuple[Action, Outcome], ...]]:
         return {}

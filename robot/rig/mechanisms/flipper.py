@@ -87,6 +87,11 @@ class Flipper(Mechanism):
             return Outcome((o, pos + q, closed), seconds, (D_SLOT, q))
         raise ImpossibleMove(f"a flipper rig has no move {action}")
 
+    def homing(self, state: State) -> tuple[Action, ...] | None:
+        """The cover opens, then the turntable goes home and spins the cube with it."""
+        _, pos, closed = state
+        return ((OPEN,) if closed else ()) + ((Action("spin", "", -pos),) if pos else ())
+
     def describe(self, state: State) -> str:
         o, pos, closed = state
         return f"orientation {name(o)}, turntable {pos:+d}, cover {'closed' if closed else 'open'}"

@@ -96,6 +96,13 @@ class TwoGripper(Mechanism):
             return Outcome(new(jaws), seconds, (SLOTS[g], q))
         raise ImpossibleMove(f"a two-gripper rig has no move {action}")
 
+    def homing(self, state: State) -> tuple[Action, ...] | None:
+        """Both grippers close; a gripper's jaws left across stay so (its
+        stepper has no home), and where the cube then is is not known."""
+        if any(jaws for _, jaws in state[1:]):
+            return None
+        return tuple(Action("close", g) for g, (closed, _) in zip(GRIPPERS, state[1:]) if not closed)
+
     def describe(self, state: State) -> str:
         o = state[0]
         parts = [f"{g} {'closed' if s[0] else 'open'}{' across' if s[1] else ''}"

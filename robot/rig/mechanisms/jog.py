@@ -22,10 +22,13 @@ import math
 import re
 from dataclasses import dataclass
 
+from solver import Move
+
 from ..config import Config
 from ..errors import UserError
 from .base import Action, ImpossibleMove, Mechanism, State
 from .grippers import GRIPPERS
+from .orientation import face_move
 
 MAX_JOG_MOVES = 40
 """The most robot moves one jog may make."""
@@ -69,6 +72,31 @@ class Jog:
     actions: tuple[Action, ...]
     states: tuple[State, ...]
     layer_turns: int
+
+    def follow(self, mech: Mechanism, before: State) -> tuple[list[Move], State] | None:
+        """What the jog does to the cube from the rig's whole state
+        ``before`` it (where the last run or jog left the cube and the
+        parts, not necessarily home): the homing first, then these moves.
+        The face turns they make, in the cube's own letters, and the state
+        they leave; None when homing cannot be followed from ``before``."""
+        homing = mech.homing(before)
+        if homing is None:
+            return None
+        state = before
+        try:
+            for action in homing:
+                state = mech.apply(state, action).after
+        except ImpossibleMove:
+            return None
+        if state[1:] != mech.start()[1:]:  # the parts not home: the jog was checked from home
+            return None
+        moves: list[Move] = []
+        for action in self.actions:
+            out = mech.apply(state, action)
+            if out.turn is not None:
+                moves.append(face_move(mech.orientation(state), *out.turn))
+            state = out.after
+        return moves, state
 
 
 QUARTERS = (-2, -1, 1, 2)

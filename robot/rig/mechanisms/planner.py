@@ -226,6 +226,29 @@ def cheapest(candidates: Sequence[str | Sequence[Move]], mech: Mechanism, *,
     return best[1], best[2]
 
 
+def parking(mech: Mechanism, state: State) -> tuple[Action, ...] | None:
+    """The fewest robot moves that leave the cube as it is (no layer turned,
+    the cube not turned) and bring the parts to where homing can take them
+    home (:meth:`Mechanism.homing`). A job or a scan may end with a
+    two-gripper's jaws across, which homing cannot square (its steppers
+    have no home): the next job, planned from square jaws, would jam. Every
+    run ends parked. None: no such moves (not met on either kind)."""
+    from collections import deque
+
+    seen = {state}
+    todo: deque[tuple[State, tuple[Action, ...]]] = deque([(state, ())])
+    while todo:
+        here, path = todo.popleft()
+        if mech.homing(here) is not None:
+            return path
+        for action, out in mech.steps(here):
+            still = out.turn is None and mech.orientation(out.after) == mech.orientation(here)
+            if still and out.after not in seen:
+                seen.add(out.after)
+                todo.append((out.after, (*path, action)))
+    return None
+
+
 def summary(p: MechanismPlan) -> str:
     """One line for the terminal: robot moves, planned time, end orientation."""
     return f"{p.moves} robot moves, {p.seconds:.1f} s planned, ends {name(p.end[0])}"

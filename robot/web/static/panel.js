@@ -26,6 +26,7 @@ const page = {
   lastTurnAt: 0, // when the last turn started (performance.now()): the next turn is drawn over as long
   lastScanMoveAt: 0, // the same for a scan's robot moves (a rig that moves the cube)
   mechanism: "", // a rig that moves the cube (flipper, two-gripper): its kind; each of its moves is a "turn"
+  heldUnknown: false, // such a rig's hold is not known since a jog (stopped part-way, servo angles set by hand)
 };
 
 const cube = new Cube3D($("cube3d"), window.matchMedia("(max-width: 480px)").matches ? 36 : 44);
@@ -213,7 +214,9 @@ const FACE_NAMES = { U: "U (white)", R: "R (red)", F: "F (green)", D: "D (yellow
 function showHeld(step, held) {
   $("held").hidden = !page.mechanism;
   if (!page.mechanism) return;
-  const where = held && held.length === 6 ? `holds ${FACE_NAMES[held[0]]} up, ${FACE_NAMES[held[2]]} at the front` : "";
+  // "" after a run has begun (no orientation yet) or since a jog left the hold unknown
+  const where = held && held.length === 6 ? `holds ${FACE_NAMES[held[0]]} up, ${FACE_NAMES[held[2]]} at the front`
+    : page.heldUnknown ? "how it holds the cube is not known since the jog: the next Start scans it" : "";
   $("held").textContent = [step ? `robot move: ${step}` : "", where].filter(Boolean).join(" · ");
   $("held").dataset.held = held || "";
 }
@@ -285,6 +288,7 @@ function onStatus(s) {
     cube.show(page.facelets);
   }
   cube.hold(s.orientation || HOME);
+  page.heldUnknown = !!page.mechanism && !s.orientation;
   drawNet();
   showSteps();
   showHeld(s.steps && s.turn ? s.steps[s.turn - 1] : "", s.orientation);
@@ -315,6 +319,7 @@ function onEvent(e) {
       break;
     case "started":
       if (e.by === "button") say("started by the rig's button");
+      page.heldUnknown = false;
       cube.hold(HOME); showHeld("", page.mechanism ? HOME : "");
       break;
     case "scanning": say(`${e.purpose}: capture ${e.capture}`); page.lastScanMoveAt = 0; break;
@@ -383,6 +388,12 @@ function onEvent(e) {
       showSteps();
       if (e.stage) showStage(e.stage);
       drawNet();
+      break;
+    case "jogged": // moved by hand between runs: the cube follows, where what the jog did is known
+      if (e.facelets) { page.facelets = e.facelets; cube.show(e.facelets); drawNet(); }
+      page.heldUnknown = !!page.mechanism && !e.orientation;
+      if (e.orientation) cube.hold(e.orientation);
+      showHeld("", e.orientation);
       break;
     case "confirmed": say(e.solved ? "the confirmation scan shows a solved cube" : "the confirmation scan disagrees", !e.solved); break;
     case "finished":
