@@ -95,3 +95,28 @@ def test_one_rig_solves_cube_after_cube(kind, tmp_path):
             assert r.returncode == 0 and "confirmed solved" in r.stdout, (k, r.stdout[-1500:],
                                                                           r.stderr[-1500:])
             assert sim.counts()["fault"] is None and HeldCube(sim.state()).is_solved()
+
+
+def test_a_resumed_two_gripper_job_ends_with_the_jaws_square_for_the_next_start(tmp_path):
+    """A job stopped between two robot moves (its journal says where) is
+    finished by `resume`, which then squares the jaws as a run does: the
+    next `start` on the same rig solves a new cube (it jammed before)."""
+    from robot.rig.loading import load_config
+    from robot.rig.mechanisms import mechanism_for, plan
+    from solver import random_cube
+
+    kind, view, state = "two-gripper", tmp_path / "view", tmp_path / "state"
+    m = mechanism_for(load_config(ROOT / "config" / "examples" / f"{kind}.toml"))
+    assert m is not None
+    with _rig(kind, 3, "max", "", view) as sim:
+        cube = sim.state()
+        p = plan("R U F'", m)
+        assert any(jaws for _, jaws in p.end[1:]), "a plan that ends with a jaw across"
+        # a job stopped before its first move
+        MechanismJournal(state).start_job(m, cube, list(p.actions), m.start())
+        r = _run(kind, sim, state, view, "resume")
+        assert r.returncode == 0 and "done:" in r.stdout, (r.stdout, r.stderr)
+        sim.set_state(random_cube(9).to_facelets())
+        r = _run(kind, sim, state, view, "start", "--headless", "--seed", "9", "--sim-view", str(view))
+        assert r.returncode == 0 and "confirmed solved" in r.stdout, (r.stdout[-1500:], r.stderr[-1500:])
+        assert sim.counts()["fault"] is None and HeldCube(sim.state()).is_solved()

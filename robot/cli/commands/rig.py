@@ -398,7 +398,7 @@ def _resume_mechanism(cfg: Config, args: argparse.Namespace) -> int:
     servos go; an in-process virtual rig (sim://) ended with the process
     that ran the job."""
     from ...rig.journal import default_state_dir
-    from ...rig.mechanisms import mechanism_for
+    from ...rig.mechanisms import mechanism_for, parking
     from ...rig.mechanisms.drive import LinkMechanism
     from ...rig.mechanisms.journal import UNKNOWN, MechanismJournal, confirm_sent, resume_job
 
@@ -448,10 +448,13 @@ def _resume_mechanism(cfg: Config, args: argparse.Namespace) -> int:
                 if why is None:
                     print(f"resuming job {j.job} on the {j.kind} rig: {where}, on {port}", flush=True)
                     driver = LinkMechanism(link, cfg, j.state)
-                    status, _, cube = resume_job(journal, mech, driver.do, ids=driver.ids)
+                    status, end, cube = resume_job(journal, mech, driver.do, ids=driver.ids)
                     if status == UNKNOWN:  # written by another resume since we looked
                         print(f"nothing to resume: the last job ended {UNKNOWN}", file=sys.stderr)
                         return 1
+                    if end is not None:  # as a run ends: a two-gripper's jaws square for the next job
+                        for action in parking(mech, end) or ():
+                            driver.do(action)
                     print(f"done: {driver.sent} commands for {len(j.actions) - j.done} robot moves; the cube "
                           f"{'solved' if cube == SOLVED_CUBE.to_facelets() else 'as planned: ' + str(cube)}")
                     return 0
