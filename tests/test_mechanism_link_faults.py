@@ -120,3 +120,55 @@ def test_a_resumed_two_gripper_job_ends_with_the_jaws_square_for_the_next_start(
         r = _run(kind, sim, state, view, "start", "--headless", "--seed", "9", "--sim-view", str(view))
         assert r.returncode == 0 and "confirmed solved" in r.stdout, (r.stdout[-1500:], r.stderr[-1500:])
         assert sim.counts()["fault"] is None and HeldCube(sim.state()).is_solved()
+
+
+@pytest.mark.parametrize("moved_since", [False, True])
+@pytest.mark.parametrize("stop_after", [0, 2])
+def test_resume_of_a_job_stopped_between_moves_asks_the_rig_whether_it_moved_since(moved_since, stop_after,
+                                                                                  tmp_path):
+    """A job stopped cleanly between two robot moves (as a Stop or the
+    emergency stop leaves it) is finished by `resume`, unless the rig has
+    made other moves since (a run in another state folder, a jog): then its
+    last reported move is not the job's, where the cube is is not known,
+    and nothing moves. Before, the old job was replayed onto the new cube
+    and the result called "as planned"."""
+    from robot.rig.link import Link
+    from robot.rig.loading import load_config
+    from robot.rig.mechanisms import mechanism_for, plan
+    from robot.rig.mechanisms.drive import LinkMechanism
+    from robot.rig.mechanisms.journal import Interrupted, run_job
+
+    kind, view = "flipper", tmp_path / "view"
+    cfg = load_config(ROOT / "config" / "examples" / f"{kind}.toml")
+    m = mechanism_for(cfg)
+    assert m is not None
+    p = plan("R U F'", m)
+
+    class Stops(MechanismJournal):  # the run's stop, heard before move ``stop_after`` + 1 is sent
+        def sent(self, job, i, ids=()):
+            if i == stop_after:
+                raise Interrupted
+            super().sent(job, i, ids)
+
+    with _rig(kind, 3, "max", "", view) as sim:
+        cube = sim.state()
+        with Link(cfg, sim.port, kind=kind) as link:
+            link.connect()
+            drive = LinkMechanism(link, cfg, m.start())
+            drive.home()
+            with pytest.raises(Interrupted):
+                run_job(Stops(tmp_path / "a"), m, cube, p.actions, drive.do, state=m.start(),
+                        boot_id=link.hello.boot_id, ids=drive.ids, last_id=drive.last_id)
+        if moved_since:
+            r = _run(kind, sim, tmp_path / "b", view, "jog", "flip")
+            assert r.returncode == 0, r.stderr
+        before = sim.counts()
+        r = _run(kind, sim, tmp_path / "a", view, "resume")
+        after = sim.counts()
+    assert "Traceback" not in r.stderr
+    if moved_since:
+        assert r.returncode == 1 and "has moved since the job stopped" in r.stderr, (r.stdout, r.stderr)
+        assert "Nothing was moved" in r.stderr and after["moves"] == before["moves"]
+    else:
+        assert r.returncode == 0 and "done:" in r.stdout, (r.stdout, r.stderr)
+        assert len(after["layer_turns"]) == len(p.solution)

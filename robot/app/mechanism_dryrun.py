@@ -126,7 +126,7 @@ def _over_link(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan, events:
             journal = events.journal(state_dir or default_state_dir())
             state, cube = run_job(journal, m, start.to_facelets(), p.actions, events.mover(drive.do),
                                   state=m.start(), boot_id=link.hello.boot_id if link.hello else None,
-                                  ids=drive.ids)
+                                  ids=drive.ids, last_id=drive.last_id)
             events.park(drive.do, state)  # a two-gripper's jaws left square, for the next job
     finally:
         events.link = None

@@ -228,7 +228,7 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube
                 f"{plan.seconds:.1f} s planned")
     journal = ev.journal(Path(state_dir))
     run_job(journal, m, facelets, plan.actions, ev.mover(rig.do), state=scan_end,
-            boot_id=link.hello.boot_id if link.hello else None, ids=rig.ids)
+            boot_id=link.hello.boot_id if link.hello else None, ids=rig.ids, last_id=rig.last_id)
     again, again_end = scan(plan.end, "confirmation scan")
     ev.park(rig.do, again_end)  # the next job then starts where its plan does (a two-gripper's jaws square)
     # as the six-motor engine does: a confirmation still in doubt whose

@@ -430,6 +430,9 @@ def _resume_mechanism(cfg: Config, args: argparse.Namespace) -> int:
                 hello = link.connect()  # waits for the rig to finish what it had queued
                 if j.boot_id is not None and hello.boot_id != j.boot_id:
                     why = "the rig has restarted since the job began (its servos may have let the cube go)"
+                elif under_way is None and j.last_id is not None and link.status().last_done_id != j.last_id:
+                    # stopped between moves, but the rig has made others since (another run, a jog)
+                    why = "the rig has moved since the job stopped (its last move is not the job's)"
                 elif under_way is not None:
                     # The rig's word: the move's last command reported done, nothing
                     # queued or moving, the same boot: the move was made whole.

@@ -44,10 +44,12 @@ class LinkMechanism:
         self.next_id = random.SystemRandom().randrange(1, 0xFFF0)
         self.done: set[int] = set()
         self.sent = 0
+        self.last_id: int | None = None
+        """The id of the last command sent (each is waited for: the rig has reported it done)."""
         link.on_done = lambda d: self.done.add(d.move_id)
 
     def _id(self) -> int:
-        mid = self.next_id
+        mid = self.last_id = self.next_id
         self.next_id = mid % 0xFFF0 + 1  # NO_ID and the jog's id are never used
         return mid
 

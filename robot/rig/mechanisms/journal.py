@@ -63,6 +63,10 @@ class MechanismJob:
     boot_id: int | None = None
     """The rig's boot id when the job started (None: not known): a rig that
     has restarted since may have let its servos go."""
+    last_id: int | None = None
+    """The id of the last command the rig should have reported done: the
+    last move's, or before the first, the last the run sent before the job
+    (None: not known). A rig whose last DONE is another has moved since."""
 
 
 class MechanismJournal:
@@ -79,7 +83,7 @@ class MechanismJournal:
             os.fsync(f.fileno())
 
     def start_job(self, mech: Mechanism, start_cube: str, actions: Sequence[Action], state: State,
-                  boot_id: int | None = None) -> int:
+                  boot_id: int | None = None, last_id: int | None = None) -> int:
         last = self.last()
         job = 1 if last is None else last.job + 1
         record = {"type": "job", "job": job, "kind": mech.kind, "start": start_cube,
@@ -87,6 +91,8 @@ class MechanismJournal:
                   "orientation": name(mech.orientation(state))}
         if boot_id is not None:
             record["boot_id"] = boot_id
+        if last_id is not None:
+            record["last_id"] = last_id
         self._write(record)
         return job
 
@@ -122,7 +128,7 @@ class MechanismJournal:
                                                     [Action.parse(a) for a in r["actions"]],
                                                     _tuples(r["state"]), r["start"],
                                                     orientations=[r["orientation"]],
-                                                    boot_id=r.get("boot_id"))
+                                                    boot_id=r.get("boot_id"), last_id=r.get("last_id"))
                     continue
                 j = jobs[job]
                 if kind == "sent":
@@ -130,6 +136,7 @@ class MechanismJournal:
                         raise ValueError(f"move {r['i']} sent out of turn")
                     j.sent += 1
                     j.sent_ids = [int(x) for x in r.get("ids", [])]
+                    j.last_id = j.sent_ids[-1] if j.sent_ids else None
                 elif kind == "done":
                     if int(r["i"]) != j.done or j.sent != j.done + 1:
                         raise ValueError(f"move {r['i']} done but not sent")
@@ -155,17 +162,19 @@ class Interrupted(Exception):
 def run_job(journal: MechanismJournal, mech: Mechanism, start_cube: str, actions: Sequence[Action],
             do: Callable[[Action], None], *, state: State | None = None, job: int | None = None,
             first: int = 0, cube: str | None = None, boot_id: int | None = None,
-            ids: Callable[[Action], Sequence[int]] | None = None) -> tuple[State, str]:
+            ids: Callable[[Action], Sequence[int]] | None = None,
+            last_id: int | None = None) -> tuple[State, str]:
     """Make ``actions`` from ``first`` on, each journalled as sent before
     ``do`` sends it and as done (with the state and cube after it) once it
     returns. Returns the state and cube at the end; the job ends "done".
     ``ids`` tells the protocol move ids ``do`` will give a move's commands,
     journalled with "sent" so that a resume can ask the rig whether it
-    finished them (:func:`confirm_sent`)."""
+    finished them (:func:`confirm_sent`); ``last_id``, the last command
+    the run sent before the job, lets it tell a rig moved since."""
     state = mech.start() if state is None else state
     cube = start_cube if cube is None else cube
     if job is None:
-        job = journal.start_job(mech, start_cube, actions, state, boot_id)
+        job = journal.start_job(mech, start_cube, actions, state, boot_id, last_id)
     for i in range(first, len(actions)):
         a = actions[i]
         out = mech.apply(state, a)
