@@ -172,3 +172,44 @@ def test_resume_of_a_job_stopped_between_moves_asks_the_rig_whether_it_moved_sin
     else:
         assert r.returncode == 0 and "done:" in r.stdout, (r.stdout, r.stderr)
         assert len(after["layer_turns"]) == len(p.solution)
+
+
+@pytest.mark.parametrize("noted", [True, False])
+def test_jaws_a_stopped_command_left_across_are_squared_by_the_next_start(noted, tmp_path):
+    """A two-gripper command stopped between two robot moves (the emergency
+    stop, Ctrl-C) may leave a gripper's jaws across; it notes where it left
+    the parts (robot/rig/mechanisms/left.py), and the next `start` on the
+    same boot squares them before it homes and solves. With no note (a move
+    cut, not known) nothing is guessed: the rig stops on the crossed jaws,
+    as docs/hardware.md warns (square them by hand)."""
+    from robot.rig.link import Link
+    from robot.rig.loading import load_config
+    from robot.rig.mechanisms import Action, mechanism_for
+    from robot.rig.mechanisms.drive import LinkMechanism
+    from robot.rig.mechanisms.left import remember
+
+    kind, view = "two-gripper", tmp_path / "view"
+    cfg = load_config(ROOT / "config" / "examples" / f"{kind}.toml")
+    m = mechanism_for(cfg)
+    assert m is not None
+    with _rig(kind, 6, "max", "", view) as sim:
+        with Link(cfg, sim.port, kind=kind) as link:
+            link.connect()
+            drive = LinkMechanism(link, cfg, m.start())
+            drive.home()
+            state = m.start()
+            # a layer turn, then a regrip that turns the cube on L
+            for action in (Action("rotate", "D", 1), Action("open", "D"), Action("rotate", "L", -1),
+                           Action("close", "D")):
+                state = m.apply(state, action).after
+                drive.do(action)
+            assert all(jaws for _, jaws in state[1:])  # both jaws across, as a stop can leave them
+            remember(link, kind, state if noted else None)
+        r = _run(kind, sim, tmp_path / "state", view, "start", "--headless", "--seed", "6",
+                 "--sim-view", str(view))
+        fault = sim.counts()["fault"]
+    if noted:
+        assert r.returncode == 0 and "confirmed solved" in r.stdout, (r.stdout[-1500:], r.stderr[-1500:])
+        assert fault is None
+    else:
+        assert r.returncode == 1 and "jammed part" in r.stderr and fault is not None, (r.stdout, r.stderr)

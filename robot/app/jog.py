@@ -27,6 +27,8 @@ from .limits import MAX_JOG_TURNS
 
 if TYPE_CHECKING:
     from ..rig.link import Link
+    from ..rig.mechanisms import Mechanism, State
+    from ..rig.mechanisms.drive import LinkMechanism
     from ..rig.mechanisms.jog import Jog, ServoJog
 
 MAX_JOG_STEPS = 30000
@@ -204,20 +206,39 @@ def jog_mechanism(link: Link, cfg: Config, jog: Jog | ServoJog, out: Callable[[s
     from ..rig.mechanisms import mechanism_for
     from ..rig.mechanisms.drive import LinkMechanism
     from ..rig.mechanisms.jog import ServoJog
+    from ..rig.mechanisms.left import remember
 
     mech = mechanism_for(cfg)
     assert mech is not None
     drive = LinkMechanism(link, cfg, mech.start())
-    drive.home()
-    out(f"homed: {mech.describe(mech.start())}")
-    if isinstance(jog, ServoJog):
-        for angle in jog.angles:
-            drive.set_servo(angle.servo, angle.deg)
-            out(f"  {angle}: held at {angle.deg:g} degrees ({angle.pulse_us} us)")
-        return (f"set {len(jog.angles)} servo angle(s); write the ones that look right into the config's "
-                "[servos.NAME] (docs/configuration.md); the next job homes the rig and scans the cube first")
-    for action, state in zip(jog.actions, jog.states, strict=True):
+    left: State | None = None  # where the jog leaves the parts, once it has (a servo set by hand: not known)
+    try:
+        _park_as_left(drive, mech, link)
+        drive.home()
+        out(f"homed: {mech.describe(mech.start())}")
+        if isinstance(jog, ServoJog):
+            for angle in jog.angles:
+                drive.set_servo(angle.servo, angle.deg)
+                out(f"  {angle}: held at {angle.deg:g} degrees ({angle.pulse_us} us)")
+            return (f"set {len(jog.angles)} servo angle(s); write the ones that look right into the config's "
+                    "[servos.NAME] (docs/configuration.md); the next job homes the rig and scans the cube "
+                    "first")
+        for action, state in zip(jog.actions, jog.states, strict=True):
+            drive.do(action)
+            out(f"  {action}: {mech.describe(state)}")
+        left = jog.states[-1] if jog.states else mech.start()
+        return (f"made {len(jog.actions)} robot move(s), {jog.layer_turns} of them layer turns; the next job "
+                "homes the rig and scans the cube first")
+    finally:
+        remember(link, mech.kind, left)
+
+
+def _park_as_left(drive: LinkMechanism, mech: Mechanism, link: Link) -> None:
+    """A two-gripper's jaws that the last command on this rig left across
+    (stopped between two moves) squared before homing (robot/rig/mechanisms/left.py)."""
+    from ..rig.mechanisms import parking
+    from ..rig.mechanisms.left import parts_left
+
+    left = parts_left(mech, link)
+    for action in (parking(mech, left) or ()) if left is not None else ():
         drive.do(action)
-        out(f"  {action}: {mech.describe(state)}")
-    return (f"made {len(jog.actions)} robot move(s), {jog.layer_turns} of them layer turns; the next job "
-            "homes the rig and scans the cube first")

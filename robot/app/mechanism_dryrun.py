@@ -115,6 +115,7 @@ def _over_link(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan, events:
     where the plan starts), as a run's is before its scan."""
     from ..rig.journal import default_state_dir
     from ..rig.mechanisms.drive import LinkMechanism
+    from ..rig.mechanisms.left import parts_left, remember
     from .rigs import attach_rig, connect_rig
 
     handle = connect_rig(attach_rig(cfg, port=port, firmware=None, seed=None, kind=m.kind))
@@ -122,7 +123,11 @@ def _over_link(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan, events:
     try:
         with link.estop_on_interrupt():  # Ctrl-C at the terminal stops the rig
             drive = LinkMechanism(link, cfg, m.start())
+            left = parts_left(m, link)
+            if left is not None:  # a two-gripper's jaws a stopped command left across are squared first
+                events.park(drive.do, left)
             drive.home()
+            events.homed()
             journal = events.journal(state_dir or default_state_dir())
             state, cube = run_job(journal, m, start.to_facelets(), p.actions, events.mover(drive.do),
                                   state=m.start(), boot_id=link.hello.boot_id if link.hello else None,
@@ -130,6 +135,7 @@ def _over_link(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan, events:
             events.park(drive.do, state)  # a two-gripper's jaws left square, for the next job
     finally:
         events.link = None
+        remember(link, m.kind, events.rig_state)
         handle.close()
     return MechanismDryRun(p, events.steps, cube, name(m.orientation(state)), None)
 

@@ -401,6 +401,7 @@ def _resume_mechanism(cfg: Config, args: argparse.Namespace) -> int:
     from ...rig.mechanisms import mechanism_for, parking
     from ...rig.mechanisms.drive import LinkMechanism
     from ...rig.mechanisms.journal import UNKNOWN, MechanismJournal, confirm_sent, resume_job
+    from ...rig.mechanisms.left import remember
 
     port = args.port or cfg.rig.port
     in_process = port.startswith("sim://")
@@ -451,6 +452,7 @@ def _resume_mechanism(cfg: Config, args: argparse.Namespace) -> int:
                 if why is None:
                     print(f"resuming job {j.job} on the {j.kind} rig: {where}, on {port}", flush=True)
                     driver = LinkMechanism(link, cfg, j.state)
+                    remember(link, mech.kind, None)  # until it is known where this leaves it
                     status, end, cube = resume_job(journal, mech, driver.do, ids=driver.ids)
                     if status == UNKNOWN:  # written by another resume since we looked
                         print(f"nothing to resume: the last job ended {UNKNOWN}", file=sys.stderr)
@@ -458,6 +460,8 @@ def _resume_mechanism(cfg: Config, args: argparse.Namespace) -> int:
                     if end is not None:  # as a run ends: a two-gripper's jaws square for the next job
                         for action in parking(mech, end) or ():
                             driver.do(action)
+                            end = mech.apply(end, action).after
+                    remember(link, mech.kind, end)
                     print(f"done: {driver.sent} commands for {len(j.actions) - j.done} robot moves; the cube "
                           f"{'solved' if cube == SOLVED_CUBE.to_facelets() else 'as planned: ' + str(cube)}")
                     return 0

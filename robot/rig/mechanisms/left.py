@@ -1,0 +1,86 @@
+"""Where the last command left a flipper's or two-gripper's parts, for the
+next command on the same rig.
+
+Homing takes servos home but not a gripper's stepper (it has no home), so a
+two-gripper run stopped between two moves (a Stop, the emergency stop,
+Ctrl-C) may leave a gripper's jaws across; the next job, planned from
+square jaws, would then turn a gripper into the other's crossed jaws. Each
+command that moves the rig notes the state it left it in (None: a move was
+cut, not known) beside the rig's claim in the user's runtime folder, with
+the rig's own word at that moment: its boot id and the id of the last move
+it reported done. The next command believes the note only while the rig
+still says both (nothing moved it since, it has not restarted, it is the
+same rig on that port), and then parks the rig from there
+(:func:`~robot.rig.mechanisms.parking`) before it homes. Otherwise it is
+as before (docs/hardware.md: square the jaws by hand).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import RigError
+from ..owner import port_key, port_lock
+from .base import Mechanism, State
+from .journal import _tuples
+
+if TYPE_CHECKING:
+    from ..link import Link
+
+
+def _note(port: str) -> Path | None:
+    key = port_key(port)
+    return None if key is None else port_lock(key).with_suffix(".left.json")
+
+
+def _rig_word(link: Link) -> tuple[int, int] | None:
+    """The rig's boot id and last move reported done, or None when it does not answer."""
+    if link.hello is None:
+        return None
+    try:
+        return link.hello.boot_id, link.status().last_done_id
+    except RigError:
+        return None
+
+
+def remember(link: Link, kind: str, state: State | None) -> None:
+    """Note the state the rig on ``link`` is left in (None: not known)."""
+    path = _note(link.port)
+    if path is None:
+        return
+    word = _rig_word(link)
+    note = {"kind": kind, "rig": list(word) if word else None, "state": state if word else None}
+    with contextlib.suppress(OSError):  # a note lost costs only the parking it would have allowed
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(note), encoding="utf-8")
+        os.replace(tmp, path)
+
+
+def parts_left(mech: Mechanism, link: Link) -> State | None:
+    """The parts as the last command left them on this rig (the cube's hold
+    set to home: parking never turns the cube), when the rig still says
+    what it said then and the state is one the mechanism can be in; else
+    None. Called by a command about to move the rig, it notes "not known"
+    until that command notes where it left them, so that a command killed
+    on the way leaves no stale note behind."""
+    path = _note(link.port)
+    if path is None:
+        return None
+    try:
+        note = json.loads(path.read_text(encoding="utf-8")[:10_000])
+    except (OSError, ValueError):
+        note = None
+    word = _rig_word(link)
+    remember(link, mech.kind, None)
+    if not isinstance(note, dict) or note.get("kind") != mech.kind or word is None \
+            or note.get("rig") != list(word) or not isinstance(note.get("state"), list):
+        return None
+    state = _tuples(note["state"])
+    if len(state) != len(mech.start()) or state[1:] not in {s[1:] for s in mech.graph.states}:
+        return None
+    return (mech.start()[0], *state[1:])
