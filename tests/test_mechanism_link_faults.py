@@ -205,6 +205,14 @@ def test_jaws_a_stopped_command_left_across_are_squared_by_the_next_start(noted,
                 drive.do(action)
             assert all(jaws for _, jaws in state[1:])  # both jaws across, as a stop can leave them
             remember(link, kind, state if noted else None)
+            link.estop()  # the stop that ended it; a start tried before the clear moves nothing ...
+        r = _run(kind, sim, tmp_path / "state", view, "start", "--headless", "--seed", "6",
+                 "--sim-view", str(view))
+        assert r.returncode == 1 and "emergency stop" in r.stderr, (r.stdout, r.stderr)
+        r = subprocess.run([sys.executable, "-m", "robot", "estop", "--clear", "--port", sim.port, "--config",
+                            str(ROOT / "config" / "examples" / f"{kind}.toml")], capture_output=True,
+                           text=True, cwd=ROOT, timeout=120)  # ... and loses no note
+        assert r.returncode == 0, r.stderr
         r = _run(kind, sim, tmp_path / "state", view, "start", "--headless", "--seed", "6",
                  "--sim-view", str(view))
         fault = sim.counts()["fault"]

@@ -37,22 +37,30 @@ def _note(port: str) -> Path | None:
     return None if key is None else port_lock(key).with_suffix(".left.json")
 
 
-def _rig_word(link: Link) -> tuple[int, int] | None:
-    """The rig's boot id and last move reported done, or None when it does not answer."""
+def _rig_word(link: Link) -> tuple[int, int, bool] | None:
+    """The rig's boot id, last move reported done and whether its emergency
+    stop is latched, or None when it does not answer."""
     if link.hello is None:
         return None
     try:
-        return link.hello.boot_id, link.status().last_done_id
+        st = link.status()
     except RigError:
         return None
+    return link.hello.boot_id, st.last_done_id, bool(st.estop)
 
 
 def remember(link: Link, kind: str, state: State | None) -> None:
-    """Note the state the rig on ``link`` is left in (None: not known)."""
+    """Note the state the rig on ``link`` is left in (None: not known). A
+    latched rig's "not known" is not noted: a command that moved it noted
+    that when it began (:func:`parts_left`), and one refused for the latch
+    moved nothing, so the note of the command before stands."""
     path = _note(link.port)
     if path is None:
         return
-    word = _rig_word(link)
+    full = _rig_word(link)
+    if state is None and full is not None and full[2]:
+        return
+    word = full[:2] if full is not None else None
     note = {"kind": kind, "rig": list(word) if word else None, "state": state if word else None}
     with contextlib.suppress(OSError):  # a note lost costs only the parking it would have allowed
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -75,7 +83,10 @@ def parts_left(mech: Mechanism, link: Link) -> State | None:
         note = json.loads(path.read_text(encoding="utf-8")[:10_000])
     except (OSError, ValueError):
         note = None
-    word = _rig_word(link)
+    full = _rig_word(link)
+    if full is not None and full[2]:  # latched: this command will be refused before it moves anything
+        return None
+    word = full[:2] if full is not None else None
     remember(link, mech.kind, None)
     if not isinstance(note, dict) or note.get("kind") != mech.kind or word is None \
             or note.get("rig") != list(word) or not isinstance(note.get("state"), list):
