@@ -54,9 +54,9 @@ def planned_turns(kind: str, state_dir: Path) -> list[tuple[int, int]] | None:
         return None
     first = json.loads(path.read_text().splitlines()[0])
     from robot.rig.mechanisms.base import Action
-    from robot.rig.mechanisms.journal import _tuples
+    from robot.rig.mechanisms.base import state_from_json
 
-    state = _tuples(first["state"])
+    state = state_from_json(first["state"])
     turns = []
     for a in first["actions"]:
         out = m.apply(state, Action.parse(a))

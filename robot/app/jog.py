@@ -236,9 +236,9 @@ def jog_mechanism(link: Link, cfg: Config, jog: Jog | ServoJog, out: Callable[[s
 def _park_as_left(drive: LinkMechanism, mech: Mechanism, link: Link) -> None:
     """A two-gripper's jaws that the last command on this rig left across
     (stopped between two moves) squared before homing (robot/rig/mechanisms/left.py)."""
-    from ..rig.mechanisms import parking
+    from ..rig.mechanisms import park
     from ..rig.mechanisms.left import parts_left
 
     left = parts_left(mech, link)
-    for action in (parking(mech, left) or ()) if left is not None else ():
-        drive.do(action)
+    if left is not None:
+        park(mech, left, drive.do)

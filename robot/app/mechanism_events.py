@@ -229,15 +229,18 @@ class MechanismEvents:
         (:func:`~robot.rig.mechanisms.parking`: a two-gripper's jaws left
         across squared), the cube left as it is: nothing to tell the faces,
         but :attr:`rig_state` follows every move."""
-        from ..rig.mechanisms import parking
+        from ..rig.mechanisms import park
 
-        assert self.mech is not None
-        state = start
-        for action in parking(self.mech, start) or ():
+        def moving(action: Action) -> None:
             self.check_stop()
             self.rig_state = None
             do(action)
-            state = self.rig_state = self.mech.apply(state, action).after
+
+        def moved(state: State) -> None:
+            self.rig_state = state
+
+        assert self.mech is not None
+        park(self.mech, start, moving, moved)
 
     # -- what the run tells ----------------------------------------------------
     def emit(self, kind: str, state: str | None = None, text: str = "", result: ScanResult | None = None,

@@ -398,7 +398,7 @@ def _resume_mechanism(cfg: Config, args: argparse.Namespace) -> int:
     servos go; an in-process virtual rig (sim://) ended with the process
     that ran the job."""
     from ...rig.journal import default_state_dir
-    from ...rig.mechanisms import mechanism_for, parking
+    from ...rig.mechanisms import mechanism_for, park
     from ...rig.mechanisms.drive import LinkMechanism
     from ...rig.mechanisms.journal import UNKNOWN, MechanismJournal, confirm_sent, resume_job
     from ...rig.mechanisms.left import remember
@@ -458,9 +458,7 @@ def _resume_mechanism(cfg: Config, args: argparse.Namespace) -> int:
                         print(f"nothing to resume: the last job ended {UNKNOWN}", file=sys.stderr)
                         return 1
                     if end is not None:  # as a run ends: a two-gripper's jaws square for the next job
-                        for action in parking(mech, end) or ():
-                            driver.do(action)
-                            end = mech.apply(end, action).after
+                        end = park(mech, end, driver.do)
                     remember(link, mech.kind, end)
                     print(f"done: {driver.sent} commands for {len(j.actions) - j.done} robot moves; the cube "
                           f"{'solved' if cube == SOLVED_CUBE.to_facelets() else 'as planned: ' + str(cube)}")

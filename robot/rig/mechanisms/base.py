@@ -27,6 +27,12 @@ State = tuple[Any, ...]
 """``(orientation, ...the mechanism's own parts)``."""
 
 
+def state_from_json(value: Any) -> Any:
+    """JSON's lists back into the tuples a state is made of (the journal and
+    the note of parts left keep states as JSON)."""
+    return tuple(state_from_json(x) for x in value) if isinstance(value, list) else value
+
+
 class ImpossibleMove(Exception):
     """A move the mechanism cannot make in its present state (a turn with the
     cover open, a flip while a gripper holds): a planner bug on the host, a
@@ -109,6 +115,19 @@ class Mechanism:
         part away from home may take the cube with it. None where homing
         cannot bring the parts home (where the cube then is, is not known)."""
         raise NotImplementedError
+
+    def homed(self, state: State) -> State | None:
+        """The state :meth:`homing` leaves from ``state``: the parts home,
+        the cube where they took it; None where that is not known."""
+        homing = self.homing(state)
+        if homing is None:
+            return None
+        try:
+            for action in homing:
+                state = self.apply(state, action).after
+        except ImpossibleMove:
+            return None
+        return state if state[1:] == self.start()[1:] else None
 
     @cached_property
     def _steps(self) -> dict[State, tuple[tuple[Action, Outcome], ...]]:

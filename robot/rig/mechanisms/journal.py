@@ -30,16 +30,11 @@ from typing import Any
 from solver import parse_facelets
 
 from ..errors import UserError
-from .base import Action, Mechanism, State
+from .base import Action, Mechanism, State, state_from_json
 from .orientation import face_move, name
 
 FILENAME = "mechanism-journal.jsonl"
 UNKNOWN = "state unknown: scan again"
-
-
-def _tuples(v: Any) -> Any:
-    """JSON's lists back into the tuples a mechanism state is made of."""
-    return tuple(_tuples(x) for x in v) if isinstance(v, list) else v
 
 
 @dataclass
@@ -126,7 +121,7 @@ class MechanismJournal:
                 if kind == "job":
                     last = jobs[job] = MechanismJob(job, r["kind"], r["start"],
                                                     [Action.parse(a) for a in r["actions"]],
-                                                    _tuples(r["state"]), r["start"],
+                                                    state_from_json(r["state"]), r["start"],
                                                     orientations=[r["orientation"]],
                                                     boot_id=r.get("boot_id"), last_id=r.get("last_id"))
                     continue
@@ -141,7 +136,7 @@ class MechanismJournal:
                     if int(r["i"]) != j.done or j.sent != j.done + 1:
                         raise ValueError(f"move {r['i']} done but not sent")
                     j.done += 1
-                    j.state, j.cube = _tuples(r["state"]), r["cube"]
+                    j.state, j.cube = state_from_json(r["state"]), r["cube"]
                     j.orientations.append(r["orientation"])
                 elif kind == "end":
                     j.end = r["status"]

@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import RigError
 from ..owner import port_key, port_lock
-from .base import Mechanism, State
-from .journal import _tuples
+from .base import Mechanism, State, state_from_json
 
 if TYPE_CHECKING:
     from ..link import Link
@@ -91,7 +90,7 @@ def parts_left(mech: Mechanism, link: Link) -> State | None:
     if not isinstance(note, dict) or note.get("kind") != mech.kind or word is None \
             or note.get("rig") != list(word) or not isinstance(note.get("state"), list):
         return None
-    state = _tuples(note["state"])
+    state = state_from_json(note["state"])
     if len(state) != len(mech.start()) or state[1:] not in {s[1:] for s in mech.graph.states}:
         return None
     return (mech.start()[0], *state[1:])

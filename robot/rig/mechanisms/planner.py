@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from solver import Move, parse_moves
@@ -247,6 +247,20 @@ def parking(mech: Mechanism, state: State) -> tuple[Action, ...] | None:
                 seen.add(out.after)
                 todo.append((out.after, (*path, action)))
     return None
+
+
+def park(mech: Mechanism, state: State, do: Callable[[Action], None],
+         moved: Callable[[State], None] | None = None) -> State:
+    """Make :func:`parking`'s moves from ``state`` through ``do`` (which
+    makes one on the rig, or raises), telling ``moved`` each state as it is
+    reached; returns the parked state (``state`` itself when no move is
+    needed or none is found)."""
+    for action in parking(mech, state) or ():
+        do(action)
+        state = mech.apply(state, action).after
+        if moved is not None:
+            moved(state)
+    return state
 
 
 def summary(p: MechanismPlan) -> str:
