@@ -53,8 +53,7 @@ def planned_turns(kind: str, state_dir: Path) -> list[tuple[int, int]] | None:
     if not path.exists():
         return None
     first = json.loads(path.read_text().splitlines()[0])
-    from robot.rig.mechanisms.base import Action
-    from robot.rig.mechanisms.base import state_from_json
+    from robot.rig.mechanisms.base import Action, state_from_json
 
     state = state_from_json(first["state"])
     turns = []

@@ -249,13 +249,21 @@ def test_ctrl_c_stops_the_rig_through_the_pty(tmp_path):
         p.send_signal(signal.SIGINT)
         _, err = p.communicate(timeout=20)
         assert p.returncode == 130 and "interrupted" in err and "Traceback" not in err
+        # The one line says the rig was stopped and what to do next.
+        assert f"the rig on {sim.port} was sent the emergency stop" in err and "estop --clear" in err
+        assert len(err.strip().splitlines()) == 1
         # The rig latched its emergency stop: the job cannot go on, and resume says why.
         r = _cli("resume", "--port", sim.port, "--state-dir", str(tmp_path))
         assert r.returncode == 1 and "emergency stop" in r.stderr and "Rescan" in r.stderr
         r = _cli("dry-run", "U", "--port", sim.port, "--state-dir", str(tmp_path / "other"))
-        assert r.returncode == 1 and "emergency stop" in r.stderr
+        assert r.returncode == 1 and "emergency stop" in r.stderr and "the job was not started" in r.stderr
+        moves_before = sim.counts()["moves"]
         r = _cli("estop", "--clear", "--port", sim.port)
         assert r.returncode == 0, r.stderr
+        # The refused job was never journalled: a resume after the clear turns nothing it was not asked to.
+        r = _cli("resume", "--port", sim.port, "--state-dir", str(tmp_path / "other"))
+        assert r.returncode == 0 and "nothing to resume" in r.stdout, r.stdout + r.stderr
+        assert sim.counts()["moves"] == moves_before
         r = _cli("dry-run", "U", "--port", sim.port, "--state-dir", str(tmp_path / "other"))
         assert r.returncode == 0, r.stderr
         # `cuberobot estop` latches a rig that lives on, and says so only because the rig says so.

@@ -105,6 +105,7 @@ def test_ctrl_c_during_a_dry_run_on_the_rig_latches_it(tmp_path):
         code, out, err, latched = interrupt_in_the_moves(cmd, tmp_path, sim.port, cfg)
     assert code != 0 and "Traceback" not in err, (out, err)
     assert latched
+    assert "was sent the emergency stop" in err and "estop --clear" in err, err  # says what to do next
     assert MechanismJournal(tmp_path).last().end is None  # `resume` settles it
 
 

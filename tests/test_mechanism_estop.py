@@ -121,6 +121,7 @@ def test_ctrl_c_during_a_run_at_the_terminal_latches_the_rig(tmp_path):
         code, out, err, latched = interrupt_in_the_moves(cmd, state, sim.port, cfg)
         assert code != 0 and "Traceback" not in err, (out, err)
         assert latched and sim.counts()["fault"] is None
+        assert "was sent the emergency stop" in err and "estop --clear" in err, err  # says what to do next
 
 
 @pytest.mark.parametrize("kind", ["flipper", "two-gripper"])

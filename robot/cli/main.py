@@ -166,8 +166,9 @@ def _main(argv: list[str] | None) -> int:
     except (UserError, RigError, VisionError) as e:
         print(one_line(f"cuberobot {args.command}: {e}"), file=sys.stderr)
         return getattr(e, "exit_code", EXIT_FAILED)
-    except KeyboardInterrupt:
-        print(f"cuberobot {args.command}: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as e:  # with what to do next when it stopped the rig (robot/rig/link.py)
+        print(one_line(f"cuberobot {args.command}: interrupted{'; ' + str(e) if e.args else ''}"),
+              file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK

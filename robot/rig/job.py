@@ -267,6 +267,9 @@ def run(link: Link, journal: Journal, start: Cube, steps: Sequence[MotorStep], *
     except RigReset:  # restarted between jobs: nothing was under way, a new session will do
         hello = link.handshake()
         last_done = link.status().last_done_id
+    if link.estop_latched:  # refused before it is journalled: a later resume must not turn it unasked
+        raise EstopLatched("the rig is in emergency stop; check it is safe, then run `cuberobot estop "
+                           "--clear` (nothing was moved; the job was not started)")
     # each step's quarter turns, for resume to rebuild this very plan (a plan
     # made by hand without them is planned again on resume)
     quarters = ([list(s.quarters) for s in steps] if all(len(s.quarters) == len(s.moves) for s in steps)

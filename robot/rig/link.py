@@ -165,7 +165,9 @@ class Link:
         """Ctrl-C anywhere inside the ``with`` (a handshake, a request that
         hangs) sends the emergency stop before the line closes."""
         if exc_type is not None and issubclass(exc_type, KeyboardInterrupt):
-            self.estop()
+            sent = self.estop()
+            self.close()
+            self._say_stopped(sent, exc[0])
         self.close()
 
     def connect(self) -> P.HelloOk:
@@ -447,9 +449,19 @@ class Link:
         """Ctrl-C inside: the emergency stop goes out before anything else."""
         try:
             yield self
-        except KeyboardInterrupt:
-            self.estop()
+        except KeyboardInterrupt as e:
+            self._say_stopped(self.estop(), e)
             raise
+
+    def _say_stopped(self, sent: bool, interrupt: object) -> None:
+        """A Ctrl-C that sent a rig of its own the emergency stop (not an
+        in-process sim://, which ends with the process) is told on with
+        what to do next, for the one line the command prints."""
+        if sent and isinstance(interrupt, KeyboardInterrupt) and not interrupt.args \
+                and not self.port.startswith("sim://"):
+            raise KeyboardInterrupt(f"the rig on {self.port} was sent the emergency stop: check it is safe, "
+                                    "then run `cuberobot estop --clear`; `cuberobot resume` then finishes a "
+                                    "job that was under way, or says why it cannot") from interrupt
 
     def estop(self) -> bool:
         """Emergency stop, outside the command stream (no lock, no reply
