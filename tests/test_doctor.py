@@ -252,6 +252,13 @@ def test_the_handshake_on_a_flipper_or_two_gripper_rig(tmp_path, stand_ins, kind
         (rigline,) = [f for f in json.loads(p.stdout)["findings"] if f["kind"] == "rig"]
         assert rigline["level"] == "ok" and rigline["subject"] == rig.port, rigline
         assert rigline["text"].endswith("the handshake passes")
+        findings = json.loads(p.stdout)["findings"]
+        # The set-up's simulated camera needs no webcam, and its sim:// port is said to give way to --port.
+        (cams,) = [f for f in findings if f["subject"] == "cameras"]
+        assert cams["level"] == "info" and cams["text"].endswith("the set-up's cameras need none"), cams
+        (port,) = [f for f in findings if f["subject"] == "rig port"]
+        assert f"--port {rig.port} uses that instead" in port["text"], port
+        assert p.returncode == 0, p.stdout
 
 
 def test_no_rig_on_a_port_is_one_line(tmp_path, stand_ins):

@@ -443,9 +443,14 @@ def diagnose(machine: Machine | None = None, config: Config | None = None, *, po
         findings.append(Finding("camera", "ok", f"libcamera:{n}",
                                 f"{desc} (from {lister}), source = \"libcamera:{n}\"", {"sensor": desc}))
     if not capture and not libcams:
-        findings.append(Finding("camera", "problem", "cameras", "none found (no V4L2 picture node in "
-                                f"{m.shown(m.dev)}, no answer from {' or '.join(LIBCAMERA_LISTERS)}): "
-                                "plug a webcam in, or enable the camera module"))
+        # A set-up whose cameras are all simulated, files or commands needs none: then it is only said.
+        needed = config is None or any(camera_kind(c) in ("index", "device", "libcamera")
+                                       for c in config.cameras)
+        findings.append(Finding("camera", "problem" if needed else "info", "cameras", "none found (no V4L2 "
+                                f"picture node in {m.shown(m.dev)}, no answer from "
+                                f"{' or '.join(LIBCAMERA_LISTERS)}): "
+                                + ("plug a webcam in, or enable the camera module" if needed else
+                                   "the set-up's cameras need none")))
     for p in found_ports:
         findings.append(_port_line(p))
     if not found_ports:
@@ -463,7 +468,7 @@ def diagnose(machine: Machine | None = None, config: Config | None = None, *, po
     elif not to_check:
         to_check = [p.node for p in found_ports if p.board or p.usb in CLONE_CHIPS]
     if config is not None:
-        findings += _check_config(m, config, cams, found_ports, libcams, lister)
+        findings += _check_config(m, config, cams, found_ports, libcams, lister, given=ports or [])
     if handshakes:
         rig = config.rig if config is not None else RigConfig()
         for port in dict.fromkeys(to_check):
@@ -483,14 +488,18 @@ def _looks_like_a_board(port: str, found: list[Port]) -> bool:
 
 
 def _check_config(m: Machine, config: Config, cams: list[Camera], ports: list[Port],
-                  libcams: list[tuple[int, str]], lister: str | None) -> list[Finding]:
+                  libcams: list[tuple[int, str]], lister: str | None, *, given: list[str]) -> list[Finding]:
+    """Each camera and the rig's port of ``config``; ``given``: the ports
+    given on the command line, which a run given them would use instead."""
     out = []
     for spec in config.cameras:
         out.append(_check_camera(m, spec, cams, libcams, lister))
     port = config.rig.port
     subject = "rig port"
     if port.startswith("sim://"):
-        out.append(Finding("config", "info", subject, f"{port} is the simulated rig"))
+        instead = f"; a command given --port {given[0]} uses that instead (its handshake is below)" \
+            if given else ""
+        out.append(Finding("config", "info", subject, f"{port} is the simulated rig{instead}"))
         return out
     if not port.startswith("/dev/"):
         out.append(Finding("config", "info", subject, f"{port} (not a /dev path; checked by its handshake)"))
