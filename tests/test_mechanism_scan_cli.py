@@ -56,3 +56,33 @@ def test_what_a_one_camera_rig_does_not_take_is_one_line(args, says, tmp_path):
     r = _cli(*args, "--config", _config("flipper"), tmp_path=tmp_path)
     assert r.returncode == 2 and says in r.stderr and r.stdout == "", (r.stdout, r.stderr)
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_scan_then_start_on_one_rig_from_the_terminal(kind, tmp_path):
+    """`scan --port` has the rig on that port show the camera the faces (a
+    sim-rig in its own process, its camera's view shared through
+    --sim-view); the scan leaves the rig parked, and a `start` after it on
+    the same rig solves."""
+    from robot.sim.pty_rig import SimRigProcess
+
+    view = tmp_path / "view"
+    with SimRigProcess("--config", _config(kind), "--speed", "max", "--scramble", "4", "--sim-view",
+                       str(view)) as sim:
+        held = sim.state()
+        r = _cli("scan", "--config", _config(kind), "--port", sim.port, "--sim-view", str(view), "--json",
+                 tmp_path=tmp_path)
+        assert r.returncode == 0, (r.stdout, r.stderr)
+        assert json.loads(r.stdout)["facelets"] == held  # read as the rig held it at home
+        assert sim.counts()["moves"] > 0 and sim.counts()["fault"] is None
+        r = _cli("start", "--headless", "--no-wait", "--config", _config(kind), "--port", sim.port,
+                 "--sim-view", str(view), "--state-dir", str(tmp_path / "jobs"), tmp_path=tmp_path)
+        assert r.returncode == 0 and "confirmed solved" in r.stdout, (r.stdout, r.stderr)
+        assert sim.counts()["fault"] is None
+
+
+@pytest.mark.parametrize("flag", ["--port", "--sim-view"])
+def test_a_six_motor_scan_takes_no_rig(flag, tmp_path):
+    r = _cli("scan", flag, str(tmp_path / "x"), tmp_path=tmp_path)
+    assert r.returncode == 2 and "a six-motor rig's scan uses only its cameras" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

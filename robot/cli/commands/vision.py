@@ -19,6 +19,7 @@ from ...app.limits import (
     MAX_SEED,
     check_output_dir,
     check_output_file,
+    check_port,
     check_views,
     loads_json,
     read_input,
@@ -155,6 +156,10 @@ def _scan(args: argparse.Namespace) -> int:
     cfg = load_config(args.config)
     if cfg.rig.kind != "six-motor":
         return _scan_mechanism(args, cfg)
+    for flag, given in (("--port", args.port), ("--sim-view", args.sim_view)):
+        if given:
+            raise UserError(f"{flag} is for a flipper's or two-gripper's rig, which shows its one camera the "
+                            "faces: a six-motor rig's scan uses only its cameras")
     from vision import scan
     from vision.preview import has_display, interactive
 
@@ -208,9 +213,11 @@ def _scan_mechanism(args: argparse.Namespace, cfg: Config) -> int:
             raise UserError(f"{flag} is for a six-motor set-up's cameras: {why}")
     if args.save_debug:
         check_output_dir(args.save_debug, "--save-debug")
-    port = cfg.rig.port
+    check_port(args.port)
+    port = args.port or cfg.rig.port
     with rig_claims(None if port.startswith("sim://") else port, None, folder=False):
-        run = run_mechanism_start(cfg, seed=args.seed, scan_only=True, out=lambda _line: None)
+        run = run_mechanism_start(cfg, port=args.port, seed=args.seed, sim_view=args.sim_view, scan_only=True,
+                                  out=lambda _line: None)
     result = run.scan
     assert result is not None  # a scan-only run that returns has scanned
     print(f"the rig showed the camera the six faces in {run.scan_robot_moves} robot moves; the next job "
@@ -407,6 +414,12 @@ def register(sub: Registry) -> None:
     p.add_argument("--images", nargs="+", metavar="FACE=PATH", type=path,
                    help="read six photos instead (one per face, any way up): U=u.jpg R=r.jpg ... or a folder"
                         " with U.jpg R.png ...")
+    p.add_argument("--port", metavar="PORT", type=text("port"),
+                   help="flipper or two-gripper: the rig that shows the camera the faces (overrides the "
+                        "config)")
+    p.add_argument("--sim-view", metavar="FILE", type=path,
+                   help="flipper or two-gripper: the simulated camera shows the cube that `cuberobot sim-rig "
+                        "--sim-view FILE` (the rig on --port, in another process) keeps in FILE")
     p.set_defaults(func=_scan)
 
     p = sub.add_parser("calibrate", help="learn the colours under today's light from a solved cube,"
