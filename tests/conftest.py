@@ -51,6 +51,7 @@ SLOW = {
     # single tests of 4 s or more on a quiet machine
     "test_start::test_start_command_headless",
     "test_mechanism_start::test_several_runs_in_process",
+    "test_web_mechanisms::test_a_two_gripper_run_stopped_on_the_panel_leaves_the_next_run_free_to_solve",
     "test_mechanism_link_faults",
     "test_mechanism_link::test_kill_9_then_resume_in_a_new_process",
     "test_mechanism_link::test_flipper_runs_on_the_firmware_in_simavr",

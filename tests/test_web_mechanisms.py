@@ -257,6 +257,23 @@ def test_the_panel_stops_a_mechanism_run_between_robot_moves(tmp_path, emergency
         assert client.wait_state("stopped", timeout=30)["result"] == "stopped"
 
 
+def test_a_two_gripper_run_stopped_on_the_panel_leaves_the_next_run_free_to_solve(tmp_path):
+    """A Stop between two moves may leave a gripper's jaws across; the
+    panel's simulated rig (sim://NAME, living in the panel's process) keeps
+    the note of where its parts were left as a real port's does, and the
+    next Start squares them before homing (it jammed: 3 runs of 4)."""
+    with panel_server(tmp_path, cfg=config("two-gripper"), speed="4") as (base, panel, _):
+        client = Client(base)
+        for seed, stop_after in ((10, 3), (11, 4)):
+            assert client.post("/api/start", {"seed": seed})[0] == 202
+            client.events(lambda e, n=stop_after: e.get("kind") == "turn-done" and e["index"] >= n)
+            assert client.post("/api/stop", {})[0] == 200
+            assert client.wait_state("stopped", timeout=60)["result"] == "stopped"
+        assert client.post("/api/start", {"seed": 20})[0] == 202
+        body = client.wait_state("done", "failed", timeout=300)
+        assert body["result"] == "solved", body
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_dry_run_on_the_panel_makes_the_robot_moves_with_their_timeline(kind, tmp_path):
     with panel_server(tmp_path, cfg=config(kind)) as (base, panel, _):

@@ -6,7 +6,8 @@ two-gripper run stopped between two moves (a Stop, the emergency stop,
 Ctrl-C) may leave a gripper's jaws across; the next job, planned from
 square jaws, would then turn a gripper into the other's crossed jaws. Each
 command that moves the rig notes the state it left it in (None: a move was
-cut, not known) beside the rig's claim in the user's runtime folder, with
+cut, not known) beside the rig's claim in the user's runtime folder (a
+rig living in this process, the panel's ``sim://NAME``, in memory), with
 the rig's own word at that moment: its boot id and the id of the last move
 it reported done. The next command believes the note only while the rig
 still says both (nothing moved it since, it has not restarted, it is the
@@ -31,9 +32,36 @@ if TYPE_CHECKING:
     from ..link import Link
 
 
+_IN_PROCESS: dict[str, str] = {}
+"""The notes of rigs that live in this process (``sim://NAME``, the panel's
+simulated rig): they end with it, and so do their notes."""
+
+
 def _note(port: str) -> Path | None:
     key = port_key(port)
     return None if key is None else port_lock(key).with_suffix(".left.json")
+
+
+def _write(port: str, text: str) -> None:
+    path = _note(port)
+    if path is None:
+        _IN_PROCESS[port] = text
+        return
+    with contextlib.suppress(OSError):  # a note lost costs only the parking it would have allowed
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+
+
+def _read(port: str) -> object:
+    """The note of ``port`` as JSON (None: none, or not readable)."""
+    path = _note(port)
+    try:
+        text = _IN_PROCESS.get(port) if path is None else path.read_text(encoding="utf-8")[:10_000]
+        return None if text is None else json.loads(text)
+    except (OSError, ValueError):
+        return None
 
 
 def _rig_word(link: Link) -> tuple[int, int, bool] | None:
@@ -53,19 +81,12 @@ def remember(link: Link, kind: str, state: State | None) -> None:
     latched rig's "not known" is not noted: a command that moved it noted
     that when it began (:func:`parts_left`), and one refused for the latch
     moved nothing, so the note of the command before stands."""
-    path = _note(link.port)
-    if path is None:
-        return
     full = _rig_word(link)
     if state is None and full is not None and full[2]:
         return
     word = full[:2] if full is not None else None
     note = {"kind": kind, "rig": list(word) if word else None, "state": state if word else None}
-    with contextlib.suppress(OSError):  # a note lost costs only the parking it would have allowed
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(note), encoding="utf-8")
-        os.replace(tmp, path)
+    _write(link.port, json.dumps(note))
 
 
 def parts_left(mech: Mechanism, link: Link) -> State | None:
@@ -75,13 +96,7 @@ def parts_left(mech: Mechanism, link: Link) -> State | None:
     None. Called by a command about to move the rig, it notes "not known"
     until that command notes where it left them, so that a command killed
     on the way leaves no stale note behind."""
-    path = _note(link.port)
-    if path is None:
-        return None
-    try:
-        note = json.loads(path.read_text(encoding="utf-8")[:10_000])
-    except (OSError, ValueError):
-        note = None
+    note = _read(link.port)
     full = _rig_word(link)
     if full is not None and full[2]:  # latched: this command will be refused before it moves anything
         return None
