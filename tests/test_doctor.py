@@ -259,6 +259,14 @@ def test_the_handshake_on_a_flipper_or_two_gripper_rig(tmp_path, stand_ins, kind
         (port,) = [f for f in findings if f["subject"] == "rig port"]
         assert f"--port {rig.port} uses that instead" in port["text"], port
         assert p.returncode == 0, p.stdout
+        # A latched rig answers the handshake but moves nothing: doctor says so, with the clear that works.
+        subprocess.run([sys.executable, "-m", "robot", "estop", "--port", rig.port], check=True, cwd=ROOT,
+                       capture_output=True, timeout=60)
+        p = subprocess.run([sys.executable, "-m", "robot", "doctor", "--root", str(tmp_path / "empty"),
+                            "--config", str(example), "--port", rig.port], capture_output=True, text=True,
+                           cwd=ROOT, timeout=60)
+        assert p.returncode == 1 and "its emergency stop is latched" in p.stdout, p.stdout
+        assert f"`cuberobot estop --clear --port {rig.port}`" in p.stdout
 
 
 def test_no_rig_on_a_port_is_one_line(tmp_path, stand_ins):

@@ -378,3 +378,37 @@ def test_solves_ride_out_noise_bursts_stalls_and_a_pulled_cable(cfg, tmp_path):
         r = soak.line_soak(6, sim, cfg, tmp_path, seed=3, stall_every=2, pull_every=6, stall_s=(2.0, 3.0))
     assert not r.failures, r.failures
     assert r.solves == 6 and r.stalls == 3 and r.pulls == 1 and r.resumes == 1 and r.bursts > 10
+
+
+def test_ctrl_c_while_the_rig_is_connecting_stops_it_and_says_so():
+    """Ctrl-C during the handshake of a run's rig (app/rigs.py connect_rig,
+    the boot wait of an Uno): the stop goes out on the line, and the
+    interrupt says so with the clear that names the port (it said only
+    "interrupted" while the rig latched)."""
+    import _thread
+
+    from robot.app.rigs import attach_rig, connect_rig
+    from robot.rig.config import parse_config
+    from robot.rig.protocol import ESTOP_SEQUENCE
+
+    host, rig = os.openpty()  # a rig that never answers: the handshake waits
+    tty.setraw(rig)
+    try:
+        port = os.ttyname(rig)
+        cfg = parse_config('[rig]\nport = "x"\nconnect_timeout_s = 20\n', None)
+        handle = attach_rig(cfg, port=port, firmware=None, seed=1)
+        timer = threading.Timer(0.5, _thread.interrupt_main)
+        timer.start()
+        with pytest.raises(KeyboardInterrupt) as caught:
+            connect_rig(handle)
+        timer.join()
+        said = str(caught.value)
+        assert f"the rig on {port} was sent the emergency stop" in said, said
+        assert f"`cuberobot estop --clear --port {port}`" in said
+        heard = b""
+        while select.select([host], [], [], 0.2)[0]:
+            heard += os.read(host, 4096)
+        assert ESTOP_SEQUENCE in heard
+    finally:
+        os.close(host)
+        os.close(rig)

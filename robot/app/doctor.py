@@ -390,10 +390,18 @@ def handshake(port: str, rig: RigConfig, boot_wait_s: float, *, claim: bool = Tr
 
                 time.sleep(boot_wait_s)
             hello = link.hello_only()
+            latched = link.status().estop  # a latch blocks every move: said here, not at the next start
+            clear = link.clear_command
     except (RigError, UserError) as e:
         return Finding("rig", "problem", port, str(e))
     board = BOARDS.get(hello.board, f"board number {hello.board}")
     version = f"{hello.fw_major}.{hello.fw_minor}.{hello.fw_patch}"
+    if latched:
+        return Finding("rig", "problem", port, f"cuberobot firmware {version} on {board} answers, but its "
+                                               "emergency stop is latched: it moves nothing until cleared; "
+                                               f"check it is safe, then run {clear}",
+                       {"firmware": version, "protocol": hello.version, "board": board,
+                        "queue_capacity": hello.queue_capacity, "estop_latched": True})
     return Finding("rig", "ok", port, f"cuberobot firmware {version} (protocol {hello.version}) on "
                                       f"{board}, queue of "
                                       f"{hello.queue_capacity}: the handshake passes",

@@ -95,9 +95,11 @@ def connect_rig(handle: RigHandle) -> RigHandle:
     try:
         handle.link.connect()
     except BaseException as e:
-        if isinstance(e, KeyboardInterrupt):
-            handle.link.estop()
-        handle.close()
+        try:
+            if isinstance(e, KeyboardInterrupt):
+                handle.link.stop_for_interrupt(e)  # raises the Ctrl-C that says so
+        finally:
+            handle.close()
         raise
     return handle
 

@@ -132,7 +132,7 @@ class _Execution:
             if self.inflight:
                 link.estop()
                 raise _unknown(self.journal, self.js, "The rig went into emergency stop during the job")
-            raise RigError("the rig is in emergency stop; clear it with `cuberobot estop --clear`, "
+            raise RigError(f"the rig is in emergency stop; clear it with {link.clear_command}, "
                            "then `cuberobot resume`")
         if link.events_lost:
             self.sync(link.status())
@@ -268,8 +268,8 @@ def run(link: Link, journal: Journal, start: Cube, steps: Sequence[MotorStep], *
         hello = link.handshake()
         last_done = link.status().last_done_id
     if link.estop_latched:  # refused before it is journalled: a later resume must not turn it unasked
-        raise EstopLatched("the rig is in emergency stop; check it is safe, then run `cuberobot estop "
-                           "--clear` (nothing was moved; the job was not started)")
+        raise EstopLatched(f"the rig is in emergency stop; check it is safe, then run {link.clear_command} "
+                           "(nothing was moved; the job was not started)")
     # each step's quarter turns, for resume to rebuild this very plan (a plan
     # made by hand without them is planned again on resume)
     quarters = ([list(s.quarters) for s in steps] if all(len(s.quarters) == len(s.moves) for s in steps)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import shlex
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -392,8 +393,8 @@ class Link:
                 self.queue_free = 0
             case P.Err(code=P.ErrorCode.ESTOP):
                 self.estop_latched = True
-                raise EstopLatched("the rig is in emergency stop; check it is safe, then run "
-                                   "`cuberobot estop --clear`", reply.detail)
+                raise EstopLatched(f"the rig is in emergency stop; check it is safe, then run "
+                                   f"{self.clear_command}", reply.detail)
             case P.Err():
                 raise RigError(f"the rig refused {type(msg).__name__}: {reply.name} (detail {reply.detail})")
             case P.Ack():
@@ -450,18 +451,31 @@ class Link:
         try:
             yield self
         except KeyboardInterrupt as e:
-            self._say_stopped(self.estop(), e)
+            self.stop_for_interrupt(e)
             raise
 
+    @property
+    def clear_command(self) -> str:
+        """The command that clears this rig's emergency stop, as a person
+        types it (with the port, which a command's --port may have given)."""
+        if self.port.startswith("sim://"):
+            return "`cuberobot estop --clear`"
+        return f"`cuberobot estop --clear --port {shlex.quote(self.port)}`"
+
+    def stop_for_interrupt(self, interrupt: BaseException) -> None:
+        """Ctrl-C: the emergency stop; when it went to a rig of its own (not
+        an in-process sim://, which ends with the process), a Ctrl-C that
+        says so and what to do next is raised in place of ``interrupt``, for
+        the one line the command prints."""
+        sent = self.estop()
+        self._say_stopped(sent, interrupt)
+
     def _say_stopped(self, sent: bool, interrupt: object) -> None:
-        """A Ctrl-C that sent a rig of its own the emergency stop (not an
-        in-process sim://, which ends with the process) is told on with
-        what to do next, for the one line the command prints."""
         if sent and isinstance(interrupt, KeyboardInterrupt) and not interrupt.args \
                 and not self.port.startswith("sim://"):
             raise KeyboardInterrupt(f"the rig on {self.port} was sent the emergency stop: check it is safe, "
-                                    "then run `cuberobot estop --clear`; `cuberobot resume` then finishes a "
-                                    "job that was under way, or says why it cannot") from interrupt
+                                    f"then run {self.clear_command} (and `cuberobot resume` if a job was "
+                                    "under way)") from interrupt
 
     def estop(self) -> bool:
         """Emergency stop, outside the command stream (no lock, no reply

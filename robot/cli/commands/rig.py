@@ -410,7 +410,8 @@ def _resume_mechanism(cfg: Config, args: argparse.Namespace) -> int:
         j = journal.last()
         if j is None or j.end is not None:
             if j is not None and j.end == UNKNOWN:
-                print(f"nothing to resume: the last job ended {UNKNOWN}", file=sys.stderr)
+                print(f"nothing to resume: the last job ended {UNKNOWN} (`cuberobot start` scans the cube "
+                      "afresh and solves it)", file=sys.stderr)
                 return 1
             _refuse_other_kinds_job(journal.path.parent, cfg.rig.kind)
             print(f"nothing to resume (journal: {journal.path})")
@@ -558,7 +559,7 @@ def _estop(args: argparse.Namespace) -> int:
             if not link.status().estop:  # say "latched" only when the rig says so
                 raise RigError(f"the rig on {link.port} did not latch its emergency stop: check the "
                                "cable, and cut the motors' power if they must stop")
-            print("emergency stop latched (drivers off); clear with `cuberobot estop --clear`")
+            print(f"emergency stop latched (drivers off); clear with {link.clear_command}")
     return 0
 
 

@@ -103,7 +103,7 @@ class LinkMechanism:
                 raise RigReset(f"the rig was reset during the robot move {what} ({link.reset_seen})")
             if link.estop_latched:
                 raise EstopLatched(f"the rig stopped during the robot move {what} (emergency stop or a "
-                                   "jammed part); check it is safe, then run `cuberobot estop --clear`")
+                                   f"jammed part); check it is safe, then run {link.clear_command}")
             if time.monotonic() - asked >= STATUS_EVERY_S:
                 st = link.status()  # bounded by the link's stall rules
                 asked = time.monotonic()
