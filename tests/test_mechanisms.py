@@ -318,3 +318,18 @@ def test_every_state_a_run_can_leave_is_parked_without_moving_the_cube():
                 assert not any(jaws for _, jaws in here[1:]) and len(moves) <= 6, (state, moves)
             else:
                 assert moves == ()
+
+
+def test_the_notes_of_in_process_rigs_are_bounded_and_the_newest_kept():
+    """A panel's run on a ``sim://`` of no name has a rig of its own; the
+    notes of where such rigs' parts were left stay in memory, at most
+    MAX_IN_PROCESS of them (a long session would grow them without end)."""
+    from robot.rig.mechanisms import left
+
+    ports = [f"sim://bounded-{i}" for i in range(left.MAX_IN_PROCESS + 10)]
+    for i, port in enumerate(ports):
+        left._write(port, f'{{"n": {i}}}')
+    assert len([p for p in left._IN_PROCESS if p.startswith("sim://bounded-")]) <= left.MAX_IN_PROCESS
+    assert left._read(ports[-1]) == {"n": len(ports) - 1} and left._read(ports[0]) is None
+    left._write(ports[-1], "{not json")
+    assert left._read(ports[-1]) is None  # a note that is not JSON is no note

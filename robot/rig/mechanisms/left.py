@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 _IN_PROCESS: dict[str, str] = {}
 """The notes of rigs that live in this process (``sim://NAME``, the panel's
 simulated rig): they end with it, and so do their notes."""
+MAX_IN_PROCESS = 64
+"""Notes kept in memory at most (a panel's run on a ``sim://`` of no name
+has a rig of its own, so a long session meets many): the oldest go first."""
 
 
 def _note(port: str) -> Path | None:
@@ -45,7 +48,10 @@ def _note(port: str) -> Path | None:
 def _write(port: str, text: str) -> None:
     path = _note(port)
     if path is None:
-        _IN_PROCESS[port] = text
+        _IN_PROCESS.pop(port, None)
+        _IN_PROCESS[port] = text  # the newest last
+        while len(_IN_PROCESS) > MAX_IN_PROCESS:
+            del _IN_PROCESS[next(iter(_IN_PROCESS))]
         return
     with contextlib.suppress(OSError):  # a note lost costs only the parking it would have allowed
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
