@@ -115,7 +115,7 @@ def _over_link(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan, events:
     where the plan starts), as a run's is before its scan."""
     from ..rig.journal import default_state_dir
     from ..rig.mechanisms.drive import LinkMechanism
-    from ..rig.mechanisms.left import parts_left, remember
+    from ..rig.mechanisms.left import remember
     from .rigs import attach_rig, connect_rig
 
     handle = connect_rig(attach_rig(cfg, port=port, firmware=None, seed=None, kind=m.kind))
@@ -123,9 +123,7 @@ def _over_link(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan, events:
     try:
         with link.estop_on_interrupt():  # Ctrl-C at the terminal stops the rig
             drive = LinkMechanism(link, cfg, m.start())
-            left = parts_left(m, link)
-            if left is not None:  # a two-gripper's jaws a stopped command left across are squared first
-                events.park(drive.do, left)
+            events.park_as_left(drive.do, link)
             drive.home()
             events.homed()
             journal = events.journal(state_dir or default_state_dir())

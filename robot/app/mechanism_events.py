@@ -242,6 +242,18 @@ class MechanismEvents:
         assert self.mech is not None
         park(self.mech, start, moving, moved)
 
+    def park_as_left(self, do: Callable[[Action], None], link: Link) -> None:
+        """Before homing: a two-gripper's jaws that the last command on the
+        rig left across (stopped between two moves) squared, by
+        :meth:`park` from the note of where it left them
+        (robot/rig/mechanisms/left.py); nothing when there is no note."""
+        from ..rig.mechanisms.left import parts_left
+
+        assert self.mech is not None
+        left = parts_left(self.mech, link)
+        if left is not None:
+            self.park(do, left)
+
     # -- what the run tells ----------------------------------------------------
     def emit(self, kind: str, state: str | None = None, text: str = "", result: ScanResult | None = None,
              **data: Any) -> None:

@@ -35,7 +35,7 @@ from ..rig.link import STOP_HEARD_S, Link
 from ..rig.mechanisms import HeldCube, Mechanism, State, cheapest, mechanism_for
 from ..rig.mechanisms.base import ImpossibleMove
 from ..rig.mechanisms.journal import run_job
-from ..rig.mechanisms.left import parts_left, remember
+from ..rig.mechanisms.left import remember
 from ..rig.mechanisms.scanplan import rescan_plan, scan_plan
 from ..rig.mechanisms.search import best_solution
 from .doubt import MAX_RESCANS, doubtful_stickers, fixed_cube, why_in_doubt
@@ -183,9 +183,7 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube
         return result, end
 
     ev.check_stop()  # a stop pressed while the line opened: homing is a move too
-    left = parts_left(m, link)
-    if left is not None:  # a two-gripper's jaws a stopped command left across are squared first
-        ev.park(rig.do, left)
+    ev.park_as_left(rig.do, link)
     rig.home()  # a rig that a killed run left part-way is where the plan starts
     ev.homed()
     scanned, scan_end = scan(None)

@@ -165,11 +165,11 @@ class Link:
     def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
         """Ctrl-C anywhere inside the ``with`` (a handshake, a request that
         hangs) sends the emergency stop before the line closes."""
-        if exc_type is not None and issubclass(exc_type, KeyboardInterrupt):
-            sent = self.estop()
+        try:
+            if isinstance(exc[0], KeyboardInterrupt):
+                self.stop_for_interrupt(exc[0])
+        finally:
             self.close()
-            self._say_stopped(sent, exc[0])
-        self.close()
 
     def connect(self) -> P.HelloOk:
         """Open, wait for the bootloader, handshake, send the motion settings."""
@@ -468,9 +468,6 @@ class Link:
         says so and what to do next is raised in place of ``interrupt``, for
         the one line the command prints."""
         sent = self.estop()
-        self._say_stopped(sent, interrupt)
-
-    def _say_stopped(self, sent: bool, interrupt: object) -> None:
         if sent and isinstance(interrupt, KeyboardInterrupt) and not interrupt.args \
                 and not self.port.startswith("sim://"):
             raise KeyboardInterrupt(f"the rig on {self.port} was sent the emergency stop: check it is safe, "
