@@ -103,6 +103,26 @@ def test_a_move_the_parts_cannot_make_stops_the_rig_and_the_driver_says_so():
         link.close()
 
 
+def test_a_stop_that_lands_between_two_moves_is_told_as_a_stop_in_the_run():
+    """The emergency stop from another terminal may land after one move's
+    DONE and before the next move is queued: the rig refuses that move's
+    command. The driver names the move, as for a stop under way (it passed
+    on the link's "the rig is in emergency stop", the word for a rig found
+    latched before the command began, which stands for a first command)."""
+    rig, link = _linked("flipper", "flip-between")
+    try:
+        drive = LinkMechanism(link, _cfg("flipper"), (None, 0, False))
+        drive.do(Action("close", "cover"))
+        assert link.estop()
+        with pytest.raises(EstopLatched, match="the rig stopped during the robot move open cover"):
+            drive.do(Action("open", "cover"))
+        fresh = LinkMechanism(link, _cfg("flipper"), (None, 0, True))
+        with pytest.raises(EstopLatched, match="the rig is in emergency stop"):
+            fresh.do(Action("open", "cover"))
+    finally:
+        link.close()
+
+
 def test_pulses_with_jitter_give_the_servo_moves_and_whole_quarter_steps():
     cfg = _cfg("two-gripper")
     mech = virtual_mechanism(cfg, SOLVED)

@@ -80,12 +80,21 @@ class LinkMechanism:
         """Queue ``messages``, each with an id of its own, and wait until the
         rig reports the last one done."""
         last = P.NO_ID
-        for msg in messages:
-            last = self._id()
-            self.done.discard(last)
-            self._queue(dataclasses.replace(msg, move_id=last))  # type: ignore[call-arg]
+        try:
+            for msg in messages:
+                last = self._id()
+                self.done.discard(last)
+                self._queue(dataclasses.replace(msg, move_id=last))  # type: ignore[call-arg]
+        except EstopLatched:
+            if not self.sent:  # latched before this command moved anything: the link's word stands
+                raise
+            raise self._stopped(what) from None  # latched as a move was queued: a stop in the run
         if last != P.NO_ID:
             self._wait(last, what)
+
+    def _stopped(self, what: str) -> EstopLatched:
+        return EstopLatched(f"the rig stopped during the robot move {what} (emergency stop or a jammed "
+                            f"part); check it is safe, then run {self.link.clear_command}")
 
     def _queue(self, msg: P.Message) -> None:
         while True:
@@ -102,8 +111,7 @@ class LinkMechanism:
             if link.reset_seen:
                 raise RigReset(f"the rig was reset during the robot move {what} ({link.reset_seen})")
             if link.estop_latched:
-                raise EstopLatched(f"the rig stopped during the robot move {what} (emergency stop or a "
-                                   f"jammed part); check it is safe, then run {link.clear_command}")
+                raise self._stopped(what)
             if time.monotonic() - asked >= STATUS_EVERY_S:
                 st = link.status()  # bounded by the link's stall rules
                 asked = time.monotonic()
