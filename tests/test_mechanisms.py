@@ -27,6 +27,7 @@ from robot.rig.mechanisms import (
     replay,
 )
 from robot.rig.mechanisms.orientation import all_orientations, face_move, name, parse, rotate
+from robot.rig.mechanisms.planner import MOVE_WEIGHT, OBJECTIVES
 from solver import SOLVED, Cube, Move, parse_facelets, random_cube, simplify
 
 # ------------------------------------------------------------- geometry
@@ -122,7 +123,8 @@ def _brute_force(moves: tuple[Move, ...], m: Mechanism, bound: float, objective:
     node only the cheapest way to it in exactly k moves."""
     targets = _variants(moves)
     prefixes = {v[:k] for v in targets for k in range(len(v) + 1)}
-    step_cost = (lambda out: out.seconds) if objective == "time" else (lambda out: 1.0)
+    step_cost = {"time": lambda out: out.seconds, "moves": lambda out: 1.0,
+                 "weighed": lambda out: out.seconds + MOVE_WEIGHT}[objective]
     cheapest_move = min(step_cost(out) for s in _all_states(m) for _, out in m.steps(s))
     depth = int(bound / cheapest_move + 1e-9)
     frontier: dict[tuple, float] = {(m.start(), ()): 0.0}
@@ -165,13 +167,13 @@ short = st.lists(st.tuples(st.integers(0, 5), st.integers(1, 3)), min_size=1, ma
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("objective", ["time", "moves"])
+@pytest.mark.parametrize("objective", OBJECTIVES)
 @settings(max_examples=15, deadline=None)
 @given(moves=short)
 def test_the_plan_is_optimal_for_the_solution_given(kind, objective, moves):
     m = MECHS[kind]
     p = plan(moves, m, objective=objective)
-    got = p.seconds if objective == "time" else float(p.moves)
+    got = {"time": p.seconds, "moves": float(p.moves), "weighed": p.weighed()}[objective]
     assert _brute_force(moves, m, got, objective) == pytest.approx(got)
 
 

@@ -52,7 +52,8 @@ class MechanismDryRun:
 
 def mechanism_plan(cfg: Config, moves: str) -> tuple[Mechanism, MechanismPlan]:
     """The robot moves that make ``moves`` from the rig's start (the cube as
-    put in), the cheapest; UserError in one line for moves that do not read."""
+    put in), the cheapest by the price a run plans with (seconds plus a
+    weight per robot move); UserError in one line for moves that do not read."""
     m = mechanism_for(cfg)
     if m is None:
         raise UserError("a six-motor rig turns faces directly: no robot moves to plan")
@@ -61,7 +62,7 @@ def mechanism_plan(cfg: Config, moves: str) -> tuple[Mechanism, MechanismPlan]:
     except (CubeError, ValueError) as e:
         raise UserError(f"moves: {e}") from None
     try:
-        return m, plan(turns, m)
+        return m, plan(turns, m, objective="weighed")  # as a run plans: robot/app/mechanism_start.py
     except ImpossibleMove as e:
         raise UserError(f"the {m.kind} rig cannot make these moves: {e}") from None
 

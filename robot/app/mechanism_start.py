@@ -212,12 +212,12 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube
     sol = solve(facelets, budget_ms=cfg.solver.budget_ms, candidates=max(1, cfg.solver.candidates),
                 workers=cfg.solver.workers)
     cands = [sol.moves] + [o.moves for o in sol.others]
-    i, plan = cheapest(cands, m, start=scan_end)
+    i, plan = cheapest(cands, m, start=scan_end, objective="weighed")
     chosen = f"candidate {i + 1} of {len(cands)}"
     if cfg.solver.search_ms > 0:  # then the search in the mechanism's own metric, the best as the bar
         _, found = best_solution(facelets, m, scan_end, cfg.solver.search_ms / 1000, candidates=cands,
                                  workers=cfg.solver.workers)
-        if (found.seconds, found.moves) < (plan.seconds, plan.moves):
+        if found.weighed() < plan.weighed():
             chosen = (f"found by the search in the {cfg.rig.kind}'s metric; the best candidate took "
                       f"{plan.moves} robot moves, {plan.seconds:.1f} s")
             plan = found

@@ -9,8 +9,9 @@ that reorient and regrip, then the turn). The cost is planned seconds plus
 ``move_weight`` per robot move, from the mechanism's own graph
 (:attr:`Mechanism.graph`) and timing table, so the automaton's price of a
 solution is the least that any way of making it in the order given costs
-in that measure. :func:`~.planner.plan` puts time first and counts moves
-only between equally fast plans, so its plan of the same solution is never
+in that measure: what :func:`~.planner.plan` with the ``weighed``
+objective pays for it. Its default puts time first and counts moves only
+between equally fast plans, so that plan of the same solution is never
 slower than the automaton's cheapest and may have a robot move or two more:
 ``plan.seconds <= price <= plan.seconds + move_weight * plan.moves``.
 
@@ -29,11 +30,7 @@ from functools import lru_cache
 import numpy as np
 
 from .base import Mechanism, State
-
-MOVE_WEIGHT = 0.05
-"""Default price of one robot move, in seconds, added to the planned time:
-it breaks ties between equally fast plans towards fewer moves and leans a
-little towards fewer moves where the time is nearly the same."""
+from .planner import MOVE_WEIGHT
 
 
 @dataclass(frozen=True)

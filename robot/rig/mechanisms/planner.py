@@ -10,7 +10,11 @@ timing table, and an edge that turns a layer is allowed only when that
 layer, in the orientation the rig holds, makes the solution's next turn.
 Dijkstra over that graph gives the least time (then the fewest moves) for
 the solution as given; nothing cheaper exists for it, which
-tests/test_mechanisms.py checks against a brute-force search.
+tests/test_mechanisms.py checks against a brute-force search. It can
+minimise the robot moves first instead, or the price the search in the
+mechanism's own metric uses (robot/rig/mechanisms/search.py): planned
+seconds plus :data:`MOVE_WEIGHT` per robot move, so the plan a rig makes
+is the one the search priced.
 
 Two turns of opposite faces commute (they share no piece), so the search
 may make them in either order: ``U D`` is the same cube as ``D U``, and on a
@@ -35,9 +39,15 @@ from .base import Action, ImpossibleMove, Mechanism, State
 from .orientation import HeldCube, face_move, name
 
 _NEVER = (float("inf"), float("inf"))
-OBJECTIVES = ("time", "moves")
-"""What the search minimises first: the planned seconds, or the robot moves
-(the other breaks ties)."""
+OBJECTIVES = ("time", "moves", "weighed")
+"""What the search minimises first: the planned seconds, the robot moves
+(the other breaks ties), or the seconds plus a weight per robot move
+(fewer moves break ties)."""
+MOVE_WEIGHT = 0.05
+"""Default price of one robot move, in seconds, added to the planned time
+by the ``weighed`` objective: it breaks ties between equally fast plans
+towards fewer moves and leans a little towards fewer moves where the time
+is nearly the same (a robot move is wear, and a chance to slip)."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +64,11 @@ class MechanismPlan:
     def moves(self) -> int:
         """Robot moves: every flip, spin, grip change and layer turn is one."""
         return len(self.actions)
+
+    def weighed(self, move_weight: float = MOVE_WEIGHT) -> float:
+        """The plan's price in the ``weighed`` objective: its seconds plus
+        ``move_weight`` per robot move."""
+        return self.seconds + move_weight * self.moves
 
     @property
     def text(self) -> str:
@@ -79,10 +94,12 @@ def _same_axis(a: Move, b: Move) -> bool:
 
 
 def plan(solution: str | Sequence[Move], mech: Mechanism, start: State | None = None, *,
-         objective: str = "time", reorder: bool = True) -> MechanismPlan:
+         objective: str = "time", reorder: bool = True, move_weight: float = MOVE_WEIGHT) -> MechanismPlan:
     """The cheapest robot moves that make ``solution`` from ``start`` (the
-    mechanism's own start when None). ``reorder``: may swap two consecutive
-    turns of opposite faces."""
+    mechanism's own start when None), cheapest by ``objective``
+    (:data:`OBJECTIVES`; ``move_weight`` is the weighed one's price of a
+    robot move). ``reorder``: may swap two consecutive turns of opposite
+    faces."""
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
     moves = tuple(parse_moves(solution)) if isinstance(solution, str) else tuple(solution)
@@ -91,12 +108,13 @@ def plan(solution: str | Sequence[Move], mech: Mechanism, start: State | None = 
     g = mech.graph
     if s0 not in g.number:
         raise ImpossibleMove(f"the {mech.kind} rig cannot reach {mech.describe(s0)} from its start")
-    by_time = objective == "time"
+    w = move_weight if objective == "weighed" else 0.0
+    by_moves = objective == "moves"
     may_swap = [reorder and i + 1 < n and _same_axis(moves[i], moves[i + 1]) for i in range(n)]
     # node: (state number, i, swapped): the first i turns are done, and with
     # swapped, turn i + 1 too (made before turn i, which it commutes with)
     first = (g.number[s0], 0, False)
-    # cost: (primary, secondary) = (seconds, moves) or (moves, seconds)
+    # cost: (primary, secondary) = (seconds, moves), (moves, seconds) or (seconds + w moves, moves)
     best: dict[tuple[int, int, bool], tuple[float, float]] = {first: (0.0, 0.0)}
     back: dict[tuple[int, int, bool], tuple[tuple[int, int, bool], Action]] = {}
     tie = itertools.count()
@@ -122,7 +140,7 @@ def plan(solution: str | Sequence[Move], mech: Mechanism, start: State | None = 
                     continue
             else:
                 nxt = (after, i, swapped)
-            c = (c0 + seconds, c1 + 1) if by_time else (c0 + 1, c1 + seconds)
+            c = (c0 + 1, c1 + seconds) if by_moves else (c0 + seconds + w, c1 + 1)
             if c < best.get(nxt, _NEVER):
                 best[nxt] = c
                 back[nxt] = (node, action)
@@ -210,16 +228,19 @@ def _rotate_to(cube: HeldCube, action: Action, mech: Mechanism) -> None:
 
 
 def cheapest(candidates: Sequence[str | Sequence[Move]], mech: Mechanism, *,
-             objective: str = "time", start: State | None = None) -> tuple[int, MechanismPlan]:
+             objective: str = "time", start: State | None = None,
+             move_weight: float = MOVE_WEIGHT) -> tuple[int, MechanismPlan]:
     """Which of several solutions the mechanism makes cheapest from ``start``
-    (where the scan left the cube; None: the mechanism's start), with its
-    plan: ``(index, plan)``; of equal ones the first."""
+    (where the scan left the cube; None: the mechanism's start) by
+    ``objective`` (as :func:`plan`), with its plan: ``(index, plan)``; of
+    equal ones the first."""
     if not candidates:
         raise ValueError("no candidates to choose from")
     best: tuple[tuple[float, float], int, MechanismPlan] | None = None
     for i, c in enumerate(candidates):
-        p = plan(c, mech, objective=objective, start=start)
-        key = (p.seconds, p.moves) if objective == "time" else (p.moves, p.seconds)
+        p = plan(c, mech, objective=objective, start=start, move_weight=move_weight)
+        key = {"time": (p.seconds, p.moves), "moves": (p.moves, p.seconds),
+               "weighed": (p.weighed(move_weight), p.moves)}[objective]
         if best is None or key < best[0]:
             best = (key, i, p)
     assert best is not None

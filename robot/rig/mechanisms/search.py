@@ -23,9 +23,9 @@ from solver import Move, parse_facelets, solve
 from solver import tables as tb
 from solver.costsearch import cheapest as cost_search
 
-from .automaton import MOVE_WEIGHT, compile_automaton
+from .automaton import compile_automaton
 from .base import Mechanism, State
-from .planner import MechanismPlan, cheapest, plan
+from .planner import MOVE_WEIGHT, MechanismPlan, cheapest, plan
 
 BUDGET_S = 1.0
 """Default search time per cube: a robot solve takes tens of seconds, and the
@@ -43,26 +43,28 @@ def best_solution(facelets: str, mech: Mechanism, start: State | None = None, bu
     candidates (``candidates``, or asked for here with part of the budget)
     planned, then the search in the mechanism's metric with the rest of
     ``budget_s`` seconds. The price is planned seconds plus ``move_weight``
-    per robot move. The search runs on ``workers`` threads (None: every core
-    this process may use; the rig stands still while it runs). The solution
-    is checked on the cube."""
+    per robot move, and so is the plan's (the planner's ``weighed``
+    objective): the plan returned is the one the search priced. The search
+    runs on ``workers`` threads (None: every core this process may use; the
+    rig stands still while it runs). The solution is checked on the cube."""
     t0 = time.perf_counter()
     cube = parse_facelets(facelets)
     if cube.is_solved():
-        return [], plan([], mech, start)
+        return [], plan([], mech, start, objective="weighed", move_weight=move_weight)
     if candidates is None:
         s = solve(cube, budget_ms=CANDIDATE_MS, candidates=CANDIDATES, workers=1)
         candidates = [s.moves] + [o.moves for o in s.others]
-    _, p = cheapest(candidates, mech, start=start)
+    _, p = cheapest(candidates, mech, start=start, objective="weighed", move_weight=move_weight)
     auto = compile_automaton(mech, start, move_weight)
     left = budget_s - (time.perf_counter() - t0)
     if left > 0:
         found, _, _ = cost_search(cube, auto.next, auto.cost, auto.start, tb.load(), budget_s=left,
-                                  beat=p.seconds + move_weight * p.moves,
+                                  beat=p.weighed(move_weight),
                                   workers=workers)
         if found is not None:
-            q = plan([Move.from_index(m) for m in found], mech, start)
-            if q.seconds + move_weight * q.moves < p.seconds + move_weight * p.moves:
+            q = plan([Move.from_index(m) for m in found], mech, start, objective="weighed",
+                     move_weight=move_weight)
+            if q.weighed(move_weight) < p.weighed(move_weight):
                 p = q
     moves = list(p.solution)
     if not cube.apply(moves).is_solved():  # pragma: no cover - a search or planner bug
