@@ -41,7 +41,7 @@ def _check_made(kind: str, moves: str, cube, sim: SimRigProcess, r: subprocess.C
     assert r.returncode == 0 and "Traceback" not in r.stderr, (r.stdout, r.stderr)
     m = mechanism_for(load_config(_config(kind), settings=False))
     assert m is not None
-    p = plan(parse_moves(moves), m)
+    p = plan(parse_moves(moves), m, objective="weighed")  # as the dry run plans
     counts = sim.counts()
     assert counts["fault"] is None, counts
     assert len(counts["layer_turns"]) == len(parse_moves(moves)), counts
