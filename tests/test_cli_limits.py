@@ -133,6 +133,9 @@ def test_a_dry_run_at_a_crawl_is_refused_with_the_time_it_would_take(tmp_path, c
     (["sim-rig", "--speed", "-1"], "--speed"),
     (["sim-rig", "--faults", "reset:inf"], "--faults"),
     (["sim-rig", "--scramble", "-5"], "--scramble"),
+    # refused before the rig starts: it printed its port, then "internal error", and left a .tmp file
+    (["sim-rig", "--sim-view", "/"], "--sim-view /: that is a folder"),
+    (["sim-rig", "--sim-view", "/nonexistent-cuberobot/v"], "folder /nonexistent-cuberobot does not exist"),
     (["scan", "--seed", "1e3"], "--seed"),
     (["start", "--seed", "x"], "--seed"),
 ])

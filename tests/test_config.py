@@ -82,6 +82,35 @@ def test_duplicate_motor_and_unknown_camera():
     assert "view[0].face[0].corners" in _err(bad)
 
 
+def test_a_byte_order_mark_in_front_is_read_past(tmp_path):
+    # Windows' Notepad may save one; TOML's reader refused it at "line 1, column 1" with no word why
+    path = tmp_path / "bom.toml"
+    path.write_bytes(b"\xef\xbb\xbf[rig]\nport = 'sim://'\nbaud = 57600\n")
+    assert load_config(path).rig.baud == 57600
+    path.write_bytes(b"\xef\xbb\xbf[rig]\nport = 3\n")
+    with pytest.raises(UserError, match="rig.port: expected a string"):
+        load_config(path)
+
+
+def test_damaged_saved_settings_say_how_to_get_past_them(tmp_path):
+    # the panel's saved settings stop every command reading the set-up file: the refusal names
+    # the file the person never wrote and says how to undo it
+    from robot.rig.settings import apply_settings, settings_path
+
+    cfg = load_config(settings=False)  # the default set-up file; its settings kept in tmp_path
+    assert cfg.path is not None
+    view = cfg.views[0]
+    saved = settings_path(cfg.path, tmp_path / "settings")
+    saved.parent.mkdir(parents=True)
+    saved.write_text(f"[[view]]\nname = '{view.name}'\ncamera = '{view.camera}'\n[[view.face]]\nface = 'U'\n"
+                     "corners = [[-5000, -5000], [100000, 0], [100000, 100000], [0, 100000]]\n")
+    with pytest.raises(UserError) as got:
+        apply_settings(cfg, tmp_path / "settings")
+    message = str(got.value)
+    assert str(saved) in message and "is outside the" in message and "delete the file to undo them" in message
+    assert "\n" not in message
+
+
 def test_malformed_toml_and_missing_file(tmp_path):
     assert "not valid TOML" in _err("[rig\nport=")
     with pytest.raises(UserError, match="not found"):

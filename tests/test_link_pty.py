@@ -127,6 +127,10 @@ def test_jog_takes_a_step_count_to_align_a_face(tmp_path):
 def test_unknown_port_is_a_clear_error(tmp_path):
     r = _cli("dry-run", "U", "--port", "/dev/cuberobot-missing", "--state-dir", str(tmp_path))
     assert r.returncode == 1 and "cannot open the rig's port '/dev/cuberobot-missing'" in r.stderr
+    assert "no such device: is the board plugged in" in r.stderr and "`cuberobot doctor`" in r.stderr
+    for port, words in (("/dev/null", "not a serial port"), (str(tmp_path), "a folder, not a serial port")):
+        r = _cli("dry-run", "U", "--port", port, "--state-dir", str(tmp_path / "s"))
+        assert r.returncode == 1 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
 def _quick_config(tmp_path):

@@ -211,6 +211,13 @@ def test_realtime_status_byte_answers_at_once():
     assert isinstance(st, P.RealtimeStatus) and st.session
 
 
+def test_rigs_of_one_seed_do_not_share_a_boot_id():
+    # two runs of `cuberobot sim-rig` (seed 0) booted with one id: resume took the second for the
+    # first rig still up, and sent again a turn that may have been under way when it went down
+    ids = {VirtualRig(seed=0).boot_id for _ in range(8)}
+    assert len(ids) > 1
+
+
 def test_reset_fault_loses_the_queue_and_the_session():
     rig, w = make(faults=Faults.parse("reset:0.05"))
     w.setup()

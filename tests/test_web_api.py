@@ -417,6 +417,16 @@ def test_geometry_corners_are_saved_like_calibrate_geometry(tmp_path):
             assert status == 400 and answer["error"]["message"], bad
         status, answer, _ = c.get("/api/geometry/nowhere.jpg")
         assert status == 404
+        # corners off the picture were saved, and then the set-up file's reader refused the
+        # settings: every command (the panel's restart too) stopped on them
+        width, height = now["views"][0]["size"]
+        face = view["faces"][0]["face"]
+        off = {"views": {view["name"]: {face: [[-5000, -5000], [100000, 0], [100000, 100000], [0, 100000]]}}}
+        status, answer, _ = c.post("/api/geometry", off)
+        message = answer["error"]["message"]
+        assert status == 400 and f"{width}x{height} picture" in message, answer
+        assert "corner 1 [-5000, -5000]" in message
+        assert saved.read_text() == written
 
 
 def test_dry_run_turns_on_a_virtual_rig_with_the_runs_events(tmp_path):

@@ -111,11 +111,40 @@ def test_opencv_is_capped_in_the_server_process():
                                          ("/api/dry-run", "speed"), ("/api/jog", "turns"),
                                          ("/api/jog", "steps")])
 def test_huge_numbers_are_400(client, path, field):
+    # each route sent only fields it takes: an unknown one would be refused first, for the wrong reason
+    others = {"/api/solve": '"facelets": "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB", ',
+              "/api/check": '"facelets": "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB", ',
+              "/api/dry-run": '"moves": "R", ', "/api/jog": '"face": "U", '}.get(path, "")
     for text in (HUGE, "-" + HUGE, HUGE + ".5", "1e999", "1" + "0" * 30):
-        raw = ('{"facelets": "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB", "moves": "R", '
-               f'"{field}": {text}}}').encode()
+        raw = f'{{{others}"{field}": {text}}}'.encode()
         status, answer, _ = client.post(path, raw=raw, headers={"Content-Type": "application/json"})
-        assert status == 400 and answer["error"]["message"], (text, answer)
+        message = answer["error"]["message"]
+        assert status == 400 and message and "unknown field" not in message, (text, answer)
+
+
+@pytest.mark.parametrize("path, body, words", [
+    ("/api/jog", {"face": "U", "turn": -1}, "unknown field 'turn': did you mean 'turns'?"),
+    ("/api/solve", {"facelets": "solved", "max_lenght": 5}, "did you mean 'max_length'?"),
+    ("/api/dry-run", {"moves": "R", "sped": 0.5}, "did you mean 'speed'?"),
+    ("/api/start", {"sede": 5}, "did you mean 'seed'?"),
+    ("/api/check", {"facelets": "x", "x": 1}, "unknown field 'x': /api/check takes facelets, size"),
+    ("/api/stop", {"now": True}, "/api/stop takes no fields"),
+])
+def test_a_field_the_route_does_not_take_is_named_not_dropped(client, path, body, words):
+    status, answer, _ = client.post(path, body)
+    message = answer["error"]["message"]
+    assert status == 400 and words in message and "\n" not in message, answer
+
+
+@pytest.mark.parametrize("raw, words", [(b"null", "not null"), (b"[]", "not an array"),
+                                        (b'"x"', "not a string"),
+                                        (b'{"facelets": null}', "'facelets' must be a string, not null"),
+                                        (b'{"facelets": 3}', "'facelets' must be a string, not a number"),
+                                        (b'{"seed": -1}', "from 0 to 4294967295")])
+def test_wrong_kinds_are_named_in_jsons_words(client, raw, words):
+    path = "/api/start" if b"seed" in raw else "/api/check"
+    status, answer, _ = client.post(path, raw=raw, headers={"Content-Type": "application/json"})
+    assert status == 400 and words in answer["error"]["message"], answer
 
 
 def test_deep_json_and_surrogates_are_400_everywhere(client):

@@ -68,6 +68,8 @@ def test_a_jog_turns_the_face_on_the_kept_rig(tmp_path):
     ({"face": "U", "moves": "flip"}, "send 'face'"),
     ({"face": 3}, "must be a string"),
     ({"face": "U" * 9}, "at most 8"),
+    # a misspelt field was dropped and its default used: U turned +1 where -1 was meant
+    ({"face": "U", "turn": -1}, "unknown field 'turn': did you mean 'turns'? (/api/jog takes face, turns"),
 ])
 def test_a_jog_that_is_not_one_is_refused_in_a_line_and_moves_nothing(tmp_path, body, words):
     with panel_server(tmp_path, speed="max") as (base, panel, rig_url):

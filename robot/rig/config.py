@@ -511,9 +511,12 @@ def read_limited(path: str | os.PathLike, label: str, limit: int, kind: str) -> 
 
 
 def decode_text(data: bytes, label: str) -> str:
-    """``data`` as UTF-8 text; otherwise a UserError naming the line of the first bad byte."""
+    """``data`` as UTF-8 text (a byte-order mark in front, as Windows'
+    Notepad may save it, dropped: TOML's reader refuses it at "line 1,
+    column 1" with no word of why); otherwise a UserError naming the line
+    of the first bad byte."""
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         raise UserError(f"{label}:{line}: not UTF-8 text ({e.reason} at byte {e.start}); "

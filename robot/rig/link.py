@@ -12,6 +12,7 @@ while a command is being sent. Any sign of a firmware reset raises
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import shlex
 import threading
@@ -126,7 +127,7 @@ class Link:
             ser = serial.serial_for_url(self.port, baudrate=self.config.rig.baud, timeout=0,
                                         write_timeout=2.0, exclusive=None)
         except (serial.SerialException, OSError, ValueError) as e:
-            raise RigError(f"cannot open the rig's port {self.port!r}: {_reason(e)}") from None
+            raise RigError(f"cannot open the rig's port {self.port!r}: {_open_failure(e)}") from None
         self.ser = ser
         try:
             ser.reset_input_buffer()  # stale bytes from before we opened
@@ -520,6 +521,28 @@ def estop_beside(port: str) -> None:
                        "power if they must stop") from None
     finally:
         os.close(fd)
+
+
+def _open_failure(e: BaseException) -> str:
+    """Why a port would not open, and what to do: the commonest mistakes
+    on a maker's evening (the board unplugged or given the wrong name, a
+    user not in dialout, the Arduino IDE's serial monitor holding it, a
+    path that is not a serial port) said in words, not pyserial's."""
+    errno_ = getattr(e, "errno", None)
+    text = str(e)
+    lister = "`cuberobot doctor` lists the serial ports it finds"
+    if isinstance(e, IsADirectoryError) or errno_ == errno.EISDIR or "Is a directory" in text:
+        return f"a folder, not a serial port: give the rig's device ({lister})"
+    if isinstance(e, FileNotFoundError) or errno_ == errno.ENOENT or "No such file or directory" in text:
+        return f"no such device: is the board plugged in, and is this its name? ({lister})"
+    if isinstance(e, PermissionError) or errno_ == errno.EACCES or "Permission denied" in text:
+        return ("permission denied: add yourself to the dialout group "
+                "(sudo usermod -aG dialout $USER, then log out and in again)")
+    if errno_ == errno.EBUSY or "Device or resource busy" in text:
+        return "busy: another program holds it (the Arduino IDE's serial monitor?); close it and try again"
+    if errno_ == errno.ENOTTY or "Inappropriate ioctl" in text:
+        return f"not a serial port: give the rig's device ({lister})"
+    return _reason(e)
 
 
 def _reason(e: BaseException) -> str:

@@ -91,18 +91,26 @@ def apply_settings(cfg: Config, directory: Path | None = None) -> Config:
 
 
 def _read(path: Path, cfg: Config) -> tuple[str | None, list[ViewSpec]]:
+    """The file's profile and views; a fault in it names the file and the
+    line, and says that deleting the file undoes the panel's settings (a
+    command refusing a file the person never wrote must say how to get
+    past it)."""
     name = str(path)
-    text = decode_text(read_limited(path, name, MAX_SETTINGS_BYTES, "cuberobot's settings (TOML)"), name)
-    check_toml_shape(text, name)
     try:
-        data = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError, ValueError) as e:
-        raise UserError(f"{name}: not valid TOML: {e} (delete it to undo the panel's settings)") from None
-    top = _Table(data, "", name)
-    top.maybe_text("setup")  # what it is for, as a person reading it sees
-    profile = top.maybe_text("profile")
-    views = [_read_view(t, list(cfg.cameras)) for t in top.array("view", MAX_VIEWS)]
-    top.done()
+        text = decode_text(read_limited(path, name, MAX_SETTINGS_BYTES, "cuberobot's settings (TOML)"), name)
+        check_toml_shape(text, name)
+        try:
+            data = tomllib.loads(text)
+        except (tomllib.TOMLDecodeError, RecursionError, ValueError) as e:
+            raise UserError(f"{name}: not valid TOML: {e}") from None
+        top = _Table(data, "", name)
+        top.maybe_text("setup")  # what it is for, as a person reading it sees
+        profile = top.maybe_text("profile")
+        views = [_read_view(t, list(cfg.cameras)) for t in top.array("view", MAX_VIEWS)]
+        top.done()
+    except UserError as e:
+        raise UserError(f"{e} (the settings the panel or `cuberobot calibrate` saved for {cfg.path}: "
+                        "mend the line, or delete the file to undo them)") from None
     return profile, views
 
 

@@ -9,6 +9,7 @@ Python rig for the real firmware. :class:`SimRigProcess` drives either.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -66,9 +67,14 @@ def serve(rig: VirtualRig, out: TextIO | None = None, inp: TextIO | None = None,
 def write_view(path: str, facelets: str) -> None:
     """The cube into ``path`` whole (a reader never sees half of it)."""
     tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="ascii") as f:
-        f.write(facelets + "\n")
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="ascii") as f:
+            f.write(facelets + "\n")
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 class _PtyPump:

@@ -17,6 +17,7 @@ import bisect
 import logging
 import math
 import random
+import secrets
 import threading
 import time
 from collections import deque
@@ -308,6 +309,11 @@ class VirtualRig:
         self.clock = clock or RealClock(1.0)
         self.faults = faults or Faults()
         self.rng = random.Random(seed)
+        self._boot_salt = secrets.randbelow(0x10000)
+        """Mixed into every boot id: two rigs (two runs of `cuberobot sim-rig`,
+        a rig made again after a "power cut") never share their boot ids by
+        sharing a seed, as two boots of the firmware do not; within one rig
+        the ids still follow the seed."""
         self.cube = cube
         self.mechanics = mechanics
         self.mechanism: VirtualMechanism | None = None
@@ -329,7 +335,7 @@ class VirtualRig:
     # -- life cycle ------------------------------------------------------
     def _boot(self, cause: int) -> None:
         self.boots += 1
-        self.boot_id = self.rng.randrange(0, 0x10000)
+        self.boot_id = self.rng.randrange(0, 0x10000) ^ self._boot_salt
         self.boot_tick = self.tick
         self.session = False
         self.profiles: list[Profile | None] = [None] * 6

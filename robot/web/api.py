@@ -9,6 +9,7 @@ describes each endpoint with an example.
 from __future__ import annotations
 
 import asyncio
+import difflib
 import json
 import logging
 import math
@@ -80,16 +81,41 @@ class ApiError(Exception):
 # ---------------------------------------------------------------- reading requests
 
 
-async def read_json(request: Request, limit: int = MAX_JSON_BYTES) -> dict[str, Any]:
-    """The body as a JSON object; an empty body is ``{}``. Counted as it
-    arrives, so a body sent without a length is bounded too; its nesting and
-    its numbers are bounded before it is parsed (:func:`parse_json`)."""
+async def read_json(request: Request, fields: tuple[str, ...] = (),
+                    limit: int = MAX_JSON_BYTES) -> dict[str, Any]:
+    """The body as a JSON object holding only ``fields`` (the route's own);
+    an empty body is ``{}``. Counted as it arrives, so a body sent without a
+    length is bounded too; its nesting and its numbers are bounded before it
+    is parsed (:func:`parse_json`)."""
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
         if len(body) > limit:
             raise ApiError(413, "too-large", f"the request body is over {limit} bytes")
-    return parse_json(bytes(body))
+    return only_fields(parse_json(bytes(body)), fields, request.url.path)
+
+
+def only_fields(body: dict[str, Any], fields: tuple[str, ...], route: str) -> dict[str, Any]:
+    """``body``, or 400 naming the first field the route does not take: a
+    misspelt field would otherwise be dropped and its default used (a jog
+    sent ``{"turn": -1}`` turned the face the other way, by the default)."""
+    unknown = sorted(k for k in body if k not in fields)
+    if not unknown:
+        return body
+    name = unknown[0][:40]
+    close = difflib.get_close_matches(name, fields, n=1)
+    takes = f"{route} takes {', '.join(fields)}" if fields else f"{route} takes no fields"
+    hint = f"did you mean {close[0]!r}? ({takes})" if close else takes
+    raise ApiError(400, "bad-request", f"unknown field {name!r}: {hint}")
+
+
+_JSON_KINDS = {dict: "an object", list: "an array", str: "a string", bool: "true or false", int: "a number",
+               float: "a number", type(None): "null"}
+
+
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in JSON's own words (not Python's type names)."""
+    return _JSON_KINDS.get(type(value), "a value")
 
 
 def parse_json(body: bytes) -> dict[str, Any]:
@@ -116,7 +142,7 @@ def parse_json(body: bytes) -> dict[str, Any]:
     if where is not None:
         raise ApiError(400, "bad-json", f"{where} holds a lone surrogate (U+D800 to U+DFFF), not text")
     if not isinstance(value, dict):
-        raise ApiError(400, "bad-json", f"the body must be a JSON object, not {type(value).__name__}")
+        raise ApiError(400, "bad-json", f"the body must be a JSON object, not {json_kind(value)}")
     return value
 
 
@@ -178,10 +204,11 @@ def field_str(body: dict[str, Any], name: str, *, max_chars: int = 256, required
     value = body.get(name)
     if value is None:
         if required:
-            raise ApiError(400, "bad-request", f"{name!r} is missing")
+            raise ApiError(400, "bad-request", f"{name!r} is missing" if name not in body
+                           else f"{name!r} must be a string, not null")
         return None
     if not isinstance(value, str):
-        raise ApiError(400, "bad-request", f"{name!r} must be a string")
+        raise ApiError(400, "bad-request", f"{name!r} must be a string, not {json_kind(value)}")
     if len(value) > max_chars:
         raise ApiError(400, "bad-request", f"{name!r} is {len(value)} characters; at most {max_chars}")
     return value
@@ -195,8 +222,13 @@ def field_number(body: dict[str, Any], name: str, lo: float, hi: float, *, whole
     if wrong_kind or (whole and not isinstance(value, int)):
         raise ApiError(400, "bad-request", f"{name!r} must be a {'whole ' if whole else ''}number")
     if not _in_range(value, lo, hi):
-        raise ApiError(400, "bad-request", f"{name!r} must be from {lo:g} to {hi:g}")
+        raise ApiError(400, "bad-request", f"{name!r} must be from {_plain(lo)} to {_plain(hi)}")
     return value
+
+
+def _plain(x: float) -> str:
+    """A bound as a person writes it: 4294967295, not 4.29497e+09."""
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
 def _in_range(value: float, lo: float, hi: float) -> bool:
@@ -396,14 +428,14 @@ def build(panel: Panel) -> Starlette:
         return JSONResponse(panel.snapshot())
 
     async def check(request: Request) -> Response:
-        body = await read_json(request)
+        body = await read_json(request, ("facelets", "size"))
         facelets = field_str(body, "facelets")
         assert facelets is not None
         cube_or_422(facelets, cube_size(body, facelets))
         return JSONResponse({"valid": True})
 
     async def solve(request: Request) -> Response:
-        body = await read_json(request)
+        body = await read_json(request, ("facelets", "size", "method", "metric", "max_length", "budget_ms"))
         facelets = field_str(body, "facelets")
         assert facelets is not None
         size = cube_size(body, facelets)
@@ -442,7 +474,7 @@ def build(panel: Panel) -> Starlette:
         return await _start(request, scan_only=True)
 
     async def _start(request: Request, *, scan_only: bool) -> Response:
-        body = await read_json(request)
+        body = await read_json(request, ("seed", "method", "metric"))  # a scan refuses the last two below
         seed = field_number(body, "seed", 0, MAX_SEED, whole=True)
         method = field_str(body, "method", max_chars=20, required=False)
         if method is not None and (scan_only or method not in METHODS):
@@ -486,7 +518,7 @@ def build(panel: Panel) -> Starlette:
             raise ApiError(502, "rig", str(e)) from None
 
     async def answer(request: Request) -> Response:
-        body = await read_json(request)
+        body = await read_json(request, ("action", "facelets"))
         action = field_str(body, "action")
         if action not in ("accept", "rescan", "stop"):
             raise ApiError(400, "bad-request", "'action' must be accept, rescan or stop")
@@ -540,7 +572,7 @@ def build(panel: Panel) -> Starlette:
         return JSONResponse(await in_thread(live.read))
 
     async def calibrate(request: Request) -> Response:
-        body = await read_json(request)
+        body = await read_json(request, ("profile",))
         name = field_str(body, "profile", max_chars=100, required=False) or "default"
         return JSONResponse(await in_thread(workshop.calibrate_colours, panel, name, status=422,
                                             kind="calibration"))
@@ -557,11 +589,11 @@ def build(panel: Panel) -> Starlette:
         return Response(data, media_type="image/jpeg", headers={"cache-control": "no-store"})
 
     async def set_geometry(request: Request) -> Response:
-        body = await read_json(request)
+        body = await read_json(request, ("views",))
         return JSONResponse(await in_thread(workshop.set_geometry, panel, corners_field(body)))
 
     async def dry_run(request: Request) -> Response:
-        body = await read_json(request)
+        body = await read_json(request, ("moves", "speed", "start"))
         moves = field_str(body, "moves", max_chars=16 * MAX_DRY_RUN_MOVES + 1024)
         assert moves is not None
         speed = field_number(body, "speed", MIN_DRY_SPEED, MAX_DRY_SPEED, whole=False) or 1.0
@@ -583,7 +615,7 @@ def build(panel: Panel) -> Starlette:
         from ..app.limits import MAX_JOG_TURNS
         from ..rig.mechanisms.jog import MAX_JOG_TEXT
 
-        body = await read_json(request)
+        body = await read_json(request, ("face", "turns", "steps", "moves", "give_up_job"))
         face = field_str(body, "face", max_chars=8, required=False)
         moves = field_str(body, "moves", max_chars=MAX_JOG_TEXT, required=False)
         turns = field_number(body, "turns", -MAX_JOG_TURNS, MAX_JOG_TURNS, whole=True)

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vision.errors import VisionError
+
 from ..app.events import Answer, Doubt, Event, Face, TurnEvents
 from ..app.start import Engine
 from ..rig.config import Config
@@ -389,7 +391,7 @@ class Panel:
                 engine.rig = self.standing.ready()
                 self.standing.put_in(engine.seed)
                 engine.run()
-        except (RigError, UserError) as e:
+        except (RigError, UserError, VisionError) as e:  # told in their own words: a person's to mend
             error = e
             self._finish_unreported(str(e))
             _name_the_failure(engine, str(e))
@@ -408,7 +410,7 @@ class Panel:
 
         try:
             engine.run()
-        except (Stopped, RigError, UserError, ImpossibleMove) as e:
+        except (Stopped, RigError, UserError, ImpossibleMove, VisionError) as e:
             log.info("the %s run ended: %s", self.cfg.rig.kind, e)
             self._finish_unreported(str(e))
         except Exception as e:  # noqa: BLE001 - a run's failure is told to the page, not lost in a thread

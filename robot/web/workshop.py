@@ -218,6 +218,10 @@ def set_geometry(panel: Panel, corners: dict[str, dict[str, list[list[float]]]])
     unknown = sorted(set(corners) - known)
     if unknown:
         raise UserError(f"no view {unknown[0][:40]!r} to set (views: {', '.join(sorted(known))})")
+    sizes = {c.name: (c.width, c.height) for c in panel.cfg.cameras}
+    for v in panel.cfg.views:
+        for face, points in corners.get(v.name, {}).items():
+            _inside(f"view {v.name!r}, face {face[:8]!r}", points, v.camera, sizes[v.camera])
     views = [view_from_corners(v, corners[v.name]) if v.name in corners else v for v in panel.cfg.views]
     changed = [v for v in views if v.name in corners]
     out = save_settings(panel.cfg, views=changed, directory=_settings_dir(panel))
@@ -225,6 +229,18 @@ def set_geometry(panel: Panel, corners: dict[str, dict[str, list[list[float]]]])
     panel.cfg = replace(panel.cfg, views=views)
     return {"path": str(out), "toml": text,
             "message": f"saved to {out}: the panel and the terminal's commands use it from now on"}
+
+
+def _inside(where: str, points: list[list[float]], camera: str, size: tuple[int, int]) -> None:
+    """Every corner inside the camera's picture, as the set-up file's reader
+    wants them: a corner outside, once saved, would stop every command
+    reading the set-up file."""
+    width, height = size
+    for k, (x, y) in enumerate(points):
+        if not (0 <= x <= width and 0 <= y <= height):
+            raise UserError(f"{where}: corner {k + 1} [{x:g}, {y:g}] is outside camera {camera!r}'s "
+                            f"{width}x{height} picture: give corners with 0 <= x <= {width} and "
+                            f"0 <= y <= {height}")
 
 
 # ---------------------------------------------------------------- the last runs

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -135,6 +136,8 @@ def _sim_rig(args: argparse.Namespace) -> int:
     cfg = load_config(args.config)
     start = _start_cube(args)
     check_faults(args.faults)
+    if args.sim_view:
+        _check_view_file(args.sim_view)
     if args.firmware:
         from ...sim import simavr
 
@@ -153,6 +156,19 @@ def _sim_rig(args: argparse.Namespace) -> int:
     rig.adopt_config(cfg)  # a flipper's or two-gripper's parts, from the config
     from ...sim.pty_rig import serve
     return serve(rig, view=args.sim_view)
+
+
+def _check_view_file(path: str) -> None:
+    """``--sim-view FILE``: a file the rig can keep writing, refused in one
+    line before the rig starts (not a bug report once it has)."""
+    p = Path(path)
+    if p.is_dir():
+        raise UserError(f"--sim-view {path}: that is a folder; give a file name in it")
+    if not p.parent.is_dir():
+        raise UserError(f"--sim-view {path}: the folder {p.parent} does not exist; give a file in one "
+                        "that does")
+    if not os.access(p.parent, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise UserError(f"--sim-view {path}: cannot write there; give a file in a folder you may write in")
 
 
 # ---------------------------------------------------------------- dry-run
