@@ -131,6 +131,8 @@ def test_a_dry_run_at_a_crawl_is_refused_with_the_time_it_would_take(tmp_path, c
     (["dry-run", "R", "--speed", "nan"], "--speed"),
     (["dry-run", "R", "--speed", "1e400"], "--speed"),
     (["sim-rig", "--speed", "-1"], "--speed"),
+    # a rig behind a port 10 times slower than real time ended every job "a stalled motor"
+    (["sim-rig", "--speed", "0.1"], "give 0.25 to 10000"),
     (["sim-rig", "--faults", "reset:inf"], "--faults"),
     (["sim-rig", "--scramble", "-5"], "--scramble"),
     # refused before the rig starts: it printed its port, then "internal error", and left a .tmp file

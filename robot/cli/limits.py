@@ -96,3 +96,23 @@ def sim_speed(value: str) -> str:
 
 
 sim_speed.__name__ = "speed"
+
+MIN_PORT_SIM_SPEED = 0.25
+"""The slowest a rig behind a port may run: the host does not know its
+time scale, and stops a move that takes over about four and a half times
+its plan as stalled (robot/rig/job.py ``check_head``)."""
+
+
+def port_sim_speed(value: str) -> str:
+    """An argparse ``type``: `sim-rig`'s --speed, 'max' or 0.25 to 10000
+    times real time (a slower rig behind a port would end every job
+    "did not finish")."""
+    value = sim_speed(value)
+    if value != "max" and float(value) < MIN_PORT_SIM_SPEED:
+        raise argparse.ArgumentTypeError(
+            f"{shown(value)} is slower than a rig behind a port may run: the host, which cannot know its "
+            f"speed, would take each move for a stalled one; give {MIN_PORT_SIM_SPEED:g} to 10000, or 'max'")
+    return value
+
+
+port_sim_speed.__name__ = "speed"

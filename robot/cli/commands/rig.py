@@ -39,7 +39,7 @@ from ...rig.journal import Journal
 from ...rig.loading import load_config
 from ...rig.owner import port_holder
 from ...rig.timing import move_ticks, ticks_to_s
-from ..limits import path, sim_speed, text, whole
+from ..limits import path, port_sim_speed, sim_speed, text, whole
 from . import Registry
 from .cube import read_cube_arg
 
@@ -611,8 +611,9 @@ def register(sub: Registry) -> None:
     config.set_defaults(func=lambda a: _usage(config))
 
     p = sub.add_parser("sim-rig", help="run a virtual rig on a pseudo-terminal (prints its path)")
-    p.add_argument("--speed", default="1", type=sim_speed,
-                   help="times real time (0.01 to 10000), or 'max' (default 1)")
+    p.add_argument("--speed", default="1", type=port_sim_speed,
+                   help="times real time (0.25 to 10000: the host takes a slower rig's moves for stalled "
+                        "ones), or 'max' (default 1)")
     p.add_argument("--faults", default="", metavar="SPEC", type=text("--faults", 1000),
                    help="faults: drop:P and corrupt:P (probability per byte), disconnect:BYTES "
                         "(cable pulled after that many bytes), reset:S (firmware restart S seconds "
