@@ -8,6 +8,7 @@ is measured in benchmarks/, so the deadline is off. Health checks stay on.
 import atexit
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -114,6 +115,11 @@ def pytest_collection_modifyitems(config, items):
 def pytest_configure(config):
     config.addinivalue_line("markers", "rigs_as_in_production: virtual rigs live only while held")
     config.addinivalue_line("markers", "slow: takes tens of seconds or more; left out by ./run-tests --quick")
+    # A suite started in the background by a shell without job control inherits Ctrl-C ignored, and
+    # so would every command it starts: the tests of what Ctrl-C does would fail for the launch, not
+    # the code. Python's own handler restored here; the commands started from it then get Ctrl-C.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="module")
