@@ -107,8 +107,11 @@ def port_sim_speed(value: str) -> str:
     """An argparse ``type``: `sim-rig`'s --speed, 'max' or 0.25 to 10000
     times real time (a slower rig behind a port would end every job
     "did not finish")."""
+    from ..sim.virtual_rig import RealClock, make_clock
+
     value = sim_speed(value)
-    if value != "max" and float(value) < MIN_PORT_SIM_SPEED:
+    clock = make_clock(value)  # 'max', 'MAX', 'inf' and 'event' are the event clock
+    if isinstance(clock, RealClock) and float(value) < MIN_PORT_SIM_SPEED:
         raise argparse.ArgumentTypeError(
             f"{shown(value)} is slower than a rig behind a port may run: the host, which cannot know its "
             f"speed, would take each move for a stalled one; give {MIN_PORT_SIM_SPEED:g} to 10000, or 'max'")
