@@ -278,3 +278,59 @@ def test_no_rig_on_a_port_is_one_line(tmp_path, stand_ins):
         os.close(a)
         os.close(b)
     assert f.level == "problem" and "no answer from a rig" in f.text and "\n" not in f.text
+
+
+def _read_until_quiet(fd: int, quiet_s: float, limit_s: float, *, first: bool = False) -> bytes:
+    """What the master side of a pty gets until the line is quiet for
+    ``quiet_s`` (``first``: until the first bytes)."""
+    import select
+    import time
+
+    got, deadline = b"", time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], quiet_s)
+        if not ready:
+            break
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # the other side closed
+            break
+        if not chunk:
+            break
+        got += chunk
+        if first:
+            break
+    return got
+
+
+def test_ctrl_c_during_the_handshake_sends_no_emergency_stop(tmp_path, stand_ins):
+    """doctor only asks: Ctrl-C while it waits for an answer must not latch
+    the rig (the next `start` would refuse until someone cleared it)."""
+    import signal
+    import termios
+    import tty
+
+    from robot.rig import protocol as P
+
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    attrs = termios.tcgetattr(master)
+    attrs[3] &= ~termios.ECHO
+    termios.tcsetattr(master, termios.TCSANOW, attrs)
+    setup = tmp_path / "rig.toml"
+    setup.write_text('[rig]\nport = "sim://"\nconnect_timeout_s = 30\n')
+    try:
+        p = subprocess.Popen([sys.executable, "-m", "robot", "doctor", "--root", str(tmp_path / "empty"),
+                              "--config", str(setup), "--port", os.ttyname(slave)], cwd=ROOT,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        heard = _read_until_quiet(master, 10.0, 10.0, first=True)  # the first HELLO
+        assert heard, "doctor sent nothing to the port"
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+        heard += _read_until_quiet(master, 0.3, 5.0)
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert P.ESTOP_SEQUENCE not in heard, heard
+    assert p.returncode == 130 and "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1 and "emergency stop" not in err, err

@@ -224,7 +224,7 @@ def test_a_killed_process_is_resumed_from_the_true_state(tmp_path):
         assert sim.state() != expected
         r = _cli("resume", "--port", sim.port, "--state-dir", str(tmp_path))
         assert r.returncode == 0, r.stderr
-        assert "resuming job 1" in r.stdout
+        assert "resuming job 1: " in r.stdout and "(the rig's word)" in r.stdout, r.stdout
         assert sim.state() == expected
         (js,) = Journal(tmp_path).read()
         assert js.end["status"] == "done" and js.state == expected
@@ -259,6 +259,7 @@ def test_ctrl_c_stops_the_rig_through_the_pty(tmp_path):
         # The rig latched its emergency stop: the job cannot go on, and resume says why.
         r = _cli("resume", "--port", sim.port, "--state-dir", str(tmp_path))
         assert r.returncode == 1 and "emergency stop" in r.stderr and "Rescan" in r.stderr
+        assert "resuming" not in r.stdout and "asking the rig" in r.stdout, r.stdout  # it never went on
         r = _cli("dry-run", "U", "--port", sim.port, "--state-dir", str(tmp_path / "other"))
         assert r.returncode == 1 and "emergency stop" in r.stderr and "the job was not started" in r.stderr
         moves_before = sim.counts()["moves"]

@@ -381,9 +381,10 @@ def handshake(port: str, rig: RigConfig, boot_wait_s: float, *, claim: bool = Tr
     try:
         from .limits import rig_claims
 
-        # HELLO is the same on every kind of rig: the link is opened for the set-up's own kind
+        # HELLO is the same on every kind of rig: the link is opened for the set-up's own kind. It
+        # only asks, so Ctrl-C meanwhile sends no emergency stop (that would latch an idle rig).
         with rig_claims(port if claim else None, None, folder=False), \
-                Link(cfg, port, kind=rig.kind) as link:
+                Link(cfg, port, kind=rig.kind, stop_on_interrupt=False) as link:
             link.open()
             if boot_wait_s:
                 import time

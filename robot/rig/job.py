@@ -298,20 +298,23 @@ def _stop_on_interrupt(link: Link, journal: Journal, js: JobState) -> None:
 
 
 def resume(link: Link, journal: Journal, *, on_turn: Callable[[TurnDone], None] | None = None,
+           on_resume: Callable[[JobState], None] | None = None,
            wait_s: float | None = None) -> JobReport | None:
     """Finish the journal's unfinished job from the true state, or say why not.
 
-    Returns None when there is nothing to resume.
+    ``on_resume`` is told the job once the rig has said how far it got and
+    before anything moves (not before: a latched or restarted rig ends the
+    job "state unknown" instead). Returns None when there is nothing to resume.
     """
     js = journal.unfinished()
     if js is None:
         return None
     with link.estop_on_interrupt():
-        return _resume(link, journal, js, on_turn=on_turn, wait_s=wait_s)
+        return _resume(link, journal, js, on_turn=on_turn, on_resume=on_resume, wait_s=wait_s)
 
 
 def _resume(link: Link, journal: Journal, js: JobState, *, on_turn: Callable[[TurnDone], None] | None,
-            wait_s: float | None) -> JobReport:
+            on_resume: Callable[[JobState], None] | None, wait_s: float | None) -> JobReport:
     """Reconcile the journal with the rig, then run the rest of the job.
 
     The rig, not the journal's tail, says how far the job got: moves complete
@@ -347,6 +350,8 @@ def _resume(link: Link, journal: Journal, js: JobState, *, on_turn: Callable[[Tu
     # The rig is idle and every move it accepted is accounted for: the rest never arrived.
     js.sent = set(range(js.done))
     journal.session(js, hello.boot_id)
+    if on_resume is not None:
+        on_resume(js)
     return execute(link, journal, js, steps, on_turn=on_turn)
 
 

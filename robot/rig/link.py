@@ -85,7 +85,11 @@ _UNCLEARED = {2: "its emergency-stop switch is still pressed: release it, then c
 class Link:
     """A session with the rig over any pyserial URL or device path."""
 
-    def __init__(self, config: Config, port: str | None = None, *, kind: str = "six-motor"):
+    def __init__(self, config: Config, port: str | None = None, *, kind: str = "six-motor",
+                 stop_on_interrupt: bool = True):
+        """``stop_on_interrupt``: Ctrl-C inside the ``with`` sends the
+        emergency stop; off for a session that only asks (``doctor``'s
+        handshake), where a stop would latch a rig nothing moved on."""
         if config.rig.kind != kind:
             # a six-motor plan (a dry run, a jog, the six-motor engine) sent to a
             # flipper or two-gripper rig would drive the wrong parts, and the other way round
@@ -95,6 +99,7 @@ class Link:
                             f"[rig] kind = \"{config.rig.kind}\", not {kind}")
         self.config = config
         self.port = port or config.rig.port
+        self.stop_on_interrupt = stop_on_interrupt
         self.ser: serial.SerialBase | None = None
         self.seq = 0
         self.hello: P.HelloOk | None = None
@@ -167,7 +172,7 @@ class Link:
         """Ctrl-C anywhere inside the ``with`` (a handshake, a request that
         hangs) sends the emergency stop before the line closes."""
         try:
-            if isinstance(exc[0], KeyboardInterrupt):
+            if isinstance(exc[0], KeyboardInterrupt) and self.stop_on_interrupt:
                 self.stop_for_interrupt(exc[0])
         finally:
             self.close()

@@ -376,10 +376,14 @@ def _resume(args: argparse.Namespace) -> int:
             return 0
         port = args.port or (js.port if js.port and not js.port.startswith("sim://") else None) \
             or cfg.rig.port
-        print(f"resuming job {js.job}: {js.done} of {len(js.steps)} turns done, on {port}")
+        print(f"job {js.job} stopped with {js.done} of {len(js.steps)} turns journalled; asking the rig on "
+              f"{port} how far it got", flush=True)
         with rig_claims(port, args.state_dir), _link_for(args, cfg, default_port=port) as link:
-            report = job.resume(link, journal, on_turn=lambda td: print(
-                f"  turn {td.index + 1}/{len(js.steps)} {td.step.text}", flush=True))
+            report = job.resume(
+                link, journal,
+                on_turn=lambda td: print(f"  turn {td.index + 1}/{len(js.steps)} {td.step.text}", flush=True),
+                on_resume=lambda j: print(f"resuming job {j.job}: {j.done} of {len(j.steps)} turns done "
+                                          "(the rig's word)", flush=True))
         if report is None:  # finished by someone else since we looked
             print(f"nothing to resume (journal: {journal.path})")
             return 0
