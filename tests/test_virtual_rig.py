@@ -12,7 +12,7 @@ from robot.rig.link import Link
 from robot.rig.loading import load_config
 from robot.rig.motion import plan
 from robot.rig.timing import PlannedMove, move_ticks, quantize, schedule
-from robot.sim.protocol_sim import forget, rig_for_url
+from robot.sim.protocol_sim import forget, parse_sim_url, rig_for_url
 from robot.sim.virtual_rig import EventClock, Faults, Mechanics, VirtualRig
 from solver import SOLVED_CUBE, group_steps, invert, random_scramble
 
@@ -276,6 +276,33 @@ def test_inverted_motors_follow_the_config():
 def test_bad_fault_specs_are_explained(spec):
     with pytest.raises(ValueError, match="fault"):
         Faults.parse(spec)
+
+
+@pytest.mark.parametrize(("url", "said"), [
+    ("sim://?seed=x", "seed='x': expected a whole number from 0 to 4294967295"),
+    ("sim://?seed=4294967296", "seed='4294967296': expected a whole number"),
+    ("sim://?seed=-1", "seed='-1'"),
+    ("sim://?protocol=2.5", "protocol='2.5': expected a whole number from 0 to 255"),
+    ("sim://?protocol=256", "protocol='256'"),
+    ("sim://?speed=1&speed=max", "option 'speed' is given twice"),
+    ("sim://?state=UUU", "state=: a cube string has 54 characters, this one has 3 (or state=solved)"),
+    ("sim://?speed=fast", "speed must be 'max' or a number"),
+    ("sim://?faults=drop:2", "fault"),
+])
+def test_a_bad_sim_url_is_refused_when_read_in_one_line(url, said):
+    """A port in a set-up file or --port: every option is checked when the
+    URL is read, and said in words (not Python's "invalid literal for int()")."""
+    with pytest.raises(ValueError) as e:
+        parse_sim_url(url)
+    assert said in str(e.value) and "\n" not in str(e.value), str(e.value)
+
+
+def test_a_sim_url_takes_state_solved_and_its_bounds():
+    try:
+        rig = rig_for_url("sim://bounds?speed=max&state=solved&seed=4294967295&protocol=0")
+        assert rig.cube == SOLVED_CUBE and rig.protocol_version == 0
+    finally:
+        forget("sim://bounds?speed=max&state=solved&seed=4294967295&protocol=0")
 
 
 def _status(w):

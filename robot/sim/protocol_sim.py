@@ -34,8 +34,17 @@ _RIGS: weakref.WeakValueDictionary[str, VirtualRig] = weakref.WeakValueDictionar
 _OPTIONS = ("speed", "seed", "faults", "state", "protocol")
 
 
+MAX_SIM_SEED = 2**32 - 1
+"""The largest ``seed=``, the same bound as the command line's ``--seed``."""
+MAX_SIM_PROTOCOL = 255
+"""``protocol=`` is the version byte HELLO carries."""
+
+
 def parse_sim_url(url: str) -> tuple[str, dict[str, str]]:
-    """``(key, options)``; raises ValueError with a readable message."""
+    """``(key, options)``, every option checked here (a port is given in a
+    set-up file or on the command line, and a bad option must be refused
+    when it is read, in words, not when the rig is first opened); raises
+    ValueError with a readable message. ``state=solved`` is the solved cube."""
     parts = urllib.parse.urlsplit(url)
     if parts.scheme != "sim":
         raise ValueError(f"not a sim:// URL: {url!r}")
@@ -43,8 +52,39 @@ def parse_sim_url(url: str) -> tuple[str, dict[str, str]]:
     for k, v in urllib.parse.parse_qsl(parts.query, keep_blank_values=True):
         if k not in _OPTIONS:
             raise ValueError(f"unknown sim:// option {k!r} (known: {', '.join(_OPTIONS)})")
+        if k in opts:
+            raise ValueError(f"sim:// option {k!r} is given twice: give it once")
         opts[k] = v
+    _check_options(opts)
     return url, opts
+
+
+def _whole(opts: dict[str, str], key: str, hi: int) -> int | None:
+    text = opts.get(key)
+    if not text:
+        return None
+    if not (text.isascii() and text.isdigit()) or int(text) > hi:
+        raise ValueError(f"sim:// option {key}={text!r}: expected a whole number from 0 to {hi}")
+    return int(text)
+
+
+def _check_options(opts: dict[str, str]) -> None:
+    """Each option's value, as :func:`rig_for_url` will use it."""
+    make_clock(opts.get("speed", "1"))
+    _whole(opts, "seed", MAX_SIM_SEED)
+    _whole(opts, "protocol", MAX_SIM_PROTOCOL)
+    Faults.parse(opts.get("faults"))
+    _start_cube(opts)
+
+
+def _start_cube(opts: dict[str, str]) -> Cube:
+    text = opts.get("state")
+    if not text or text.strip().lower() == "solved":
+        return Cube()
+    try:
+        return parse_facelets(text)
+    except CubeError as e:
+        raise ValueError(f"sim:// option state=: {e} (or state=solved)") from None
 
 
 def sim_url(name: str, speed: str = "max", **opts: str) -> str:
@@ -59,9 +99,10 @@ def rig_for_url(url: str) -> VirtualRig:
     rig = _RIGS.get(key)
     if rig is None:
         clock = make_clock(opts.get("speed", "1"))
-        seed = int(opts["seed"]) if opts.get("seed") else 0
-        cube = parse_facelets(opts["state"]) if opts.get("state") else Cube()
-        version = int(opts.get("protocol") or P.PROTOCOL_VERSION)
+        seed = _whole(opts, "seed", MAX_SIM_SEED) or 0
+        cube = _start_cube(opts)
+        version = _whole(opts, "protocol", MAX_SIM_PROTOCOL)
+        version = P.PROTOCOL_VERSION if version is None else version
         rig = VirtualRig(clock=clock, faults=Faults.parse(opts.get("faults")), seed=seed, cube=cube,
                          protocol_version=version)
         _RIGS[key] = rig
