@@ -44,6 +44,16 @@ class Move:
         return FACES[self.face] + ("", "", "2", "'")[self.power]
 
 
+def _what_is_wrong(face: str, suffix: str) -> str:
+    """Why a token is not a move, in the words of the part that is wrong."""
+    if face not in FACES:
+        hint = " (wide, slice and whole-cube moves are not face turns: write them as face turns)" \
+            if face in "urfdlbxyzMES" else ""
+        return f"expected a face U R F D L B first{hint}"
+    return (f"{suffix!r} after the face is not a turn: expected nothing (a quarter turn clockwise), "
+            "' (anticlockwise), 2 (a half turn) or 3 (three quarters, the same as ')")
+
+
 def parse_moves(text: str | Iterable[Move]) -> list[Move]:
     """Parse ``"R U2 F'"`` (spaces or commas between moves).
 
@@ -57,12 +67,8 @@ def parse_moves(text: str | Iterable[Move]) -> list[Move]:
         token = match.group()
         face, suffix = token[:1], token[1:]
         if face not in FACES or suffix not in _SUFFIX:
-            raise CubeError(
-                "moves",
-                f"bad move {token!r} (move {number}, character {match.start() + 1}): "
-                "expected a face U R F D L B, optionally followed by ', 2 or 2'",
-                [match.start()],
-            )
+            raise CubeError("moves", f"bad move {token!r} (move {number}, character {match.start() + 1}): "
+                            f"{_what_is_wrong(face, suffix)}", [match.start()])
         moves.append(Move(FACES.index(face), _SUFFIX[suffix]))
     return moves
 

@@ -139,6 +139,22 @@ def test_parse_error_names_token_and_position(text, token, number):
     assert e.value.positions == [text.index(token)]
 
 
+@pytest.mark.parametrize("text, says", [
+    ("R4", "'4' after the face is not a turn: expected nothing (a quarter turn clockwise), "
+           "' (anticlockwise), 2 (a half turn) or 3 (three quarters, the same as ')"),
+    ("Q", "expected a face U R F D L B first"),
+    ("r", "wide, slice and whole-cube moves are not face turns"),
+    ("M", "wide, slice and whole-cube moves are not face turns"),
+    ("y2", "wide, slice and whole-cube moves are not face turns"),
+])
+def test_a_bad_move_says_which_part_is_wrong(text, says):
+    """Every suffix taken is named (R3 is R', so R4's refusal must not say only ', 2 and 2')."""
+    with pytest.raises(CubeError) as e:
+        parse_moves(text)
+    assert says in str(e.value), str(e.value)
+    assert ("wide" in str(e.value)) == (text[0] in "rMy")
+
+
 def test_simplify_examples():
     assert format_moves(simplify("U D U'")) == "D"
     assert format_moves(simplify("R R R")) == "R'"
