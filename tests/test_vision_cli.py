@@ -57,18 +57,21 @@ def test_classify_doubtful_scan_exits_1_and_names_stickers(tmp_path):
 
 
 def test_classify_bad_input(tmp_path):
-    cases = {
-        "notjson.json": "{oops",
-        "shape.json": json.dumps({"rgb": [[1, 2, 3]] * 53}),
-        "value.json": json.dumps({"rgb": [[1, 2, 300]] * 54}),
-        "type.json": json.dumps({"rgb": [["a", 2, 3]] * 54}),
-        "nokey.json": json.dumps([1, 2]),
+    cases = {  # each file, and what its one line says is wrong
+        "notjson.json": ("{oops", "notjson.json:1: not JSON"),
+        "shape.json": (json.dumps({"rgb": [[1, 2, 3]] * 53}), '"rgb" has 53 sticker(s), a cube has 54'),
+        "value.json": (json.dumps({"rgb": [[1, 2, 300]] * 54}), "sticker 0 (U1) must be [r, g, b]"),
+        "type.json": (json.dumps({"rgb": [["a", 2, 3]] * 54}), "sticker 0 (U1) must be [r, g, b]"),
+        "nokey.json": (json.dumps([1, 2]), "the file holds an array, not an object"),
+        "other.json": (json.dumps({"colours": []}), 'no "rgb" field'),
+        "string.json": (json.dumps({"rgb": "red"}), '"rgb" is a string, not an array'),
     }
-    for name, text in cases.items():
+    for name, (text, says) in cases.items():
         (tmp_path / name).write_text(text)
         r = run("classify", "--rgb-json", str(tmp_path / name))
         assert r.returncode == 2, (name, r.stderr)
-        assert "Traceback" not in r.stderr and name in r.stderr
+        assert "Traceback" not in r.stderr and name in r.stderr and says in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
     r = run("classify", "--rgb-json", str(tmp_path / "missing.json"))
     assert r.returncode == 2 and "missing.json: cannot read: file not found" in r.stderr
 

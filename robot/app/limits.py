@@ -149,6 +149,15 @@ def check_json_shape(text: str, name: str) -> None:
             return
 
 
+_JSON_KINDS = {dict: "an object", list: "an array", str: "a string", bool: "true or false", int: "a number",
+               float: "a number", type(None): "null"}
+
+
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in JSON's own words (not Python's type names)."""
+    return _JSON_KINDS.get(type(value), "a value")
+
+
 def loads_json(text: str, name: str) -> Any:
     """JSON with bounded nesting and number sizes, and no NaN or Infinity."""
     check_json_shape(text, name)

@@ -34,7 +34,7 @@ from solver.metrics import METHODS, RIG_METRICS
 
 from ..app.events import Answer
 from ..app.events import schema as events_schema
-from ..app.limits import MAX_DRY_RUN_MOVES, MAX_SEED, check_moves
+from ..app.limits import MAX_DRY_RUN_MOVES, MAX_SEED, check_moves, json_kind
 from ..app.solving import POCKET_METRICS, SolveRequest
 from ..app.solving import answer as answer_solve
 from ..app.solving import check as check_solve
@@ -107,15 +107,6 @@ def only_fields(body: dict[str, Any], fields: tuple[str, ...], route: str) -> di
     takes = f"{route} takes {', '.join(fields)}" if fields else f"{route} takes no fields"
     hint = f"did you mean {close[0]!r}? ({takes})" if close else takes
     raise ApiError(400, "bad-request", f"unknown field {name!r}: {hint}")
-
-
-_JSON_KINDS = {dict: "an object", list: "an array", str: "a string", bool: "true or false", int: "a number",
-               float: "a number", type(None): "null"}
-
-
-def json_kind(value: Any) -> str:
-    """What a JSON value is, in JSON's own words (not Python's type names)."""
-    return _JSON_KINDS.get(type(value), "a value")
 
 
 def parse_json(body: bytes) -> dict[str, Any]:

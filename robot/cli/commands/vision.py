@@ -21,6 +21,7 @@ from ...app.limits import (
     check_output_file,
     check_port,
     check_views,
+    json_kind,
     loads_json,
     read_input,
 )
@@ -77,8 +78,15 @@ def _read_rgb_file(name: str) -> np.ndarray:
     where = "standard input" if name == "-" else name
     data = loads_json(read_input(name, "--rgb-json", MAX_JSON_BYTES, 'a JSON file {"rgb": [...]}'), where)
     rgb = data.get("rgb") if isinstance(data, dict) else None
-    if not isinstance(rgb, list) or len(rgb) != 54:
-        raise UserError(f'{where}: expected {{"rgb": [[r, g, b] x 54]}} (null for a sticker not seen)')
+    expected = '{"rgb": [[r, g, b] x 54]} in U R F D L B facelet order (null for a sticker not seen)'
+    if not isinstance(rgb, list):
+        if not isinstance(data, dict):
+            found = f"the file holds {json_kind(data)}, not an object"
+        else:
+            found = "no \"rgb\" field" if rgb is None else f"\"rgb\" is {json_kind(rgb)}, not an array"
+        raise UserError(f"{where}: {found}: expected {expected}")
+    if len(rgb) != 54:
+        raise UserError(f'{where}: "rgb" has {len(rgb)} sticker(s), a cube has 54: expected {expected}')
     out = np.full((54, 3), np.nan)
     for i, v in enumerate(rgb):
         if v is None:

@@ -114,8 +114,8 @@ function chosen() {
 // no tooltip in every browser). The dry run is another card and stays.
 function showChoices() {
   const why = page.mechanism
-    ? `a ${page.mechanism} rig solves with two-phase and picks the plan its own robot moves make fastest: ` +
-      "the method and metric do not apply"
+    ? `a ${page.mechanism} rig solves with two-phase and picks the plan cheapest in its own robot moves ` +
+      "(their seconds, plus 0.05 s a move): the method and metric do not apply"
     : "";
   for (const id of ["method", "metric"]) {
     $(id).disabled = !!page.mechanism;
