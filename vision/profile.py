@@ -88,6 +88,11 @@ class ProfileError(VisionError):
     exit_code = 2
 
 
+class ProfileMissing(ProfileError):
+    """No profile of that name, or no file at that path: not made yet, or a
+    typing mistake (which the two cannot be told apart)."""
+
+
 def user_profile_dir() -> Path:
     """Where ``cuberobot calibrate`` saves profiles: the user's data
     directory (``~/.local/share/cuberobot/profiles`` on Linux)."""
@@ -137,29 +142,38 @@ def save_profile(profile: Profile, directory: Path | None = None) -> Path:
     return path
 
 
+def find_profile(name_or_path: str | Path, directories: list[Path] | None = None) -> Path | None:
+    """The file :func:`load_profile` would read, or None when there is none
+    (not made yet, or a path that is not there); a ProfileError for a name
+    that cannot be a profile's."""
+    if _is_path(name_or_path):
+        path = Path(name_or_path).expanduser()
+        return path if path.is_file() else None
+    name = str(name_or_path)
+    dirs = profile_dirs() if directories is None else list(directories)
+    try:
+        check_name(name)
+    except ProfileError as e:
+        raise ProfileError(f"{e}; profiles are found by name in {', '.join(map(str, dirs))}"
+                           " or by the path of their .json file") from None
+    return next((d / f"{name}.json" for d in dirs if (d / f"{name}.json").is_file()), None)
+
+
 def load_profile(name_or_path: str | Path, directories: list[Path] | None = None) -> Profile:
     """Load a profile by file path (anything ending in .json or with a
     directory in it) or by name from ``directories``, by default
     :func:`profile_dirs` (the user's first, then the repository's)."""
-    if _is_path(name_or_path):
-        path = Path(name_or_path).expanduser()
-        if not path.is_file():
-            raise ProfileError(f"no colour profile file {str(path)!r}: check the path, or make a profile"
-                               " with `cuberobot calibrate --profile NAME`")
-    else:
-        name = str(name_or_path)
+    path = find_profile(name_or_path, directories)
+    if path is None and _is_path(name_or_path):
+        shown = str(Path(name_or_path).expanduser())
+        raise ProfileMissing(f"no colour profile file {shown!r}: check the path, or make a profile with "
+                             "`cuberobot calibrate --profile NAME`")
+    if path is None:
         dirs = profile_dirs() if directories is None else list(directories)
-        try:
-            check_name(name)
-        except ProfileError as e:
-            raise ProfileError(f"{e}; profiles are found by name in {', '.join(map(str, dirs))}"
-                               " or by the path of their .json file") from None
-        found = next((d / f"{name}.json" for d in dirs if (d / f"{name}.json").is_file()), None)
-        if found is None:
-            raise ProfileError(f"no colour profile {name!r} (looked in {', '.join(map(str, dirs))}):"
-                               f" make it with `cuberobot calibrate --profile {name}` (a solved cube in"
-                               " place), or give the path of a profile's .json file")
-        path = found
+        raise ProfileMissing(f"no colour profile {str(name_or_path)!r} (looked in "
+                             f"{', '.join(map(str, dirs))}): make it with `cuberobot calibrate --profile "
+                             f"{name_or_path}` (a solved cube in place), or give the path of a profile's "
+                             ".json file")
     try:
         raw = _read_regular(path, MAX_PROFILE_BYTES + 1)
         if len(raw) > MAX_PROFILE_BYTES:

@@ -19,7 +19,13 @@ def load_config(path: str | os.PathLike | None = None, *, settings: bool = True)
     """Read and check a configuration file (the default one when ``path`` is
     None), with the settings made on the panel for it on top unless
     ``settings`` is False."""
-    p = Path(path) if path is not None else default_config_path()
-    data = read_limited(p, str(p), MAX_CONFIG_BYTES, "a TOML set-up file")
-    cfg = parse_config(decode_text(data, str(p)), p)
+    p, text = read_config_text(path)
+    cfg = parse_config(text, p)
     return apply_settings(cfg) if settings else cfg
+
+
+def read_config_text(path: str | os.PathLike | None = None) -> tuple[Path, str]:
+    """The set-up file's path (the default one when ``path`` is None) and its
+    text, read once (a pipe, ``<(...)``, can be read only once), bounded."""
+    p = Path(path) if path is not None else default_config_path()
+    return p, decode_text(read_limited(p, str(p), MAX_CONFIG_BYTES, "a TOML set-up file"), str(p))
