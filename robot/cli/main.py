@@ -74,7 +74,7 @@ class _Version(argparse.Action):
 COMMAND_MODULES = {
     "apply": "cube", "check": "cube", "scramble": "cube", "show": "cube",
     "doctor": "doctor", "firmware": "firmware",
-    "config": "rig", "dry-run": "rig", "estop": "rig", "jog": "rig", "resume": "rig", "sim-rig": "rig",
+    "config": "config", "dry-run": "rig", "estop": "rig", "jog": "rig", "resume": "rig", "sim-rig": "rig",
     "serve": "serve", "service": "service", "solve": "solve", "start": "start",
     "calibrate": "vision", "classify": "vision", "scan": "vision",
 }

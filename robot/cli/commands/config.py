@@ -1,0 +1,160 @@
+"""`cuberobot config check`: a set-up file read as every command reads it,
+summarised, with what could mislead a maker said beside the ok."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ...rig.config import Config, rig_turn_costs
+from ...rig.errors import UserError
+from ..limits import path
+from . import Registry
+
+
+def _config_check(args: argparse.Namespace) -> int:
+    """Read the set-up file as every command does, then say what it sets and
+    what a maker could be misled by: a colour profile that is not there (as
+    `scan` and `start` would refuse it, but now, before a cube is in place),
+    motor tables the rig's kind never drives, and a file that sets nothing."""
+    if args.file == "-":
+        raise UserError("-: config check reads a set-up file by its path, not standard input; give the "
+                        "file's path, e.g. config/rig.toml (a file named - is ./-)")
+    import tomllib
+
+    from ...rig.config import parse_config
+    from ...rig.loading import read_config_text
+    from ...rig.settings import apply_settings
+
+    # load_config's steps, to keep the text, parsed again as plain TOML for what the file itself sets,
+    # and to tell the file's own settings from those the panel saved on top of them.
+    file, text = read_config_text(args.file)
+    own = parse_config(text, file)
+    cfg = apply_settings(own)
+    if cfg.rig.port.startswith("sim://"):  # the virtual rig reads its options only when first opened
+        from ...sim.protocol_sim import parse_sim_url
+
+        try:
+            parse_sim_url(cfg.rig.port)
+        except ValueError as e:
+            raise UserError(f"{cfg.path}: rig.port: {e}") from None
+    profile_line = _profile_summary(cfg, own)
+    notes = _config_notes(cfg, tomllib.loads(text))  # valid TOML: parse_config has read it
+    print(f"{cfg.path}: ok")
+    if cfg.rig.kind == "six-motor":
+        q, h = rig_turn_costs(cfg)
+        motors = ", ".join(f"{f}:{m.motor}{'(inv)' if m.invert else ''}" for f, m in cfg.motors.items())
+        print(f"  rig: {cfg.rig.port} at {cfg.rig.baud} baud; motors {motors}")
+        print(f"  turn times: quarter {q:.3f} s, half {h:.3f} s (settle included)")
+    else:
+        _summarise_mechanism(cfg)
+    print(f"  cameras: {', '.join(c.name for c in cfg.cameras) or 'none'}; "
+          f"views: {', '.join(v.name for v in cfg.views) or 'none'}")
+    print(f"  solver: metric {cfg.solver.metric}, budget {cfg.solver.budget_ms} ms")
+    print(profile_line)
+    for note in notes:
+        print(f"  note: {note}")
+    return 0
+
+
+def _profile_summary(cfg: Config, own: Config) -> str:
+    """The summary's line for the colour profile. One not made yet is said
+    plainly but is no mistake (a maker checks the file before calibrating,
+    as the README's steps go; `scan` and `start` refuse it until then); one
+    that is there but cannot be read is a UserError naming where it was set.
+    ``own`` is the file without the panel's settings, to tell a profile the
+    panel saved from the file's own ``[vision] profile``."""
+    if not cfg.profile:
+        return ("  colour profile: none (each scan learns the colours from its own centre stickers; "
+                "`cuberobot calibrate --profile NAME` makes one)")
+    from vision.profile import ProfileError, ProfileMissing, find_profile, load_profile
+
+    if cfg.profile == own.profile:
+        where = f"{cfg.path}: vision.profile"
+    else:
+        from ...rig.settings import settings_path
+
+        assert cfg.path is not None  # settings apply only to a file
+        where = f"{cfg.path}: the colour profile the panel saved for it in {settings_path(cfg.path)}"
+    try:
+        profile = load_profile(cfg.profile)
+    except ProfileMissing as e:
+        return f"  colour profile: not there yet, so `scan` and `start` will refuse it: {e}"
+    except ProfileError as e:
+        raise UserError(f"{where}: {e}") from None
+    return f"  colour profile: {profile.name} ({find_profile(cfg.profile)})"
+
+
+def _config_notes(cfg: Config, data: dict[str, Any]) -> list[str]:
+    """What the file (``data``, its TOML) sets that is read but changes
+    nothing, so that a maker is not misled by an ok: ``[motors.X]`` tables
+    of faces the rig's kind does not drive (only a note: a maker may keep
+    them to switch kinds back), and a file that sets nothing at all."""
+    from ...rig.config import DRIVEN_FACES
+
+    notes = []
+    kind, driven = cfg.rig.kind, DRIVEN_FACES[cfg.rig.kind]
+    unused = [f"[motors.{face}]" for face in DRIVEN_FACES["six-motor"]
+              if face in data.get("motors", {}) and face not in driven]
+    if unused:
+        one = len(unused) == 1
+        tables = unused[0] if one else f"{', '.join(unused[:-1])} and {unused[-1]}"
+        why = (f"it drives only the steppers of {' and '.join(driven)}" if driven
+               else "it turns no face with a stepper; its parts are servos")
+        it = "it" if one else "them"
+        notes.append(f"{tables} {'is' if one else 'are'} not used by a {kind} rig ({why}): keep {it} for a "
+                     f"six-motor rig, or remove {it}")
+    if _sets_nothing(data):
+        notes.append("the file sets nothing: every setting is its default (a simulated six-motor rig on "
+                     "sim://, no cameras)")
+    return notes
+
+
+def _sets_nothing(table: dict[str, Any]) -> bool:
+    """True when a TOML table holds no value, only (nested) empty tables or
+    nothing at all: an empty file, or one of comments and headers."""
+    return all(isinstance(v, dict) and _sets_nothing(v) for v in table.values())
+
+
+def _summarise_mechanism(cfg: Config) -> None:
+    """A flipper's or two-gripper's parts as read, and what each kind of robot
+    move takes (the quickest and slowest of it anywhere the rig can be)."""
+    from ...rig.mechanisms import mechanism_for
+
+    kind = cfg.rig.kind
+    print(f"  rig: {kind} on {cfg.rig.port} at {cfg.rig.baud} baud")
+    for sc in cfg.servos.values():
+        angles = ", ".join(f"{k.removesuffix('_deg')} {v:g}" for k, v in sc.angles)
+        print(f"  servo {sc.name}: pin {sc.pin}, {sc.min_us}-{sc.max_us} us over {sc.range_deg:g} degrees; "
+              f"{angles}")
+    if kind == "two-gripper":
+        steppers = ", ".join(f"{f}:{m.motor}{'(inv)' if m.invert else ''}" for f, m in cfg.motors.items()
+                             if f in "DL")
+        print(f"  gripper steppers: {steppers}")
+    m = mechanism_for(cfg)
+    assert m is not None
+    times: dict[str, list[float]] = {}
+    for row in m.graph.edges:
+        for action, _, seconds, _ in row:
+            key = f"{action.kind}{' ' + action.part if action.part else ''}" \
+                  f"{(' quarter', ' half')[abs(action.quarters) - 1] if action.quarters else ''}"
+            times.setdefault(key, []).append(seconds)
+    spans = (f"{k} {min(v):.2f}" + (f"-{max(v):.2f}" if max(v) - min(v) >= 0.005 else "") + " s"
+             for k, v in sorted(times.items()))
+    print(f"  robot moves: {', '.join(spans)}")
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
+
+
+def register(sub: Registry) -> None:
+    p = sub.add_parser("config", help="configuration files")
+    csub = p.add_subparsers(dest="config_command", metavar="ACTION")
+    c = csub.add_parser("check", help="check a configuration file and summarise it", parents=[sub.common])
+    c.add_argument("file", nargs="?", default=None, type=path,
+                   help="TOML file (default: config/rig.toml; at most 64 KiB)")
+    c.set_defaults(func=_config_check)
+    config = p
+    config.set_defaults(func=lambda a: _usage(config))
