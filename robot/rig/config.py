@@ -636,7 +636,7 @@ def parse_config(text: str, path: Path | None = None) -> Config:
         if solver.method == "cfop" and rig.kind != "six-motor":
             # as `start --method cfop` is refused there (robot/cli/commands/start.py)
             t.fail(t.key("method"), f"\"cfop\" is for a six-motor rig: a {rig.kind} rig solves with "
-                                    "two-phase and turns the plan its own robot moves make fastest; remove "
+                                    "two-phase and turns the plan cheapest in its own robot moves; remove "
                                     "method or set it to \"two-phase\"")
 
     start = StartConfig()

@@ -28,7 +28,7 @@ def _start(args: argparse.Namespace) -> int:
     if cfg.rig.kind != "six-motor":
         if args.method is not None:
             raise UserError(f"--method is for a six-motor rig: a {cfg.rig.kind} rig solves with two-phase "
-                            "and turns the plan its own robot moves make fastest")
+                            "and turns the plan cheapest in its own robot moves")
         return _start_mechanism(cfg, args)
     if args.sim_view:
         raise UserError("--sim-view is for a flipper's or two-gripper's sim-rig in another process; "
