@@ -280,6 +280,41 @@ def test_no_rig_on_a_port_is_one_line(tmp_path, stand_ins):
     assert f.level == "problem" and "no answer from a rig" in f.text and "\n" not in f.text
 
 
+def test_the_set_ups_colour_profile_is_said_not_made_yet_here_or_broken(tmp_path, stand_ins):
+    """Colours are calibrated last, often on the panel: a profile not made
+    yet is said with how to make it, not a problem; a broken one is."""
+    from vision.profile import Profile, save_profile
+
+    def profile_line(value: str):
+        setup = tmp_path / "rig.toml"
+        setup.write_text(f'[vision]\nprofile = "{value}"\n')
+        cfg = parse_config(setup.read_text(), setup)
+        (f,) = [f for f in diagnose(machine(tmp_path / "empty"), cfg, handshakes=False).findings
+                if f.subject == "colour profile"]
+        return f
+
+    f = profile_line("profiles/bench.json")
+    bench = tmp_path / "profiles" / "bench.json"
+    assert f.level == "info" and f"'{bench}' is not made yet" in f.text, f.text
+    assert "`cuberobot calibrate --profile " in f.text and "Calibrate card" in f.text, f.text
+    colours = dict(zip("URFDLB", [(240.0, 240.0, 240.0), (200.0, 30.0, 30.0), (30.0, 160.0, 60.0),
+                                  (240.0, 220.0, 40.0), (250.0, 120.0, 20.0), (20.0, 60.0, 200.0)],
+                       strict=True))
+    made = save_profile(Profile("bench", colours), tmp_path / "profiles")
+    f = profile_line("profiles/bench.json")
+    assert f.level == "ok" and f.text == f"'bench' is here ({made})", f.text
+    made.write_text("[]")
+    f = profile_line("profiles/bench.json")
+    assert f.level == "problem" and f.text == (f"{made}: colour profile is malformed: it is not a JSON "
+                                               "object; make it again with `cuberobot calibrate`"), f.text
+    made.write_text('{"name": "bench"}')
+    f = profile_line("profiles/bench.json")
+    assert f.level == "problem" and "it has no 'face_colors' entry" in f.text, f.text
+    made.write_text('{"name": "bench", "face_colors": 7}')
+    f = profile_line("profiles/bench.json")
+    assert f.level == "problem" and "a value is not of the kind a profile holds" in f.text, f.text
+
+
 def _read_until_quiet(fd: int, quiet_s: float, limit_s: float, *, first: bool = False) -> bytes:
     """What the master side of a pty gets until the line is quiet for
     ``quiet_s`` (``first``: until the first bytes)."""

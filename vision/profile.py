@@ -61,6 +61,9 @@ class Profile:
 
     @classmethod
     def from_dict(cls, d: dict) -> Profile:
+        if not isinstance(d, dict):
+            raise ProfileError("colour profile is malformed: it is not a JSON object; make it again with "
+                               "`cuberobot calibrate`")
         try:
             faces = {f: rgb_tuple(d["face_colors"][f]) for f in FACES}
             cams = {}
@@ -72,9 +75,12 @@ class Profile:
                                             for f, col in c.get("face_colors", {}).items()},
                                            gains, dict(c.get("settings", {})))
             return cls(str(d["name"]), faces, cams)
-        except (KeyError, TypeError, ValueError) as e:
-            raise ProfileError(f"colour profile is malformed: {e}; make it again with "
-                               "`cuberobot calibrate`") from None
+        except KeyError as e:
+            raise ProfileError(f"colour profile is malformed: it has no {e.args[0]!r} entry; make it again "
+                               "with `cuberobot calibrate`") from None
+        except (AttributeError, TypeError, ValueError) as e:
+            raise ProfileError(f"colour profile is malformed: a value is not of the kind a profile holds "
+                               f"({e}); make it again with `cuberobot calibrate`") from None
 
 
 MAX_PROFILE_BYTES = 256 * 1024
