@@ -282,6 +282,7 @@ def test_bad_fault_specs_are_explained(spec):
     ("sim://?seed=x", "seed='x': expected a whole number from 0 to 4294967295"),
     ("sim://?seed=4294967296", "seed='4294967296': expected a whole number"),
     ("sim://?seed=-1", "seed='-1'"),
+    ("sim://?seed=" + "9" * 5000, "expected a whole number from 0 to 4294967295"),  # past int()'s digits
     ("sim://?protocol=2.5", "protocol='2.5': expected a whole number from 0 to 255"),
     ("sim://?protocol=256", "protocol='256'"),
     ("sim://?speed=1&speed=max", "option 'speed' is given twice"),

@@ -63,7 +63,7 @@ def _whole(opts: dict[str, str], key: str, hi: int) -> int | None:
     text = opts.get(key)
     if not text:
         return None
-    if not (text.isascii() and text.isdigit()) or int(text) > hi:
+    if not (text.isascii() and text.isdigit()) or len(text) > len(str(hi)) or int(text) > hi:
         raise ValueError(f"sim:// option {key}={text!r}: expected a whole number from 0 to {hi}")
     return int(text)
 
