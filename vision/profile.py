@@ -169,6 +169,12 @@ def load_profile(name_or_path: str | Path, directories: list[Path] | None = None
     """Load a profile by file path (anything ending in .json or with a
     directory in it) or by name from ``directories``, by default
     :func:`profile_dirs` (the user's first, then the repository's)."""
+    return open_profile(name_or_path, directories)[0]
+
+
+def open_profile(name_or_path: str | Path, directories: list[Path] | None = None) -> tuple[Profile, Path]:
+    """:func:`load_profile`, with the file it was read from (which a check
+    names, without looking it up again)."""
     path = find_profile(name_or_path, directories)
     if path is None and _is_path(name_or_path):
         shown = str(Path(name_or_path).expanduser())
@@ -185,7 +191,7 @@ def load_profile(name_or_path: str | Path, directories: list[Path] | None = None
         if len(raw) > MAX_PROFILE_BYTES:
             raise ValueError(f"larger than {MAX_PROFILE_BYTES // 1024} KiB, which no profile is")
         data = json.loads(raw.decode("utf-8"))
-        return Profile.from_dict(data)
+        return Profile.from_dict(data), path
     except (OSError, ValueError, RecursionError) as e:  # JSON, UTF-8 and number-size errors are ValueErrors
         raise ProfileError(f"cannot read colour profile {path}: {e}") from None
     except ProfileError as e:

@@ -535,18 +535,18 @@ def _check_profile(profile: str) -> Finding:
     """The set-up's colour profile: one not made yet is only said (colours
     are calibrated once the rig stands, often last, on the panel); one that
     is there but cannot be read is a problem, as `scan` and `start` refuse it."""
-    from vision.profile import ProfileError, ProfileMissing, find_profile, load_profile
+    from vision.profile import ProfileError, ProfileMissing, open_profile
 
     subject = "colour profile"
     try:
-        loaded = load_profile(profile)
+        loaded, path = open_profile(profile)
     except ProfileMissing:
         return Finding("config", "info", subject,
                        f"{profile!r} is not made yet: put a solved cube in and run `cuberobot calibrate "
                        f"--profile {profile}` (or the panel's Calibrate card); `scan` and `start` need it")
     except ProfileError as e:
         return Finding("config", "problem", subject, str(e))
-    return Finding("config", "ok", subject, f"{loaded.name!r} is here ({find_profile(profile)})")
+    return Finding("config", "ok", subject, f"{loaded.name!r} is here ({path})")
 
 
 def _check_camera(m: Machine, spec: CameraSpec, cams: list[Camera], libcams: list[tuple[int, str]],

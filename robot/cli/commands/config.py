@@ -67,7 +67,7 @@ def _profile_summary(cfg: Config, own: Config) -> str:
     if not cfg.profile:
         return ("  colour profile: none (each scan learns the colours from its own centre stickers; "
                 "`cuberobot calibrate --profile NAME` makes one)")
-    from vision.profile import ProfileError, ProfileMissing, find_profile, load_profile
+    from vision.profile import ProfileError, ProfileMissing, open_profile
 
     if cfg.profile == own.profile:
         where = f"{cfg.path}: vision.profile"
@@ -77,12 +77,12 @@ def _profile_summary(cfg: Config, own: Config) -> str:
         assert cfg.path is not None  # settings apply only to a file
         where = f"{cfg.path}: the colour profile the panel saved for it in {settings_path(cfg.path)}"
     try:
-        profile = load_profile(cfg.profile)
+        profile, path = open_profile(cfg.profile)
     except ProfileMissing as e:
         return f"  colour profile: not there yet, so `scan` and `start` will refuse it: {e}"
     except ProfileError as e:
         raise UserError(f"{where}: {e}") from None
-    return f"  colour profile: {profile.name} ({find_profile(cfg.profile)})"
+    return f"  colour profile: {profile.name} ({path})"
 
 
 def _config_notes(cfg: Config, data: dict[str, Any]) -> list[str]:
