@@ -12,7 +12,7 @@ import sys
 
 from robot.cli import commands
 from robot.cli.commands import Registry
-from robot.cli.main import COMMAND_MODULES, build_parser, common_options
+from robot.cli.main import COMMAND_MODULES, HELP_ORDER, build_parser, common_options
 
 
 def _registered(module_name: str) -> set[str]:
@@ -38,6 +38,15 @@ def test_a_named_command_builds_its_module_alone_and_anything_else_builds_all():
     assert choices(["check", "solved"]) == {"apply", "check", "scramble", "show"}
     everything = set(COMMAND_MODULES)
     assert choices([]) == choices(["--help"]) == choices(["slove", "x"]) == everything
+
+
+def test_help_lists_the_commands_in_a_makers_order_with_every_module_placed():
+    assert sorted(HELP_ORDER) == sorted(info.name for info in pkgutil.iter_modules(commands.__path__))
+    sub = next(a for a in build_parser([])._actions if isinstance(a, argparse._SubParsersAction))
+    listed = [action.dest for action in sub._choices_actions]
+    assert listed[:3] == ["start", "serve", "resume"]
+    assert listed.index("scan") < listed.index("calibrate") < listed.index("solve") < listed.index("check")
+    assert sorted(listed) == sorted(COMMAND_MODULES)
 
 
 def test_version_help_and_a_typo_still_answer():

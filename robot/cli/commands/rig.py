@@ -553,6 +553,33 @@ def _estop_held_port(port: str, holder: dict) -> int:
 
 
 def register(sub: Registry) -> None:
+    p = sub.add_parser("resume", help="finish the job a crash or a pulled cable interrupted")
+    _add_rig_options(p)
+    p.set_defaults(func=_resume)
+
+    p = sub.add_parser("jog", help="turn one face, or make robot moves, by hand (maintenance)")
+    p.add_argument("face", metavar="FACE|MOVES",
+                   help="U R F D L or B; on a flipper or two-gripper rig, robot moves separated by commas, "
+                        "made after homing the rig (\"close cover, turn +1, open cover\", \"flip\"; "
+                        "\"open D, rotate D 1, close D, rotate D -1\"), or servo angles to try "
+                        "(\"servo cover 95\")")
+    p.add_argument("turns", nargs="?", type=whole(-MAX_JOG_TURNS, MAX_JOG_TURNS), default=None,
+                   metavar="TURNS",
+                   help=f"quarter turns, negative: anticlockwise (-{MAX_JOG_TURNS} to {MAX_JOG_TURNS},"
+                        " not 0; default 1)")
+    p.add_argument("--steps", type=whole(-MAX_JOG_STEPS, MAX_JOG_STEPS), metavar="N",
+                   help="turn N motor steps instead (negative: anticlockwise; not 0), to align a face")
+    p.add_argument("--give-up-job", action="store_true",
+                   help="give up a job left unfinished in the journal instead of refusing (`resume` could "
+                        "finish it; the next start scans the cube afresh)")
+    _add_rig_options(p)
+    p.set_defaults(func=_jog)
+
+    p = sub.add_parser("estop", help="emergency stop (or --clear it)")
+    p.add_argument("--clear", action="store_true", help="clear a latched emergency stop")
+    _add_rig_options(p, state_dir=False)
+    p.set_defaults(func=_estop)
+
     p = sub.add_parser("sim-rig", help="run a virtual rig on a pseudo-terminal (prints its path)")
     p.add_argument("--speed", default="1", type=port_sim_speed,
                    help="times real time (0.25 to 10000: the host takes a slower rig's moves for stalled "
@@ -586,30 +613,3 @@ def register(sub: Registry) -> None:
                    help="write an animation (.gif, .webm, or .mp4 where OpenCV can encode H.264) "
                         "and a timeline PNG")
     p.set_defaults(func=_dry_run)
-
-    p = sub.add_parser("resume", help="finish the job a crash or a pulled cable interrupted")
-    _add_rig_options(p)
-    p.set_defaults(func=_resume)
-
-    p = sub.add_parser("jog", help="turn one face, or make robot moves, by hand (maintenance)")
-    p.add_argument("face", metavar="FACE|MOVES",
-                   help="U R F D L or B; on a flipper or two-gripper rig, robot moves separated by commas, "
-                        "made after homing the rig (\"close cover, turn +1, open cover\", \"flip\"; "
-                        "\"open D, rotate D 1, close D, rotate D -1\"), or servo angles to try "
-                        "(\"servo cover 95\")")
-    p.add_argument("turns", nargs="?", type=whole(-MAX_JOG_TURNS, MAX_JOG_TURNS), default=None,
-                   metavar="TURNS",
-                   help=f"quarter turns, negative: anticlockwise (-{MAX_JOG_TURNS} to {MAX_JOG_TURNS},"
-                        " not 0; default 1)")
-    p.add_argument("--steps", type=whole(-MAX_JOG_STEPS, MAX_JOG_STEPS), metavar="N",
-                   help="turn N motor steps instead (negative: anticlockwise; not 0), to align a face")
-    p.add_argument("--give-up-job", action="store_true",
-                   help="give up a job left unfinished in the journal instead of refusing (`resume` could "
-                        "finish it; the next start scans the cube afresh)")
-    _add_rig_options(p)
-    p.set_defaults(func=_jog)
-
-    p = sub.add_parser("estop", help="emergency stop (or --clear it)")
-    p.add_argument("--clear", action="store_true", help="clear a latched emergency stop")
-    _add_rig_options(p, state_dir=False)
-    p.set_defaults(func=_estop)

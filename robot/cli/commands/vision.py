@@ -392,16 +392,6 @@ def _how_to_use(name: str, args: argparse.Namespace) -> str:
 
 
 def register(sub: Registry) -> None:
-    p = sub.add_parser("classify", help="read stickers' RGB colours from JSON and name the cube")
-    p.add_argument("--rgb-json", nargs="+", required=True, metavar="FILE", type=path,
-                   help='files of {"rgb": [[r, g, b] x 54]} in facelet order, null for unseen; - for stdin'
-                        f" (at most {MAX_INPUT_FILES} files of 1 MiB)")
-    p.add_argument("--json", action="store_true", help="one JSON object per file")
-    p.add_argument("--min-confidence", type=number(0.0, 1.0), default=0.0, metavar="P",
-                   help="stickers under this confidence (0..1) are in doubt too (default 0: the"
-                        " classifier's own judgement)")
-    p.set_defaults(func=_classify)
-
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--config", metavar="FILE", type=path,
                        help="rig configuration (default: the simulated rig)")
@@ -441,3 +431,13 @@ def register(sub: Registry) -> None:
     p.add_argument("--geometry", action="store_true", help="click each face's corners in the live image")
     p.add_argument("--output", metavar="FILE", type=path, help="with --geometry: also write the TOML here")
     p.set_defaults(func=_calibrate)
+
+    p = sub.add_parser("classify", help="read stickers' RGB colours from JSON and name the cube")
+    p.add_argument("--rgb-json", nargs="+", required=True, metavar="FILE", type=path,
+                   help='files of {"rgb": [[r, g, b] x 54]} in facelet order, null for unseen; - for stdin'
+                        f" (at most {MAX_INPUT_FILES} files of 1 MiB)")
+    p.add_argument("--json", action="store_true", help="one JSON object per file")
+    p.add_argument("--min-confidence", type=number(0.0, 1.0), default=0.0, metavar="P",
+                   help="stickers under this confidence (0..1) are in doubt too (default 0: the"
+                        " classifier's own judgement)")
+    p.set_defaults(func=_classify)
