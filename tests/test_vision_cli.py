@@ -76,6 +76,42 @@ def test_classify_bad_input(tmp_path):
     assert r.returncode == 2 and "missing.json: cannot read: file not found" in r.stderr
 
 
+def _as_squares(rgb):
+    """rubiks-color-resolver's numbering, written out here apart from the
+    command's table: U 1-9, L 10-18, F 19-27, R 28-36, B 37-45, D 46-54."""
+    first = {"U": 0, "R": 9, "F": 18, "D": 27, "L": 36, "B": 45}
+    return {str(9 * k + j + 1): rgb[first[face] + j] for k, face in enumerate("ULFRBD") for j in range(9)}
+
+
+def test_classify_reads_the_square_numbered_form_as_the_facelet_form(tmp_path):
+    for seed in (4, 5, 6):
+        f = random_cube(seed).to_facelets()
+        write_rgb(tmp_path / "a.json", f)
+        rgb = json.loads((tmp_path / "a.json").read_text())["rgb"]
+        (tmp_path / "b.json").write_text(json.dumps(_as_squares(rgb)))
+        r = run("-q", "classify", "--rgb-json", str(tmp_path / "a.json"), str(tmp_path / "b.json"))
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.splitlines() == [f"{tmp_path / 'a.json'}: {f} ok", f"{tmp_path / 'b.json'}: {f} ok"]
+
+
+def test_classify_names_what_is_wrong_with_a_square_numbered_file(tmp_path):
+    good = _as_squares([[10 * (i % 9), 100, 200] for i in range(54)])
+    missing = {k: v for k, v in good.items() if k not in ("17", "40")}
+    cases = {
+        "missing.json": (missing, "2 square(s) missing (17, 40)"),
+        "extra.json": ({**good, "55": [1, 2, 3]}, "square numbers 55 are not a 3x3 cube's 1 to 54"),
+        "twice.json": ({**good, "07": [1, 2, 3]}, "square numbers written twice"),
+        "huge.json": ({**good, "9" * 30: [1, 2, 3]}, "square numbers 9999"),
+        "value.json": ({**good, "28": [1, 2]}, "square 28 (R1) must be [r, g, b] with values 0..255, not"),
+    }
+    for name, (data, says) in cases.items():
+        (tmp_path / name).write_text(json.dumps(data))
+        r = run("classify", "--rgb-json", str(tmp_path / name))
+        assert r.returncode == 2, (name, r.stderr)
+        assert "Traceback" not in r.stderr and name in r.stderr and says in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
 def test_scan_and_calibrate_on_the_simulated_rig(tmp_path):
     truth = random_cube(9).to_facelets()
     r = run("scan", "--sim-state", truth, "--seed", "3", "--save-debug", str(tmp_path / "dbg"))

@@ -74,30 +74,75 @@ def _check_profile_file(name: str) -> None:
                    label)
 
 
+SQUARE_START = {"U": 1, "L": 10, "F": 19, "R": 28, "B": 37, "D": 46}
+"""Where each face's nine squares begin in the square-numbered form of
+rubiks-color-resolver (dwalton76), which robots built on it log and save:
+U 1-9, L 10-18, F 19-27, R 28-36, B 37-45, D 46-54, each face in reading
+order as drawn in the net, the same order as our facelets within a face."""
+
+RGB_FORMS = ('{"rgb": [[r, g, b] x 54]} in U R F D L B facelet order (null for a sticker not seen), or'
+             ' rubiks-color-resolver\'s {"1": [r, g, b], ..., "54": [r, g, b]}')
+
+
 def _read_rgb_file(name: str) -> np.ndarray:
     where = "standard input" if name == "-" else name
     data = loads_json(read_input(name, "--rgb-json", MAX_JSON_BYTES, 'a JSON file {"rgb": [...]}'), where)
+    return rgb_from_json(data, where)
+
+
+def rgb_from_json(data: object, where: str) -> np.ndarray:
+    """(54, 3) sticker colours in facelet order (NaN rows for stickers not
+    seen) from a decoded ``--rgb-json`` file in either form of
+    :data:`RGB_FORMS`, or a :class:`UserError` naming what is wrong."""
+    if isinstance(data, dict) and "rgb" not in data and data and all(
+            isinstance(k, str) and k.isascii() and k.isdigit() for k in data):
+        return _rgb_from_squares(data, where)
     rgb = data.get("rgb") if isinstance(data, dict) else None
-    expected = '{"rgb": [[r, g, b] x 54]} in U R F D L B facelet order (null for a sticker not seen)'
     if not isinstance(rgb, list):
         if not isinstance(data, dict):
             found = f"the file holds {json_kind(data)}, not an object"
         else:
             found = "no \"rgb\" field" if rgb is None else f"\"rgb\" is {json_kind(rgb)}, not an array"
-        raise UserError(f"{where}: {found}: expected {expected}")
+        raise UserError(f"{where}: {found}: expected {RGB_FORMS}")
     if len(rgb) != 54:
-        raise UserError(f'{where}: "rgb" has {len(rgb)} sticker(s), a cube has 54: expected {expected}')
+        raise UserError(f'{where}: "rgb" has {len(rgb)} sticker(s), a cube has 54: expected {RGB_FORMS}')
     out = np.full((54, 3), np.nan)
     for i, v in enumerate(rgb):
-        if v is None:
-            continue
-        if (not isinstance(v, list) or len(v) != 3
-                or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
-                or not all(0 <= x <= 255 for x in v)):
-            raise UserError(f"{where}: sticker {i} ({position_name(i)}) must be [r, g, b] with values"
-                            f" 0..255 or null, not {json.dumps(v)}")
-        out[i] = v
+        if v is not None:
+            out[i] = _colour(v, where, f"sticker {i} ({position_name(i)})", " or null")
     return out
+
+
+def _rgb_from_squares(data: dict, where: str) -> np.ndarray:
+    """The square-numbered form: every square 1 to 54 once (a 3x3 cube's;
+    the resolver's larger cubes number more squares and are refused)."""
+    numbers = {int(k) for k in data if len(k) <= 4}
+    extra = sorted(k for k in data if len(k) > 4 or not 1 <= int(k) <= 54)
+    if extra or len(numbers) != len(data):
+        shown = ", ".join(extra[:5]) + (" ..." if len(extra) > 5 else "")
+        raise UserError(f"{where}: square numbers {shown or 'written twice'} are not a 3x3 cube's 1 to 54:"
+                        f" expected {RGB_FORMS}")
+    missing = [n for n in range(1, 55) if n not in numbers]
+    if missing:
+        shown = ", ".join(map(str, missing[:8])) + (" ..." if len(missing) > 8 else "")
+        raise UserError(f"{where}: {len(missing)} square(s) missing ({shown}): a 3x3 cube has squares"
+                        f" 1 to 54: expected {RGB_FORMS}")
+    by_number = {int(k): v for k, v in data.items()}
+    out = np.full((54, 3), np.nan)
+    for f, face in enumerate(FACES):
+        for j in range(9):
+            number, i = SQUARE_START[face] + j, 9 * f + j
+            out[i] = _colour(by_number[number], where, f"square {number} ({position_name(i)})")
+    return out
+
+
+def _colour(v: object, where: str, what: str, or_else: str = "") -> list[float]:
+    if (not isinstance(v, list) or len(v) != 3
+            or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
+            or not all(0 <= x <= 255 for x in v)):
+        raise UserError(f"{where}: {what} must be [r, g, b] with values 0..255{or_else},"
+                        f" not {json.dumps(v)[:60]}")
+    return v
 
 
 def _line(cls: Classification, prefix: str = "") -> str:
