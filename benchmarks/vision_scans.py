@@ -16,9 +16,13 @@ names is read once, duplicates dropped):
 
 Each file is read through `cuberobot classify --rgb-json`'s own reader
 (the square-numbered form) and named by `vision.classify`, as the command
-does. Scores: right and sure, right but flagged (a person confirms; no
-motor moves until then), wrong but flagged, and wrong and sure (the bar of
-every scan: never).
+does. Then the same scans made worse, as issue 14 measured them: uneven
+stickers (Gaussian noise of sigma 8 on each channel of each sticker, as
+glare, vignetting and dirt do; `--draws` noisy copies of each scan, seeded),
+over-exposed (x1.5, clipped at 255) and under-exposed (x0.5, rounded).
+Scores: right and sure, right but flagged (a person confirms; no motor
+moves until then), wrong but flagged, and wrong and sure (the bar of every
+scan: never).
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
 
 from robot.cli.commands.vision import rgb_from_json  # noqa: E402
 from vision import classify  # noqa: E402
@@ -65,31 +71,49 @@ def scans(repo: Path) -> list[tuple[str, str, str, dict]]:
     return list(found.values())
 
 
+def score(cubes: list[tuple[str, np.ndarray, str]], verbose: bool) -> dict[str, int]:
+    """How each (name, colours, answer) reads: right or wrong, sure or flagged."""
+    counts = {"right and sure": 0, "right but flagged": 0, "wrong, flagged": 0, "wrong and sure": 0}
+    for name, rgb, answer in cubes:
+        result = classify(rgb)
+        right = result.facelets == answer
+        key = (("right and sure" if result.ok else "right but flagged") if right
+               else ("wrong and sure" if result.ok else "wrong, flagged"))
+        counts[key] += 1
+        if verbose:
+            print(f"  {name:28s} {key:18s} {result.constraints:17s} in doubt: {len(result.suspects):2d}"
+                  f"  clipped: {len(result.clipped)}")
+    return counts
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("repo", type=Path, help="a git clone of dwalton76/rubiks-color-resolver")
+    ap.add_argument("--draws", type=int, default=50, help="noisy copies of each scan (default 50: 1000)")
     ap.add_argument("--verbose", action="store_true", help="one line per scan")
     args = ap.parse_args()
     cases = scans(args.repo)
     if not cases:
         print(f"no scans found in {args.repo}: give a git clone of rubiks-color-resolver", file=sys.stderr)
         return 2
-    counts = {"right and sure": 0, "right but flagged": 0, "wrong, flagged": 0, "wrong and sure": 0}
-    for name, commit, answer, data in cases:
-        result = classify(rgb_from_json(data, name))
-        right = result.facelets == answer
-        key = ("right" if right else "wrong") + (" and sure" if result.ok and right else
-                                                   " but flagged" if right else
-                                                   " and sure" if result.ok else ", flagged")
-        counts[key] += 1
-        if args.verbose:
-            print(f"{name:20s} {commit}  {key:18s} {result.constraints:17s} in doubt: {len(result.suspects)}"
-                  f"  clipped: {len(result.clipped)}")
+    plain = [(f"{name} {commit}", rgb_from_json(data, name), answer) for name, commit, answer, data in cases]
+    rng = np.random.default_rng(14)
+    conditions = {
+        "as scanned": plain,
+        "sigma 8 sticker noise": [(f"{name} #{k}", np.clip(rgb + rng.normal(0, 8, rgb.shape), 0, 255), answer)
+                                  for name, rgb, answer in plain for k in range(args.draws)],
+        "over-exposed x1.5": [(name, np.clip(rgb * 1.5, 0, 255), answer) for name, rgb, answer in plain],
+        "under-exposed x0.5": [(name, np.round(rgb * 0.5), answer) for name, rgb, answer in plain],
+    }
     print(f"{len(cases)} real 3x3 scans from {args.repo}")
-    for key, n in counts.items():
-        print(f"  {key:18s} {n:3d}")
-    right = counts["right and sure"] + counts["right but flagged"]
-    print(f"  right (all 54 stickers) {right} / {len(cases)}; wrong and sure: {counts['wrong and sure']}")
+    for label, cubes in conditions.items():
+        if args.verbose:
+            print(label)
+        counts = score(cubes, args.verbose)
+        right = counts["right and sure"] + counts["right but flagged"]
+        print(f"{label:22s} {len(cubes):4d} cubes: right {right} (sure {counts['right and sure']}, flagged"
+              f" {counts['right but flagged']}); wrong {counts['wrong, flagged'] + counts['wrong and sure']}"
+              f" (flagged {counts['wrong, flagged']}, sure {counts['wrong and sure']})")
     return 0
 
 
