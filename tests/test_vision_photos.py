@@ -206,6 +206,46 @@ def test_a_photo_with_no_cube_is_a_photo_error(tmp_path):
         read_photos({f: str(p) for f in "URFDLB"})
 
 
+def _framed_tightly(image, outline, depth):
+    """The photo cropped round the face as a robot's fixed camera frames it
+    (4:3, a little above), its bottom border ``depth`` pitches inside the
+    outline's lowest point; and where the crop's origin lies in the photo."""
+    pitch = float(np.linalg.norm(outline[1] - outline[0])) / 3
+    top = int(max(0, outline[:, 1].min() - 0.6 * pitch))
+    bottom = int(outline[:, 1].max() - depth * pitch)
+    middle, half = outline[:, 0].mean(), (bottom - top) * 2 / 3
+    left = int(max(0, middle - half))
+    return np.ascontiguousarray(image[top:bottom, left:int(middle + half)]), np.array([left, top]), pitch
+
+
+def test_a_face_framed_tightly_by_a_robots_camera_is_read_with_its_outline_cut():
+    """A rig's fixed camera often frames the face so tightly that the border
+    cuts the gap round the stickers (the real photos of a LEGO robot did):
+    the grid is kept while every sticker's sampled part is in the picture,
+    and refused once the border cuts into a row of stickers."""
+    kept = 0
+    for seed in range(8):
+        shot = render_face_photo("URFDULRFB", (1280, 960), np.random.default_rng(seed), rotation=0)
+        found = find_grids(shot.image)
+        assert found, seed
+        picture, origin, pitch = _framed_tightly(shot.image, found[0].corners, 0.12)
+        inside = find_grids(picture)
+        if inside:  # a tilted face may have a sticker's corner below the cut: refused, rightly
+            kept += 1
+            assert inside[0].corners[:, 1].max() > picture.shape[0]  # its outline leaves the picture
+            assert np.allclose(inside[0].centres, found[0].centres - origin, atol=0.1 * pitch), seed
+        # the border through the bottom row's stickers: that grid is refused (another may be offered,
+        # but none with a sticker's sampled part outside the picture)
+        picture, origin, _ = _framed_tightly(shot.image, found[0].corners, 0.3)
+        for grid in find_grids(picture):
+            assert not np.allclose(grid.centres, found[0].centres - origin, atol=0.1 * pitch), seed
+            reach = cv2.perspectiveTransform(np.array([[[-0.35, -0.35], [2.35, -0.35], [2.35, 2.35],
+                                                        [-0.35, 2.35]]]), grid.homography)[0]
+            assert (reach > -0.01 * max(picture.shape)).all(), seed
+            assert (reach < np.array(picture.shape[1::-1]) + 0.01 * max(picture.shape)).all(), seed
+    assert kept >= 6
+
+
 def test_a_folder_of_photos_may_name_them_as_other_robots_and_phones_do(photos, tmp_path):
     import shutil
 

@@ -55,6 +55,7 @@ MIN_SCORE = 6.5  # stickers seen, less those outside, plus half of each cell tha
 SETTLED_MEMBERS = 8  # a grid this full keeps its stickers from seeding other searches
 ALTERNATIVES = 3  # grids returned per photo: the best, and the next ones for the cube to choose from
 GAP_WEIGHT = 6.0  # score for dark gaps between all the stickers (black plastic, grooves)
+STICKER_REACH = 0.35  # pitches from a cell's middle that a reader samples (vision.photos: 0.7 of each cell)
 
 
 @dataclass
@@ -187,6 +188,8 @@ _WINDOW = np.array([(c, r) for r in range(3) for c in range(3)], float)
 _RING = np.array([(c, r) for r in range(-1, 4) for c in range(-1, 4)
                   if not (0 <= c <= 2 and 0 <= r <= 2)], float)
 _OUTLINE = np.array([[-0.5, -0.5], [2.5, -0.5], [2.5, 2.5], [-0.5, 2.5]])
+_STICKER_AREA = np.array([[-STICKER_REACH, -STICKER_REACH], [2 + STICKER_REACH, -STICKER_REACH],
+                          [2 + STICKER_REACH, 2 + STICKER_REACH], [-STICKER_REACH, 2 + STICKER_REACH]])
 
 
 def _grow(seed: _Candidate, cands: list[_Candidate], centres: np.ndarray, areas: np.ndarray,
@@ -486,15 +489,17 @@ def _choose(scored: list[_Scored]) -> _Scored | None:
 
 def _to_grid(r: _Scored, f: float, size: tuple[int, int], stands_out: bool) -> Grid | None:
     """A scored grid in the working copy -> a :class:`Grid` in the picture's
-    pixels (the working copy was scaled by ``f``), None when its outline
-    leaves the picture."""
+    pixels (the working copy was scaled by ``f``), None when a sticker
+    leaves the picture. The outline, half a gap beyond the stickers, may be
+    cut by the border: a robot's fixed camera often frames the face that
+    tightly, and nothing is read from the gaps."""
     h, w = size
     hom = np.diag([1 / f, 1 / f, 1.0]) @ _upright(r.hom)
-    corners = _apply(hom, _OUTLINE)
-    if (corners < -0.02 * max(w, h)).any() or (corners[:, 0] > w * 1.02).any() \
-            or (corners[:, 1] > h * 1.02).any():
+    reach = _apply(hom, _STICKER_AREA)
+    slack = 0.01 * max(w, h)
+    if (reach < -slack).any() or (reach[:, 0] > w + slack).any() or (reach[:, 1] > h + slack).any():
         return None
-    return Grid(corners, _apply(hom, _WINDOW), r.members, hom, stands_out)
+    return Grid(_apply(hom, _OUTLINE), _apply(hom, _WINDOW), r.members, hom, stands_out)
 
 
 def _same_place(a: _Scored, b: _Scored) -> bool:

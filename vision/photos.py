@@ -40,7 +40,7 @@ from solver.facelets import CORNER_COLORS, CORNER_FACELETS, EDGE_COLORS, EDGE_FA
 
 from .classifier import Classification, exposure, features
 from .errors import VisionError
-from .grid_finder import Grid, find_grids
+from .grid_finder import STICKER_REACH, Grid, find_grids
 from .sample import robust_colours, warp_face
 from .scanning import classify_measured
 from .setup import FaceSpec
@@ -53,7 +53,8 @@ MAX_SWAPS = 4  # other grids (one photo's at a time) classified when the photos'
 CANDIDATES = 8  # arrangements of the faces' turns classified properly, per ranking
 RANKINGS = 2  # rankings of the arrangements by the evidence, the second from the best fit of the first
 PHOTO_CELL = 32  # warped pixels per sticker when sampling a photo
-PHOTO_INNER = 0.7  # of each cell (per side) sampled: the grid is fitted to the stickers themselves
+PHOTO_INNER = 2 * STICKER_REACH  # of each cell (per side) sampled: the grid is fitted to the stickers
+# themselves; the finder keeps a grid only when this much of every sticker is inside the picture
 PHOTO_CORE = 0.4  # of each cell: the middle, whose glare the rest of the sticker is checked against
 
 
