@@ -45,6 +45,17 @@ def test_check_answers_like_the_cli(client):
     assert body["error"]["kind"] and body["error"]["message"]
 
 
+def test_the_word_solved_is_a_cube_as_on_the_command_line(client):
+    for word in ("solved", " Solved ", "SOLVED"):
+        assert client.post("/api/check", {"facelets": word})[:2] == (200, {"valid": True})
+        status, body, _ = client.post("/api/solve", {"facelets": word})
+        assert status == 200 and body["moves"] == "" and body["length"] == 0, body
+    status, body, _ = client.post("/api/solve", {"facelets": "solved", "size": 2})
+    assert status == 200 and body["moves"] == "", body
+    status, body, _ = client.post("/api/check", {"facelets": "solve"})
+    assert status == 422 and body["error"]["kind"]  # only the whole word
+
+
 def test_solve_gives_a_solution_that_solves(client):
     for seed in range(3):
         facelets = random_cube(seed).to_facelets()

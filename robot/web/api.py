@@ -232,10 +232,15 @@ def _in_range(value: float, lo: float, hi: float) -> bool:
 
 
 def cube_or_422(text: str, size: int = 3) -> str:
-    """The facelets, or 422 with the check's kind, message and positions
-    (a 2x2's as `cuberobot check` gives them for 24 symbols)."""
+    """The facelets (``solved``, in any case, for the solved cube of the
+    size, as the terminal takes it), or 422 with the check's kind, message
+    and positions (a 2x2's as `cuberobot check` gives them for 24 symbols)."""
     from solver import CubeError, parse_facelets
 
+    if text.strip().lower() == "solved":
+        from solver.nxn import solved
+
+        return solved(size)
     try:
         if size == 2:
             from solver.pocket import parse_pocket
@@ -422,7 +427,7 @@ def build(panel: Panel) -> Starlette:
         body = await read_json(request, ("facelets", "size"))
         facelets = field_str(body, "facelets")
         assert facelets is not None
-        cube_or_422(facelets, cube_size(body, facelets))
+        cube_or_422(facelets, cube_size(body, facelets))  # "solved" is a valid cube
         return JSONResponse({"valid": True})
 
     async def solve(request: Request) -> Response:
@@ -430,7 +435,7 @@ def build(panel: Panel) -> Starlette:
         facelets = field_str(body, "facelets")
         assert facelets is not None
         size = cube_size(body, facelets)
-        cube_or_422(facelets, size)
+        facelets = cube_or_422(facelets, size)
         max_length = field_number(body, "max_length", 0, MAX_SOLUTION_LENGTH, whole=True)
         budget = field_number(body, "budget_ms", 0, MAX_BUDGET_MS, whole=False)
         req = SolveRequest(facelets, size=size,
@@ -515,8 +520,7 @@ def build(panel: Panel) -> Starlette:
             raise ApiError(400, "bad-request", "'action' must be accept, rescan or stop")
         facelets = ""
         if action == "accept":
-            facelets = field_str(body, "facelets") or ""
-            cube_or_422(facelets)
+            facelets = cube_or_422(field_str(body, "facelets") or "")
             from solver import normalize_facelets
 
             facelets = normalize_facelets(facelets)
@@ -590,7 +594,7 @@ def build(panel: Panel) -> Starlette:
         speed = field_number(body, "speed", MIN_DRY_SPEED, MAX_DRY_SPEED, whole=False) or 1.0
         start_cube = field_str(body, "start", required=False)
         if start_cube:
-            cube_or_422(start_cube)
+            start_cube = cube_or_422(start_cube)
         try:
             check_moves(moves, "'moves'", MAX_DRY_RUN_MOVES)
             # off the event loop: planning and drawing a long dry run takes seconds; the stop cannot wait
