@@ -55,6 +55,7 @@ MIN_SCORE = 6.5  # stickers seen, less those outside, plus half of each cell tha
 SETTLED_MEMBERS = 8  # a grid this full keeps its stickers from seeding other searches
 ALTERNATIVES = 3  # grids returned per photo: the best, and the next ones for the cube to choose from
 GAP_WEIGHT = 6.0  # score for dark gaps between all the stickers (black plastic, grooves)
+GRAINY = 1.5  # grey levels of grain (see _grain) above which the picture is smoothed before its edges
 STICKER_REACH = 0.35  # pitches from a cell's middle that a reader samples (vision.photos: 0.7 of each cell)
 
 
@@ -86,7 +87,19 @@ def _cross(a: np.ndarray, b: np.ndarray) -> float:
     return float(a[0] * b[1] - a[1] * b[0])
 
 
+def _grain(img: np.ndarray) -> float:
+    """How grainy a picture is, in grey levels: the typical amount a 3x3
+    median takes away from a pixel (zero on a clean photo, whose flat
+    stickers and background a median leaves as they are)."""
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    return 1.4826 * float(np.median(cv2.absdiff(grey, cv2.medianBlur(grey, 3))))
+
+
 def _edges(img: np.ndarray) -> np.ndarray:
+    if _grain(img) > GRAINY:
+        # sensor noise (a cheap webcam in a dim rig) would scatter edges inside the stickers and break
+        # them up: a median keeps the stickers' sides and takes the grain out
+        img = cv2.medianBlur(img, 5)
     lab = cv2.cvtColor(cv2.GaussianBlur(img, (5, 5), 0), cv2.COLOR_BGR2LAB)
     e: np.ndarray = np.zeros(img.shape[:2], np.uint8)
     for ch, (lo, hi) in zip(cv2.split(lab), [(20, 50), (12, 30), (12, 30)]):
@@ -128,6 +141,8 @@ def candidates(img: np.ndarray) -> list[_Candidate]:
         if not contours:
             continue
         c = max(contours, key=cv2.contourArea)
+        # specks of edge inside a sticker (sensor noise, dust, a logo) leave holes, not a smaller sticker
+        area = max(area, int(cv2.contourArea(c)))
         hull_area = cv2.contourArea(cv2.convexHull(c))
         if hull_area <= 0 or area / hull_area < 0.85:
             continue
