@@ -479,7 +479,8 @@ def register(sub: Registry) -> None:
 
     p = sub.add_parser("classify", help="read stickers' RGB colours from JSON and name the cube")
     p.add_argument("--rgb-json", nargs="+", required=True, metavar="FILE", type=path,
-                   help='files of {"rgb": [[r, g, b] x 54]} in facelet order, null for unseen; - for stdin'
+                   help='files of {"rgb": [[r, g, b] x 54]} in facelet order, null for unseen, or of'
+                        ' rubiks-color-resolver\'s {"1": [r, g, b], ..., "54": [r, g, b]}; - for stdin'
                         f" (at most {MAX_INPUT_FILES} files of 1 MiB)")
     p.add_argument("--json", action="store_true", help="one JSON object per file")
     p.add_argument("--min-confidence", type=number(0.0, 1.0), default=0.0, metavar="P",
