@@ -1,8 +1,8 @@
 """Real photos from another project's robot: `scan --images` on the face
 photos that rubiks-cube-tracker (github.com/dwalton76/rubiks-cube-tracker,
-MIT) keeps as test data, six 320x240 PNGs per cube taken by a LEGO robot's
-fixed camera under its own lamp, the face framed so tightly that its
-bottom edge touches the picture's border.
+MIT) keeps as test data, six PNGs per cube taken by LEGO robots' fixed
+cameras: 320x240 under the robot's lamp, the face framed so tightly that
+its bottom edge touches the picture's border, 640x480 or 1920x1080.
 
 That project keeps no cube state beside the photos, only the sticker
 colours its own tracker measured in them (square-numbered JSON). So each
