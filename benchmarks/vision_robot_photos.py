@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from robot.cli.commands.vision import rgb_from_json  # noqa: E402
 from solver.facelets import FACES  # noqa: E402
 from vision import classify  # noqa: E402
+from vision.classifier import Classification  # noqa: E402
 from vision.photos import PhotoError, read_photos  # noqa: E402
 
 
@@ -83,18 +84,17 @@ def worse(rng: np.random.Generator) -> dict[str, Callable[[np.ndarray], np.ndarr
     }
 
 
-def read_all(sets: list[tuple[str, str, dict[str, bytes], dict]], tmp: str,
+def read_all(sets: list[tuple[str, str, dict[str, bytes], dict]], others: list[Classification], tmp: str,
              change: Callable[[np.ndarray], np.ndarray] | None, verbose: bool) -> dict[str, int]:
     """Each set read from its photos (``change`` made to each first) and
-    compared with the cube read from the tracker's colours."""
+    compared with ``others``, the cubes read from the tracker's colours."""
     counts = {"read": 0, "sure": 0, "the same": 0, "the same and sure": 0, "another and sure": 0}
-    for name, commit, photos, colours in sets:
+    for (name, commit, photos, _), other in zip(sets, others):
         paths = {}
         for face, png in photos.items():
             paths[face] = Path(tmp) / f"{face}.png"
             img = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
             cv2.imwrite(str(paths[face]), change(img) if change else img)
-        other = classify(rgb_from_json(colours, name))
         try:
             mine = read_photos(paths).classification
         except PhotoError as e:
@@ -125,10 +125,12 @@ def main() -> int:
     conditions: dict[str, Callable[[np.ndarray], np.ndarray] | None] = {"as taken": None}
     if args.stress:
         conditions.update(worse(np.random.default_rng(7)))
+    # the cubes from the tracker's colours: read once, the same under every condition
+    others = [classify(rgb_from_json(colours, name)) for name, _, _, colours in sets]
     print(f"{len(sets)} photo sets of a LEGO robot from {args.repo}")
     with tempfile.TemporaryDirectory() as tmp:
         for label, change in conditions.items():
-            c = read_all(sets, tmp, change, verbose=change is None)
+            c = read_all(sets, others, tmp, change, verbose=change is None)
             print(f"{label:15s} read {c['read']:2d} / {len(sets)}, sure {c['sure']:2d}, the same cube as"
                   f" from the tracker's colours {c['the same']:2d} ({c['the same and sure']} sure);"
                   f" another cube and sure: {c['another and sure']}")

@@ -202,9 +202,16 @@ def _apply(hom: np.ndarray, pts: np.ndarray) -> np.ndarray:
 _WINDOW = np.array([(c, r) for r in range(3) for c in range(3)], float)
 _RING = np.array([(c, r) for r in range(-1, 4) for c in range(-1, 4)
                   if not (0 <= c <= 2 and 0 <= r <= 2)], float)
-_OUTLINE = np.array([[-0.5, -0.5], [2.5, -0.5], [2.5, 2.5], [-0.5, 2.5]])
-_STICKER_AREA = np.array([[-STICKER_REACH, -STICKER_REACH], [2 + STICKER_REACH, -STICKER_REACH],
-                          [2 + STICKER_REACH, 2 + STICKER_REACH], [-STICKER_REACH, 2 + STICKER_REACH]])
+
+
+def _around(reach: float) -> np.ndarray:
+    """The square ``reach`` pitches beyond the outer cells' middles, as
+    lattice points: top-left first, clockwise."""
+    return np.array([[-reach, -reach], [2 + reach, -reach], [2 + reach, 2 + reach], [-reach, 2 + reach]])
+
+
+_OUTLINE = _around(0.5)  # the face's outline: half a gap beyond the outer stickers
+_STICKER_AREA = _around(STICKER_REACH)  # what a reader samples of the outer stickers
 
 
 def _grow(seed: _Candidate, cands: list[_Candidate], centres: np.ndarray, areas: np.ndarray,

@@ -116,18 +116,17 @@ def rgb_from_json(data: object, where: str) -> np.ndarray:
 def _rgb_from_squares(data: dict, where: str) -> np.ndarray:
     """The square-numbered form: every square 1 to 54 once (a 3x3 cube's;
     the resolver's larger cubes number more squares and are refused)."""
-    numbers = {int(k) for k in data if len(k) <= 4}
+    by_number = {int(k): v for k, v in data.items() if len(k) <= 4}
     extra = sorted(k for k in data if len(k) > 4 or not 1 <= int(k) <= 54)
-    if extra or len(numbers) != len(data):
+    if extra or len(by_number) != len(data):
         shown = ", ".join(extra[:5]) + (" ..." if len(extra) > 5 else "")
         raise UserError(f"{where}: square numbers {shown or 'written twice'} are not a 3x3 cube's 1 to 54:"
                         f" expected {RGB_FORMS}")
-    missing = [n for n in range(1, 55) if n not in numbers]
+    missing = [n for n in range(1, 55) if n not in by_number]
     if missing:
         shown = ", ".join(map(str, missing[:8])) + (" ..." if len(missing) > 8 else "")
         raise UserError(f"{where}: {len(missing)} square(s) missing ({shown}): a 3x3 cube has squares"
                         f" 1 to 54: expected {RGB_FORMS}")
-    by_number = {int(k): v for k, v in data.items()}
     out = np.full((54, 3), np.nan)
     for f, face in enumerate(FACES):
         for j in range(9):
