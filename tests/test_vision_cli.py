@@ -101,7 +101,7 @@ def test_classify_names_what_is_wrong_with_a_square_numbered_file(tmp_path):
         "missing.json": (missing, "2 square(s) missing (17, 40)"),
         "extra.json": ({**good, "55": [1, 2, 3]}, "square numbers 55 are not a 3x3 cube's 1 to 54"),
         "twice.json": ({**good, "07": [1, 2, 3]}, "square numbers written twice"),
-        "huge.json": ({**good, "9" * 30: [1, 2, 3]}, "square numbers 9999"),
+        "huge.json": ({**good, "9" * 30: [1, 2, 3]}, "square numbers 99999999... (30 digits) are not a 3x3"),
         "value.json": ({**good, "28": [1, 2]}, "square 28 (R1) must be [r, g, b] with values 0..255, not"),
     }
     for name, (data, says) in cases.items():

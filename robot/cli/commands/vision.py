@@ -119,7 +119,8 @@ def _rgb_from_squares(data: dict, where: str) -> np.ndarray:
     by_number = {int(k): v for k, v in data.items() if len(k) <= 4}
     extra = sorted(k for k in data if len(k) > 4 or not 1 <= int(k) <= 54)
     if extra or len(by_number) != len(data):
-        shown = ", ".join(extra[:5]) + (" ..." if len(extra) > 5 else "")
+        shown = ", ".join(k if len(k) <= 12 else f"{k[:8]}... ({len(k)} digits)" for k in extra[:5]) \
+            + (" ..." if len(extra) > 5 else "")
         raise UserError(f"{where}: square numbers {shown or 'written twice'} are not a 3x3 cube's 1 to 54:"
                         f" expected {RGB_FORMS}")
     missing = [n for n in range(1, 55) if n not in by_number]
