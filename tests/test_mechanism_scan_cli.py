@@ -63,7 +63,11 @@ def test_scan_then_start_on_one_rig_from_the_terminal(kind, tmp_path):
     """`scan --port` has the rig on that port show the camera the faces (a
     sim-rig in its own process, its camera's view shared through
     --sim-view); the scan leaves the rig parked, and a `start` after it on
-    the same rig solves."""
+    the same rig solves. ``--seed`` sets only the simulated camera's light
+    here (the rig in the other process holds its own cube): a steady light,
+    as a random one is now and then too bright to read, and a run must then
+    stop in doubt. The run record's check of the scan is against the cube
+    the rig holds, not the one the seed would draw."""
     from robot.sim.pty_rig import SimRigProcess
 
     view = tmp_path / "view"
@@ -71,14 +75,17 @@ def test_scan_then_start_on_one_rig_from_the_terminal(kind, tmp_path):
                        str(view)) as sim:
         held = sim.state()
         r = _cli("scan", "--config", _config(kind), "--port", sim.port, "--sim-view", str(view), "--json",
-                 tmp_path=tmp_path)
+                 "--seed", "5", tmp_path=tmp_path)
         assert r.returncode == 0, (r.stdout, r.stderr)
         assert json.loads(r.stdout)["facelets"] == held  # read as the rig held it at home
         assert sim.counts()["moves"] > 0 and sim.counts()["fault"] is None
         r = _cli("start", "--headless", "--no-wait", "--config", _config(kind), "--port", sim.port,
-                 "--sim-view", str(view), "--state-dir", str(tmp_path / "jobs"), tmp_path=tmp_path)
+                 "--sim-view", str(view), "--state-dir", str(tmp_path / "jobs"), "--seed", "5",
+                 tmp_path=tmp_path)
         assert r.returncode == 0 and "confirmed solved" in r.stdout, (r.stdout, r.stderr)
         assert sim.counts()["fault"] is None
+    records = list((tmp_path / "jobs").glob("runs/*/run.json"))
+    assert len(records) == 1 and json.loads(records[0].read_text())["scan_correct"] is True, records
 
 
 @pytest.mark.parametrize("flag", ["--port", "--sim-view"])

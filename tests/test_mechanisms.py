@@ -62,6 +62,25 @@ def test_whole_cube_turns_move_the_centres_as_the_orientation_says():
         assert "".join(held.face(s)[4] for s in range(6)) == name(o)
 
 
+@given(seed=st.integers(0, 10**6),
+       turns=st.lists(st.tuples(st.integers(0, 5), st.integers(1, 3)), max_size=4))
+def test_a_cube_held_turned_whole_reads_as_the_same_cube_turned_whole(seed, turns):
+    """What a scan of a cube held any way must read (the run record's check
+    of a simulated rig's scan): the same cube, the stickers named by the
+    centres' slots, so a valid cube with its centres in place."""
+    cube = random_cube(seed)
+    held = HeldCube(cube.to_facelets())
+    for slot, q in turns:
+        held.rotate(slot, q)
+    read = held.as_scanned()
+    assert parse_facelets(read).to_facelets() == read  # a real cube: the same pieces, held another way
+    assert "".join(read[9 * s + 4] for s in range(6)) == "URFDLB"
+    assert HeldCube(cube.to_facelets()).as_scanned() == cube.to_facelets()
+    for slot, q in reversed(turns):  # turned back, the names are the cube's own
+        held.rotate(slot, -q)
+    assert held.as_scanned() == cube.to_facelets()
+
+
 def test_a_face_turn_is_clockwise_seen_from_outside_however_the_cube_is_held():
     # hold the cube with F at the bottom: turning the bottom slot turns F
     o = rotate(HOME, 4, 1)  # tipped forward

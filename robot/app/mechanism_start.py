@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from solver import SOLVED, Cube, random_cube
+from solver import SOLVED
 from vision.render import Lighting, render_view
 from vision.scanning import ScanResult, classify_measured
 
@@ -109,7 +109,6 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
     run = run if run is not None else MechanismRun(cfg.rig.kind)
     ev = events if events is not None else MechanismEvents()
     ev.started(m)
-    cube = random_cube(seed)
     handle = attach_rig(cfg, port=None if firmware else run_port(cfg, port), firmware=firmware, seed=seed,
                         kind=cfg.rig.kind)
     sim_state = handle.sim_state
@@ -123,7 +122,7 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
     try:
         connect_rig(handle)
         with handle.link.estop_on_interrupt():  # Ctrl-C at the terminal stops the rig
-            return _run(cfg, m, run, ev, cube, handle.link, sim_state, seed, state_dir or default_state_dir(),
+            return _run(cfg, m, run, ev, handle.link, sim_state, seed, state_dir or default_state_dir(),
                         LinkMechanism, solve, out, scan_only, sim_lighting)
     finally:
         ev.link = None
@@ -134,7 +133,7 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
         handle.close()
 
 
-def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube: Cube, link: Link,
+def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, link: Link,
          sim_state: Callable[[], str] | None,
          seed: int | None, state_dir: str | Path, driver: type[LinkMechanism], solve: Callable[..., Any],
          out: Callable[[str], None], scan_only: bool = False,
@@ -186,8 +185,9 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, cube
     ev.park_as_left(rig.do, link)
     rig.home()  # a rig that a killed run left part-way is where the plan starts
     ev.homed()
+    held = HeldCube(sim_state()).as_scanned() if sim_state is not None else None  # what the scan must read
     scanned, scan_end = scan(None)
-    run.scan_correct = scanned.facelets == cube.to_facelets() if sim_state is not None else None
+    run.scan_correct = scanned.facelets == held if held is not None else None
     scanned, scan_end, facelets = _ask_a_person(ev, scanned, scan_end, scan, cfg.start.min_confidence)
     run.facelets, run.scan = facelets or scanned.facelets, scanned  # a doubtful reading is kept too
     if scan_only:
