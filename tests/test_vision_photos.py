@@ -260,6 +260,29 @@ def test_a_grainy_photo_from_a_cheap_camera_in_dim_light_still_shows_its_grid():
         assert grainy and np.allclose(grainy[0].centres, clean[0].centres, atol=0.1 * pitch), seed
 
 
+def test_an_over_exposed_photo_with_mottled_stickers_still_shows_its_grid():
+    """Colour blotches a few pixels across (a webcam's compressed chroma,
+    here sigma 8 in blobs 4 pixels apart), then the picture 1.4 times too
+    bright and clipped, as the real photos of a LEGO robot made brighter
+    were: too coarse to count as grain, and the stickers fall apart into
+    pieces. Finding no grid, the finder looks again with the picture
+    smoothed (before: 1 of these 12 found, now 11)."""
+    found = 0
+    for seed in range(12):
+        shot = render_face_photo("URFDULRFB", (640, 480), np.random.default_rng(seed))
+        clean = find_grids(shot.image)
+        assert clean, seed
+        h, w = shot.image.shape[:2]
+        blobs = np.random.default_rng(100 + seed).normal(0, 8, (h // 4 + 1, w // 4 + 1, 3))
+        blotched = shot.image + cv2.resize(blobs, (w, h), interpolation=cv2.INTER_LINEAR)
+        grids = find_grids(np.clip(blotched * 1.4, 0, 255).astype(np.uint8))
+        if grids and grids[0].stands_out:
+            pitch = float(np.linalg.norm(clean[0].corners[1] - clean[0].corners[0])) / 3
+            assert np.allclose(grids[0].centres, clean[0].centres, atol=0.15 * pitch), seed  # never elsewhere
+            found += 1
+    assert found >= 10
+
+
 def test_a_folder_of_photos_may_name_them_as_other_robots_and_phones_do(photos, tmp_path):
     import shutil
 

@@ -95,8 +95,8 @@ def _grain(img: np.ndarray) -> float:
     return 1.4826 * float(np.median(cv2.absdiff(grey, cv2.medianBlur(grey, 3))))
 
 
-def _edges(img: np.ndarray) -> np.ndarray:
-    if _grain(img) > GRAINY:
+def _edges(img: np.ndarray, smooth: bool) -> np.ndarray:
+    if smooth:
         # sensor noise (a cheap webcam in a dim rig) would scatter edges inside the stickers and break
         # them up: a median keeps the stickers' sides and takes the grain out
         img = cv2.medianBlur(img, 5)
@@ -121,13 +121,14 @@ def _quad(contour: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def candidates(img: np.ndarray) -> list[_Candidate]:
-    """Sticker-like regions of a BGR picture (already at working size)."""
+def candidates(img: np.ndarray, smooth: bool | None = None) -> list[_Candidate]:
+    """Sticker-like regions of a BGR picture (already at working size).
+    ``smooth``: take the picture's grain out first (None: when it is grainy)."""
     h, w = img.shape[:2]
     short = min(w, h)
     lo_area = (short * MIN_FACE_FRACTION / 3.6) ** 2
     hi_area = (short / 3.0) ** 2
-    free = cv2.bitwise_not(_edges(img))
+    free = cv2.bitwise_not(_edges(img, _grain(img) > GRAINY if smooth is None else smooth))
     n, labels, stats, cents = cv2.connectedComponentsWithStats(free, connectivity=4)
     out = []
     for i in range(1, n):
@@ -434,10 +435,11 @@ def _work_copy(img: np.ndarray) -> tuple[np.ndarray, float]:
     return small, f
 
 
-def grids(small: np.ndarray) -> list[_Scored]:
+def grids(small: np.ndarray, smooth: bool | None = None) -> list[_Scored]:
     """Every 3x3 lattice of sticker-like regions in the working copy, scored
-    (refused ones included, with ``score`` -inf), one per distinct grid."""
-    cands = candidates(small)
+    (refused ones included, with ``score`` -inf), one per distinct grid.
+    ``smooth`` as for :func:`candidates`."""
+    cands = candidates(small, smooth)
     if len(cands) < MIN_STICKERS:
         return []
     centres = np.array([c.centre for c in cands])
@@ -539,8 +541,15 @@ def find_grids(img: np.ndarray, limit: int = ALTERNATIVES) -> list[Grid]:
     is the face (:mod:`vision.photos` tries them). Works on a copy about
     :data:`WORK_SIDE` across."""
     small, f = _work_copy(img)
-    scored = grids(small)
+    grainy = _grain(small) > GRAINY
+    scored = grids(small, grainy)
     chosen = _choose(scored)
+    if chosen is None and not grainy:
+        # stickers mottled with colour texture too coarse to count as grain (an over-exposed camera's
+        # clipped channels, heavy compression) break up into pieces: look again with it smoothed out
+        again = grids(small, smooth=True)
+        if (found := _choose(again)) is not None:
+            scored, chosen = again, found
     viable = sorted((r for r in scored if r.score >= MIN_SCORE and r is not chosen), key=lambda r: -r.score)
     ranked: list[_Scored] = []
     for r in ([chosen] if chosen is not None else []) + viable:
