@@ -155,12 +155,14 @@ def test_pulses_with_jitter_give_the_servo_moves_and_whole_quarter_steps():
 
 
 def test_a_bad_sim_view_and_a_six_motor_sim_view_are_one_line_errors(tmp_path):
-    view = ["--sim-view", str(tmp_path / "none")]
-    for cfg, says in (("config/examples/flipper.toml", "cannot read the simulated rig's cube"),
-                      ("config/rig.toml", "--sim-view is for")):
+    (tmp_path / "one colour").write_text("U" * 54)  # 54 face letters, but no cube's six centres
+    flipper = "config/examples/flipper.toml"
+    for cfg, view, says in ((flipper, "none", "cannot read the simulated rig's cube"),
+                            (flipper, "one colour", "six centres, each a face's letter"),
+                            ("config/rig.toml", "none", "--sim-view is for")):
         r = subprocess.run([sys.executable, "-m", "robot", "start", "--headless", "--config", cfg,
-                            "--state-dir", str(tmp_path), *view], capture_output=True, text=True, timeout=120,
-                           cwd=ROOT)
+                            "--state-dir", str(tmp_path), "--sim-view", str(tmp_path / view)],
+                           capture_output=True, text=True, timeout=120, cwd=ROOT)
         assert r.returncode != 0 and "Traceback" not in r.stderr and says in r.stderr, r.stderr
         assert len(r.stderr.strip().splitlines()) == 1, r.stderr
 

@@ -73,8 +73,9 @@ def _viewer(path: str) -> Callable[[], str]:
         except (OSError, UnicodeDecodeError) as e:
             raise RigError(f"--sim-view {path}: cannot read the simulated rig's cube ({e}); is "
                            "`cuberobot sim-rig --sim-view` running?") from None
-        if len(text) != 54 or set(text) - set("URFDLB"):
-            raise RigError(f"--sim-view {path}: not a cube's 54 stickers")
+        if len(text) != 54 or set(text) - set("URFDLB") or sorted(text[4::9]) != sorted("URFDLB"):
+            raise RigError(f"--sim-view {path}: not a cube's 54 stickers "
+                           "(six centres, each a face's letter once)")
         return text
 
     return read
