@@ -121,14 +121,14 @@ def _quad(contour: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def candidates(img: np.ndarray, smooth: bool | None = None) -> list[_Candidate]:
+def candidates(img: np.ndarray, smooth: bool) -> list[_Candidate]:
     """Sticker-like regions of a BGR picture (already at working size).
-    ``smooth``: take the picture's grain out first (None: when it is grainy)."""
+    ``smooth``: take the picture's grain out first."""
     h, w = img.shape[:2]
     short = min(w, h)
     lo_area = (short * MIN_FACE_FRACTION / 3.6) ** 2
     hi_area = (short / 3.0) ** 2
-    free = cv2.bitwise_not(_edges(img, _grain(img) > GRAINY if smooth is None else smooth))
+    free = cv2.bitwise_not(_edges(img, smooth))
     n, labels, stats, cents = cv2.connectedComponentsWithStats(free, connectivity=4)
     out = []
     for i in range(1, n):
@@ -435,7 +435,7 @@ def _work_copy(img: np.ndarray) -> tuple[np.ndarray, float]:
     return small, f
 
 
-def grids(small: np.ndarray, smooth: bool | None = None) -> list[_Scored]:
+def grids(small: np.ndarray, smooth: bool) -> list[_Scored]:
     """Every 3x3 lattice of sticker-like regions in the working copy, scored
     (refused ones included, with ``score`` -inf), one per distinct grid.
     ``smooth`` as for :func:`candidates`."""

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from solver import SOLVED
+from solver import SOLVED, CubeError, normalize_facelets
 from vision.render import Lighting, render_view
 from vision.scanning import ScanResult, classify_measured
 
@@ -73,9 +73,13 @@ def _viewer(path: str) -> Callable[[], str]:
         except (OSError, UnicodeDecodeError) as e:
             raise RigError(f"--sim-view {path}: cannot read the simulated rig's cube ({e}); is "
                            "`cuberobot sim-rig --sim-view` running?") from None
-        if len(text) != 54 or set(text) - set("URFDLB") or sorted(text[4::9]) != sorted("URFDLB"):
-            raise RigError(f"--sim-view {path}: not a cube's 54 stickers "
-                           "(six centres, each a face's letter once)")
+        if set(text) - set("URFDLB"):
+            raise RigError(f"--sim-view {path}: not a cube's 54 stickers (letters other than U R F D L B)")
+        try:
+            normalize_facelets(text)  # the scan's check names stickers by their centres
+        except CubeError as e:
+            raise RigError(f"--sim-view {path}: not a cube's 54 stickers (six centres, each a face's letter "
+                           f"once): {e}") from None
         return text
 
     return read
@@ -186,7 +190,8 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, link
     ev.park_as_left(rig.do, link)
     rig.home()  # a rig that a killed run left part-way is where the plan starts
     ev.homed()
-    held = HeldCube(sim_state()).as_scanned() if sim_state is not None else None  # what the scan must read
+    # a simulated rig's cube as the scan must read it: each colour named by the slot its centre is in
+    held = normalize_facelets(sim_state()) if sim_state is not None else None
     scanned, scan_end = scan(None)
     run.scan_correct = scanned.facelets == held if held is not None else None
     scanned, scan_end, facelets = _ask_a_person(ev, scanned, scan_end, scan, cfg.start.min_confidence)

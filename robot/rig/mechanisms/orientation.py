@@ -162,9 +162,3 @@ class HeldCube:
 
     def is_solved(self) -> bool:
         return all(len(set(self.face(s))) == 1 for s in range(6))
-
-    def as_scanned(self) -> str:
-        """The stickers as a scan names them: each colour by the slot its
-        centre is in (the cube held turned whole reads as another string)."""
-        name = {self.stickers[9 * s + 4]: FACES[s] for s in range(6)}
-        return "".join(name[c] for c in self.stickers)
