@@ -26,7 +26,7 @@ least average, over random cubes, that any planner could reach.
 
 With ``--start N`` it runs instead the press-start loop
 (``cuberobot start --headless``, app/mechanism_start.py) N times on each
-example config (config/examples/flipper.toml, two-gripper.toml): scan
+example config (config/examples/flipper.toml, cubotino.toml, two-gripper.toml): scan
 through the one camera in rendered light, solve, turn, confirm.
 
     python benchmarks/mechanisms.py                 # 200 cubes, 8 candidates
@@ -57,7 +57,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.mechanism_floor import floor  # noqa: E402
-from robot.rig.config import parse_config  # noqa: E402
+from robot.rig.config import Config, parse_config  # noqa: E402
+from robot.rig.loading import load_config  # noqa: E402
 from robot.rig.mechanisms import ImpossibleMove, MechanismPlan, cheapest, mechanism_for, plan  # noqa: E402
 from robot.rig.mechanisms.flipper import Flipper  # noqa: E402
 from robot.rig.mechanisms.greedy import cubotino, greedy  # noqa: E402
@@ -65,7 +66,17 @@ from robot.rig.mechanisms.orientation import parse as parse_orientation  # noqa:
 from robot.rig.mechanisms.search import best_solution  # noqa: E402
 from solver import default_workers, parse_moves, random_cube, solve  # noqa: E402
 
-KINDS = ("flipper", "two-gripper")
+KINDS = ("flipper", "cubotino", "two-gripper")
+"""The rigs measured: the flipper and the two-gripper with the default
+timing tables, and a flipper built as CUBOTino is, whose cover flips the
+cube (config/examples/cubotino.toml: no flipper servo)."""
+
+
+def rig_config(kind: str) -> Config:
+    """The config a rig of the benchmark is measured with."""
+    if kind == "cubotino":
+        return load_config(ROOT / "config" / "examples" / "cubotino.toml")
+    return parse_config(f'[rig]\nkind = "{kind}"\n')
 FLOOR_CAP, FLOOR_CAP_S, FLOOR_UNIT_S = 2, 4, 0.05
 """How far above its least a price vector's entries are followed exactly by
 the floor, in robot moves and in units of FLOOR_UNIT_S seconds (a larger
@@ -95,13 +106,13 @@ def on_rig(kind: str, facelets: str, p: MechanismPlan) -> tuple[bool, int]:
     except ImportError:  # before the virtual mechanisms: the rules and the sticker model
         from robot.rig.mechanisms import apply_to_cube
 
-        m = mechanism_for(parse_config(f'[rig]\nkind = "{kind}"\n'))
+        m = mechanism_for(rig_config(kind))
         assert m is not None
         try:
             return apply_to_cube(facelets, p.actions, m).is_solved(), 0
         except ImpossibleMove:
             return False, 1
-    rig = virtual_mechanism(parse_config(f'[rig]\nkind = "{kind}"\n'), facelets)
+    rig = virtual_mechanism(rig_config(kind), facelets)
     refused = 0
     for a in p.actions:
         try:
@@ -139,7 +150,7 @@ def main() -> int:
     if args.start:
         return start_runs(args.start, kinds, args.firmware)
     workers = args.workers or default_workers()
-    mechs = {k: mechanism_for(parse_config(f'[rig]\nkind = "{k}"\n')) for k in KINDS}
+    mechs = {k: mechanism_for(rig_config(k)) for k in KINDS}
     rows: dict[str, list[dict]] = {k: [] for k in KINDS}
     t0 = time.perf_counter()
     plan_s = {k: 0.0 for k in KINDS}
@@ -273,7 +284,6 @@ def start_runs(n: int, kinds: tuple[str, ...] = KINDS, firmware: str | None = No
     import tempfile
 
     from robot.app.mechanism_start import run_mechanism_start
-    from robot.rig.loading import load_config
 
     print("| kind | rig | solved | confirmed | scans correct | robot moves per solve | planned time "
           "| scan robot moves | wall |")

@@ -1,23 +1,38 @@
-"""The flipper and two-gripper mechanisms as the example-free default config
-builds them, shared by the mechanism tests."""
+"""The flipper and two-gripper mechanisms as the default config builds them,
+and a flipper built as CUBOTino is (its example config), shared by the
+mechanism tests."""
 
 from __future__ import annotations
 
-from robot.rig.config import parse_config
+from pathlib import Path
+
+from robot.rig.config import Config, parse_config
 from robot.rig.mechanisms import HeldCube, Mechanism, mechanism_for
 from robot.rig.mechanisms.orientation import HOME, parse, rotate
 
 KINDS = ("flipper", "two-gripper")
+RIGS = ("flipper", "cubotino", "two-gripper")
+"""The kinds, and a flipper built as CUBOTino is, whose cover flips the cube
+(config/examples/cubotino.toml: no flipper servo, flips from either cover
+position)."""
+EXAMPLES = Path(__file__).resolve().parents[1] / "config" / "examples"
 
 
-def mech(kind: str) -> Mechanism:
-    """A fresh mechanism of ``kind`` with the default timing."""
-    m = mechanism_for(parse_config(f'[rig]\nkind = "{kind}"\n'))
+def rig_config(rig: str) -> Config:
+    """The config of one of :data:`RIGS`: the default timing, or the example's."""
+    if rig == "cubotino":
+        return parse_config((EXAMPLES / "cubotino.toml").read_text())
+    return parse_config(f'[rig]\nkind = "{rig}"\n')
+
+
+def mech(rig: str) -> Mechanism:
+    """A fresh mechanism of one of :data:`RIGS`."""
+    m = mechanism_for(rig_config(rig))
     assert m is not None
     return m
 
 
-MECHS = {k: mech(k) for k in KINDS}
+MECHS = {k: mech(k) for k in RIGS}
 
 
 def as_held(facelets: str, held) -> str:

@@ -81,11 +81,63 @@ def test_cubotino_saves_two_flips_where_its_code_does():
     assert notation(cubotino("U2 D2 R2 L2 F2 B2", m, (HOME, 0, False))) == "F2S3R0F2R4F3R0F2R4S1F3S3R0F2R4S1"
 
 
+def servo_calls(robot_moves: str) -> list[str]:
+    """What CUBOTino's servo code (Cubotino_T_servos.py ``servo_solve_cube``,
+    read 2026-11-28) does with a string of robot moves, as our robot moves
+    on a rig whose cover flips: the first move R closes the cover
+    (``flip_to_close``); of n flips the last comes down closed before an R
+    and open before an S (``flip_to_close``, ``flip_to_open``); an R closes
+    the cover if it is not closed, turns, and opens it again (``rotate_out``
+    and ``rotate_home`` end in ``open_cover``); an S spins (the cover is open)."""
+    tokens = [robot_moves[i:i + 2] for i in range(0, len(robot_moves), 2)]
+    out, closed = [], False
+    if tokens and tokens[0][0] == "R":
+        out.append("close")
+        closed = True
+    for i, t in enumerate(tokens):
+        nxt = tokens[i + 1][0] if i + 1 < len(tokens) else ""
+        if t[0] == "F":
+            out += ["flip"] * (int(t[1]) - 1)
+            closed = nxt == "R"
+            out.append("flip close" if closed else "flip")
+        elif t[0] == "S":
+            assert not closed
+            out.append("spin")
+        else:
+            if not closed:
+                out.append("close")
+            out += ["turn", "open"]
+            closed = False
+    return out
+
+
+@pytest.mark.parametrize("solution, after_scan, from_home", EXAMPLES)
+def test_on_a_rig_whose_cover_flips_cubotino_moves_its_cover_as_its_servo_code_does(solution, after_scan,
+                                                                                      from_home):
+    m = MECHS["cubotino"]
+    for start, theirs in ((AFTER_SCAN, after_scan), ((HOME, 0, False), from_home)):
+        p = cubotino(solution, m, start)
+        assert notation(p) == theirs  # the same flips, spins and turns as on a flipper servo of its own
+        got = [a.kind if a.kind in ("spin", "turn") else str(a).replace(" cover", "") for a in p.actions]
+        assert got == servo_calls(theirs)
+
+
+def test_on_a_rig_whose_cover_flips_the_planner_keeps_the_cover_closed_from_turn_to_turn():
+    m = MECHS["cubotino"]
+    p = plan("D' F U'", m)  # the front face comes down by one flip, then the old up face by one more
+    assert [str(a) for a in p.actions] == ["close cover", "turn -1", "flip close", "turn +1", "flip close",
+                                           "turn -1"]
+    c = cubotino("D' F U'", m)  # opens after each turn, and spins home at the end
+    assert [str(a) for a in c.actions] == ["close cover", "turn -1", "open cover", "flip close", "turn +1",
+                                           "open cover", "flip close", "turn -1", "open cover", "spin +1"]
+
+
+@pytest.mark.parametrize("rig", ["flipper", "cubotino"])
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6), moves=st.lists(st.tuples(st.integers(0, 5), st.integers(1, 3)),
                                                    max_size=25))
-def test_every_cubotino_plan_makes_the_solutions_cube_within_the_rules(seed, moves):
-    m = MECHS["flipper"]
+def test_every_cubotino_plan_makes_the_solutions_cube_within_the_rules(rig, seed, moves):
+    m = MECHS[rig]
     sol = [Move(f, p) for f, p in moves]
     facelets = random_cube(seed).to_facelets()
     p = cubotino(sol, m)  # replayed through the rules inside
@@ -97,8 +149,9 @@ def test_every_cubotino_plan_makes_the_solutions_cube_within_the_rules(seed, mov
     assert held.stickers == want.stickers
 
 
-def test_a_solve_converted_by_cubotino_solves_the_cube_and_the_planner_beats_both_baselines():
-    m = MECHS["flipper"]
+@pytest.mark.parametrize("rig", ["flipper", "cubotino"])
+def test_a_solve_converted_by_cubotino_solves_the_cube_and_the_planner_beats_both_baselines(rig):
+    m = MECHS[rig]
     for seed in (1, 2, 3):
         cube = random_cube(seed)
         s = solve(cube, budget_ms=50, candidates=1, workers=1)

@@ -31,8 +31,8 @@ def _config(kind: str) -> Path:
     return ROOT / "config" / "examples" / f"{kind}.toml"
 
 
-CONFIGS = {k: load_config(_config(k), settings=False) for k in KINDS}
-MECHS = {k: mechanism_for(CONFIGS[k]) for k in KINDS}
+CONFIGS = {k: load_config(_config(k), settings=False) for k in KINDS + ("cubotino",)}
+MECHS = {k: mechanism_for(CONFIGS[k]) for k in CONFIGS}
 
 
 @settings(max_examples=60)
@@ -197,6 +197,8 @@ def test_a_move_that_is_not_written_right_is_one_line_quoting_it_as_typed(kind, 
     ("flipper", "FLIP, Spin +1, CLOSE Cover, Turn -1, open COVER, close, open",
      ["flip", "spin +1", "close cover", "turn -1", "open cover", "close cover", "open cover"]),
     ("flipper", "spin 01, spin -01", ["spin +1", "spin -1"]),
+    ("cubotino", "close, Turn +1, FLIP Close, turn -1, flip, spin 1", ["close cover", "turn +1", "flip close",
+                                                                   "turn -1", "flip", "spin +1"]),
     ("two-gripper", "OPEN d, Rotate l +1, close D, OPEN L, rotate L -1, Close l, rotate d 2",
      ["open D", "rotate L +1", "close D", "open L", "rotate L -1", "close L", "rotate D +2"]),
 ])
@@ -204,11 +206,17 @@ def test_moves_are_read_in_any_case_and_with_or_without_a_sign(kind, text, actio
     assert [str(a) for a in check_jog(MECHS[kind], text).actions] == actions
 
 
-@pytest.mark.parametrize("kind", KINDS)
+def test_a_flip_that_closes_the_cover_is_refused_in_one_line_where_a_flipper_servo_flips():
+    with pytest.raises(UserError) as e:
+        check_jog(MECHS["flipper"], "flip close")
+    assert "cannot close the cover: 'flip', then 'close'" in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("kind", KINDS + ("cubotino",))
 def test_the_example_in_messages_is_a_jog_the_rig_makes(kind):
     """The example each message ends with must itself be accepted (the
     two-gripper one rotated D while L's jaws lay across)."""
-    assert check_jog(MECHS[kind], EXAMPLES[kind]).actions
+    assert check_jog(MECHS[kind], EXAMPLES[CONFIGS[kind].rig.kind]).actions
 
 
 @given(kind=st.sampled_from(KINDS), picks=st.lists(st.tuples(st.integers(0, 9), st.floats(0, 180)),

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from mechanism_kinds import KINDS, MECHS
+from mechanism_kinds import MECHS, RIGS
 
 from robot.rig.mechanisms import apply_to_cube, cheapest, plan
 from robot.rig.mechanisms.automaton import compile_automaton, price
@@ -45,7 +45,7 @@ def weighed_least(m, moves, w):
     raise AssertionError("no plan")
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", RIGS)
 @settings(max_examples=8, deadline=None)
 @given(moves=st.lists(st.integers(0, 17), max_size=25))
 @example(moves=[7, 3, 17, 2, 1, 4])
@@ -93,7 +93,7 @@ def least_by_enumeration(auto, k, face, backward):
     return out
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", RIGS)
 @pytest.mark.parametrize("backward", [False, True])
 def test_the_bounds_on_what_is_left_are_the_least_any_moves_cost(kind, backward):
     """The search drops a prefix by these bounds: one too high would lose the
@@ -110,7 +110,7 @@ def test_the_bounds_on_what_is_left_are_the_least_any_moves_cost(kind, backward)
         assert (atleast == exact).all()
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", RIGS)
 def test_each_view_bounds_its_own_moves(kind):
     """The bounds are worked out once a direction and their faces renamed for
     each turned view: the same as working them out on the view's automaton."""
@@ -125,7 +125,7 @@ def test_each_view_bounds_its_own_moves(kind):
             assert np.array_equal(v.togo_exact, own_exact) and np.array_equal(v.togo_min, own_min)
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", RIGS)
 @pytest.mark.parametrize(("views", "workers"), [(1, 1), (6, 1), (6, 2)])
 @settings(max_examples=3, deadline=None)
 @given(seed=st.integers(1, 10**6))
@@ -145,7 +145,7 @@ def test_the_search_solves_the_cube_at_the_price_it_says(kind, views, workers, s
     assert apply_to_cube(cube.to_facelets(), p.actions, m).is_solved()
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", RIGS)
 @settings(max_examples=3, deadline=None)
 @given(seed=st.integers(1, 10**6))
 def test_best_solution_is_never_worse_than_the_planner_over_the_candidates(kind, seed):

@@ -10,7 +10,7 @@ import itertools
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mechanism_kinds import KINDS, MECHS
+from mechanism_kinds import KINDS, MECHS, RIGS
 
 from robot.rig.config import parse_config
 from robot.rig.errors import UserError
@@ -106,6 +106,28 @@ def test_flipper_refuses_what_it_cannot_do():
         m.apply(at_end, Action("spin", "", 1))
 
 
+def test_a_cover_that_flips_flips_from_either_position_and_comes_down_either_way():
+    m = MECHS["cubotino"]
+    assert m.cover_flips and not MECHS["flipper"].cover_flips
+    s = m.start()
+    closed = m.apply(s, Action("close", "cover")).after
+    turned = m.apply(closed, Action("turn", "", 1)).after
+    # turn, flip, turn: the cover never opens in between
+    down = m.apply(turned, Action("flip", "close"))
+    assert down.after[2] and down.after[0] == rotate(s[0], 4, 1) and down.turn is None
+    assert m.apply(down.after, Action("turn", "", -1)).turn == (3, -1)
+    up = m.apply(turned, Action("flip"))
+    assert not up.after[2] and up.seconds < down.seconds  # the lifter comes down only to open
+    assert m.apply(s, Action("flip")).seconds < up.seconds  # from open it rises less far
+    with pytest.raises(ImpossibleMove, match="turn with the cover open"):
+        m.apply(up.after, Action("turn", "", -1))
+    with pytest.raises(ImpossibleMove, match="flip close"):
+        m.apply(s, Action("flip", "twice"))
+    # a flipper servo of its own cannot close the cover on its way down
+    with pytest.raises(ImpossibleMove, match="cannot close the cover"):
+        MECHS["flipper"].apply(s, Action("flip", "close"))
+
+
 def test_two_grippers_refuse_what_they_cannot_do():
     m = MECHS["two-gripper"]
     s = m.start()
@@ -185,7 +207,7 @@ short = st.lists(st.tuples(st.integers(0, 5), st.integers(1, 3)), min_size=1, ma
     lambda xs: tuple(Move(f, p) for f, p in xs))
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", RIGS)
 @pytest.mark.parametrize("objective", OBJECTIVES)
 @settings(max_examples=15, deadline=None)
 @given(moves=short)
@@ -222,7 +244,7 @@ def _check(facelets: str, moves: tuple[Move, ...], m: Mechanism) -> None:
     assert held.stickers == want.stickers
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", RIGS)
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 10**6), moves=st.lists(st.tuples(st.integers(0, 5), st.integers(1, 3)),
                                                    max_size=25))
@@ -230,7 +252,7 @@ def test_every_plan_applied_to_the_cube_makes_the_solutions_cube(kind, seed, mov
     _check(random_cube(seed).to_facelets(), tuple(Move(f, p) for f, p in moves), MECHS[kind])
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", RIGS)
 def test_a_real_solution_solves_the_cube_and_the_cheapest_candidate_wins(kind):
     from solver import solve
 
@@ -285,6 +307,15 @@ def test_six_motor_is_the_default_and_has_no_mechanism():
     ('[rig]\nkind = "flipper"\n[servos.cover]\nopen_deg = 200\n', "servos.cover.open_deg: 200 degrees"),
     ('[rig]\nkind = "two-gripper"\n[servos.grip_D]\nmin_us = 2000\nmax_us = 1000\n', "servos.grip_D.max_us"),
     ('[rig]\nkind = "two-gripper"\n[servos.grip_L]\nclosed_deg = 40\n', "servos.grip_L.closed_deg"),
+    ('[rig]\nkind = "flipper"\n[servos.cover]\nflip_deg = 0\n[servos.flipper]\npin = 11\n',
+     "servos.flipper: servos.cover.flip_deg says the cover flips the cube"),
+    ('[rig]\nkind = "flipper"\n[servos.cover]\nflip_deg = 150\n',
+     "servos.cover.flip_deg: the cover rises from closed (100) past open (60) to flip the cube, so flip_deg "
+     "must lie beyond open_deg"),
+    ('[rig]\nkind = "flipper"\n[servos.cover]\nflip_deg = 55\n',
+     "servos.cover.flip_deg: flip_deg (55) must be at least 10 degrees from open_deg (60)"),
+    ('[rig]\nkind = "flipper"\n[servos.cover]\nflip_deg = 200\n', "servos.cover.flip_deg: 200 degrees"),
+    ('[rig]\nkind = "two-gripper"\n[servos.grip_D]\nflip_deg = 10\n', "servos.grip_D.flip_deg: unknown key"),
 ])
 def test_bad_mechanism_config_is_one_clear_line(text, says):
     with pytest.raises(UserError) as e:
@@ -301,7 +332,7 @@ def test_servo_timing_comes_from_the_table():
     assert cfg.servos["cover"].pulse_us(90) == 1500
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", RIGS)
 def test_the_example_configs_plan_and_the_link_takes_them(kind):
     from pathlib import Path
 
@@ -310,10 +341,11 @@ def test_the_example_configs_plan_and_the_link_takes_them(kind):
 
     cfg = load_config(Path(__file__).resolve().parents[1] / "config" / "examples" / f"{kind}.toml")
     m = mechanism_for(cfg)
-    assert m is not None and m.kind == kind
+    assert m is not None and m.kind == cfg.rig.kind == {"cubotino": "flipper"}.get(kind, kind)
+    assert set(cfg.servos) == set(m.servos) if kind != "two-gripper" else True
     assert apply_to_cube(Cube().apply("R U F'").to_facelets(), plan("F U' R'", m).actions, m).is_solved()
-    assert Link(cfg, kind=kind).config is cfg  # driven over the link (tests/test_mechanism_link.py)
-    with pytest.raises(UserError, match=f'kind = "{kind}": this command drives six-motor rigs') as e:
+    assert Link(cfg, kind=m.kind).config is cfg  # driven over the link (tests/test_mechanism_link.py)
+    with pytest.raises(UserError, match=f'kind = "{m.kind}": this command drives six-motor rigs') as e:
         Link(cfg)  # a six-motor dry run, jog or engine
     assert "\n" not in str(e.value)
 

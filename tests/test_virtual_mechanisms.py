@@ -5,20 +5,24 @@ every move in every state, and every plan must solve the cube on them."""
 from __future__ import annotations
 
 import pytest
+from mechanism_kinds import RIGS, rig_config
 
-from robot.rig.config import parse_config
-from robot.rig.mechanisms import Action, ImpossibleMove, apply_to_cube, cheapest, mechanism_for, plan
+from robot.rig.mechanisms import (
+    Action,
+    HeldCube,
+    ImpossibleMove,
+    apply_to_cube,
+    cheapest,
+    mechanism_for,
+    plan,
+)
 from robot.rig.mechanisms.commands import Commands
 from robot.rig.mechanisms.greedy import greedy
 from robot.rig.protocol import ConfigServo, MoveCommand, ServoCommand
 from robot.sim.mechanisms import Fault, virtual_mechanism
 from solver import SOLVED, Cube, random_cube, solve
 
-KINDS = ("flipper", "two-gripper")
-
-
-def cfg(kind: str):
-    return parse_config(f'[rig]\nkind = "{kind}"\n')
+cfg = rig_config
 
 
 def _paths(m):
@@ -35,7 +39,7 @@ def _paths(m):
     return paths
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", RIGS)
 def test_the_rules_and_the_physics_agree_on_every_move_in_every_state(kind):
     config = cfg(kind)
     m = mechanism_for(config)
@@ -60,7 +64,7 @@ def test_the_rules_and_the_physics_agree_on_every_move_in_every_state(kind):
             assert centres == "".join(f[9 * face + 4] for face in m.orientation(out.after))
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", RIGS)
 def test_every_plan_solves_the_cube_on_the_virtual_rig(kind):
     config = cfg(kind)
     m = mechanism_for(config)
@@ -100,6 +104,33 @@ def test_the_turntable_between_quarters_and_past_its_range_are_faults():
         rig.do(Action("spin", "", 1))
 
 
+def test_a_cover_that_flips_tips_the_cube_when_its_lifter_rises_and_jams_where_a_real_one_would():
+    config = cfg("cubotino")
+    cover, tt = config.servos["cover"], config.servos["turntable"]
+    rig = virtual_mechanism(config, SOLVED)
+    rig.do(Action("close", "cover"))
+    rig.do(Action("turn", "", 1))
+    rig.do(Action("flip", "close"))  # from closed, up past open, down closed: no open in between
+    rig.do(Action("turn", "", -1))
+    want = HeldCube(SOLVED)
+    want.turn(3, 1)
+    want.rotate(4, 1)
+    want.turn(3, -1)
+    assert rig.cube.stickers == want.stickers and rig.turns == [(3, 1), (3, -1)]
+    rig.execute(ServoCommand(1, 1, cover.pulse_us(cover.angle("flip_deg")), 300))
+    with pytest.raises(Fault, match="turntable turned with the cover's lifter raised"):
+        rig.execute(ServoCommand(2, 0, tt.pulse_us(tt.angle("home_deg")), 300))
+    rig = virtual_mechanism(config, SOLVED)
+    rig.execute(ServoCommand(1, 1, cover.pulse_us(cover.angle("flip_deg")), 300))
+    with pytest.raises(Fault, match="rose again"):
+        rig.execute(ServoCommand(2, 1, cover.pulse_us(cover.angle("flip_deg") + 1), 300))
+    rig = virtual_mechanism(config, SOLVED)
+    with pytest.raises(Fault, match="neither open, closed nor flipping"):
+        rig.execute(ServoCommand(1, 1, cover.pulse_us(cover.angle("open_deg") - 30), 300))
+    with pytest.raises(Fault, match="no servo 2"):  # no flipper servo on this rig
+        virtual_mechanism(config, SOLVED).execute(ServoCommand(1, 2, 1500, 300))
+
+
 def test_two_grippers_drop_the_cube_or_jam_as_a_real_rig_would():
     config = cfg("two-gripper")
     rig = virtual_mechanism(config, SOLVED)
@@ -134,6 +165,21 @@ def test_commands_are_pulses_and_steps_from_the_tables():
     assert turn.steps_a == -2 * cfg("two-gripper").motors["L"].steps_per_quarter
     with pytest.raises(ImpossibleMove):
         g.commands(Action("flip"))
+    with pytest.raises(ImpossibleMove):  # a flipper servo of its own does not close the cover
+        c.commands(Action("flip", "close"))
+    # a cover that flips: two servos, and a flip's rise is timed from where the cover stands
+    cub = cfg("cubotino")
+    cc, cover = Commands(cub), cub.servos["cover"]
+    assert [m.servo for m in cc.setup()] == [0, 1]
+    up, down = cc.commands(Action("flip"))
+    assert up.pulse_us == cover.pulse_us(cover.angle("flip_deg")) and down.pulse_us == cover.pulse_us(
+        cover.angle("open_deg"))
+    assert up.travel_ms == round(cover.travel_s(cover.angle("flip_deg") - cover.angle("open_deg")) * 1000)
+    cc.commands(Action("close", "cover"))
+    up, down = cc.commands(Action("flip", "close"))
+    assert up.travel_ms == round(cover.travel_s(cover.angle("flip_deg") - cover.angle("closed_deg")) * 1000)
+    assert down.pulse_us == cover.pulse_us(cover.angle("closed_deg"))
+    assert [m.servo for m in cc.home()] == [1, 0]  # the cover open, then the turntable home
 
 
 def test_a_short_plan_on_the_rig():

@@ -67,10 +67,17 @@ def mechanism_plan(cfg: Config, moves: str) -> tuple[Mechanism, MechanismPlan]:
         raise UserError(f"the {m.kind} rig cannot make these moves: {e}") from None
 
 
-def lane(kind: str, action: Action) -> str:
+def lanes(m: Mechanism) -> tuple[str, ...]:
+    """The timeline's lanes on ``m``: a cover that flips has no flipper lane."""
+    no_flipper = getattr(m, "cover_flips", False)
+    return tuple(part for part in LANES[m.kind] if not (part == "flipper" and no_flipper))
+
+
+def lane(m: Mechanism, action: Action) -> str:
     """The part of the rig a robot move moves."""
-    if kind == "flipper":
-        return {"flip": "flipper", "open": "cover", "close": "cover"}.get(action.kind, "turntable")
+    if m.kind == "flipper":
+        flipper = "cover" if getattr(m, "cover_flips", False) else "flipper"
+        return {"flip": flipper, "open": "cover", "close": "cover"}.get(action.kind, "turntable")
     return action.part if action.kind == "rotate" else f"grip_{action.part}"
 
 
@@ -151,23 +158,23 @@ def timeline(cfg: Config, m: Mechanism, p: MechanismPlan, width: int = 1000) -> 
     the cube face it turns, a whole-cube turn in grey-blue, a grip in grey."""
     import cv2
 
-    lanes = LANES[m.kind]
+    parts = lanes(m)
     row_h, left, top = 40, 90, 30
-    img = np.full((top + len(lanes) * row_h + 40, width, 3), 255, np.uint8)
+    img = np.full((top + len(parts) * row_h + 40, width, 3), 255, np.uint8)
     span = width - left - 20
     total = max(p.seconds, 1e-3)
 
     def x(t: float) -> int:
         return int(left + span * t / total)
 
-    for k, part in enumerate(lanes):
+    for k, part in enumerate(parts):
         y = top + k * row_h
         cv2.putText(img, part, (8, y + 26), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1, cv2.LINE_AA)
         cv2.line(img, (left, y + row_h - 2), (left + span, y + row_h - 2), (220, 220, 220), 1)
     state, t = m.start(), 0.0
     for action in p.actions:
         out = m.apply(state, action)
-        y = top + lanes.index(lane(m.kind, action)) * row_h
+        y = top + parts.index(lane(m, action)) * row_h
         if out.turn is not None:
             colour = _LAYER_BGR[name(m.orientation(state))[out.turn[0]]]
         elif m.orientation(out.after) != m.orientation(state):
@@ -182,7 +189,7 @@ def timeline(cfg: Config, m: Mechanism, p: MechanismPlan, width: int = 1000) -> 
         state, t = out.after, t + out.seconds
     every = max(0.1, round(total / 10, 1))
     s = 0.0
-    bottom = top + len(lanes) * row_h
+    bottom = top + len(parts) * row_h
     while s <= total + 1e-9:
         cv2.line(img, (x(s), bottom), (x(s), bottom + 5), (0, 0, 0), 1)
         cv2.putText(img, f"{s:.1f}s", (x(s) - 12, bottom + 20), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 0), 1,

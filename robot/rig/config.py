@@ -133,6 +133,7 @@ class ServoConfig:
 
 DEFAULT_SERVO_ANGLES = {"home_deg": 90.0, "open_deg": 60.0, "closed_deg": 100.0, "rest_deg": 10.0,
                         "flip_deg": 80.0}
+"""(A cover that flips the cube has no default flip_deg: giving one says it flips.)"""
 DEFAULT_SERVO_ANGLES_GRIP = {"open_deg": 40.0, "closed_deg": 90.0}
 
 UNO_DIR_PINS = (8, 9, 10, 11, 12, 14)
@@ -679,6 +680,16 @@ def _read_servos(t: _Table | None, kind: str, file: str) -> dict[str, ServoConfi
             t.fail("servos", f"a {kind} rig has no servos; set [rig] kind = \"flipper\" or "
                              "\"two-gripper\", or remove the [servos] tables")
         return {}
+    names = dict(names)
+    cover = t.sub("cover") if t is not None and kind == "flipper" else None
+    if cover is not None and "flip_deg" in cover.data:
+        # the cover's lifter tips the cube (CUBOTino): there is no flipper servo
+        if t is not None and "flipper" in t.data:
+            t.fail("servos.flipper", "servos.cover.flip_deg says the cover flips the cube, so the rig has "
+                                     "no flipper servo; remove [servos.flipper], or remove flip_deg if a "
+                                     "servo of its own flips the cube")
+        del names["flipper"]
+        names["cover"] = names["cover"] + ("flip_deg",)
     out: dict[str, ServoConfig] = {}
     for servo, angle_keys in names.items():
         d = ServoConfig(name=servo, pin=DEFAULT_SERVO_PINS[servo])
@@ -734,11 +745,17 @@ def _check_servo(m: _Table, kind: str, sc: ServoConfig) -> None:
         if home < 90.0 - 1e-9 or home + 90.0 > sc.range_deg + 1e-9:
             m.fail(m.key("home_deg"), f"the turntable must reach a quarter turn either way from "
                                       f"home_deg ({home:g}); expected 90 to {sc.range_deg - 90:g}")
-    for a, b in (("open_deg", "closed_deg"), ("rest_deg", "flip_deg")):
-        if a in dict(sc.angles) and abs(sc.angle(a) - sc.angle(b)) < MIN_SERVO_SWING_DEG:
+    for a, b in (("open_deg", "closed_deg"), ("rest_deg", "flip_deg"), ("open_deg", "flip_deg")):
+        if {a, b} <= dict(sc.angles).keys() and abs(sc.angle(a) - sc.angle(b)) < MIN_SERVO_SWING_DEG:
             m.fail(m.key(b), f"{b} ({sc.angle(b):g}) must be at least {MIN_SERVO_SWING_DEG:g} degrees from "
                              f"{a} ({sc.angle(a):g}); measure both with `cuberobot jog \"servo {sc.name} "
                              "DEGREES\"`")
+    if sc.name == "cover" and "flip_deg" in dict(sc.angles):
+        opened, closed, flip = sc.angle("open_deg"), sc.angle("closed_deg"), sc.angle("flip_deg")
+        if (flip - opened) * (opened - closed) <= 0:
+            m.fail(m.key("flip_deg"), f"the cover rises from closed ({closed:g}) past open ({opened:g}) to "
+                                      f"flip the cube, so flip_deg must lie beyond open_deg, away from "
+                                      f"closed_deg; got {flip:g}")
     # a jog's SERVO waits the travel of the whole range: the longest any command waits
     travel_ms = round(sc.travel_s(sc.range_deg) * 1000)
     if travel_ms > MAX_SERVO_TRAVEL_MS:

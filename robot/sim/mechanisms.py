@@ -50,7 +50,7 @@ class _VirtualMechanism:
     def __init__(self, config: Config, facelets: str):
         self.config = config
         self.cube = HeldCube(facelets)
-        self.names = {i: n for n, i in servo_numbers(config.rig.kind).items()}
+        self.names = {i: n for n, i in servo_numbers(config.rig.kind).items() if n in config.servos}
         self.angle = {n: self._rest(n) for n in config.servos}
         self.limits = {n: (sc.min_us, sc.max_us) for n, sc in config.servos.items()}
         self.fault: str | None = None
@@ -127,11 +127,19 @@ class _VirtualMechanism:
 
 
 class VirtualFlipper(_VirtualMechanism):
-    """Turntable, cover and flipper, all hobby servos."""
+    """Turntable and cover, hobby servos, and either a flipper servo or a
+    cover whose lifter tips the cube when it rises to its flip angle."""
 
     def _rest(self, name: str) -> float:
         sc = self.config.servos[name]
         return sc.angle({"turntable": "home_deg", "cover": "open_deg", "flipper": "rest_deg"}[name])
+
+    def _lifted(self) -> str | None:
+        """What stands raised against the cube (the flipper, or a cover at
+        its flip angle), or None."""
+        if "flipper" in self.angle:
+            return None if self._near("flipper", "rest_deg") else "the flipper"
+        return "the cover's lifter" if self._near("cover", "flip_deg") else None
 
     def _servo(self, name: str, before: float, after: float) -> None:
         if name == "turntable":
@@ -139,8 +147,9 @@ class VirtualFlipper(_VirtualMechanism):
             if abs(quarters - round(quarters)) * 90.0 > TOLERANCE_DEG:
                 self._fail(f"the turntable stopped {after - before:+.0f} degrees on, between quarter turns")
             q = round(quarters)
-            if not self._near("flipper", "rest_deg"):
-                self._fail("the turntable turned with the flipper raised against the cube")
+            lifted = self._lifted()
+            if lifted:
+                self._fail(f"the turntable turned with {lifted} raised against the cube")
             if self._near("cover", "closed_deg"):
                 self._turn(3, q)
             elif self._near("cover", "open_deg"):
@@ -158,8 +167,24 @@ class VirtualFlipper(_VirtualMechanism):
             elif abs(after - self.config.servos[name].angle("rest_deg")) > TOLERANCE_DEG:
                 self._fail(f"the flipper stopped at {after:.0f} degrees, neither at rest nor flipping")
         elif name == "cover":
-            if not self._near("flipper", "rest_deg"):
-                self._fail("the cover moved with the flipper raised")
+            if "flipper" in self.angle:
+                if not self._near("flipper", "rest_deg"):
+                    self._fail("the cover moved with the flipper raised")
+            else:
+                self._cover_lifter(before, after)
+
+    def _cover_lifter(self, before: float, after: float) -> None:
+        """A cover that flips: rising to its flip angle (through open, so it
+        lets the top layers go first) tips the cube; from there it comes
+        down to open or closed, never rises again before it has."""
+        sc = self.config.servos["cover"]
+        at = {k: abs(after - sc.angle(k)) <= TOLERANCE_DEG for k in ("open_deg", "closed_deg", "flip_deg")}
+        if not any(at.values()):
+            self._fail(f"the cover stopped at {after:.0f} degrees, neither open, closed nor flipping")
+        if at["flip_deg"]:
+            if abs(before - sc.angle("flip_deg")) <= TOLERANCE_DEG:
+                self._fail("the cover's lifter rose again without coming down first")
+            self.cube.rotate(4, 1)  # tipped forward
 
 
 class VirtualTwoGripper(_VirtualMechanism):

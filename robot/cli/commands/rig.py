@@ -279,7 +279,7 @@ def _dry_run_mechanism(args: argparse.Namespace, cfg: Config) -> int:
                 if header:  # once the rig has made a move: an error before is a line of its own
                     print(header.pop())
                 action = p.actions[d["index"]]
-                print(f"{d['index'] + 1:>4}  {d['step']:<18} {lane(kind, action):<10} "
+                print(f"{d['index'] + 1:>4}  {d['step']:<18} {lane(m, action):<10} "
                       f"{seconds[d['index']]:>7.3f} s  {d['orientation']}", flush=True)
 
     state, seconds = m.start(), []

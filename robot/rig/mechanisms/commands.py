@@ -23,14 +23,16 @@ def servo_numbers(kind: str) -> dict[str, int]:
 
 class Commands:
     """Turns the robot moves of one job into commands, in order. It keeps
-    where the turntable stands (the one position a servo command needs that
-    the move alone does not give)."""
+    where the turntable stands and whether the cover is closed (the
+    positions a servo command needs that the move alone does not give)."""
 
-    def __init__(self, config: Config, turntable_quarters: int = 0):
+    def __init__(self, config: Config, turntable_quarters: int = 0, cover_closed: bool = False):
         self.config = config
         self.kind = config.rig.kind
         self.numbers = servo_numbers(self.kind)
         self.turntable = turntable_quarters
+        self.cover_closed = cover_closed
+        """Where a cover that flips stands, which its flip's travel depends on."""
 
     def setup(self) -> list[Message]:
         """The servos' pulse limits, sent once after HELLO."""
@@ -59,13 +61,19 @@ class Commands:
         this way: its stepper has no home."""
         s = self.config.servos
         if self.kind == "flipper":
-            f, c, t = s["flipper"], s["cover"], s["turntable"]
-            self.turntable = 0
-            flip = f.travel_s(f.angle("flip_deg") - f.angle("rest_deg"))
-            cover = c.travel_s(c.angle("closed_deg") - c.angle("open_deg"))
-            return [self._servo("flipper", f.angle("rest_deg"), flip),
-                    self._servo("cover", c.angle("open_deg"), cover),
-                    self._servo("turntable", t.angle("home_deg"), t.travel_s(90.0))]
+            c, t = s["cover"], s["turntable"]
+            self.turntable, self.cover_closed = 0, False
+            flip: list[Message] = []
+            far = c.angle("closed_deg") - c.angle("open_deg")
+            if "flipper" in s:
+                f = s["flipper"]
+                flip.append(self._servo("flipper", f.angle("rest_deg"),
+                                        f.travel_s(f.angle("flip_deg") - f.angle("rest_deg"))))
+            else:  # the cover flips: it may stand at its flip angle
+                far = max(abs(far), abs(c.angle("flip_deg") - c.angle("open_deg")))
+            cover = c.travel_s(far)
+            return flip + [self._servo("cover", c.angle("open_deg"), cover),
+                           self._servo("turntable", t.angle("home_deg"), t.travel_s(90.0))]
         if self.kind == "two-gripper":
             return [self._servo(f"grip_{g}", s[f"grip_{g}"].angle("closed_deg"),
                                 s[f"grip_{g}"].travel_s(s[f"grip_{g}"].angle("closed_deg")
@@ -78,10 +86,13 @@ class Commands:
         s = self.config.servos
         if self.kind == "flipper":
             if action.kind in ("open", "close") and action.part == "cover":
+                self.cover_closed = action.kind == "close"
                 c = s["cover"]
                 deg = c.angle("open_deg" if action.kind == "open" else "closed_deg")
                 return [self._servo("cover", deg, c.travel_s(c.angle("closed_deg") - c.angle("open_deg")))]
-            if action.kind == "flip":
+            if action.kind == "flip" and "flipper" not in s:
+                return self._cover_flip(action.part == "close")
+            if action.kind == "flip" and not action.part:
                 f = s["flipper"]
                 t = f.travel_s(f.angle("flip_deg") - f.angle("rest_deg"))
                 return [self._servo("flipper", f.angle("flip_deg"), t),
@@ -103,3 +114,13 @@ class Commands:
                 steps = action.quarters * mc.steps_per_quarter
                 return [MoveCommand(0, mc.motor, -steps if mc.invert else steps, NO_MOTOR, 0, 0)]
         raise ImpossibleMove(f"a {self.kind} rig has no move {action}")
+
+    def _cover_flip(self, comes_down_closed: bool) -> list[Message]:
+        """A flip by the cover's lifter: up past open to its flip angle, then
+        down open or closed."""
+        c = self.config.servos["cover"]
+        start = c.angle("closed_deg" if self.cover_closed else "open_deg")
+        end = c.angle("closed_deg" if comes_down_closed else "open_deg")
+        self.cover_closed = comes_down_closed
+        return [self._servo("cover", c.angle("flip_deg"), c.travel_s(c.angle("flip_deg") - start)),
+                self._servo("cover", end, c.travel_s(c.angle("flip_deg") - end))]

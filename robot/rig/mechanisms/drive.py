@@ -36,8 +36,8 @@ class LinkMechanism:
 
     def __init__(self, link: Link, config: Config, state: State | None = None):
         self.link = link
-        turntable = int(state[1]) if config.rig.kind == "flipper" and state is not None else 0
-        self.commands = Commands(config, turntable_quarters=turntable)
+        parts = state if config.rig.kind == "flipper" and state is not None else (None, 0, False)
+        self.commands = Commands(config, turntable_quarters=int(parts[1]), cover_closed=bool(parts[2]))
         # Ids start at random, so that a move id in a journal is not one an
         # earlier process gave another command (what the rig's last DONE
         # says is then about this move).

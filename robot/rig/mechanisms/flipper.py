@@ -7,6 +7,13 @@ A flipper tips the cube forward, front face down (a quarter turn of the
 whole cube, clockwise seen from the left). Only the bottom face can be
 turned, so every other face is brought down first.
 
+The flipper is either a servo of its own, which can tip the cube only
+while the cover is open, or the cover itself, as on CUBOTino and the LEGO
+robots: the cover's lifter rises past open to tip the cube and comes down
+open or closed (``FLIP`` and ``FLIP_CLOSE``), from either. Then a layer
+turn, a flip and the next turn need no opening and closing in between; only
+a spin does.
+
 The turntable is a hobby servo: it stands at a whole number of quarter
 turns from its home angle, within its range (a 180-degree servo reaches one
 quarter either way), and a layer turn moves it as a spin does. So the
@@ -25,6 +32,8 @@ from .orientation import HOME, name, rotate
 D_SLOT, L_SLOT = 3, 4
 
 FLIP = Action("flip")
+FLIP_CLOSE = Action("flip", "close")
+"""A flip by a cover that flips, coming down closed (``FLIP`` comes down open)."""
 OPEN = Action("open", "cover")
 CLOSE = Action("close", "cover")
 
@@ -34,20 +43,30 @@ class Flipper(Mechanism):
 
     kind = "flipper"
 
-    def __init__(self, table: ServoConfig, cover: ServoConfig, flipper: ServoConfig):
+    def __init__(self, table: ServoConfig, cover: ServoConfig, flipper: ServoConfig | None = None):
         home = table.angle("home_deg")
         self.lo = -int(home // 90 + 1e-9)
         self.hi = int((table.range_deg - home) // 90 + 1e-9)
         self.quarter_s = table.travel_s(90.0)
         self.half_s = table.travel_s(180.0)
         self.cover_s = cover.travel_s(cover.angle("closed_deg") - cover.angle("open_deg"))
-        self.flip_s = 2 * flipper.travel_s(flipper.angle("flip_deg") - flipper.angle("rest_deg"))
-        self.servos = {"turntable": table, "cover": cover, "flipper": flipper}
+        self.cover_flips = flipper is None
+        """The cover is the flipper (no flipper servo): see the module's docstring."""
+        if flipper is None:
+            up = {c: cover.travel_s(cover.angle("flip_deg") - cover.angle(f"{c}_deg"))
+                  for c in ("open", "closed")}
+            # (cover closed before, comes down closed): seconds
+            self.flip_times = {(a, b): up[a] + up[b] for a in ("open", "closed") for b in ("open", "closed")}
+            self.flip_s = self.flip_times[("open", "open")]
+            self.servos = {"turntable": table, "cover": cover}
+        else:
+            self.flip_s = 2 * flipper.travel_s(flipper.angle("flip_deg") - flipper.angle("rest_deg"))
+            self.servos = {"turntable": table, "cover": cover, "flipper": flipper}
 
     @classmethod
     def from_config(cls, config: Config) -> Flipper:
         s = config.servos
-        return cls(s["turntable"], s["cover"], s["flipper"])
+        return cls(s["turntable"], s["cover"], s.get("flipper"))
 
     def start(self) -> State:
         """As the cube is put in: home orientation, turntable at home, cover open."""
@@ -55,9 +74,11 @@ class Flipper(Mechanism):
 
     def actions(self, state: State) -> tuple[Action, ...]:
         _, _, closed = state
+        flips = (FLIP, FLIP_CLOSE) if self.cover_flips else (FLIP,)
         if closed:
-            return (OPEN,) + tuple(Action("turn", "", q) for q in (1, -1, 2, -2))
-        return (CLOSE, FLIP) + tuple(Action("spin", "", q) for q in (1, -1, 2, -2))
+            return (OPEN,) + tuple(Action("turn", "", q) for q in (1, -1, 2, -2)) + (flips if self.cover_flips
+                                                                                      else ())
+        return (CLOSE,) + flips + tuple(Action("spin", "", q) for q in (1, -1, 2, -2))
 
     def apply(self, state: State, action: Action) -> Outcome:
         o, pos, closed = state
@@ -67,9 +88,19 @@ class Flipper(Mechanism):
                 raise ImpossibleMove(f"the cover is already {'closed' if closed else 'open'}")
             return Outcome((o, pos, not closed), self.cover_s)
         if k == "flip":
-            if closed:
-                raise ImpossibleMove("flip with the cover closed: the cover holds the cube down")
-            return Outcome((rotate(o, L_SLOT, 1), pos, closed), self.flip_s)
+            if action.part not in ("", "close"):
+                raise ImpossibleMove(f"a flip comes down open or closed ('flip' or 'flip close'), "
+                                     f"not {action}")
+            after = rotate(o, L_SLOT, 1)
+            if not self.cover_flips:
+                if action.part:
+                    raise ImpossibleMove("the flipper cannot close the cover: 'flip', then 'close'")
+                if closed:
+                    raise ImpossibleMove("flip with the cover closed: the cover holds the cube down")
+                return Outcome((after, pos, closed), self.flip_s)
+            ends = action.part == "close"
+            seconds = self.flip_times[("closed" if closed else "open", "closed" if ends else "open")]
+            return Outcome((after, pos, ends), seconds)
         if k in ("spin", "turn"):
             q = action.quarters
             if q not in (1, -1, 2, -2):

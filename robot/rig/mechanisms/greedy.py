@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from solver import Move, parse_moves
 
 from .base import Action, ImpossibleMove, Mechanism, State
-from .flipper import CLOSE, FLIP, OPEN, Flipper
+from .flipper import CLOSE, FLIP, FLIP_CLOSE, OPEN, Flipper
 from .grippers import SLOTS, TwoGripper
 from .orientation import face_move, rotate
 from .planner import MechanismPlan, replay
@@ -45,6 +45,8 @@ def greedy(solution: str | Sequence[Move], mech: Mechanism, start: State | None 
     start = mech.start() if start is None else start
     if isinstance(mech, Flipper):
         actions = _tidy(_flipper(moves, mech, start), mech, start)
+        if mech.cover_flips:
+            actions = _cover_moves(actions, after_turn=False)
     elif isinstance(mech, TwoGripper):
         actions = _tidy(_grippers(moves, mech, start), mech, start)
     else:
@@ -82,7 +84,35 @@ def cubotino(solution: str | Sequence[Move], mech: Flipper, start: State | None 
         _cover(run, False)
         run.do(Action("spin", "", -run.state[1]))
     actions = _save_two_flips(run.actions, mech, start, moves)
+    if mech.cover_flips:
+        actions = _cover_moves(actions, after_turn=True)
     return replay(actions, mech, start, expect=moves)
+
+
+def _cover_moves(actions: list[Action], *, after_turn: bool) -> list[Action]:
+    """The cover's moves again, for a cover that flips the cube: it opens
+    for a spin, closes for a turn, and the last flip before either comes
+    down the way it needs (CUBOTino's ``flip_to_open`` and ``flip_to_close``).
+    ``after_turn``: the cover opens after every turn, as CUBOTino's servo
+    code does (``rotate_out``, ``rotate_home``), whatever comes next; else
+    only when a spin needs it."""
+    bare = [a for a in actions if a.kind not in ("open", "close")]
+    out: list[Action] = []
+    closed = False
+    for i, a in enumerate(bare):
+        nxt = bare[i + 1] if i + 1 < len(bare) else None
+        if a.kind == "flip":
+            closed = nxt is not None and nxt.kind == "turn"
+            out.append(FLIP_CLOSE if closed else FLIP)
+            continue
+        if closed != (a.kind == "turn"):
+            out.append(CLOSE if a.kind == "turn" else OPEN)
+        out.append(a)
+        closed = a.kind == "turn"
+        if closed and after_turn:
+            out.append(OPEN)
+            closed = False
+    return out
 
 
 def _cover(run: _Run, closed: bool) -> None:

@@ -111,7 +111,7 @@ class _Form:
 
 FORMS: dict[str, dict[str, _Form]] = {
     "flipper": {
-        "flip": _Form((), False, False, "'flip' alone"),
+        "flip": _Form(("", "close"), False, False, "'flip', or 'flip close' where the cover flips the cube"),
         "spin": _Form((), False, True, "'spin' and quarter turns, e.g. 'spin +1'"),
         "turn": _Form((), False, True, "'turn' and quarter turns, e.g. 'turn -1'"),
         "open": _Form(("cover",), False, False, "'open' or 'open cover'"),
@@ -164,7 +164,11 @@ def parse_move(text: str, kind: str) -> Action:
     if form is None:
         raise NoSuchMove(f"a {kind} rig has no move {_shown(head)}")
     part = form.parts[0] if form.parts and not form.part_needed else ""
-    if form.part_needed or (form.parts and rest and not _is_count(rest[0])):
+    # a part that may be left out is named when the word is one (a flip's
+    # "close"), or taken as the one meant when the form has a default one
+    optional = form.parts and rest and not _is_count(rest[0]) and (
+        bool(form.parts[0]) or rest[0].lower() in form.parts)
+    if form.part_needed or optional:
         parts = {p.lower(): p for p in form.parts}
         if not rest:
             raise ValueError(f"{_shown(head)} needs a gripper, {' or '.join(form.parts)}: write {form.usage}")
