@@ -250,18 +250,19 @@ def test_the_firmware_s_pins_show_a_wrong_move_as_a_fault(elf):
         assert Path(d).is_dir()
 
 
-def test_resume_in_a_new_process_takes_the_rig_s_word_and_otherwise_moves_nothing(tmp_path):
+@pytest.mark.parametrize("rig", ["flipper", "cubotino"])
+def test_resume_in_a_new_process_takes_the_rig_s_word_and_otherwise_moves_nothing(rig, tmp_path):
     """Two cuts in one job, each with a move under way, on a sim-rig in its
     own process: the first after the rig made the whole move (its last
     DONE is the move's last id: resume finishes the job), the second with a
-    flip half made (the flipper up, not yet back: state unknown, nothing
-    moves)."""
+    flip half made (the flipper, or the cover's lifter, up, not yet back
+    down: state unknown, nothing moves)."""
     from robot.rig.mechanisms import mechanism_for, plan
     from robot.rig.mechanisms.journal import Interrupted, MechanismJournal, run_job
     from robot.sim.pty_rig import SimRigProcess
 
-    cfg_path = ROOT / "config" / "examples" / "flipper.toml"
-    cfg = _cfg("flipper")
+    cfg_path = ROOT / "config" / "examples" / f"{rig}.toml"
+    cfg = _cfg(rig)
     m = mechanism_for(cfg)
     assert m is not None
     cube = random_cube(7)
