@@ -132,6 +132,14 @@ def test_on_a_rig_whose_cover_flips_the_planner_keeps_the_cover_closed_from_turn
                                            "open cover", "flip close", "turn -1", "open cover", "spin +1"]
 
 
+def test_on_a_rig_whose_cover_flips_the_baselines_start_from_a_closed_cover_too():
+    m = MECHS["cubotino"]
+    closed = (HOME, 0, True)
+    for convert in (cubotino, greedy):
+        p = convert("D' F U'", m, closed)  # replayed through the rules inside: no close while closed
+        assert str(p.actions[0]) == "turn -1"
+
+
 @pytest.mark.parametrize("rig", ["flipper", "cubotino"])
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6), moves=st.lists(st.tuples(st.integers(0, 5), st.integers(1, 3)),

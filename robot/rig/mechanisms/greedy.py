@@ -46,7 +46,7 @@ def greedy(solution: str | Sequence[Move], mech: Mechanism, start: State | None 
     if isinstance(mech, Flipper):
         actions = _tidy(_flipper(moves, mech, start), mech, start)
         if mech.cover_flips:
-            actions = _cover_moves(actions, after_turn=False)
+            actions = _cover_moves(actions, start, after_turn=False)
     elif isinstance(mech, TwoGripper):
         actions = _tidy(_grippers(moves, mech, start), mech, start)
     else:
@@ -85,20 +85,20 @@ def cubotino(solution: str | Sequence[Move], mech: Flipper, start: State | None 
         run.do(Action("spin", "", -run.state[1]))
     actions = _save_two_flips(run.actions, mech, start, moves)
     if mech.cover_flips:
-        actions = _cover_moves(actions, after_turn=True)
+        actions = _cover_moves(actions, start if start is not None else mech.start(), after_turn=True)
     return replay(actions, mech, start, expect=moves)
 
 
-def _cover_moves(actions: list[Action], *, after_turn: bool) -> list[Action]:
+def _cover_moves(actions: list[Action], start: State, *, after_turn: bool) -> list[Action]:
     """The cover's moves again, for a cover that flips the cube: it opens
     for a spin, closes for a turn, and the last flip before either comes
     down the way it needs (CUBOTino's ``flip_to_open`` and ``flip_to_close``).
     ``after_turn``: the cover opens after every turn, as CUBOTino's servo
     code does (``rotate_out``, ``rotate_home``), whatever comes next; else
-    only when a spin needs it."""
+    only when a spin needs it. The cover stands as ``start`` has it."""
     bare = [a for a in actions if a.kind not in ("open", "close")]
     out: list[Action] = []
-    closed = False
+    closed = bool(start[2])
     for i, a in enumerate(bare):
         nxt = bare[i + 1] if i + 1 < len(bare) else None
         if a.kind == "flip":
