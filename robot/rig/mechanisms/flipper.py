@@ -74,11 +74,10 @@ class Flipper(Mechanism):
 
     def actions(self, state: State) -> tuple[Action, ...]:
         _, _, closed = state
-        flips = (FLIP, FLIP_CLOSE) if self.cover_flips else (FLIP,)
+        by_cover = (FLIP, FLIP_CLOSE) if self.cover_flips else ()  # a flip from either cover position
         if closed:
-            return (OPEN,) + tuple(Action("turn", "", q) for q in (1, -1, 2, -2)) + (flips if self.cover_flips
-                                                                                      else ())
-        return (CLOSE,) + flips + tuple(Action("spin", "", q) for q in (1, -1, 2, -2))
+            return (OPEN,) + tuple(Action("turn", "", q) for q in (1, -1, 2, -2)) + by_cover
+        return (CLOSE,) + (by_cover or (FLIP,)) + tuple(Action("spin", "", q) for q in (1, -1, 2, -2))
 
     def apply(self, state: State, action: Action) -> Outcome:
         o, pos, closed = state

@@ -76,6 +76,7 @@ def cubotino(solution: str | Sequence[Move], mech: Flipper, start: State | None 
         raise ValueError("CUBOTino's conversion needs a turntable reaching one quarter turn either way "
                          f"from home; this one reaches {mech.lo:+d} to {mech.hi:+d}")
     moves = parse_moves(solution) if isinstance(solution, str) else list(solution)
+    start = mech.start() if start is None else start
     run = _Run(mech, start)
     for mv in moves:
         from_home_side = _cubotino_down(run, mv.face)
@@ -85,7 +86,7 @@ def cubotino(solution: str | Sequence[Move], mech: Flipper, start: State | None 
         run.do(Action("spin", "", -run.state[1]))
     actions = _save_two_flips(run.actions, mech, start, moves)
     if mech.cover_flips:
-        actions = _cover_moves(actions, start if start is not None else mech.start(), after_turn=True)
+        actions = _cover_moves(actions, start, after_turn=True)
     return replay(actions, mech, start, expect=moves)
 
 
