@@ -7,9 +7,11 @@ CI installs xvfb and xdotool; without them this test fails rather than skips.
 
 import json
 import os
+import queue
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -21,7 +23,7 @@ cv2.namedWindow("probe", cv2.WINDOW_NORMAL)
 cv2.setMouseCallback("probe", lambda e, x, y, f, p: print("EV", x, y, flush=True)
                      if e == cv2.EVENT_LBUTTONDOWN else None)
 t = time.time()
-while time.time() - t < 20:
+while time.time() - t < 120:  # the test kills it long before
     cv2.imshow("probe", img)
     cv2.waitKey(20)
 """
@@ -46,8 +48,11 @@ def display():
     for tool in ("Xvfb", "xdotool"):
         if shutil.which(tool) is None:
             pytest.fail(f"{tool} is not installed (apt install xvfb xdotool)")
-    # -displayfd: the server picks a free display and tells us which, once it is ready
-    proc = subprocess.Popen(["Xvfb", "-displayfd", "1", "-screen", "0", "2700x1000x24", "-nolisten", "tcp"],
+    # -displayfd: the server picks a free display and tells us which, once it is ready;
+    # -noreset: when the probe window's process ends, the server would otherwise reset and
+    # refuse the next client that connects meanwhile ("could not connect to display")
+    proc = subprocess.Popen(["Xvfb", "-displayfd", "1", "-screen", "0", "2700x1000x24", "-nolisten", "tcp",
+                             "-noreset"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     number = proc.stdout.readline().strip()
     if not number:
@@ -63,21 +68,58 @@ def _xdo(env, *args) -> str:
 
 
 def _window(env, name: str, width: int = 2560) -> str:
+    """Find the window, put it at (0, 0) at ``width`` x 720, and return its id
+    once it has stayed so: OpenCV resizes a window to its picture at the
+    first imshow, which on a loaded machine can come after our resize."""
     deadline = time.monotonic() + 30
+    shape = "no window"
     while time.monotonic() < deadline:
-        wid = _xdo(env, "search", "--name", name).split()
-        if wid:
-            _xdo(env, "windowsize", wid[0], str(width), "720")
-            _xdo(env, "windowmove", wid[0], "0", "0")
-            time.sleep(0.8)
+        wid = _xdo(env, "search", "--onlyvisible", "--name", name).split()
+        if not wid:
+            time.sleep(0.2)
+            continue
+        _xdo(env, "windowsize", wid[0], str(width), "720")
+        _xdo(env, "windowmove", wid[0], "0", "0")
+        time.sleep(0.8)  # time for OpenCV to lay its picture out, or to undo our size
+        shape = _xdo(env, "getwindowgeometry", wid[0])
+        if "Position: 0,0 " in shape and f"Geometry: {width}x720" in shape:
             return wid[0]
-        time.sleep(0.2)
-    pytest.fail(f"window {name!r} did not appear")
+    pytest.fail(f"window {name!r} did not appear at {width}x720: {' '.join(shape.split())}")
 
 
 def _spawn(script: str, env, *args: str):
     return subprocess.Popen([sys.executable, "-c", script, *args], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
+
+
+def _lines(proc) -> queue.Queue:
+    """What ``proc`` prints, a line at a time, read in the background so the
+    test can wait for a line with a deadline."""
+    lines: queue.Queue = queue.Queue()
+
+    def pump():
+        for line in proc.stdout:
+            lines.put(line)
+
+    threading.Thread(target=pump, daemon=True).start()
+    return lines
+
+
+def _click_seen(env, lines: queue.Queue, x: int, y: int, not_this=None) -> tuple[int, int]:
+    """Click screen point (x, y) in the probe until it reports the click: on a
+    loaded machine the window may still be laying out when the first click
+    lands. A late report of an earlier click (``not_this``) is passed over."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        _xdo(env, "mousemove", str(x), str(y), "click", "1")
+        try:
+            while True:
+                fields = lines.get(timeout=2).split()
+                if len(fields) == 3 and fields[0] == "EV" and (int(fields[1]), int(fields[2])) != not_this:
+                    return int(fields[1]), int(fields[2])
+        except queue.Empty:
+            time.sleep(0.8)  # past the double-click time before clicking again
+    pytest.fail(f"the probe window never reported a click at {(x, y)}")
 
 
 def _screen_to_image(env, width: int = 2560):
@@ -87,12 +129,11 @@ def _screen_to_image(env, width: int = 2560):
     probe = _spawn(SCRIPT_PROBE, env, str(width))
     try:
         _window(env, "probe", width)
+        lines = _lines(probe)
         points = [(width // 4, 200), (width * 3 // 4, 600)]
-        seen = []
-        for x, y in points:
-            _xdo(env, "mousemove", str(x), str(y), "click", "1")
-            line = probe.stdout.readline().split()
-            seen.append((int(line[1]), int(line[2])))
+        first = _click_seen(env, lines, *points[0])
+        time.sleep(0.8)  # not a double click
+        seen = [first, _click_seen(env, lines, *points[1], not_this=first)]
     finally:
         probe.kill()
         probe.wait()
