@@ -9,6 +9,7 @@ import atexit
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -112,7 +113,29 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
 
 
+_warmup: subprocess.Popen | None = None
+
+
+def _warm_up(config) -> None:
+    """In a parallel run, the controller (not a worker) starts tests/warmup.py
+    in the background: the solver's tables, its compiled search and the
+    firmware, built once before the workers all reach for them."""
+    global _warmup
+    parallel = getattr(config.option, "numprocesses", None)
+    if hasattr(config, "workerinput") or not parallel or config.option.collectonly:
+        return
+    _warmup = subprocess.Popen([sys.executable, str(Path(__file__).with_name("warmup.py"))],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+
+
+def pytest_unconfigure(config):
+    if _warmup is not None and _warmup.poll() is None:
+        _warmup.kill()
+        _warmup.wait()
+
+
 def pytest_configure(config):
+    _warm_up(config)
     config.addinivalue_line("markers", "rigs_as_in_production: virtual rigs live only while held")
     config.addinivalue_line("markers", "slow: takes tens of seconds or more; left out by ./run-tests --quick")
     # A suite started in the background by a shell without job control inherits Ctrl-C ignored, and

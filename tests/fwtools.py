@@ -6,6 +6,7 @@ libsimavr-dev makes these tests fail loudly, never skip.
 
 from __future__ import annotations
 
+import fcntl
 import subprocess
 import time
 from pathlib import Path
@@ -24,10 +25,16 @@ _built: dict[str, str] = {}
 
 
 def make(*targets: str) -> str:
-    """Runs make in firmware/ (once per target set per session); fails the test on error."""
+    """Runs make in firmware/ (once per target set per test process); fails
+    the test on error. The suite's parallel workers share firmware/build, so
+    one make runs at a time (a lock file): two at once would each write the
+    same files, and one could read the other's half-written ELF."""
     key = " ".join(targets)
     if key not in _built:
-        proc = subprocess.run(["make", "-C", str(FIRMWARE), *targets], capture_output=True, text=True)
+        BUILD.mkdir(parents=True, exist_ok=True)
+        with open(BUILD / ".make.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            proc = subprocess.run(["make", "-C", str(FIRMWARE), *targets], capture_output=True, text=True)
         if proc.returncode != 0:
             pytest.fail(
                 f"`make -C firmware {key}` failed (are gcc-avr, avr-libc, arduino-core-avr, "

@@ -117,9 +117,15 @@ def test_timeline_draws_u_in_white_and_settle_apart_from_every_face(tmp_path):
 
     cfg = load_config(None)
     img = timeline(plan(group_steps("U"), cfg), cfg)
-    u_row = cfg.motors["U"].motor
-    row = img[30 + u_row * 40 + 10:30 + u_row * 40 + 30]
+    top = 30 + cfg.motors["U"].motor * 40
+    # The bar's fill, above its "+1" label and inside its outline: every pixel U's white (the old
+    # grey was (160, 160, 160)); the label's anti-aliased text is greys of its own and not sampled.
+    band = img[top + 8:top + 13]
+    filled = np.flatnonzero((band == FACE_BGR["U"]).all(axis=2).all(axis=0))
+    assert filled.size > 100, "no bar of U's white"
+    fill = band[:, filled[0]:filled[-1] + 1]
+    assert (fill == FACE_BGR["U"]).all(), "the U bar's fill is not one white"
+    row = img[top + 10:top + 30]
     colours = {tuple(int(v) for v in px) for px in row.reshape(-1, 3)}
-    assert FACE_BGR["U"] in colours and (160, 160, 160) not in colours
     assert SETTLE_BGR in colours
     assert all(sum(abs(a - b) for a, b in zip(SETTLE_BGR, c)) > 60 for c in FACE_BGR.values())

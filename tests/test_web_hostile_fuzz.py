@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 COUNTS = {"cases": 0, "answers": 0, "no answer": 0}
 SCALE = float(os.environ.get("CUBEROBOT_FUZZ_SCALE", "1"))
 """More or fewer cases (the bar's 5,000 at 1)."""
+pytestmark = pytest.mark.xdist_group("web_hostile_fuzz")  # the last test sums the other tests' cases
 
 
 def fuzz(examples):
