@@ -99,6 +99,38 @@ SLOW = {
     "test_start::test_hand_held_set_up_scans_face_by_face",
     "test_web_api::test_a_run_by_cfop_labels_each_turn_with_its_stage",
     "test_web_api::test_the_rigs_start_button_starts_a_run",
+    # the flipper and two-gripper through the terminal, the panel and the e-stop: a `cuberobot`
+    # process or a server per test and whole runs at the rig's pace (5-15 s each on a busy machine);
+    # --quick keeps one press-start on each kind (test_mechanism_start::
+    # test_start_command_headless_on_each_kind, test_web_mechanisms::
+    # test_the_panel_runs_a_mechanism_from_start_to_solved)
+    "test_mechanism_floor",  # counts a benchmark's floor: a minute of pure counting
+    "test_doctor::test_the_handshake_on_a_flipper_or_two_gripper_rig",
+    "test_mechanism_dry_run::test_ctrl_c_during_a_dry_run_on_the_rig_latches_it",
+    "test_mechanism_estop::test_a_jammed_virtual_part_is_not_said_cleared",
+    "test_mechanism_estop::test_a_runs_emergency_stop_goes_onto_its_line",
+    "test_mechanism_estop::test_ctrl_c_during_a_run_at_the_terminal_latches_the_rig",
+    "test_mechanism_estop::test_the_estop_command_latches_and_clears_a_flipper_or_two_gripper_rig",
+    "test_mechanism_estop::test_the_stop_reaches_a_jog_latches_the_rig_and_clear_clears_it",
+    "test_mechanism_jog::test_jog_waits_for_an_unfinished_job_to_be_resumed",
+    "test_mechanism_journal::test_power_cut_soak",
+    "test_mechanism_link::test_a_bad_sim_view_and_a_six_motor_sim_view_are_one_line_errors",
+    "test_mechanism_link::test_resume_in_a_new_process_takes_the_rig_s_word_and_otherwise_moves_nothing",
+    "test_mechanism_scan::test_scan_solve_turn_confirm_on_the_virtual_rig",
+    "test_mechanism_scan_cli::test_scan_then_start_on_one_rig_from_the_terminal",
+    "test_mechanism_search::test_the_bounds_on_what_is_left_are_the_least_any_moves_cost",
+    "test_mechanism_start::test_a_scans_robot_moves_are_told_with_the_cube_as_the_rig_holds_it",
+    "test_mechanism_start::test_the_run_turns_the_searchs_plan_when_it_beats_every_candidate",
+    "test_mechanism_start::test_the_terminals_progress_line_leaves_nothing_of_a_longer_line_before_it",
+    "test_typed_steps::test_start_plans_each_candidate_once_and_turns_the_winners_plan",
+    "test_typed_steps::test_start_turns_and_journals_the_plan_it_estimated",
+    "test_web_jog::test_a_flipper_jogs_by_robot_moves_from_its_home",
+    "test_web_jog::test_the_pages_cube_follows_a_jog_from_where_the_run_left_the_rig",
+    "test_web_mechanisms::test_a_doubtful_scan_is_put_to_the_person_on_the_page",
+    "test_web_mechanisms::test_a_run_tells_its_face_every_robot_move_with_the_orientation",
+    "test_web_mechanisms::test_a_stop_ends_the_run_between_two_moves_with_the_journal_whole",
+    "test_web_mechanisms::test_the_dry_run_command_on_each_kind",
+    "test_web_mechanisms::test_the_panel_stops_a_mechanism_run_between_robot_moves",
 }
 """Test modules (file stems) or single tests ("stem::name") that take tens of
 seconds or more: marked ``slow`` here, in one place, and left out by
@@ -106,10 +138,21 @@ seconds or more: marked ``slow`` here, in one place, and left out by
 suite runs them all."""
 
 
+SLOW_FIXTURES = {
+    "browser": "a real Chromium (seconds to start, seconds a page)",
+    "elf": "the firmware built and run in simavr, which emulates every cycle of the board",
+    "firmware_elf": "the firmware built and run in simavr",
+    "display": "Xvfb and a real OpenCV window, driven by xdotool",
+}
+"""Tests are slow by what they use, whatever their module: a test that asks
+for one of these fixtures is marked slow too."""
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         stem = item.path.stem
-        if stem in SLOW or f"{stem}::{item.originalname}" in SLOW:
+        if (stem in SLOW or f"{stem}::{item.originalname}" in SLOW
+                or SLOW_FIXTURES.keys() & set(getattr(item, "fixturenames", ()))):
             item.add_marker(pytest.mark.slow)
 
 

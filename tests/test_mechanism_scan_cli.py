@@ -20,8 +20,13 @@ KINDS = ("flipper", "two-gripper")
 
 
 def _cli(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    """`cuberobot ARGS` with a home of its own, but the suite's solver cache (with HOME in
+    tmp_path, every call built the solver's tables and compiled its search again: 40 s a test)."""
+    from solver.cachedir import cache_dir
+
     env = {"XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
-           "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+           "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+           "CUBEROBOT_CACHE": str(cache_dir())}
     return subprocess.run([sys.executable, "-m", "robot", *args], capture_output=True, text=True,
                           timeout=120, cwd=ROOT, env=env)
 
