@@ -49,6 +49,22 @@ def _wait_done(link: Link, ids: set[int], dones: list[tuple[float, int]], timeou
         link.poll(0.05)
 
 
+def _wait_pulses(rig: SimavrRig, log, servos, n: int, timeout: float = 120.0) -> None:
+    """Until the edge log holds ``n`` pulses of every servo in ``servos``: the
+    emulated board's own count, not a wall-clock wait (a loaded machine
+    emulates fewer cycles a second). Any command to the harness flushes its log."""
+    deadline = time.monotonic() + timeout
+    while True:
+        rig.counts()
+        text = log.read_text()
+        edges = [(int(c), name, int(v)) for c, name, v in
+                 (line.split() for line in text[:text.rfind("\n") + 1].splitlines())]  # whole lines
+        if all(len(_pulses(edges, s)) >= n for s in servos):
+            return
+        assert time.monotonic() < deadline, f"fewer than {n} pulses on a servo in {timeout:g} s"
+        time.sleep(0.05)
+
+
 def _pulses(edges, servo: int) -> list[tuple[int, int]]:
     """(rise cycle, width in cycles) of each pulse on servo ``servo``'s pin
     (the DIR pin of motor servo + 1)."""
@@ -77,7 +93,7 @@ def test_pulses_are_exact_and_framed_idle_and_while_a_stepper_turns(elf, cfg, tm
         for s, us in asked.items():
             assert isinstance(link.request(P.ServoCommand(10 + s, s, us, 0)), P.Ack)
         _wait_done(link, {10, 11, 12}, dones)
-        link.poll(0.3)  # a few idle frames
+        _wait_pulses(rig, log, asked, 3)  # a few idle frames
         # A gripper's stepper turns a half turn while the servos hold.
         link.move(P.MoveCommand(20, 0, 1600))
         _wait_done(link, {20}, dones)
@@ -175,8 +191,7 @@ def test_every_width_is_exact_when_the_steppers_are_idle(elf, cfg, tmp_path):
             for s, us in asked.items():
                 assert isinstance(link.request(P.ServoCommand(10 + s, s, us, 0)), P.Ack)
             _wait_done(link, {10 + s for s in asked}, dones)
-            link.poll(0.3)
-            rig.counts()
+            _wait_pulses(rig, log, asked, 10)
         edges = read_edges(log)
         for s, us in asked.items():
             errors = [w / CYCLES_PER_US - us for _, w in _pulses(edges, s)]
