@@ -18,14 +18,41 @@ if not HAS_BROWSER:
     pytest.skip("needs Debian's chromium and chromium-driver (./run-tests installs them)",
                 allow_module_level=True)
 
+from selenium.common.exceptions import TimeoutException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 LISTEN_JS = """
 window.__events = [];
+window.__listening = false;
 const es = new EventSource('/api/events');
+es.onopen = () => { window.__listening = true; };
 es.onmessage = (m) => window.__events.push(JSON.parse(m.data));
 """
+
+
+def listen(browser) -> None:
+    """The test's own event stream, open (the page says so) before anything starts."""
+    browser.execute_script(LISTEN_JS)
+    WebDriverWait(browser, 30).until(lambda d: d.execute_script("return window.__listening"))
+
+
+def drawn_at_rest(browser) -> dict:
+    """What the page draws once it has shown the last event and drawn its last move: waited
+    for on the page (the held orientation and the centres drawn as the events say), not for
+    an animation's length of time; a page that never gets there fails with what it drew."""
+    last: dict = {}
+
+    def at_rest(d) -> bool:
+        last.update(d.execute_script(DRAWN_JS))
+        return bool(not last["rotating"] and last["caught_up"] and last["held"] == last["reported"]
+                    and (last["top"], last["bottom"]) == (last["reported"][0], last["reported"][3]))
+
+    try:
+        WebDriverWait(browser, 30).until(at_rest)
+    except TimeoutException:
+        raise AssertionError(f"the page's cube did not come to rest as the events say: {last}") from None
+    return last
 
 # What the page draws now: the orientation read back off the cube's rotation, whether a whole-cube
 # turn is being drawn, the last orientation the events reported, and which face's centre sticker is
@@ -53,8 +80,7 @@ def test_the_page_draws_the_cube_as_the_rig_holds_it(browser, tmp_path, kind):
     with panel_server(tmp_path, cfg=cfg, speed="1.5") as (base, panel, _):
         browser.get(base)
         WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "state").text == "idle")
-        browser.execute_script(LISTEN_JS)
-        time.sleep(0.3)  # the stream is open before the run starts
+        listen(browser)
         browser.find_element(By.ID, "start").click()
         checked, whole_turns, deadline, starts, scan_turns = set(), set(), time.monotonic() + 180, 1, 0
         pictured = False
@@ -85,9 +111,7 @@ def test_the_page_draws_the_cube_as_the_rig_holds_it(browser, tmp_path, kind):
         assert d["finished"] == ["solved"], d
         assert len(checked) >= 3 and whole_turns and scan_turns, (checked, whole_turns, scan_turns)
         assert browser.find_element(By.ID, "state").text == "solved"
-        time.sleep(0.8)  # the last move's animation
-        d = browser.execute_script(DRAWN_JS)
-        assert d["held"] == d["reported"] and (d["top"], d["bottom"]) == (d["reported"][0], d["reported"][3])
+        d = drawn_at_rest(browser)
         assert d["facelets"] == "".join(f * 9 for f in "URFDLB")
         assert d["line"].startswith("robot move: ") and "up," in d["line"], d
         assert "robot move" in browser.find_element(By.ID, "turn-line").text
@@ -103,17 +127,15 @@ def test_a_dry_run_on_a_flipper_from_the_page(browser, tmp_path):
     with panel_server(tmp_path, cfg=cfg) as (base, panel, _):
         browser.get(base)
         WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "state").text == "idle")
-        browser.execute_script(LISTEN_JS)
+        listen(browser)
         browser.execute_script("document.getElementById('dry-area').scrollIntoView()")
         moves = "R U F'"
         browser.find_element(By.ID, "dry-moves").send_keys(moves)
         browser.execute_script("document.getElementById('dry-speed').value = '4'")
         browser.find_element(By.ID, "dry-run").click()
         WebDriverWait(browser, 60).until(lambda d: d.find_element(By.ID, "state").text == "dry-run")
-        time.sleep(0.8)  # the last move's animation
-        d = browser.execute_script(DRAWN_JS)
-        assert d["held"] == d["reported"] != "URFDLB" and (d["top"], d["bottom"]) == (d["reported"][0],
-                                                                                     d["reported"][3])
+        d = drawn_at_rest(browser)
+        assert d["reported"] != "URFDLB", d
         assert d["facelets"] == Cube().apply(moves).to_facelets()
         steps = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#steps li")]
         assert len(steps) > 3 and "turn +1 (R)" in steps and any(s.startswith("flip") for s in steps)
@@ -136,7 +158,7 @@ def test_a_jog_after_a_run_turns_and_tips_the_pages_cube_as_the_rig(browser, tmp
     with panel_server(tmp_path, cfg=cfg, speed="max") as (base, panel, rig_url):
         browser.get(base)
         WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "state").text == "idle")
-        browser.execute_script(LISTEN_JS)
+        listen(browser)
         client = Client(base)
         assert client.post("/api/start", {"seed": 6})[0] == 202
         assert client.wait_state("done", "failed", "stopped")["result"] == "solved"
@@ -149,7 +171,7 @@ def test_a_jog_after_a_run_turns_and_tips_the_pages_cube_as_the_rig(browser, tmp
         status = client.get("/api/status")[1]
         held = status["orientation"]
         WebDriverWait(browser, 10).until(lambda d: d.execute_script(DRAWN_JS)["held"] == held)
-        d = browser.execute_script(DRAWN_JS)
+        d = drawn_at_rest(browser)
         assert d["reported"] == status["orientation"] and (d["top"], d["bottom"]) == (
             status["orientation"][0], status["orientation"][3]), d
         assert d["facelets"] == status["facelets"] and "holds" in d["line"], d
@@ -204,8 +226,7 @@ def test_scan_only_from_the_page_on_a_flipper(browser, tmp_path):
         WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "state").text == "idle")
         button = browser.find_element(By.ID, "scan")
         assert button.is_enabled()
-        browser.execute_script(LISTEN_JS)
-        time.sleep(0.3)  # the stream is open before the scan starts
+        listen(browser)
         button.click()
         WebDriverWait(browser, 120).until(
             lambda d: browser.execute_script(DRAWN_JS)["finished"] == ["scanned"])

@@ -132,7 +132,10 @@ def test_the_emergency_stop_ends_a_jog_and_a_latched_rig_is_not_jogged(tmp_path)
         while panel.held_by != "jog":
             assert time.monotonic() < deadline, f"the jog did not start: {answers}"
             time.sleep(0.01)
-        time.sleep(0.3)
+        rig = rig_for_url(rig_url)
+        while not rig.active:  # the rig's word: its eight quarter turns of L under way (2 s at speed 1)
+            assert time.monotonic() < deadline + 20 and not rig.record, "the jog did not get going"
+            time.sleep(0.01)
         status, body, _ = Client(base).post("/api/estop")
         assert status == 200 and body["sent"] and "the jog" in body["message"], body
         jog.join(timeout=30)
