@@ -165,3 +165,121 @@ def test_resume_with_a_set_up_of_the_other_kind_names_the_waiting_job(tmp_path):
     r = resume(tmp_path / "b", "--config", str(flipper))
     assert r.returncode == 2 and "is for a six-motor rig, the config for a flipper rig" in r.stderr, r.stderr
     assert resume(tmp_path / "c", "--config", str(flipper)).stdout.startswith("nothing to resume")
+
+
+def _hostile(folder, what: str) -> None:
+    """Put ``what`` in place of the flipper journal of ``folder``; each record
+    hostile line is followed by a good one, so that it is not a torn last line."""
+    import json
+    import os
+
+    from robot.rig.journal import MAX_BYTES
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "mechanism-journal.jsonl"
+    good = json.dumps({"type": "job", "job": 1, "kind": "flipper", "start": SOLVED, "actions": ["flip"],
+                       "state": [[0, 1, 2, 3, 4, 5], 0, False], "orientation": "URFDLB"})
+    lines = {
+        "deep": "[" * 100_000,
+        "a list": '[{"type": "job"}]',
+        "actions a number": good.replace('["flip"]', "5"),
+        "an action a number": good.replace('["flip"]', "[5]"),
+        "i a string": good + '\n{"type":"sent","job":1,"i":"0"}',
+        "state malformed": good.replace("[[0, 1, 2, 3, 4, 5], 0, false]", "[[0, 0, 0, 0, 0, 0], 0, false]"),
+        "kind a list": good.replace('"flipper"', '["flipper"]'),
+    }
+    if what == "/dev/zero":
+        path.symlink_to("/dev/zero")
+    elif what == "fifo":
+        os.mkfifo(path)
+    elif what == "directory":
+        path.mkdir()
+    elif what == "huge":
+        with open(path, "wb") as f:
+            f.truncate(MAX_BYTES + 1)  # sparse: no disk taken
+    elif what == "not utf-8":
+        path.write_bytes(b"\xff\xfe\x00\n" + good.encode() + b"\n")
+    else:
+        path.write_text(lines[what] + "\n" + good + "\n")
+
+
+HOSTILE = ("/dev/zero", "fifo", "directory", "huge", "deep", "a list", "actions a number",
+           "an action a number", "i a string", "state malformed", "kind a list", "not utf-8")
+
+
+@pytest.mark.parametrize("what", HOSTILE)
+def test_a_hostile_journal_is_one_line_quickly(tmp_path, what):
+    """Whatever sits where the journal should be, reading it is a one-line
+    UserError naming it, in moments and without reading more than a journal."""
+    import resource
+    import time
+
+    folder = tmp_path / "state"
+    _hostile(folder, what)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0 = time.monotonic()
+    with pytest.raises(UserError) as e:
+        MechanismJournal(folder).last()
+    assert time.monotonic() - t0 < 5
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown_kib < 200 * 1024  # never the GBs of /dev/zero
+    message = str(e.value)
+    assert "\n" not in message and "mechanism-journal.jsonl" in message and len(message) < 400
+    assert "move" in message  # says what to do
+    if what in ("/dev/zero", "fifo", "directory", "huge"):  # never opened for writing either
+        cfg = parse_config('[rig]\nkind = "flipper"\n')
+        m = mechanism_for(cfg)
+        with pytest.raises(UserError):
+            MechanismJournal(folder).end(1, "given-up")
+        with pytest.raises(UserError):
+            run_job(MechanismJournal(folder), m, SOLVED, plan("F", m).actions, lambda a: None)
+
+
+@pytest.mark.parametrize("what", ["/dev/zero", "fifo"])
+def test_resume_on_a_hostile_journal_is_one_line(tmp_path, what):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    folder = tmp_path / "state"
+    _hostile(folder, what)
+    flipper = root / "config" / "examples" / "flipper.toml"
+    argv = [sys.executable, "-m", "robot", "resume", "--config", str(flipper), "--state-dir", str(folder)]
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=root)
+    assert r.returncode != 0, r.stdout
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "mechanism-journal.jsonl" in r.stderr, r.stderr
+
+
+def test_a_job_the_rig_cannot_make_from_its_recorded_state_is_refused_before_moving(tmp_path):
+    """A record of the right shape whose moves the rig cannot make from its
+    state (a turn with the cover open) is refused before any move is made."""
+    import json
+
+    cfg = parse_config('[rig]\nkind = "flipper"\n')
+    m = mechanism_for(cfg)
+    (tmp_path / "mechanism-journal.jsonl").write_text(json.dumps(
+        {"type": "job", "job": 1, "kind": "flipper", "start": SOLVED, "actions": ["spin +1", "turn +1"],
+         "state": [[0, 1, 2, 3, 4, 5], 0, False], "orientation": "URFDLB"}) + "\n")
+    moved: list = []
+    with pytest.raises(UserError, match="cannot be made from the state it recorded") as e:
+        resume_job(MechanismJournal(tmp_path), m, moved.append)
+    assert moved == [] and "\n" not in str(e.value)
+
+
+def test_a_long_journal_is_set_aside_between_jobs_and_the_job_numbers_carry_on(tmp_path, monkeypatch):
+    """The journal is bounded (robot/rig/journal.py MAX_BYTES), so a long one
+    is set aside when a job starts with none unfinished, never refused."""
+    import robot.rig.mechanisms.journal as mj
+
+    monkeypatch.setattr(mj, "ROTATE_BYTES", 2000)
+    cfg = parse_config('[rig]\nkind = "flipper"\n')
+    m = mechanism_for(cfg)
+    p = plan("F R", m)
+    for _ in range(6):
+        run_job(MechanismJournal(tmp_path), m, random_cube(1).to_facelets(), p.actions, lambda a: None)
+    assert (tmp_path / "mechanism-journal.1.jsonl").is_file()
+    assert (tmp_path / "mechanism-journal.jsonl").stat().st_size < 4000
+    last = MechanismJournal(tmp_path).last()
+    assert last is not None and last.job == 6 and last.end == "done"

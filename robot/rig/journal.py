@@ -124,14 +124,75 @@ def check_file(path: Path) -> None:
     except OSError as e:
         raise UserError(f"cannot read the journal {path}: {e.strerror or e}") from None
     if not stat.S_ISREG(st.st_mode):
-        kind = ("a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
-                else "a device or a socket")
-        raise UserError(f"the journal {path} is {kind}, not a file: move it away (a fresh journal "
-                        "is started in its place)")
+        raise _not_a_file(path, st.st_mode)
     if st.st_size > MAX_BYTES:
         raise UserError(f"the journal {path} is {st.st_size} bytes, more than any journal "
                         f"({MAX_BYTES // (1024 * 1024)} MiB): move it away (a fresh journal is started "
                         "in its place)")
+
+
+def _not_a_file(path: Path, mode: int) -> UserError:
+    kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+            else "a device or a socket")
+    return UserError(f"the journal {path} is {kind}, not a file: move it away (a fresh journal "
+                     "is started in its place)")
+
+
+def read_bounded(path: Path) -> bytes:
+    """The journal's bytes (b"" when there is none), read without waiting and
+    never more than a journal's size: what is not a regular file (a FIFO,
+    a device, a folder, or a link to one, swapped in since
+    :func:`check_file`) or is larger than :data:`MAX_BYTES` is a
+    :class:`UserError` in one line, not read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return b""
+    except OSError as e:
+        raise UserError(f"cannot read the journal {path}: {e.strerror or e}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise _not_a_file(path, mode)
+        chunks: list[bytes] = []
+        got = 0
+        while got <= MAX_BYTES:
+            chunk = os.read(fd, MAX_BYTES + 1 - got)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+    except OSError as e:
+        raise UserError(f"cannot read the journal {path}: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    if got > MAX_BYTES:
+        raise UserError(f"the journal {path} is larger than any journal "
+                        f"({MAX_BYTES // (1024 * 1024)} MiB): move it away (a fresh journal is started "
+                        "in its place)")
+    return b"".join(chunks)
+
+
+def open_append(path: Path) -> TextIO:
+    """The journal opened to append to (created if missing), without waiting:
+    a FIFO, a device or a folder put there (since :func:`check_file`) is a
+    :class:`UserError` in one line."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as e:
+        raise UserError(f"cannot open the journal {path}: {e.strerror or e}{_advice(e)}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):  # swapped since the check
+            raise _not_a_file(path, mode)
+        os.set_blocking(fd, True)
+    except BaseException as e:
+        os.close(fd)
+        if isinstance(e, OSError):
+            raise UserError(f"cannot open the journal {path}: {e.strerror or e}") from None
+        raise
+    return os.fdopen(fd, "a", encoding="utf-8")
 
 
 class StorageError(UserError):
@@ -187,16 +248,7 @@ class Journal:
             raise UserError(f"cannot open the journal {self.path}: {e.strerror}") from None
 
     def _open(self) -> TextIO:
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-        try:
-            fd = os.open(self.path, flags, 0o644)
-        except OSError as e:
-            raise UserError(f"cannot open the journal {self.path}: {e.strerror}{_advice(e)}") from None
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped since the check
-            os.close(fd)
-            raise UserError(f"the journal {self.path} is not a regular file: move it away")
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "a", encoding="utf-8")
+        return open_append(self.path)
 
     def close(self) -> None:
         try:
@@ -312,25 +364,8 @@ class Journal:
         return self._read()[0]
 
     def _read(self) -> tuple[list[JobState], int]:
-        try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-        except FileNotFoundError:
-            return [], 0
-        except OSError as e:
-            raise UserError(f"cannot read the journal {self.path}: {e.strerror}") from None
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise UserError(f"the journal {self.path} is not a regular file: move it away")
-            data = os.read(fd, MAX_BYTES + 1)
-        except OSError as e:
-            raise UserError(f"cannot read the journal {self.path}: {e.strerror}") from None
-        finally:
-            os.close(fd)
-        if len(data) > MAX_BYTES:
-            raise UserError(f"the journal {self.path} is larger than any journal "
-                            f"({MAX_BYTES // (1024 * 1024)} MiB): move it away")
         reader = JournalReader(self.path)
-        reader.feed(data)
+        reader.feed(read_bounded(self.path))
         return reader.jobs, reader.next_id
 
     def unfinished(self) -> JobState | None:
