@@ -1,6 +1,6 @@
 """Firmware benchmark: the real Uno binary in simavr.
 
-    python benchmarks/firmware.py [--quick]
+    python benchmarks/firmware.py [--quick] [--solves N] [--fault-solves N] [--soaks-only]
 
 Prints: flash and RAM use; the tick interrupt's length (a build that raises
 the LED pin for the interrupt's duration) with two motors at 12,000 steps/s,
@@ -8,12 +8,21 @@ against the 640 cycles of a tick; emergency-stop latency (the host's stop,
 Link.estop()) over several stops at random points of a turn; a turn's
 duration from the edge log against the host's model; and how fast the
 emulator runs compared with real time.
+
+Then the suite's two firmware soaks at full size (tests/soak.py): ``--solves``
+fault-free solves with every step counted (tests/test_firmware_sim.py's
+``test_100_random_solves_...``) and ``--fault-solves`` solves through a line
+that drops and corrupts 1 % of the bytes, the board reset in two of every
+ten, early by the clock and mid-job where the firmware's count of its moves
+says (tests/test_firmware_faults.py); 100 each, 10 with ``--quick``, 0 to
+skip.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import platform
 import random
 import re
 import statistics
@@ -26,6 +35,7 @@ from pathlib import Path
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))  # test tooling (simavr_rig)
 
+import soak  # noqa: E402  (test tooling, from tests/)
 from simavr_rig import SimavrRig  # noqa: E402  (test tooling, from tests/)
 
 from robot.rig import job, timing  # noqa: E402
@@ -137,10 +147,61 @@ def emulator_speed(tmp: Path, elf: Path, solves: int) -> tuple[float, float]:
     return (c1 - c0) / F_CPU, t1 - t0
 
 
+def soaks(elf: Path, solves: int, fault_solves: int) -> int:
+    """The suite's firmware soaks at full size; the number of failures."""
+    from fwtools import write_config
+
+    bad = 0
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        if solves:
+            cfg = load_config(write_config(tmp / "fast.toml"))
+            try:
+                r = soak.firmware_solves(solves, elf, cfg, tmp / "solves")
+                print(f"firmware soak: {r['solves']} solves, {r['moves']} moves, every step and tick as "
+                      f"planned; failures: 0; {r['wall_s']:.1f} s wall ({r['simulated_s']:.1f} s simulated)")
+            except AssertionError as e:
+                bad += 1
+                print(f"firmware soak: FAILED: {e}")
+        if fault_solves:
+            cfg = load_config(write_config(tmp / "faulty.toml", reply_timeout_s=0.01))
+            t0 = time.monotonic()
+            try:
+                r = soak.firmware_fault_soak(fault_solves, elf, cfg, tmp / "faults")
+            except AssertionError as e:
+                bad += 1
+                print(f"firmware fault soak: FAILED after {time.monotonic() - t0:.0f} s: {e}")
+            else:
+                unmet = soak.firmware_fault_bar(r)  # tests/test_firmware_faults.py's bar
+                held = not unmet
+                bad += not held
+                print(f"firmware fault soak: {r['solves']} solves, 1% bytes dropped + 1% corrupted: "
+                      f"{r['mangled']} bytes mangled, {r['retransmissions']} retransmissions, {r['resets']} "
+                      f"resets ({r['mid_job_resets']} mid-job; {r['boots']} boots), {r['resumes']} resumes, "
+                      f"{r['rescans']} rescans, "
+                      f"{r['estops']} stops latched of {r['host_estops']} sent by the host; every cube "
+                      f"solved, every journalled state true; bar {'met' if held else f'NOT MET: {unmet}'}; "
+                      f"{r['wall_s']:.1f} s wall")
+    return bad
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--solves", type=int, default=soak.FIRMWARE_SOLVES, metavar="N",
+                    help="fault-free solves with every step counted (0: none)")
+    ap.add_argument("--fault-solves", type=int, default=soak.FIRMWARE_SOLVES, metavar="N",
+                    help="solves through a mangling line with resets (0: none)")
+    ap.add_argument("--soaks-only", action="store_true", help="only the two soaks")
     args = ap.parse_args()
+    solves = min(args.solves, 10) if args.quick else args.solves
+    fault_solves = min(args.fault_solves, 10) if args.quick else args.fault_solves
+    if args.soaks_only:
+        make("all", "sim")
+        print(f"python {platform.python_version()}, load {os.getloadavg()[0]:.2f}")
+        bad = soaks(FIRMWARE_DIR / "build" / "uno" / "cuberobot.elf", solves, fault_solves)
+        print(f"load after: {os.getloadavg()[0]:.2f}")
+        sys.exit(1 if bad else 0)
     size_re = r"== (\w+) \((\w+)\) ==\s*Program:\s*(\d+) bytes.*?\n\s*Data:\s*(\d+) bytes"
     with tempfile.TemporaryDirectory() as d:  # a build from scratch prints the sizes
         out = make(f"BUILD={d}/build", "all")
@@ -172,6 +233,8 @@ def main() -> None:
         sim_s, wall_s = emulator_speed(tmp, elf, 3 if args.quick else 10)
         print(f"emulator: {sim_s:.1f} s simulated in {wall_s:.1f} s wall ({sim_s / wall_s:.1f}x real time, "
               f"default config, driver included)")
+    if soaks(elf, solves, fault_solves):
+        sys.exit(1)
 
 
 if __name__ == "__main__":

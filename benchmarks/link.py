@@ -2,7 +2,9 @@
 time, a 100-solve fault-injection soak in-process and another through a
 faulty pty line (noise, garbage bursts, stalls, a pulled cable), and power
 cuts (the driver killed, the journal's tail lost, resume) against the
-virtual rig and the firmware.
+virtual rig and the firmware. The two soaks are the suite's
+tests/test_link_faults.py and tests/test_link_pty.py
+(``test_solves_ride_out_...``) at full size (tests/soak.py).
 
     python benchmarks/link.py [--solves N] [--line-solves N] [--power-cuts N] [--firmware-cuts N] [--quick]
 
@@ -121,15 +123,6 @@ def realtime(cfg, speed: float, solves: int, scramble_len: int, state_dir: str) 
             "simulated_vs_estimated_pct_max": 100 * max(errs)}
 
 
-def faults_for(k: int) -> str:
-    spec = "drop:0.01,corrupt:0.01"
-    if k % 10 == 3:
-        spec += f",disconnect:{400 + 31 * k}"
-    if k % 10 == 7:
-        spec += f",reset:{1.0 + 0.04 * k:.2f}"
-    return spec
-
-
 def power_cuts(n: int, firmware: str | None, root: str) -> dict:
     """``n`` power-cut runs (tests/soak.py) against one rig process: the Python
     virtual rig, or the firmware in simavr; the kill comes at a random moment
@@ -153,8 +146,9 @@ def power_cuts(n: int, firmware: str | None, root: str) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--solves", type=int, default=100)
-    ap.add_argument("--line-solves", type=int, default=100, metavar="N",
+    ap.add_argument("--solves", type=int, default=soak.LINK_SOLVES,
+                    help="fault-free solves timed, and solves of the in-process fault soak")
+    ap.add_argument("--line-solves", type=int, default=soak.LINE_SOLVES, metavar="N",
                     help="solves through the faulty pty line (0: none)")
     ap.add_argument("--power-cuts", type=int, default=50, metavar="N", help="power-cut runs, virtual rig")
     ap.add_argument("--firmware-cuts", type=int, default=10, metavar="N",
@@ -179,11 +173,15 @@ def main() -> None:
                   f"{r['simulated_vs_estimated_pct_mean']:.3f} %, worst "
                   f"{r['simulated_vs_estimated_pct_max']:.3f} % (bar: within 1 %)")
         t = time.perf_counter()
-        s = soak.soak(n, fast, d + "/soak", faults_for=faults_for, scramble_len=25)
+        # tests/test_link_faults.py's soak at full size: its faults, its 12-move scrambles
+        s = soak.soak(n, fast, d + "/soak", faults_for=soak.link_faults_for, scramble_len=12)
         wall = time.perf_counter() - t
+        cables = sum(",disconnect:" in soak.link_faults_for(k) for k in range(n))
+        resets = sum(",reset:" in soak.link_faults_for(k) for k in range(n))
         print(f"fault soak: {s.solves} solves, {s.turns} turns, 1% bytes dropped + 1% corrupted, "
-              f"{s.resumes} resumes after lost links, {s.rescans} rescans after mid-turn resets, "
-              f"{s.retransmissions} retransmissions; failures: {len(s.failures)}; {wall:.1f} s wall")
+              f"{cables} cables pulled and {resets} resets planned: {s.resumes} resumes after lost links, "
+              f"{s.rescans} rescans after mid-turn resets, {s.retransmissions} retransmissions; "
+              f"failures: {len(s.failures)}; {wall:.1f} s wall")
         for f in s.failures[:5]:
             print("  FAIL", f)
         line_n = 10 if args.quick else args.line_solves

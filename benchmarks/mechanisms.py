@@ -34,13 +34,20 @@ through the one camera in rendered light, solve, turn, confirm.
     python benchmarks/mechanisms.py --start 50
     python benchmarks/mechanisms.py --start 10 --firmware firmware/build/uno/cuberobot.elf --kinds flipper
     python benchmarks/mechanisms.py --power-cut 20
+    python benchmarks/mechanisms.py --power-cut 20 --cut-at turn
+    python benchmarks/mechanisms.py --line-faults 5 --one-rig 10
 
 ``--firmware ELF`` runs the press-start loop on the firmware in simavr (its
 servo pulses and step pulses turned into the parts' moves, robot/sim/
 simavr.py). ``--power-cut N`` kills ``cuberobot start`` (SIGKILL) N times a
-kind at a random moment, the rig a sim-rig on a pty in its own process, and
-runs ``cuberobot resume`` in a new process each time (tests/mechanism_soak.py):
-never a layer turned twice, never a false state.
+kind at a random moment (``--cut-at turn``: once the rig reports a random
+part of the job's layer turns made, as the suite's test does with two), the
+rig a sim-rig on a pty in its own process, and runs ``cuberobot resume`` in
+a new process each time (tests/mechanism_soak.py): never a layer turned
+twice, never a false state. ``--line-faults N`` runs `start` N times a kind
+on a sim-rig whose line drops and damages 2 % of the bytes, ``--one-rig N``
+N cubes in a row on one rig (tests/test_mechanism_link_faults.py at full
+size).
 """
 
 from __future__ import annotations
@@ -143,10 +150,21 @@ def main() -> int:
     ap.add_argument("--power-cut", type=int, default=0, metavar="N",
                     help="kill `cuberobot start` N times a kind and resume in a new process")
     ap.add_argument("--speed", default="4", help="with --power-cut: the sim-rig's speed")
+    ap.add_argument("--cut-at", choices=("time", "turn"), default="time",
+                    help="with --power-cut: kill at a random moment of a whole run (time), or once the rig "
+                         "reports a random part of the job's layer turns made (turn: the suite's test, "
+                         "tests/test_mechanism_link.py, at full size)")
+    ap.add_argument("--line-faults", type=int, default=0, metavar="N",
+                    help="N runs of `cuberobot start` a kind on a line that drops and damages 2 %% of "
+                         "the bytes (tests/test_mechanism_link_faults.py at full size)")
+    ap.add_argument("--one-rig", type=int, default=0, metavar="N",
+                    help="N cubes in a row a kind on one rig, `cuberobot start` for each")
     args = ap.parse_args()
     kinds = tuple(k for k in args.kinds.split(",") if k)
     if args.power_cut:
-        return power_cuts(args.power_cut, kinds, args.speed)
+        return power_cuts(args.power_cut, kinds, args.speed, args.cut_at)
+    if args.line_faults or args.one_rig:
+        return line_faults_and_one_rig(args.line_faults, args.one_rig, kinds)
     if args.start:
         return start_runs(args.start, kinds, args.firmware)
     workers = args.workers or default_workers()
@@ -242,8 +260,12 @@ def main() -> int:
     return 0
 
 
-def power_cuts(n: int, kinds: tuple[str, ...], speed: str) -> int:
-    """N kill -9 runs a kind, each resumed in a new process."""
+def power_cuts(n: int, kinds: tuple[str, ...], speed: str, cut_at: str = "time") -> int:
+    """N kill -9 runs a kind, each resumed in a new process. ``cut_at``
+    "time": at a random moment from 1.5 s to the length of a whole run
+    (timed first); "turn": once the rig reports a random part of the job's
+    layer turns made (at least one, at least two before the last), a kill
+    inside the job whatever the machine's speed."""
     import random
     import tempfile
     from collections import Counter
@@ -259,23 +281,73 @@ def power_cuts(n: int, kinds: tuple[str, ...], speed: str) -> int:
         t0 = time.perf_counter()
         outcomes: Counter[str] = Counter()
         failures = []
-        with tempfile.TemporaryDirectory() as d:  # one run to its end: how long a run takes here
-            whole = mechanism_soak.power_cut_run(kind, 0, Path(d), kill_after_s=float("inf"), speed=speed)
-        assert whole.start_s is not None and not whole.failures, whole
-        print(f"  {kind}: a whole run takes {whole.start_s:.1f} s; kills at random from 1.5 s to that",
-              file=sys.stderr, flush=True)
+        whole_s = 0.0
+        if cut_at == "time":
+            with tempfile.TemporaryDirectory() as d:  # one run to its end: how long a run takes here
+                whole = mechanism_soak.power_cut_run(kind, 0, Path(d), kill_after_s=float("inf"), speed=speed)
+            assert whole.start_s is not None and not whole.failures, whole
+            whole_s = whole.start_s
+            print(f"  {kind}: a whole run takes {whole_s:.1f} s; kills at random from 1.5 s to that",
+                  file=sys.stderr, flush=True)
         for k in range(1, n + 1):
-            kill = random.Random(f"{kind}-{k}").uniform(1.5, whole.start_s)
+            rng = random.Random(f"{kind}-{k}")
             with tempfile.TemporaryDirectory() as d:
-                r = mechanism_soak.power_cut_run(kind, k, Path(d), kill_after_s=kill, speed=speed)
+                if cut_at == "time":
+                    kill = rng.uniform(1.5, whole_s)
+                    r = mechanism_soak.power_cut_run(kind, k, Path(d), kill_after_s=kill, speed=speed)
+                    when = f"kill at {kill:.1f} s"
+                else:
+                    part = rng.random()
+                    r = mechanism_soak.power_cut_run(kind, k, Path(d), kill_at=part, speed=speed)
+                    when = f"kill at {part:.2f} of the job, {r.turns_at_kill} of {r.plan_turns} layers turned"
+                    if r.outcome not in ("finished", "unknown"):  # as tests/test_mechanism_link.py holds it
+                        r.failures.append(f"the kill fell outside the job: {r.outcome}")
             outcomes[r.outcome] += 1
             failures += r.failures
             said = "".join(f"; {f}" for f in r.failures)
-            print(f"  {kind} run {k}: kill at {kill:.1f} s, {r.done_at_kill} robot moves journalled done, "
+            print(f"  {kind} run {k}: {when}, {r.done_at_kill} robot moves journalled done, "
                   f"{r.outcome}{said}", file=sys.stderr, flush=True)
         bad += len(failures)
         print(f"| {kind} | {n} | {outcomes['finished']} | {outcomes['unknown']} | {outcomes['ended']} "
               f"| {outcomes['not-begun']} | {len(failures)} | {time.perf_counter() - t0:.0f} s |", flush=True)
+    return 1 if bad else 0
+
+
+def line_faults_and_one_rig(line_runs: int, one_rig: int, kinds: tuple[str, ...]) -> int:
+    """tests/test_mechanism_link_faults.py's two soaks at full size: runs on
+    a faulty line (seeds 5, 6, ...) and cubes in a row on one rig."""
+    import tempfile
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    import mechanism_soak  # test tooling
+
+    bad = 0
+    for kind in kinds:
+        if line_runs:
+            t0 = time.perf_counter()
+            failures = []
+            for seed in range(5, 5 + line_runs):
+                with tempfile.TemporaryDirectory() as d:
+                    t = time.perf_counter()
+                    said = mechanism_soak.line_fault_run(kind, seed, Path(d), mechanism_soak.LINE_FAULTS)
+                failures += said
+                how = "FAILED: " + "; ".join(said) if said else "confirmed solved, every layer once"
+                print(f"  {kind} seed {seed}: {how} ({time.perf_counter() - t:.1f} s)", file=sys.stderr,
+                      flush=True)
+            bad += len(failures)
+            print(f"line faults ({mechanism_soak.LINE_FAULTS}), {kind}: {line_runs} runs of `start`, "
+                  f"{line_runs - len(failures)} confirmed solved with every layer turned once in the plan's "
+                  f"order, failures {len(failures)}; {time.perf_counter() - t0:.0f} s wall", flush=True)
+        if one_rig:
+            t0 = time.perf_counter()
+            seeds = [4, *range(11, 10 + one_rig)]
+            with tempfile.TemporaryDirectory() as d:
+                failures = mechanism_soak.one_rig_runs(kind, seeds, Path(d))
+            bad += len(failures)
+            for f in failures:
+                print(f"  FAIL {f}", file=sys.stderr)
+            print(f"one rig, {kind}: {len(seeds)} cubes in a row (seeds {', '.join(map(str, seeds))}), "
+                  f"failures {len(failures)}; {time.perf_counter() - t0:.0f} s wall", flush=True)
     return 1 if bad else 0
 
 

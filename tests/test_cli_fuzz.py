@@ -15,8 +15,20 @@ quickly: `sim-rig` and `start` always carry one argument that stops them
 before a motor or camera starts, `dry-run --render` only names unusable
 files, and `solve` searches at most 50 ms a cube.
 
-2260 examples in all, about a minute on two cores; a failing example is
-reported as it is (no shrinking: a hang would be replayed for minutes).
+The full fuzz is 2060 examples (QUOTA, issue 13's bar of at least 2000),
+about a minute on two quiet cores and several under the suite's load;
+the suite runs a tenth of each command's quota (at least 10), the same
+seeded examples every run (``derandomize``). CUBEROBOT_FUZZ_SCALE sets the
+part: 1 runs the full quota, as ``python benchmarks/fuzz.py`` does. A
+failing example is reported as it is (no shrinking: a hang would be
+replayed for minutes).
+
+Why `solve` is the slowest command per example: its hostile arguments are
+refused in milliseconds, but a valid cube is solved as asked, with the
+default 100 ms budget (or up to 1 s: "1_000" is a number to Python), and a
+valid ``--max-length`` between about 13 and 19 on a cube that needs more
+searches for the solver's 2 s (REFUSE_AFTER_MS) before it refuses: the
+promise tests/test_solver.py holds it to.
 """
 
 from __future__ import annotations
@@ -46,8 +58,10 @@ EXAMPLE_LIMIT_S = 10.0
 HANG_S = 60
 CUBES = [random_cube(seed).to_facelets() for seed in range(8)]
 
-# How many examples each command gets; at least 2000 in all. CUBEROBOT_FUZZ_SCALE=10 runs ten times as many.
-SCALE = float(os.environ.get("CUBEROBOT_FUZZ_SCALE", "1"))
+# How many examples each command gets at full size; at least 2000 in all. The suite runs
+# CUBEROBOT_FUZZ_SCALE (default 0.1) of each, at least SUITE_LEAST; CUBEROBOT_FUZZ_SCALE=1 runs them all.
+SCALE = float(os.environ.get("CUBEROBOT_FUZZ_SCALE", "").strip() or "0.1")
+SUITE_LEAST = 10
 QUOTA = {
     "top": 120, "check": 200, "show": 150, "apply": 200, "scramble": 150, "solve": 200,
     "config": 250, "classify": 250, "sim-rig": 100, "dry-run": 120, "resume": 80, "jog": 60,
@@ -435,9 +449,10 @@ def test_every_command_survives_hostile_input(name: str, isolated: Path) -> None
         solver.prepare()  # a fresh machine builds the tables once (a minute): not an example's time
     examples = 0
 
-    quota = max(1, round(QUOTA[name] * SCALE))
+    quota = max(min(SUITE_LEAST, QUOTA[name]), round(QUOTA[name] * SCALE))
 
     @settings(max_examples=quota, phases=[Phase.explicit, Phase.reuse, Phase.generate],
+              derandomize=True, database=None,  # seeded: the same examples every run
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                      HealthCheck.filter_too_much, HealthCheck.large_base_example])
     @given(STRATEGIES[name])
@@ -446,7 +461,9 @@ def test_every_command_survives_hostile_input(name: str, isolated: Path) -> None
         examples += 1
         check_example(case, isolated / f"ex{examples}")
 
+    t0 = time.monotonic()
     fuzz()
+    print(f"\nfuzz {name}: {examples} examples in {time.monotonic() - t0:.1f} s")
     assert examples >= quota
 
 

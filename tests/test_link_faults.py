@@ -1,5 +1,8 @@
-"""Fault injection: 100 solves through a link that corrupts and drops bytes,
-with pulled cables and firmware resets in some of them (issue 5's bar)."""
+"""Fault injection: solves through a link that corrupts and drops bytes,
+with pulled cables and firmware resets in some of them (issue 5's bar: 100
+solves). The suite runs the first 12 of the 100 seeded solves (a pulled
+cable, a reset, and both in one solve among them); ``python
+benchmarks/link.py`` runs all 100, as does CUBEROBOT_SOAK_SCALE=1 here."""
 
 import dataclasses
 
@@ -7,25 +10,19 @@ import soak
 
 from robot.rig.loading import load_config
 
-
-def faults_for(k: int) -> str:
-    spec = "drop:0.01,corrupt:0.01"
-    if k % 10 == 3:
-        spec += f",disconnect:{300 + 29 * k}"
-    if k % 10 == 7:
-        spec += f",reset:{0.5 + 0.02 * k:.2f}"  # within a 12-move job (about 1.5 s of turning)
-    if k % 25 == 11:
-        spec += f",disconnect:{500 + k},reset:{1.5 + 0.01 * k:.2f}"
-    return spec
+SOLVES = soak.sized(soak.LINK_SOLVES, suite=12, least=12)
 
 
 def test_100_faulty_solves_end_solved_with_a_truthful_journal(tmp_path):
     cfg = load_config()
     cfg = dataclasses.replace(cfg, rig=dataclasses.replace(cfg.rig, reply_timeout_s=0.004))
-    result = soak.soak(100, cfg, tmp_path, faults_for=faults_for, scramble_len=12)
+    result = soak.soak(SOLVES, cfg, tmp_path, faults_for=soak.link_faults_for, scramble_len=12)
+    print(f"\n{SOLVES} faulty solves: {result}")
     assert result.failures == []
-    assert result.solves == 100
-    # The faults really happened and were really handled.
-    assert result.retransmissions > 100
-    assert result.resumes >= 5
-    assert result.rescans >= 5
+    assert result.solves == SOLVES
+    # The faults really happened and were really handled, at the 100's rate:
+    # over 100 retransmissions and at least 5 resumes and 5 rescans there
+    # (7 and 6 on 2026-12-06), over 12, 1 and 1 in the suite's 12 (2 and 1).
+    assert result.retransmissions > SOLVES
+    assert result.resumes >= max(1, SOLVES // 20)
+    assert result.rescans >= max(1, SOLVES // 20)

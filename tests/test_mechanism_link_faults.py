@@ -12,7 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import mechanism_soak
 import pytest
+import soak
 from mechanism_soak import planned_turns
 
 from robot.rig.mechanisms.journal import MechanismJournal
@@ -36,19 +38,17 @@ def _rig(kind: str, seed: int, speed: str, faults: str, view: Path) -> SimRigPro
 
 @pytest.mark.parametrize("kind", ["flipper", "two-gripper"])
 def test_a_run_over_a_line_that_drops_and_damages_bytes_turns_each_layer_once(kind, tmp_path):
-    view, state, seed = tmp_path / "view", tmp_path / "state", 5
-    with _rig(kind, seed, "max", "drop:0.02,corrupt:0.02", view) as sim:
-        r = _run(kind, sim, state, view, "start", "--headless", "--seed", str(seed), "--sim-view", str(view))
-        counts = sim.counts()
-        truth = sim.state()
-    assert r.returncode == 0 and "confirmed solved" in r.stdout, (r.stdout, r.stderr[-2000:])
-    assert "Traceback" not in r.stderr
-    assert counts["fault"] is None, counts
-    made = [tuple(t) for t in counts["layer_turns"]]
-    assert made == planned_turns(kind, state)  # every layer the plan turns, once, in its order
-    assert HeldCube(truth).is_solved()
-    job = MechanismJournal(state).last()
-    assert job is not None and job.end == "done" and job.done == len(job.actions)
+    """One run a kind in the suite, on a line a quarter as bad as the full
+    soak's (0.5 % of the bytes dropped and 0.5 % damaged, each way, seeded:
+    dozens of frames hit in a run); ``python benchmarks/mechanisms.py
+    --line-faults 5`` runs five a kind at 2 % (about 30 s a run: each lost
+    DONE costs the host its wait for the move), as does
+    CUBEROBOT_SOAK_SCALE=1 here."""
+    full = soak.scale() is not None
+    faults = mechanism_soak.LINE_FAULTS if full else mechanism_soak.SUITE_LINE_FAULTS
+    for seed in range(5, 5 + soak.sized(mechanism_soak.LINE_RUNS, suite=1)):
+        failures = mechanism_soak.line_fault_run(kind, seed, tmp_path / str(seed), faults)
+        assert failures == []
 
 
 def test_a_firmware_restart_mid_job_leaves_the_state_unknown_and_resume_moves_nothing(tmp_path):
@@ -82,19 +82,12 @@ def test_one_rig_solves_cube_after_cube(kind, tmp_path):
     across (a gripper that turned a layer last), which homing cannot square
     (its steppers have no home): every run now ends with its parts where
     homing takes them home. Before, the second run on a two-gripper turned
-    a gripper into the other's crossed jaws and the rig stopped."""
-    from solver import random_cube
-
-    view, state = tmp_path / "view", tmp_path / "state"
-    with _rig(kind, 4, "max", "", view) as sim:
-        for k, seed in enumerate((4, 11, 12)):
-            if k:
-                sim.set_state(random_cube(seed).to_facelets())  # the next cube, put in as it comes
-            r = _run(kind, sim, state, view, "start", "--headless", "--seed", str(seed),
-                     "--sim-view", str(view))
-            assert r.returncode == 0 and "confirmed solved" in r.stdout, (k, r.stdout[-1500:],
-                                                                          r.stderr[-1500:])
-            assert sim.counts()["fault"] is None and HeldCube(sim.state()).is_solved()
+    a gripper into the other's crossed jaws and the rig stopped. Two cubes
+    in the suite (the second is the one that jammed); ``python
+    benchmarks/mechanisms.py --one-rig 10`` runs ten in a row a kind."""
+    n = soak.sized(10, suite=2, least=2)
+    failures = mechanism_soak.one_rig_runs(kind, [4, *range(11, 10 + n)], tmp_path)
+    assert failures == []
 
 
 def test_a_resumed_two_gripper_job_ends_with_the_jaws_square_for_the_next_start(tmp_path):

@@ -4,7 +4,10 @@ methods, paths, queries, headers and bodies (JSON nested thousands deep,
 numbers of hundreds of digits, lone surrogates, wrong types, random bytes,
 broken forms, image bombs) delivered whole, chunked, cut short, or reset
 mid-body. The bar: no answer of 500 (every refusal a 4xx with a JSON body)
-and no traceback in the server's log, over at least 5,000 cases.
+and no traceback in the server's log, over at least 5,000 cases. The
+suite runs a seeded tenth of them (540 cases, the same every run);
+CUBEROBOT_FUZZ_SCALE sets the part, and 1 (``python benchmarks/fuzz.py``)
+runs all 5,400.
 
 The rig is a virtual one at full speed, so a body that happens to be a
 valid start runs for a second or two; no valid cube is ever sent to the
@@ -28,9 +31,8 @@ from webserver import image_bombs, read_answer
 
 ROOT = Path(__file__).resolve().parents[1]
 COUNTS = {"cases": 0, "answers": 0, "no answer": 0}
-SCALE = float(os.environ.get("CUBEROBOT_FUZZ_SCALE", "1"))
-"""More or fewer cases (the bar's 5,000 at 1)."""
-pytestmark = pytest.mark.xdist_group("web_hostile_fuzz")  # the last test sums the other tests' cases
+SCALE = float(os.environ.get("CUBEROBOT_FUZZ_SCALE", "").strip() or "0.1")
+"""The part of the full fuzz run: the suite's tenth by default, the bar's 5,000 at 1."""
 
 
 def fuzz(examples):
@@ -53,7 +55,7 @@ METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "TRACE", 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """`cuberobot serve` on a free loopback port, its log in a file; at the
-    end, Ctrl-C (the exit status 130) and the log kept for the last test."""
+    end, Ctrl-C."""
     home = tmp_path_factory.mktemp("home")
     env = {**os.environ, "XDG_DATA_HOME": str(home / "data"), "XDG_STATE_HOME": str(home / "state"),
            "XDG_CONFIG_HOME": str(home / "config"), "PYTHONUNBUFFERED": "1"}
@@ -239,23 +241,50 @@ deliveries = st.sampled_from(["whole"] * 6 + ["chunked", "short", "reset"])
 
 # ---------------------------------------------------------------- the fuzz
 
-@fuzz(2800)
-@given(path=st.sampled_from(POSTS[:-1]), target_query=queries, body=json_bodies(),
-       headers=extra_headers("application/json"), delivery=deliveries)
-def test_json_endpoints(server, path, target_query, body, headers, delivery):
-    base, _ = server
-    target = path + (f"?{target_query}" if target_query else "")
-    _check(base, "POST", target, body, headers, delivery)
+def held_to_the_bar(server, examples: int, cases) -> None:
+    """Run ``cases`` (a fuzz of ``examples`` cases at SCALE 1), then hold them
+    to the bar: each one answered below 500 (checked as it is sent), at
+    least nine in ten of them sent (the three fuzz tests' 5,400 make the
+    bar's 5,000), the server still serving and no traceback in its log. Each
+    test holds its own cases to it, so the tests need no order and may run
+    on different workers."""
+    base, log = server
+    before = COUNTS["cases"]
+    cases()
+    sent = COUNTS["cases"] - before
+    _check(base, "GET", "/api/status", b"", {})  # still serving
+    time.sleep(0.5)  # a traceback written after its answer lands in the log
+    text = log.read_text(errors="replace")
+    assert "Traceback" not in text and "Exception in ASGI" not in text, text[-3000:]
+    assert sent >= 0.9 * max(1, int(examples * SCALE)), (sent, examples, SCALE)
+    print(f"fuzz: {sent} cases; {COUNTS}")
 
 
-@fuzz(2000)
-@given(method=st.sampled_from(METHODS), target=targets(GETS + POSTS),
-       body=st.one_of(st.just(b""), json_bodies()), headers=extra_headers(), delivery=deliveries)
-def test_any_request(server, method, target, body, headers, delivery):
+def test_json_endpoints(server):
     base, _ = server
-    if method in ("GET", "HEAD") and delivery != "whole":
-        delivery = "whole"
-    _check(base, method, target, body, headers, delivery)
+
+    @fuzz(2800)
+    @given(path=st.sampled_from(POSTS[:-1]), target_query=queries, body=json_bodies(),
+           headers=extra_headers("application/json"), delivery=deliveries)
+    def case(path, target_query, body, headers, delivery):
+        target = path + (f"?{target_query}" if target_query else "")
+        _check(base, "POST", target, body, headers, delivery)
+
+    held_to_the_bar(server, 2800, case)
+
+
+def test_any_request(server):
+    base, _ = server
+
+    @fuzz(2000)
+    @given(method=st.sampled_from(METHODS), target=targets(GETS + POSTS),
+           body=st.one_of(st.just(b""), json_bodies()), headers=extra_headers(), delivery=deliveries)
+    def case(method, target, body, headers, delivery):
+        if method in ("GET", "HEAD") and delivery != "whole":
+            delivery = "whole"
+        _check(base, method, target, body, headers, delivery)
+
+    held_to_the_bar(server, 2000, case)
 
 
 @st.composite
@@ -296,15 +325,4 @@ def test_photo_uploads(server, bombs):
         headers.pop("Host", None)
         _check(base, "POST", "/api/photos", body, headers, delivery)
 
-    upload()
-
-
-def test_no_500_and_no_traceback_in_5000_cases(server):
-    """The bar, over the cases above (run in this module's order)."""
-    base, log = server
-    _check(base, "GET", "/api/status", b"", {})  # still serving
-    time.sleep(0.5)
-    text = log.read_text(errors="replace")
-    assert "Traceback" not in text and "Exception in ASGI" not in text, text[-3000:]
-    assert COUNTS["cases"] >= 5000 * SCALE, COUNTS
-    print(f"fuzz: {COUNTS}")
+    held_to_the_bar(server, 600, upload)
