@@ -1,4 +1,18 @@
-"""Test-wide settings.
+"""Test-wide settings, and the one place that says which tests are slow and why.
+
+The suite runs in parallel workers (``./run-tests``: pytest-xdist, two a
+core): every worker has its own settings folder (below) and each test its
+own tmp_path; what workers share (the solver's cache, firmware/build) is
+built under a lock, once, ahead of them (tests/warmup.py). A test never
+decides by the clock: it waits for what the rig, the journal or the page
+says, with a deadline only as the bound after which it fails.
+
+What is slow (``SLOW``, ``SLOW_FIXTURES``), left out by ``./run-tests
+--quick``: the firmware in simavr, Chromium, Xvfb windows, the fuzzers and
+soaks (sized down here, full in benchmarks/), cold table builds, the wheel
+install, the linters, and the flipper's and two-gripper's heavier runs
+through a process or a server. --quick keeps one press-start end to end on
+each kind of rig, the solver's properties and the API.
 
 Hypothesis's per-example deadline measures wall time, which on a shared or
 loaded CI machine says more about the neighbours than about the code; speed
