@@ -174,15 +174,19 @@ _warmup: subprocess.Popen | None = None
 
 
 def _warm_up(config) -> None:
-    """In a parallel run, the controller (not a worker) starts tests/warmup.py
-    in the background: the solver's tables, its compiled search and the
-    firmware, built once before the workers all reach for them."""
+    """In a parallel run, the controller (not a worker) runs tests/warmup.py:
+    the solver's tables and compiled searches before the workers start (a
+    few seconds, or about 30 on a fresh machine), the firmware in the
+    background beside the first tests."""
     global _warmup
     parallel = getattr(config.option, "numprocesses", None)
     if hasattr(config, "workerinput") or not parallel or config.option.collectonly:
         return
-    _warmup = subprocess.Popen([sys.executable, str(Path(__file__).with_name("warmup.py"))],
-                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    script = str(Path(__file__).with_name("warmup.py"))
+    subprocess.run([sys.executable, script, "solver"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   timeout=600, check=False)
+    _warmup = subprocess.Popen([sys.executable, script, "firmware"], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL)
 
 
 def pytest_unconfigure(config):
