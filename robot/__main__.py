@@ -20,15 +20,25 @@ def run() -> None:
 
 def _exit(code: int) -> None:
     """Leave with ``code``. Once numba has loaded LLVM, the interpreter's
-    own finalisation (tearing down every module, then LLVM's static
-    destructors) takes about 0.3 s, a third of a warm `cuberobot solve`:
-    when the command is over and nothing else runs (no thread but this one),
-    the exit handlers and logging are run, the output flushed, and the
-    process ends at once. Anything else exits the usual way."""
+    own finalisation (tearing down every module with full garbage
+    collections, then LLVM's static destructors) takes about 0.3 s, a third
+    of a warm `cuberobot solve`, and a second or more on a busy machine. So
+    the command ends as the usual exit begins (threading's exit callbacks,
+    then every thread that is not a daemon joined: `serve`'s worker threads
+    ending as its event loop closed, say), then the exit handlers and
+    logging are run, the output flushed, and the process ends at once; what
+    is left are daemon threads, which the usual exit abandons too. Without
+    numba, or off the main thread, it exits the usual way."""
     import threading
 
-    if "numba" not in sys.modules or threading.active_count() > 1:
+    shutdown = getattr(threading, "_shutdown", None)  # what the interpreter's exit calls first
+    if ("numba" not in sys.modules or shutdown is None
+            or threading.current_thread() is not threading.main_thread()):
         sys.exit(code)
+    try:
+        shutdown()
+    except KeyboardInterrupt:
+        pass  # Ctrl-C again while threads were ending: end now
     import atexit
     import logging
     import os

@@ -42,19 +42,31 @@ def test_the_stop_reaches_a_jog_latches_the_rig_and_clear_clears_it(tmp_path):
         def jog():
             answer["jog"] = client.post("/api/jog", {"moves": ", ".join(["flip"] * 12)})
 
+        # Homed (3 moves) and into the first flip (its two moves are queued together): there the rig's
+        # time stands still, the flip's second move stays under way, and the jog waits for it however
+        # long the test takes to press the stop.
+        sim.hold_after(4)
         thread = threading.Thread(target=jog)
         thread.start()
-        deadline = time.monotonic() + 30
-        while sim.counts()["moves"] < 5:  # homed and into the flips
-            assert time.monotonic() < deadline, "the jog did not start"
-            time.sleep(0.05)
-        status, body, _ = client.post("/api/estop")
-        assert status == 200 and body["sent"] and "the flipper rig the jog moves" in body["message"], body
-        thread.join(timeout=30)
+        try:
+            deadline = time.monotonic() + 60
+            while not ((said := sim.held())["held"] and said["moving"]):  # the rig's own word: mid-jog
+                assert time.monotonic() < deadline and thread.is_alive(), ("the jog stopped short", answer)
+                time.sleep(0.05)
+            status, body, _ = client.post("/api/estop")
+            if "the flipper rig the jog moves" not in body.get("message", ""):
+                thread.join(timeout=30)
+            assert status == 200 and body["sent"] and "the flipper rig the jog moves" in body["message"], \
+                (body["message"], answer.get("jog", (None, None))[1], said, sim.held())
+            thread.join(timeout=30)
+            assert not thread.is_alive(), "the jog did not end on the emergency stop"
+        finally:
+            sim.release()
+            thread.join(timeout=30)
         status, body, _ = answer["jog"]
         assert status == 502 and "stopped during the robot move flip" in body["error"]["message"], body
         moves = sim.counts()["moves"]
-        assert moves < 3 + 2 * 12, moves
+        assert 4 < moves < 3 + 2 * 12, moves  # the move under way was cut short, the rest never made
         rig = client.get("/api/status")[1]["rig"]
         assert rig["connected"] and rig["estop_latched"], rig
         status, body, _ = client.post("/api/jog", {"moves": "flip"})  # the rig says it is latched

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TypeVar
 
 import cv2
 import numpy as np
@@ -20,6 +22,9 @@ from .render import Lighting
 from .sample import sample_faces
 from .scan_result import ScanResult
 from .setup import CameraSpec, ViewSpec
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 
 GLARE_DOUBT = 0.5  # a sticker mostly covered by glare was not really seen
 DARK_DOUBT = 0.05  # nor one whose brightest channel has under 5 % of the scan's light (shadow)
@@ -137,8 +142,6 @@ def capture_frames(cameras: list[CameraSpec], views: list[ViewSpec], *, sim_stat
 
     Different cameras are read at the same time (OpenCV and numpy let go of
     the interpreter while they work), views of one camera one after another."""
-    from concurrent.futures import ThreadPoolExecutor
-
     by_name = {c.name: c for c in cameras}
     for view in views:
         if view.camera not in by_name:
@@ -192,11 +195,40 @@ def capture_frames(cameras: list[CameraSpec], views: list[ViewSpec], *, sim_stat
     if len(groups) == 1 or any(v.hand_held for v in views):  # a person in the loop: one at a time
         results = [one_camera(g) for g in groups]
     else:
-        with ThreadPoolExecutor(max_workers=max(1, len(groups))) as pool:
-            results = list(pool.map(one_camera, groups))
+        results = _each_at_once(one_camera, groups)
     for r in results:
         frames.update(r)
     return frames
+
+
+def _each_at_once(work: Callable[[_T], _R], items: list[_T]) -> list[_R]:
+    """``[work(item) for item in items]``, each on a thread of its own at
+    the same time; the first item's exception, if any, is raised. Threads of
+    their own rather than a pool's: a pool's workers are joined when the
+    interpreter exits, so a capture that a server gives up as it shuts down
+    (its run's thread, a daemon, abandoned) held the exit up until its frames
+    were rendered, a second on a busy machine; these are daemons when their
+    caller is, and are not waited for then."""
+    import threading
+
+    results: dict[int, _R] = {}
+    errors: list[BaseException | None] = [None] * len(items)
+
+    def one(i: int) -> None:
+        try:
+            results[i] = work(items[i])
+        except BaseException as e:  # noqa: BLE001 - raised in the caller's thread below
+            errors[i] = e
+
+    threads = [threading.Thread(target=one, args=(i,), name=f"capture-{i}") for i in range(len(items))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for e in errors:
+        if e is not None:
+            raise e
+    return [results[i] for i in range(len(items))]
 
 
 def _reported_exposure(spec: CameraSpec, settings: dict[str, object]) -> float | None:

@@ -14,6 +14,7 @@ time, or ``max`` to run event by event.
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 import urllib.parse
 import weakref
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
     from ..rig.config import Config
 
 _RIGS: weakref.WeakValueDictionary[str, VirtualRig] = weakref.WeakValueDictionary()
+_RIGS_LOCK = threading.Lock()
+"""Two threads opening one URL at once (a server's rig listener, a test
+looking at the rig) must get one rig, not one each."""
 _OPTIONS = ("speed", "seed", "faults", "state", "protocol")
 
 
@@ -96,18 +100,19 @@ def sim_url(name: str, speed: str = "max", **opts: str) -> str:
 def rig_for_url(url: str) -> VirtualRig:
     """The rig behind ``url``, created on first use."""
     key, opts = parse_sim_url(url)
-    rig = _RIGS.get(key)
-    if rig is None:
-        clock = make_clock(opts.get("speed", "1"))
-        seed = _whole(opts, "seed", MAX_SIM_SEED) or 0
-        cube = _start_cube(opts)
-        version = _whole(opts, "protocol", MAX_SIM_PROTOCOL)
-        version = P.PROTOCOL_VERSION if version is None else version
-        rig = VirtualRig(clock=clock, faults=Faults.parse(opts.get("faults")), seed=seed, cube=cube,
-                         protocol_version=version)
-        _RIGS[key] = rig
-        if _kept is not None:
-            _kept.append(rig)
+    with _RIGS_LOCK:
+        rig = _RIGS.get(key)
+        if rig is None:
+            clock = make_clock(opts.get("speed", "1"))
+            seed = _whole(opts, "seed", MAX_SIM_SEED) or 0
+            cube = _start_cube(opts)
+            version = _whole(opts, "protocol", MAX_SIM_PROTOCOL)
+            version = P.PROTOCOL_VERSION if version is None else version
+            rig = VirtualRig(clock=clock, faults=Faults.parse(opts.get("faults")), seed=seed, cube=cube,
+                             protocol_version=version)
+            _RIGS[key] = rig
+            if _kept is not None:
+                _kept.append(rig)
     return rig
 
 
@@ -133,10 +138,11 @@ def live_rigs() -> int:
 
 def forget(url: str | None = None) -> None:
     """Drop one rig (or all): the next open starts a fresh one."""
-    if url is None:
-        _RIGS.clear()
-    else:
-        _RIGS.pop(url, None)
+    with _RIGS_LOCK:
+        if url is None:
+            _RIGS.clear()
+        else:
+            _RIGS.pop(url, None)
 
 
 class Serial(SerialBase):
@@ -193,6 +199,9 @@ class Serial(SerialBase):
                     del buf[:size]
                 return data
             self._check()
+            if self.rig.held:  # a test holds the rig: this host waits with it (VirtualRig.hold_after)
+                time.sleep(0.005)
+                continue
             remaining = 1.0 if deadline is None else deadline - time.monotonic()
             if remaining <= 0:
                 return b""

@@ -5,6 +5,9 @@ serves the rig on it; on stdin it takes one command per line and answers one
 line each (``state``, ``press``, ``set FACELETS``, ``counts``, ``quit``).
 The simavr firmware runner offers the same interface, so tests can swap the
 Python rig for the real firmware. :class:`SimRigProcess` drives either.
+The Python rig also takes ``hold N``, ``held`` and ``release``
+(:meth:`~robot.sim.virtual_rig.VirtualRig.hold_after`): a test holds it
+mid-job.
 """
 
 from __future__ import annotations
@@ -174,6 +177,16 @@ def _command(rig: VirtualRig, line: str) -> str | None:
             except CubeError as e:
                 return f"error: {e}"
             return "ok"
+        if word == "hold":
+            if not (arg.strip().isascii() and arg.strip().isdigit()):
+                return "error: hold takes a number of moves"
+            rig.hold_after(int(arg))
+            return "ok"
+        if word == "held":
+            return json.dumps({"held": rig.held, "moving": bool(rig.active), "moves": len(rig.record)})
+        if word == "release":
+            rig.release()
+            return "ok"
         if word == "counts":
             counts = {"turns": rig.counts_turns, "steps": rig.counts_steps, "moves": len(rig.record),
                       "boots": rig.boots}
@@ -184,7 +197,8 @@ def _command(rig: VirtualRig, line: str) -> str | None:
             return json.dumps(counts)
         if word == "quit":
             return None
-        return f"error: unknown command {word!r} (state, press, set FACELETS, counts, quit)"
+        return (f"error: unknown command {word!r} (state, press, set FACELETS, counts, hold N, held, "
+                "release, quit)")
 
 
 class SimRigLines:
@@ -208,6 +222,23 @@ class SimRigLines:
 
     def counts(self) -> dict:
         return json.loads(self.ask("counts"))
+
+    def hold_after(self, moves: int) -> None:
+        """The rig's time stands still once it has recorded ``moves`` moves,
+        until :meth:`release` (the Python rig only: a test's hold mid-job)."""
+        answer = self.ask(f"hold {moves}")
+        if answer != "ok":
+            raise RigError(answer)
+
+    def held(self) -> dict:
+        """Whether the rig's time stands still (``held``), a move under way
+        (``moving``), and its moves so far (``moves``)."""
+        return json.loads(self.ask("held"))
+
+    def release(self) -> None:
+        answer = self.ask("release")
+        if answer != "ok":
+            raise RigError(answer)
 
 
 class SimRigProcess(SimRigLines):

@@ -329,6 +329,9 @@ class VirtualRig:
         self._resets = deque(self.faults.resets)
         self._reset_base: int | None = None  # tick of the first MOVE or SERVO: reset times count from it
         self.tick = 0
+        self._hold_after: int | None = None
+        self._held_at: int | None = None  # the tick the rig's time stands at while held
+        self._lag = 0  # ticks the rig's time stood still, behind its clock's
         self._conn: Connection | None = None
         self._boot(cause=1)
 
@@ -393,16 +396,61 @@ class VirtualRig:
 
     # -- time ------------------------------------------------------------
     def now_tick(self) -> int:
-        return int(self.clock.now() * P.TICK_HZ)
+        if self._held_at is not None:
+            return self._held_at
+        return int(self.clock.now() * P.TICK_HZ) - self._lag
 
     def next_event_time(self) -> float | None:
-        """Virtual seconds of the next thing the rig will do by itself."""
+        """Virtual seconds (on the rig's clock) of the next thing the rig will do by itself."""
         with self.lock:
-            if not self.active:
-                return None  # idle: nothing to jump to, a due reset fires as time passes
+            if not self.active or self._held_at is not None:
+                return None  # idle (or held): nothing to jump to, a due reset fires as time passes
             t = self.active[0].done_tick
             t = min(t, self._next_reset(), self._jam[0] if self._jam else NEVER)
-            return None if t >= NEVER else (t + 1) / P.TICK_HZ
+            return None if t >= NEVER else (t + 1 + self._lag) / P.TICK_HZ
+
+    # -- a hold, for tests ----------------------------------------------------
+    def hold_after(self, moves: int) -> None:
+        """For tests that must act while the rig is in the middle of a job
+        (press the emergency stop mid-solve, mid-jog), whatever the machine's
+        load: once the rig has recorded ``moves`` moves in all (finished, or
+        cut short), its time stands still until :meth:`release`. A move under
+        way stays under way (the rig says it is moving), the queue waits,
+        commands are still answered and an emergency stop still latches at
+        once. A host reading this rig's line in this process (a ``sim://``
+        port) waits with it while nothing comes, as if it were paused too:
+        its own deadlines for a move, which would stop a rig that never
+        finishes, do not run out while the test holds the rig."""
+        with self.lock:
+            self.advance()
+            self._hold_after = moves
+            self._hold_if_due()
+
+    @property
+    def held(self) -> bool:
+        """The rig's time stands still (:meth:`hold_after`)."""
+        return self._held_at is not None
+
+    def release(self, until: int | None = None) -> None:
+        """The rig's time goes on from where it stood (a hold not yet
+        reached is dropped too); with ``until``, only until it has recorded
+        that many moves in all, when it stands still again (no move slips
+        past in between, as it could between a release and a new hold)."""
+        with self.lock:
+            self._hold_after = None
+            if self._held_at is not None:
+                self._lag = int(self.clock.now() * P.TICK_HZ) - self._held_at
+                self._held_at = None
+            if until is not None:
+                self._hold_after = until
+                self._hold_if_due()
+
+    def _hold_if_due(self) -> bool:
+        if self._hold_after is None or len(self.record) < self._hold_after:
+            return False
+        self._hold_after = None
+        self._held_at = self.tick
+        return True
 
     def _next_reset(self) -> int:
         if not self._resets or self._reset_base is None:
@@ -412,6 +460,8 @@ class VirtualRig:
     def advance(self, to_tick: int | None = None) -> None:
         """Run the rig up to ``to_tick`` (now, by default)."""
         with self.lock:
+            if self._held_at is not None:
+                return
             target = self.now_tick() if to_tick is None else to_tick
             while True:
                 # Moves report DONE in the order they started.
@@ -432,6 +482,8 @@ class VirtualRig:
                 elif done is not None:
                     self.tick = max(self.tick, t_done)
                     self._finish(done)
+                if self._hold_if_due():
+                    return  # held: the rig's time stands at this tick
             self.tick = max(self.tick, target)
 
     # -- moves -----------------------------------------------------------

@@ -178,6 +178,8 @@ class Panel:
         self.jog_estop = threading.Event()
         """The emergency stop pressed during a flipper's or two-gripper's jog,
         perhaps before its line was open: the jog then makes no move at all."""
+        self._closing: threading.Thread | None = None
+        """The server's shutdown, once begun (:meth:`begin_close`)."""
         self.mechanism_latched: bool | None = None
         """A flipper's or two-gripper's rig that outlives a run (:attr:`mechanism_port`):
         whether its emergency stop was latched when this panel last reached it
@@ -444,6 +446,8 @@ class Panel:
         """Under :attr:`lock`: :class:`Busy` while a run goes on or something
         holds the rig (:meth:`holding`: a jog, a clear); a run that has finished
         is let end its thread first."""
+        if self._closing is not None:
+            raise Busy("the server is shutting down")
         if self.held_by is not None:
             raise Busy(f"{_HOLDERS[self.held_by]}: start again when it has ended")
         if self.thread is None or not self.thread.is_alive():
@@ -623,16 +627,36 @@ class Panel:
             raise NotAsking(f"no scan is waiting for an answer (state {self.status.state})")
         face.answers.put(answer)
 
+    def begin_close(self) -> None:
+        """The server begins to shut down: :meth:`close`'s work starts now,
+        in a thread of its own, while the server closes its connections (after
+        them, the time given to the run came on top of theirs, and a busy
+        machine took `serve` past the 2 s it promises after Ctrl-C). Runs, dry
+        runs and jogs are refused from now on."""
+        with self.lock:
+            if self._closing is None:
+                self._closing = threading.Thread(target=self._close, name="panel-close", daemon=True)
+                self._closing.start()
+
     def close(self) -> None:
-        """Server shutdown, within about 1.5 s whatever the run is doing: stop
-        the run (a stop, not an emergency stop); one that has not ended by then
-        (a table build, a hung line) loses its line, and the rig runs its
-        queued turns to their end, as after a crash (`cuberobot resume`
-        finishes the job). Then end every stream."""
+        """Server shutdown (begun by :meth:`begin_close`, if it was), within
+        about 1 s of its beginning whatever the run is doing: stop the run (a
+        stop, not an emergency stop) and give it half a second to end; one
+        that has not ended by then loses its line, and has another half
+        second to let go of it (a run waiting on the rig ends at once then; a
+        table build or a capture, which cannot, is not waited for any longer:
+        `serve` promises to end within 2 s of Ctrl-C on a busy machine too).
+        The rig runs its queued turns to their end, as after a crash
+        (`cuberobot resume` finishes the job). Then end every stream."""
+        self.begin_close()
+        assert self._closing is not None
+        self._closing.join()
+
+    def _close(self) -> None:
         self.stop()
         if self.thread is not None:
             self.thread.join(timeout=0.5)
-        self.standing.close(timeout=1.0)
+        self.standing.close(timeout=0.5)
         self.end_streams()
 
     def end_streams(self) -> None:

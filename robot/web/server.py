@@ -232,6 +232,7 @@ def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool 
     class PanelServer(uvicorn.Server):
         async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
             panel.end_streams()  # the event streams never end by themselves
+            panel.begin_close()  # the run stopped and the rig let go while the connections close
             await super().shutdown(sockets)
 
     return PanelServer(config), panel
