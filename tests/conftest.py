@@ -152,6 +152,18 @@ seconds or more: marked ``slow`` here, in one place, and left out by
 suite runs them all."""
 
 
+TIMING = {
+    "test_trust::test_a_rig_that_talks_but_never_answers_is_given_up_within_the_reply_limit",
+    "test_trust::test_ctrl_c_and_the_estop_command_reach_a_talking_rig_within_100_ms",
+    "test_trust::test_the_panels_estop_reaches_a_talking_rig_within_100_ms_and_serve_ends_in_2_s",
+    "test_trust::test_a_journal_that_is_not_a_journal_file_is_one_line_within_a_second",
+    "test_trust::test_serve_ends_within_2_s_of_ctrl_c_whatever_the_run_is_doing",
+}
+"""Tests of a promise in wall-clock time (an e-stop on the rig's line within
+100 ms, serve gone within 2 s of Ctrl-C): marked ``timing``, and run by
+``./run-tests`` on their own after the parallel part, so that what they time
+is the product, not four workers' crowd on two cores."""
+
 SLOW_FIXTURES = {
     "browser": "a real Chromium (seconds to start, seconds a page)",
     "elf": "the firmware built and run in simavr, which emulates every cycle of the board",
@@ -168,6 +180,8 @@ def pytest_collection_modifyitems(config, items):
         if (stem in SLOW or f"{stem}::{item.originalname}" in SLOW
                 or SLOW_FIXTURES.keys() & set(getattr(item, "fixturenames", ()))):
             item.add_marker(pytest.mark.slow)
+        if f"{stem}::{item.originalname}" in TIMING:
+            item.add_marker(pytest.mark.timing)
 
 
 _warmup: subprocess.Popen | None = None
@@ -199,6 +213,8 @@ def pytest_configure(config):
     _warm_up(config)
     config.addinivalue_line("markers", "rigs_as_in_production: virtual rigs live only while held")
     config.addinivalue_line("markers", "slow: takes tens of seconds or more; left out by ./run-tests --quick")
+    config.addinivalue_line("markers", "timing: times a promise of the product in wall-clock time; "
+                                       "./run-tests runs these on their own, after the rest")
     # A suite started in the background by a shell without job control inherits Ctrl-C ignored, and
     # so would every command it starts: the tests of what Ctrl-C does would fail for the launch, not
     # the code. Python's own handler restored here; the commands started from it then get Ctrl-C.
