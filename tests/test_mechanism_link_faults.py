@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import mechanism_soak
@@ -52,14 +53,31 @@ def test_a_run_over_a_line_that_drops_and_damages_bytes_turns_each_layer_once(ki
 
 
 def test_a_firmware_restart_mid_job_leaves_the_state_unknown_and_resume_moves_nothing(tmp_path):
-    """The reset lands about 25 s into the rig's clock at 4x: the scan
-    (about 5 s) and the solve (a few seconds of wall time, 4x on the rig's
-    clock) are over and the 30-second job is under way. A rig that restarted
-    may have let its servos go: where the cube is cannot be known."""
+    """The board is reset once the rig says the job is under way (its first
+    layer turn made; the 30-second job at 4x has most of its turns to go), not
+    at a time on the rig's clock, which a loaded machine's slow solve could
+    spend before the job began. A rig that restarted may have let its servos
+    go: where the cube is cannot be known."""
     kind, view, state, seed = "flipper", tmp_path / "view", tmp_path / "state", 7
-    with _rig(kind, seed, "4", "reset:25", view) as sim:
-        r = _run(kind, sim, state, view, "start", "--headless", "--seed", str(seed), "--sim-view", str(view))
-        assert r.returncode == 1 and "was reset" in r.stderr, (r.stdout, r.stderr)
+    with _rig(kind, seed, "4", "", view) as sim:
+        cfg = ROOT / "config" / "examples" / f"{kind}.toml"
+        start = subprocess.Popen([sys.executable, "-m", "robot", "start", "--headless", "--seed", str(seed),
+                                  "--sim-view", str(view), "--config", str(cfg), "--port", sim.port,
+                                  "--state-dir", str(state)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True, cwd=ROOT)
+        try:
+            deadline = time.monotonic() + 300
+            while not sim.counts()["layer_turns"]:
+                assert start.poll() is None and time.monotonic() < deadline, start.communicate(timeout=60)
+                time.sleep(0.05)
+            sim.reset()
+            out, err = start.communicate(timeout=300)
+        finally:
+            if start.poll() is None:
+                start.kill()
+                start.wait()
+        assert start.returncode == 1 and "was reset" in err, (out, err)
+        r = subprocess.CompletedProcess(start.args, start.returncode, out, err)
         assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
         before = sim.counts()
         job = MechanismJournal(state).last()

@@ -2,7 +2,7 @@
 
 ``cuberobot sim-rig`` prints the pty path on its first stdout line and then
 serves the rig on it; on stdin it takes one command per line and answers one
-line each (``state``, ``press``, ``set FACELETS``, ``counts``, ``quit``).
+line each (``state``, ``press``, ``reset``, ``set FACELETS``, ``counts``, ``quit``).
 The simavr firmware runner offers the same interface, so tests can swap the
 Python rig for the real firmware. :class:`SimRigProcess` drives either.
 The Python rig also takes ``hold N``, ``held`` and ``release``
@@ -171,6 +171,9 @@ def _command(rig: VirtualRig, line: str) -> str | None:
         if word == "press":
             rig.press()
             return "ok"
+        if word == "reset":
+            rig.reset()
+            return "ok"
         if word == "set":
             try:
                 rig.set_facelets(arg.strip())
@@ -197,8 +200,8 @@ def _command(rig: VirtualRig, line: str) -> str | None:
             return json.dumps(counts)
         if word == "quit":
             return None
-        return (f"error: unknown command {word!r} (state, press, set FACELETS, counts, hold N, held, "
-                "release, quit)")
+        return (f"error: unknown command {word!r} (state, press, reset, set FACELETS, counts, hold N, "
+                "held, release, quit)")
 
 
 class SimRigLines:
@@ -214,6 +217,12 @@ class SimRigLines:
 
     def press(self) -> None:
         self.ask("press")
+
+    def reset(self) -> None:
+        """The board's reset button: the firmware restarts, the cube stays."""
+        answer = self.ask("reset")
+        if answer != "ok":
+            raise RigError(answer)
 
     def set_state(self, facelets: str) -> None:
         answer = self.ask(f"set {facelets}")

@@ -671,6 +671,16 @@ class VirtualRig:
             self.advance()
             self._emit(P.Event(P.EventCode.BUTTON, 0))
 
+    def reset(self) -> None:
+        """The board's reset button, as the firmware in simavr has it: the
+        moves under way stop where they are, the firmware restarts (a new
+        boot id) and the cube stays. For tests that reset the rig at a point
+        of the job the rig itself reports, where ``reset:S`` counts rig time."""
+        with self.lock:
+            self.advance()
+            self._interrupt_all()
+            self._boot(cause=2)
+
     def _status_fields(self) -> tuple:
         moving = bool(self.active)
         idle = self.idle_ms and self.tick - self.last_motion_tick > self.idle_ms * 25
