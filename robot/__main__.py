@@ -8,6 +8,7 @@ EXIT_INTERRUPTED = 130
 def run() -> None:
     """The command, with Ctrl-C during start-up (imports, the parser) an
     "interrupted" line like Ctrl-C at any later moment, never a traceback."""
+    sys.excepthook = sys.__excepthook__  # from here Ctrl-C is caught below (robot/__init__.py's hook)
     try:
         from .cli.main import main
 

@@ -228,6 +228,15 @@ def test_serve_holds_its_rig_and_folder_and_the_terminal_is_told_where_the_panel
 # ---------------------------------------------------------------- Ctrl-C, a cleared stop, resume
 
 
+def _in_pythons_own_start_up(err: str) -> bool:
+    """A Ctrl-C that landed while the interpreter itself was starting (its site
+    and runpy, before the first line of robot/__init__.py installed the hook
+    that turns it into one line): Python's own traceback, no program's."""
+    root = Path(__file__).resolve().parents[1]
+    ours = [str(root / package) + "/" for package in ("robot", "solver", "vision")]
+    return err.rstrip().endswith("KeyboardInterrupt") and not any(path in err for path in ours)
+
+
 def test_ctrl_c_at_random_moments_then_a_cleared_stop_never_makes_resume_lie(tmp_path):
     """50 jobs interrupted at random (Ctrl-C mostly, SIGTERM and SIGHUP too);
     the e-stop cleared by hand; resume is right or says "unknown" and moves
@@ -264,7 +273,7 @@ def test_ctrl_c_at_random_moments_then_a_cleared_stop_never_makes_resume_lie(tmp
                 _, err = p.communicate(timeout=30)
             finally:
                 sim.release()
-            assert "Traceback" not in err, err
+            assert "Traceback" not in err or _in_pythons_own_start_up(err), err
             assert p.returncode in (0, 130, -sig), err  # -2: before Python took the signal
             code, _, err = _cli("estop", "--clear", "--port", sim.port)
             assert code == 0, err
