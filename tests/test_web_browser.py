@@ -390,7 +390,8 @@ def test_cfop_from_the_page_shows_each_stage(browser, tmp_path):
             Select(browser.find_element(By.ID, "method")).select_by_value("cfop")
             browser.find_element(By.ID, "start").click()
             wait(browser, lambda d: {"cross", "F2L 1"} & stage_seen(d), timeout=120)
-            assert rig.held and len(rig.record) == 1
+            wait(browser, lambda d: rig.held, timeout=120)  # the page names the stage as turn 1 starts
+            assert len(rig.record) == 1
             shot(browser, "web-panel-cfop.png")
             scanned = next(e["facelets"] for e in panel.history if e["kind"] == "solution")
             labels = cfop_solution(scanned, 1.0, 1.0)[1]  # the steps' stages, as the run made them
