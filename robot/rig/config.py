@@ -465,6 +465,20 @@ def _describe(v: Any) -> str:
     return f"{v!r} ({_TYPE_NAMES.get(type(v), type(v).__name__).split()[-1]})"
 
 
+def read_up_to(fd: int, limit: int) -> bytes:
+    """What ``fd`` holds up to its end, but never more than ``limit + 1`` bytes:
+    the caller refuses the file when it gets more than ``limit``."""
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        chunk = os.read(fd, limit + 1 - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
 def read_limited(path: str | os.PathLike, label: str, limit: int, kind: str) -> bytes:
     """The bytes of a file a user named, at most ``limit`` of them: a
     directory, a device (``/dev/zero``) or a socket, a missing or unreadable
@@ -494,14 +508,7 @@ def read_limited(path: str | os.PathLike, label: str, limit: int, kind: str) -> 
                             "is it the right file?")
         if stat.S_ISFIFO(st.st_mode) and hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)  # opened without waiting for a writer; now wait for its data
-        chunks, size = [], 0
-        while size <= limit:
-            chunk = os.read(fd, limit + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        data = b"".join(chunks)
+        data = read_up_to(fd, limit)
     except OSError as e:
         raise UserError(f"{label}: cannot read: {e.strerror or e}") from None
     finally:

@@ -32,6 +32,7 @@ import platformdirs
 
 from solver import Cube, CubeError, parse_facelets
 
+from .config import read_up_to
 from .errors import UserError, storage_advice
 from .owner import Claim, claim_folder
 
@@ -154,23 +155,16 @@ def read_bounded(path: Path) -> bytes:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             raise _not_a_file(path, mode)
-        chunks: list[bytes] = []
-        got = 0
-        while got <= MAX_BYTES:
-            chunk = os.read(fd, MAX_BYTES + 1 - got)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            got += len(chunk)
+        data = read_up_to(fd, MAX_BYTES)
     except OSError as e:
         raise UserError(f"cannot read the journal {path}: {e.strerror or e}") from None
     finally:
         os.close(fd)
-    if got > MAX_BYTES:
+    if len(data) > MAX_BYTES:
         raise UserError(f"the journal {path} is larger than any journal "
                         f"({MAX_BYTES // (1024 * 1024)} MiB): move it away (a fresh journal is started "
                         "in its place)")
-    return b"".join(chunks)
+    return data
 
 
 def open_append(path: Path) -> TextIO:
