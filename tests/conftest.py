@@ -174,6 +174,22 @@ SLOW_FIXTURES = {
 for one of these fixtures is marked slow too."""
 
 
+LONGEST = [
+    "test_wheel::test_a_wheel_installs_into_a_fresh_venv_and_runs_start_and_firmware_build",
+    "test_mechanism_link::test_flipper_runs_on_the_firmware_in_simavr",
+    "test_solver_tables::test_real_tables_cold_concurrent_then_corrupted",
+    "test_first_run::test_the_first_run_shows_progress_at_least_every_5_s_until_the_first_solve",
+    "test_solver_tables::test_prepare_reports_progress_of_a_build_and_nothing_after",
+    "test_trust::test_ctrl_c_at_random_moments_then_a_cleared_stop_never_makes_resume_lie",
+    "test_solver_tables::test_zeroed_pruning_tables_under_a_fresh_hash_are_rebuilt",
+    "test_mechanism_floor::test_the_counts_bound_the_positions_really_reached",
+]
+"""The tests of a minute or more on a busy machine, longest first. In a
+parallel run each worker starts on one of them (see _spread_the_longest):
+in collection order they came last (test_wheel, test_trust) and one worker
+ran them alone while the others had finished."""
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         stem = item.path.stem
@@ -182,6 +198,37 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
         if f"{stem}::{item.originalname}" in TIMING:
             item.add_marker(pytest.mark.timing)
+
+
+class _SpreadTheLongest:
+    """A plugin of one hook, so that it runs after -m has deselected (what
+    is left is what runs); registered in a worker by pytest_configure."""
+
+    def __init__(self, workers: int):
+        self.workers = workers
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items):
+        items[:] = _spread_the_longest(items, self.workers)
+
+
+def _spread_the_longest(items: list, workers: int) -> list:
+    """The collection with the LONGEST tests moved to where pytest-xdist's
+    first hand-out gives one to each worker: it hands each worker a run of
+    ``len(items) // workers // 4`` consecutive tests to begin with, then
+    more as they finish. Every worker computes the same order, as xdist
+    requires. (Should xdist hand out otherwise, this is only an order.)"""
+    rank = {name: i for i, name in enumerate(LONGEST)}
+    longest = sorted((it for it in items if f"{it.path.stem}::{it.originalname}" in rank),
+                     key=lambda it: rank[f"{it.path.stem}::{it.originalname}"])
+    rest = [it for it in items if f"{it.path.stem}::{it.originalname}" not in rank]
+    chunk = max(2, len(items) // workers // 4)
+    # the i-th longest goes to worker i % workers, as its (i // workers)-th test
+    at = {(i % workers) * chunk + i // workers: item for i, item in enumerate(longest)}
+    if not at or max(at) >= len(items):  # a few tests picked by hand: their order as given
+        return items
+    rest.reverse()
+    return [at[k] if k in at else rest.pop() for k in range(len(items))]
 
 
 _warmup: subprocess.Popen | None = None
@@ -211,6 +258,9 @@ def pytest_unconfigure(config):
 
 def pytest_configure(config):
     _warm_up(config)
+    workers = getattr(config, "workerinput", {}).get("workercount")
+    if workers:
+        config.pluginmanager.register(_SpreadTheLongest(workers), "cuberobot-spread-the-longest")
     config.addinivalue_line("markers", "rigs_as_in_production: virtual rigs live only while held")
     config.addinivalue_line("markers", "slow: takes tens of seconds or more; left out by ./run-tests --quick")
     config.addinivalue_line("markers", "timing: times a promise of the product in wall-clock time; "
