@@ -145,6 +145,8 @@ SLOW = {
     "test_web_mechanisms::test_a_stop_ends_the_run_between_two_moves_with_the_journal_whole",
     "test_web_mechanisms::test_the_dry_run_command_on_each_kind",
     "test_web_mechanisms::test_the_panel_stops_a_mechanism_run_between_robot_moves",
+    "test_one_request::test_max_length_set_in_a_flippers_file_bounds_its_start_from_the_terminal",
+    "test_one_request::test_max_length_bounds_a_mechanism_run_as_it_bounds_six_motors",
 }
 """Test modules (file stems) or single tests ("stem::name") that take tens of
 seconds or more: marked ``slow`` here, in one place, and left out by

@@ -44,7 +44,7 @@ def test_start_command_headless_on_each_kind(kind, tmp_path):
 
 
 def test_a_run_that_fails_after_the_scan_keeps_a_record_of_how_far_it_got(tmp_path, monkeypatch):
-    import robot.app.mechanism_start as ms
+    import robot.rig.mechanisms as ms  # where the engine's choice of plan (robot/app/solving.py) finds it
     from robot.app.events import Face
     from robot.app.mechanism_start import MechanismEngine
     from robot.rig.errors import RigError
@@ -77,7 +77,7 @@ def test_a_real_port_with_a_simulated_camera_and_a_missing_firmware_are_refused_
     cfg = str(ROOT / "config" / "examples" / "flipper.toml")
     for extra, says in ((["--port", "/dev/ttyACM9"], "simulated cameras can only show a simulated rig"),
                         (["--firmware", str(tmp_path / "x.elf")], "firmware file not found"),
-                        (["--method", "cfop"], "--method is for a six-motor rig")):
+                        (["--method", "cfop"], "method cfop (asked for) is for a six-motor rig")):
         r = subprocess.run([sys.executable, "-m", "robot", "start", "--headless", "--config", cfg,
                             "--state-dir", str(tmp_path), *extra],
                            capture_output=True, text=True, timeout=120, cwd=ROOT)
@@ -90,7 +90,7 @@ def test_the_run_turns_the_searchs_plan_when_it_beats_every_candidate(kind, tmp_
     """[solver] search_ms: the start loop hands the solver's candidates to the
     search in the mechanism's metric and turns whichever is cheaper: never a
     plan dearer than the candidates' best, and the search's own when it wins."""
-    import robot.app.mechanism_start as ms
+    import robot.rig.mechanisms.search as ms  # where the engine's choice of plan finds it
     from robot.rig.mechanisms import cheapest
 
     seen = []

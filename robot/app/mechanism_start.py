@@ -21,28 +21,28 @@ import random
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from solver import SOLVED, CubeError, normalize_facelets
+from solver import SOLVED, CubeError, SolveError, normalize_facelets
 from vision.render import Lighting, render_view
 from vision.scanning import ScanResult, classify_measured
 
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
 from ..rig.link import STOP_HEARD_S, Link
-from ..rig.mechanisms import HeldCube, Mechanism, State, cheapest, mechanism_for
+from ..rig.mechanisms import HeldCube, Mechanism, State, mechanism_for
 from ..rig.mechanisms.base import ImpossibleMove
 from ..rig.mechanisms.journal import run_job
 from ..rig.mechanisms.left import remember
 from ..rig.mechanisms.scanplan import rescan_plan, scan_plan
-from ..rig.mechanisms.search import best_solution
 from .doubt import MAX_RESCANS, doubtful_stickers, fixed_cube, why_in_doubt
 from .events import Doubt, Face, Stopped
 from .mechanism_events import MechanismEvents, MechanismRun, pace_of
 from .mechanism_scan import Measured, capture_shots, scan_with_plan
 from .record import RunRecord
+from .solving import check_run, for_the_mechanism, unsolvable
 
 if TYPE_CHECKING:
     from ..rig.mechanisms.drive import LinkMechanism
@@ -100,12 +100,12 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
     ``scan-doubtful``, the reading in ``run.scan``. ``sim_lighting``: the
     simulated camera's light for each capture of the run (the panel's
     ``--sim-glare``); by default one drawn at random for the run."""
-    from solver import solve
-
     from ..rig.journal import default_state_dir
     from ..rig.mechanisms.drive import LinkMechanism
     from .rigs import attach_rig, connect_rig, run_port
 
+    if not scan_only:
+        check_run(cfg)  # what the faces refuse, should a caller have set it all the same
     if len(cfg.views) != 1 or len(cfg.cameras) != 1:
         raise UserError(f"a {cfg.rig.kind} rig scans with one camera and one [[view]] of the slot it sees; "
                         f"the config has {len(cfg.cameras)} cameras and {len(cfg.views)} views")
@@ -128,7 +128,7 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
         connect_rig(handle)
         with handle.link.estop_on_interrupt():  # Ctrl-C at the terminal stops the rig
             return _run(cfg, m, run, ev, handle.link, sim_state, seed, state_dir or default_state_dir(),
-                        LinkMechanism, solve, out, scan_only, sim_lighting)
+                        LinkMechanism, out, scan_only, sim_lighting)
     finally:
         ev.link = None
         if handle.link.hello is not None:
@@ -140,7 +140,7 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
 
 def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, link: Link,
          sim_state: Callable[[], str] | None,
-         seed: int | None, state_dir: str | Path, driver: type[LinkMechanism], solve: Callable[..., Any],
+         seed: int | None, state_dir: str | Path, driver: type[LinkMechanism],
          out: Callable[[str], None], scan_only: bool = False,
          sim_lighting: Callable[[int], Lighting] | None = None) -> MechanismRun:
     rig = driver(link, cfg, m.start())
@@ -215,18 +215,10 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, link
         ev.ended(run)
         return run
     t0 = time.perf_counter()
-    sol = solve(facelets, budget_ms=cfg.solver.budget_ms, candidates=max(1, cfg.solver.candidates),
-                workers=cfg.solver.workers)
-    cands = [sol.moves] + [o.moves for o in sol.others]
-    i, plan = cheapest(cands, m, start=scan_end, objective="weighed")
-    chosen = f"candidate {i + 1} of {len(cands)}"
-    if cfg.solver.search_ms > 0:  # then the search in the mechanism's own metric, the best as the bar
-        _, found = best_solution(facelets, m, scan_end, cfg.solver.search_ms / 1000, candidates=cands,
-                                 workers=cfg.solver.workers)
-        if found.weighed() < plan.weighed():
-            chosen = (f"found by the search in the {cfg.rig.kind}'s metric; the best candidate took "
-                      f"{plan.moves} robot moves, {plan.seconds:.1f} s")
-            plan = found
+    try:
+        plan, chosen, _ = for_the_mechanism(cfg, facelets, start=scan_end)
+    except SolveError as e:
+        raise unsolvable(e, cfg) from None
     run.compute_s = time.perf_counter() - t0
     run.moves, run.length = " ".join(str(x) for x in plan.solution), len(plan.solution)
     run.robot_moves, run.planned_s = plan.moves, plan.seconds

@@ -26,12 +26,14 @@ from typing import TYPE_CHECKING, Any
 from solver import MAX_BUDGET_MS, MAX_SOLUTION_LENGTH
 from solver.metrics import METHODS, RIG_METRICS
 
-from ..rig.errors import UserError
+from ..rig.errors import RigError, UserError
 
 if TYPE_CHECKING:
+    from solver import SolveError
     from solver.solution import Solution
 
     from ..rig.config import Config
+    from ..rig.mechanisms import MechanismPlan, State
     from ..rig.motion import MotorStep
 
 DEFAULT_BUDGET_MS = 100.0
@@ -85,6 +87,49 @@ def check(req: SolveRequest) -> None:
         raise UserError(f"metric {req.metric}: a 2x2 is solved optimally in {' or '.join(POCKET_METRICS)}")
 
 
+def run_methods(cfg: Config) -> tuple[str, ...]:
+    """The methods a press-start on ``cfg``'s rig can turn: a six-motor rig
+    turns any solution as its moves come; a flipper or two-gripper turns the
+    two-phase solution it makes cheapest in its own robot moves (CFOP's
+    fixed stages would cost it three times the robot moves)."""
+    return METHODS if cfg.rig.kind == "six-motor" else ("two-phase",)
+
+
+def run_metrics(cfg: Config) -> tuple[str, ...]:
+    """The metrics a face may ask a press-start on ``cfg``'s rig to choose
+    its solution in: none on a flipper or two-gripper, which always chooses
+    in its own (planned seconds and robot moves)."""
+    return RIG_METRICS if cfg.rig.kind == "six-motor" else ()
+
+
+def check_run(cfg: Config, *, method: str | None = None, metric: str | None = None) -> Config:
+    """A press-start's options checked against what ``cfg``'s rig can honour,
+    in one place for the terminal, the panel and the engine (one refusal,
+    in the same words, a :class:`UserError`): ``method`` and ``metric``
+    given by a face override ``[solver]``'s; the set-up's own ``[solver]
+    method`` must be one the rig turns too. The set-up as the run uses it."""
+    kind = cfg.rig.kind
+    if method is not None and method not in METHODS:
+        raise UserError(f"method {method!r}: expected one of {', '.join(METHODS)}")
+    if metric is not None and metric not in RIG_METRICS:
+        raise UserError(f"metric {metric!r}: expected one of {', '.join(RIG_METRICS)}")
+    chosen = method or cfg.solver.method
+    if chosen not in run_methods(cfg):
+        where = "asked for" if method is not None else "set in [solver] method"
+        raise UserError(f"method {chosen} ({where}) is for a six-motor rig: a {kind} rig solves with "
+                        "two-phase and turns the plan cheapest in its own robot moves")
+    if metric is not None and metric not in run_metrics(cfg):
+        raise UserError(f"metric {metric} is for a six-motor rig: a {kind} rig chooses its solution by "
+                        "its own robot moves and seconds")
+    if metric is not None and chosen == "cfop":
+        raise UserError("method cfop turns the fixed CFOP stages: leave out metric, which is for two-phase")
+    if method is not None:
+        cfg = dataclasses.replace(cfg, solver=dataclasses.replace(cfg.solver, method=method))
+    if metric is not None:
+        cfg = dataclasses.replace(cfg, solver=dataclasses.replace(cfg.solver, metric=metric))
+    return cfg
+
+
 def answer(req: SolveRequest) -> dict[str, Any]:
     """The solution as a JSON-ready dict (``moves``, ``length``, and what the
     method adds: ``cost``, ``steps``, ``stages``, ``optimal``). Raises
@@ -135,6 +180,10 @@ def _solve(req: SolveRequest) -> tuple[Solution, list[MotorStep] | None]:
         from ..rig.loading import load_config
 
         cfg = req.rig if req.rig is not None else load_config(None)
+        if cfg.rig.kind != "six-motor":
+            cfg = dataclasses.replace(cfg, solver=dataclasses.replace(
+                cfg.solver, max_length=req.max_length, budget_ms=int(budget), workers=req.workers))
+            return _cheapest_to_make(cfg, req.facelets), None
         return _fastest_for_rig(cfg, req.facelets, max_length=req.max_length, budget_ms=budget,
                                 workers=req.workers)
     if req.rig is None:
@@ -156,6 +205,60 @@ def for_the_rig(cfg: Config, facelets: str, *, max_length: int | None, budget_ms
     ``others`` keeps the candidates that lost, so that a caller can say how
     many were planned."""
     return _fastest_for_rig(cfg, facelets, max_length=max_length, budget_ms=budget_ms, workers=workers)[0]
+
+
+def for_the_mechanism(cfg: Config, facelets: str, *,
+                      start: State | None = None) -> tuple[MechanismPlan, str, list[Solution]]:
+    """A flipper's or two-gripper's solution and its plan from ``start``
+    (where the scan left the rig; None: the rig's home), chosen in its own
+    metric (planned seconds and robot moves, the planner's ``weighed``): of
+    the solver's ``[solver] candidates`` the cheapest to make, then the
+    search in the mechanism's metric for up to ``search_ms``. ``[solver]
+    max_length`` and ``budget_ms`` bound it as they bound a six-motor rig's.
+    With what chose it, for a person, and the candidates planned. The
+    press-start engine turns this plan; `solve --metric rig` on that set-up
+    prices it."""
+    from solver import solve
+
+    from ..rig.mechanisms import cheapest, mechanism_for
+    from ..rig.mechanisms.search import best_solution
+
+    s, m = cfg.solver, mechanism_for(cfg)
+    assert m is not None, cfg.rig.kind
+    sol = solve(facelets, max_length=s.max_length, budget_ms=s.budget_ms, candidates=max(1, s.candidates),
+                workers=s.workers)
+    planned = [c for c in (sol, *sol.others) if s.max_length is None or c.length <= s.max_length]
+    cands = [c.moves for c in planned]
+    i, best = cheapest(cands, m, start=start, objective="weighed")
+    chosen = f"candidate {i + 1} of {len(cands)}"
+    if s.search_ms > 0:  # then the search in the mechanism's own metric, the best candidate as the bar
+        _, found = best_solution(facelets, m, start, s.search_ms / 1000, candidates=cands, workers=s.workers)
+        if found.weighed() < best.weighed() and (s.max_length is None or len(found.solution) <= s.max_length):
+            chosen = (f"found by the search in the {cfg.rig.kind}'s metric; the best candidate took "
+                      f"{best.moves} robot moves, {best.seconds:.1f} s")
+            best = found
+    return best, chosen, planned
+
+
+def _cheapest_to_make(cfg: Config, facelets: str) -> Solution:
+    """``metric = "rig"`` on a flipper or two-gripper: :func:`for_the_mechanism`
+    as the solver's answer, its cost the plan's seconds."""
+    from solver import format_moves, group_steps
+    from solver.solution import Solution
+
+    t0 = time.perf_counter()
+    best, _, planned = for_the_mechanism(cfg, facelets)
+    moves = format_moves(list(best.solution))
+    return Solution(moves, len(best.solution), round(best.seconds, 4), (time.perf_counter() - t0) * 1000,
+                    tuple(group_steps(moves)), metric="rig",
+                    others=tuple(c for c in planned if c.moves != moves))
+
+
+def unsolvable(e: SolveError, cfg: Config) -> RigError:
+    """A run's cube the solver cannot answer as configured: one line that
+    names the setting, before any motor turns."""
+    where = f" ([solver] max_length in {cfg.path})" if e.kind == "max-length" and cfg.path else ""
+    return RigError(f"{e}{where}; no motor turned")
 
 
 def _fastest_for_rig(cfg: Config, facelets: str, *, max_length: int | None, budget_ms: float,

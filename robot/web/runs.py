@@ -18,13 +18,14 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vision.errors import VisionError
 
 from ..app.events import Answer, Doubt, Event, Face, TurnEvents
+from ..app.solving import check_run
 from ..app.start import Engine
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
@@ -213,11 +214,7 @@ class Panel:
         """Start a run in its own thread on the kept rig; :class:`Busy` if one
         is going on. ``method`` (two-phase or cfop) overrides ``[solver] method``,
         ``metric`` (for two-phase) ``[solver] metric``."""
-        cfg = self.cfg
-        if method is not None:
-            cfg = replace(cfg, solver=replace(cfg.solver, method=method))
-        if metric is not None:
-            cfg = replace(cfg, solver=replace(cfg.solver, metric=metric))
+        cfg = check_run(self.cfg, method=method, metric=metric)  # what the terminal refuses, in its words
         with self.lock:
             self.check_free()
             engine: Engine | MechanismEngine

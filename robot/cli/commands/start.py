@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 
 from solver.metrics import METHODS
 
 from ...app.limits import MAX_SEED, check_rig_options, rig_claims
+from ...app.solving import check_run
 from ...rig.config import Config
 from ...rig.errors import UserError
 from ...rig.loading import load_config
@@ -21,14 +21,9 @@ def _start(args: argparse.Namespace) -> int:
     from ...app.record import summary
     from ...app.start import run_start
 
-    cfg = load_config(args.config)
-    if args.method is not None:
-        cfg = replace(cfg, solver=replace(cfg.solver, method=args.method))
+    cfg = check_run(load_config(args.config), method=args.method)
     check_rig_options(cfg, args.port, "--port", args.firmware, args.state_dir)
     if cfg.rig.kind != "six-motor":
-        if args.method is not None:
-            raise UserError(f"--method is for a six-motor rig: a {cfg.rig.kind} rig solves with two-phase "
-                            "and turns the plan cheapest in its own robot moves")
         return _start_mechanism(cfg, args)
     if args.sim_view:
         raise UserError("--sim-view is for a flipper's or two-gripper's sim-rig in another process; "
