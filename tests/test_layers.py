@@ -33,3 +33,36 @@ def test_numbas_compiled_code_goes_to_the_users_cache_folder_not_the_package(tmp
     r = subprocess.run([sys.executable, "-c", "import robot, numba; print(numba.config.CACHE_DIR)"],
                        capture_output=True, text=True, timeout=120, env=env)
     assert r.returncode == 0 and r.stdout.strip() == str(tmp_path / "numba"), r.stderr
+
+
+def _sim_imports(path) -> list[str]:
+    """Every import of robot.sim in a file, lazy ones inside functions too."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom):
+            mod = node.module or ""
+            names = {a.name for a in node.names}
+            if (node.level == 0 and mod.startswith("robot.sim")) or (node.level > 0 and (
+                    mod == "sim" or mod.startswith("sim.") or (mod == "" and "sim" in names))):
+                found.append(f"{path.name}:{node.lineno}")
+        elif isinstance(node, ast.Import) and any(a.name.startswith("robot.sim") for a in node.names):
+            found.append(f"{path.name}:{node.lineno}")
+    return found
+
+
+def test_the_simulation_comes_in_through_one_door():
+    """No file of the panel and no engine file imports robot.sim, not even
+    inside a function: the simulation plugs in through app/rigs.py (and the
+    dry runs, whose rig is a simulation by definition), as a serial device
+    plugs in through its port (issue 45)."""
+    from pathlib import Path
+
+    robot = Path(__file__).resolve().parents[1] / "robot"
+    engine = ["start.py", "run.py", "events.py", "solving.py", "service.py", "mechanism_start.py",
+              "mechanism_events.py", "mechanism_scan.py", "jog.py", "doubt.py", "record.py"]
+    files = sorted((robot / "web").glob("*.py")) + [robot / "app" / name for name in engine]
+    assert all(f.exists() for f in files)
+    assert [hit for f in files for hit in _sim_imports(f)] == []
+    assert _sim_imports(robot / "app" / "rigs.py")  # the door itself: the check would see an import

@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING, Any
 
 from solver import FACES
 
-from ..rig.errors import UserError
 from ..rig.mechanisms.base import Action, Mechanism, State
 from ..rig.mechanisms.journal import MechanismJournal
 from ..rig.mechanisms.orientation import Orientation, face_move, name, rotate
@@ -85,29 +84,6 @@ def step_texts(mech: Mechanism, state: State, actions: tuple[Action, ...] | list
         fields, state = move_fields(mech, state, a)
         texts.append(f"{a} ({fields['move']})" if "move" in fields else str(a))
     return texts
-
-
-def pace_of(port: str) -> float | None:
-    """How fast a ``sim://`` rig's robot moves go: its ``?speed=`` (times
-    real time; 1 when not given, as the six-motor virtual rig; ``max``: no
-    waiting, None). None for a port that is no ``sim://`` URL."""
-    if not port.startswith("sim://"):
-        return None
-    from ..sim.protocol_sim import parse_sim_url
-
-    try:
-        speed = parse_sim_url(port)[1].get("speed", "1")
-    except ValueError as e:
-        raise UserError(str(e)) from None
-    if speed.strip().lower() in ("max", "inf", "event"):
-        return None
-    try:
-        pace = float(speed)
-    except ValueError:
-        raise UserError(f"sim:// speed must be 'max' or a number, not {speed!r}") from None
-    if not 0.01 <= pace <= 1000:
-        raise UserError(f"sim:// speed must be 'max' or from 0.01 to 1000 times real time, not {speed!r}")
-    return pace
 
 
 @dataclass

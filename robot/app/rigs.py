@@ -22,6 +22,7 @@ from typing import Protocol
 from solver import random_cube
 
 from ..rig.config import Config
+from ..rig.errors import UserError
 from ..rig.link import Link
 
 
@@ -35,6 +36,9 @@ class Simulation(Protocol):
 
     def press(self) -> None:
         """Press the rig's start button."""
+
+    def put_in(self, facelets: str) -> None:
+        """Put a cube in, as a person would between runs."""
 
     def close(self) -> None:
         """Let the simulation go."""
@@ -66,18 +70,20 @@ class RigHandle:
 
 
 def attach_rig(cfg: Config, *, port: str | None, firmware: str | None, seed: int | None,
-               kind: str = "six-motor") -> RigHandle:
+               kind: str = "six-motor", firmware_speed: str | None = None) -> RigHandle:
     """The configured rig's link, not yet connected: whoever holds it can send
     the emergency stop on it from the moment its port opens, handshake or not.
 
-    A simulated rig (``sim://`` or the firmware in simavr) gets a randomly
-    scrambled cube, as if someone had put one in."""
+    A simulated rig (``sim://`` or the firmware in simavr, at
+    ``firmware_speed`` if given) gets a randomly scrambled cube, as if
+    someone had put one in."""
     url = port or cfg.rig.port
     simulated: Simulation | None = None
     if firmware or url.startswith("sim://"):
         from ..sim import attach
 
-        simulated = attach(cfg, port=port, firmware=firmware, scramble=random_cube(seed).to_facelets())
+        simulated = attach(cfg, port=port, firmware=firmware, scramble=random_cube(seed).to_facelets(),
+                           firmware_speed=firmware_speed)
         if simulated is not None:
             url = simulated.port
     try:
@@ -87,6 +93,15 @@ def attach_rig(cfg: Config, *, port: str | None, firmware: str | None, seed: int
             simulated.close()
         raise
     return RigHandle(link, url, simulated)
+
+
+def openable(port: str | None) -> None:
+    """Make ``port`` openable by a :class:`Link` when it is a ``sim://`` URL
+    (the simulation registers that scheme with pyserial), for links that
+    open it before any run has attached the simulation (a panel's idle
+    stop, its clear)."""
+    if port is not None and port.startswith("sim://"):
+        from .. import sim  # noqa: F401  (sim:// ports)
 
 
 def connect_rig(handle: RigHandle) -> RigHandle:
@@ -122,3 +137,26 @@ def run_port(cfg: Config, port: str | None) -> str:
     query["speed"] = "max"
     name = parts.netloc + parts.path or f"{cfg.rig.kind}-{os.getpid()}-{next(_runs)}"  # no name: its own
     return f"sim://{name}?{urllib.parse.urlencode(query)}"
+
+
+def pace_of(port: str) -> float | None:
+    """How fast a ``sim://`` rig's robot moves go: its ``?speed=`` (times
+    real time; 1 when not given, as the six-motor virtual rig; ``max``: no
+    waiting, None). None for a port that is no ``sim://`` URL."""
+    if not port.startswith("sim://"):
+        return None
+    from ..sim.protocol_sim import parse_sim_url  # the one door to the simulation (module docstring)
+
+    try:
+        speed = parse_sim_url(port)[1].get("speed", "1")
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    if speed.strip().lower() in ("max", "inf", "event"):
+        return None
+    try:
+        pace = float(speed)
+    except ValueError:
+        raise UserError(f"sim:// speed must be 'max' or a number, not {speed!r}") from None
+    if not 0.01 <= pace <= 1000:
+        raise UserError(f"sim:// speed must be 'max' or from 0.01 to 1000 times real time, not {speed!r}")
+    return pace

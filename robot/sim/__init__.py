@@ -30,13 +30,18 @@ class SimulatedRig:
     """The cube as the simulation holds it (facelets)."""
     press: Callable[[], None]
     """Press the rig's start button."""
+    put_in: Callable[[str], None]
+    """Put a cube (facelets) in, as a person would between runs."""
     close: Callable[[], None] = lambda: None
 
 
-def attach(config: Any, *, port: str | None, firmware: str | None, scramble: str) -> SimulatedRig | None:
+def attach(config: Any, *, port: str | None, firmware: str | None, scramble: str,
+           firmware_speed: str | None = None) -> SimulatedRig | None:
     """The simulated rig behind ``port`` (a ``sim://`` URL) or ``firmware`` (an
     ELF run in simavr), with ``scramble`` put in as if by a person; None when
-    the port is not simulated. ``config`` is the rig's configuration."""
+    the port is not simulated. ``config`` is the rig's configuration;
+    ``firmware_speed`` the emulated board's pace (times real time, or
+    ``max``; by default real time for six motors, ``max`` for the others)."""
     from ..rig.errors import UserError
 
     if firmware:
@@ -47,10 +52,12 @@ def attach(config: Any, *, port: str | None, firmware: str | None, scramble: str
         args = ["--state", scramble]
         if config.path is not None:
             args += ["--config", str(config.path)]
-        if config.rig.kind != "six-motor":
+        if firmware_speed is not None:
+            args += ["--speed", firmware_speed]
+        elif config.rig.kind != "six-motor":
             args += ["--speed", "max"]  # no live view: the rig's clock is the simulated CPU's
         proc = SimRigProcess(*args, firmware=firmware)
-        return SimulatedRig(proc.port, proc.state, proc.press, proc.close)
+        return SimulatedRig(proc.port, proc.state, proc.press, proc.set_state, proc.close)
     url = port or config.rig.port
     if not url.startswith("sim://"):
         return None
@@ -63,7 +70,12 @@ def attach(config: Any, *, port: str | None, firmware: str | None, scramble: str
         rig = rig_for_url(url)
     except ValueError as e:
         raise UserError(f"--port {url}: {e}") from None
-    if "state" not in opts:
-        rig.cube = parse_facelets(scramble)
-    rig.adopt_config(config)  # a flipper's or two-gripper's parts hold the cube put in
-    return SimulatedRig(url, rig.facelets, rig.press)
+    def put_in(facelets: str) -> None:
+        rig.cube = parse_facelets(facelets)
+        rig.adopt_config(config)  # a flipper's or two-gripper's parts hold the cube put in
+
+    if "state" in opts:
+        rig.adopt_config(config)
+    else:
+        put_in(scramble)
+    return SimulatedRig(url, rig.facelets, rig.press, put_in)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from vision.errors import VisionError
 
 from ..app.events import Answer, Doubt, Event, Face, TurnEvents
+from ..app.rigs import openable
 from ..app.solving import check_run
 from ..app.start import Engine
 from ..rig.config import Config
@@ -204,8 +205,8 @@ class Panel:
         simulation, which registers ``sim://`` with pyserial."""
         if not self.mechanism:
             self.standing.start()
-        elif (port := self.mechanism_port) is not None and port.startswith("sim://"):
-            from .. import sim  # noqa: F401  (sim:// ports)
+        else:
+            openable(self.mechanism_port)
 
     # -- runs ------------------------------------------------------------------
     def start(self, *, seed: int | None = None, scan_only: bool = False, method: str | None = None,

@@ -20,7 +20,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from solver import random_cube
 
@@ -28,9 +28,6 @@ from ..app.rigs import RigHandle, attach_rig, connect_rig
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
 from ..rig.link import Link, LinkLost, RigReset, estop_beside
-
-if TYPE_CHECKING:
-    from ..sim.pty_rig import SimRigProcess
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +59,6 @@ class StandingRig:
         self.error = ""
         self.buttons = 0
         """Presses heard between runs."""
-        self._proc: SimRigProcess | None = None
         self._closed = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -97,34 +93,20 @@ class StandingRig:
 
     def drop(self) -> None:
         """Forget the connection (a lost line): the next use connects again."""
-        handle, self.handle, self._proc = self.handle, None, None
+        handle, self.handle = self.handle, None
         if handle is not None:
             handle.close()
 
     def _open(self) -> RigHandle:
-        if not self.firmware:
-            handle = attach_rig(self.cfg, port=self.port, firmware=None, seed=None)
-            self._connecting = handle.link
-            try:
-                return connect_rig(handle)
-            finally:
-                self._connecting = None
-        from ..sim import SimulatedRig
-        from ..sim.pty_rig import SimRigProcess
-        from ..sim.simavr import check_firmware
-
-        check_firmware(self.firmware)
-        args = ["--speed", self.speed, *(["--config", str(self.cfg.path)] if self.cfg.path else [])]
-        proc = SimRigProcess(*args, firmware=self.firmware)
-        handle = RigHandle(Link(self.cfg, port=proc.port), proc.port,
-                           SimulatedRig(proc.port, proc.state, proc.press, proc.close))
+        """The rig's line, connected: the configured port, or the emulated
+        board of ``--firmware`` started once (app/rigs.py composes either)."""
+        handle = attach_rig(self.cfg, port=None if self.firmware else self.port, firmware=self.firmware,
+                            seed=None, firmware_speed=self.speed if self.firmware else None)
         self._connecting = handle.link
         try:
-            connect_rig(handle)
+            return connect_rig(handle)
         finally:
             self._connecting = None
-        self._proc = proc
-        return handle
 
     # -- between runs ----------------------------------------------------------
     def _listen(self) -> None:
@@ -167,13 +149,8 @@ class StandingRig:
     def put_in(self, seed: int) -> None:
         """A simulated rig gets a scrambled cube, as if a person put one in (a
         real rig holds whatever cube is in it). Hold :attr:`lock`."""
-        facelets = random_cube(seed).to_facelets()
-        if self._proc is not None:
-            self._proc.set_state(facelets)
-        elif self.handle is not None and self.handle.simulated is not None:
-            from ..sim import attach
-
-            attach(self.cfg, port=self.handle.port, firmware=None, scramble=facelets)
+        if self.handle is not None and self.handle.simulated is not None:
+            self.handle.simulated.put_in(random_cube(seed).to_facelets())
 
     def after_run(self, error: BaseException | None) -> None:
         """A run that lost the line leaves it to be connected afresh."""

@@ -246,7 +246,8 @@ def _dry_run_mechanism(args: argparse.Namespace, cfg: Config) -> int:
     (one lane per servo and stepper) beside the name given."""
     from ...app.events import Event, Face
     from ...app.mechanism_dryrun import dry_run_mechanism, lane, mechanism_plan, timeline
-    from ...app.mechanism_events import MechanismEvents, pace_of
+    from ...app.mechanism_events import MechanismEvents
+    from ...app.rigs import pace_of
 
     kind = cfg.rig.kind
     limit = MAX_RENDER_MOVES if args.render else MAX_DRY_RUN_MOVES
