@@ -27,6 +27,7 @@ from solver import MAX_BUDGET_MS, MAX_SOLUTION_LENGTH
 from solver.metrics import METHODS, RIG_METRICS
 
 from ..rig.errors import RigError, UserError
+from .kinds import kind_of
 
 if TYPE_CHECKING:
     from solver import SolveError
@@ -87,38 +88,24 @@ def check(req: SolveRequest) -> None:
         raise UserError(f"metric {req.metric}: a 2x2 is solved optimally in {' or '.join(POCKET_METRICS)}")
 
 
-def run_methods(cfg: Config) -> tuple[str, ...]:
-    """The methods a press-start on ``cfg``'s rig can turn: a six-motor rig
-    turns any solution as its moves come; a flipper or two-gripper turns the
-    two-phase solution it makes cheapest in its own robot moves (CFOP's
-    fixed stages would cost it three times the robot moves)."""
-    return METHODS if cfg.rig.kind == "six-motor" else ("two-phase",)
-
-
-def run_metrics(cfg: Config) -> tuple[str, ...]:
-    """The metrics a face may ask a press-start on ``cfg``'s rig to choose
-    its solution in: none on a flipper or two-gripper, which always chooses
-    in its own (planned seconds and robot moves)."""
-    return RIG_METRICS if cfg.rig.kind == "six-motor" else ()
-
-
 def check_run(cfg: Config, *, method: str | None = None, metric: str | None = None) -> Config:
     """A press-start's options checked against what ``cfg``'s rig can honour,
     in one place for the terminal, the panel and the engine (one refusal,
     in the same words, a :class:`UserError`): ``method`` and ``metric``
     given by a face override ``[solver]``'s; the set-up's own ``[solver]
     method`` must be one the rig turns too. The set-up as the run uses it."""
-    kind = cfg.rig.kind
+    rig = kind_of(cfg)
+    kind = rig.name
     if method is not None and method not in METHODS:
         raise UserError(f"method {method!r}: expected one of {', '.join(METHODS)}")
     if metric is not None and metric not in RIG_METRICS:
         raise UserError(f"metric {metric!r}: expected one of {', '.join(RIG_METRICS)}")
     chosen = method or cfg.solver.method
-    if chosen not in run_methods(cfg):
+    if chosen not in rig.methods:
         where = "asked for" if method is not None else "set in [solver] method"
         raise UserError(f"method {chosen} ({where}) is for a six-motor rig: a {kind} rig solves with "
                         "two-phase and turns the plan cheapest in its own robot moves")
-    if metric is not None and metric not in run_metrics(cfg):
+    if metric is not None and metric not in rig.metrics:
         raise UserError(f"metric {metric} is for a six-motor rig: a {kind} rig chooses its solution by "
                         "its own robot moves and seconds")
     if metric is not None and chosen == "cfop":

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from vision.errors import VisionError
 
 from ..app.events import Answer, Doubt, Event, Face, TurnEvents
+from ..app.kinds import RunEngine, kind_of
 from ..app.rigs import openable
 from ..app.solving import check_run
 from ..app.start import Engine
@@ -148,16 +149,18 @@ class Panel:
 
     def __init__(self, cfg: Config, options: Options):
         self.cfg, self.options = cfg, options
+        self.kind = kind_of(cfg)
+        """What applies to this rig (robot/app/kinds.py): asked, never named."""
         self.lock = threading.Lock()
         # A flipper or two-gripper holds the cube as it was put in until a run or a jog moves it.
-        self.status = Status(orientation="URFDLB" if cfg.rig.kind != "six-motor" else "")
+        self.status = Status(orientation="URFDLB" if self.kind.tells_orientation else "")
         self.mechanism_state: Any = None
         """A flipper's or two-gripper's rig that outlives a run (:attr:`mechanism_port`): its whole
         state as the last run or jog left it (the cube's hold in the status's frame, and its parts);
         None while not known (none yet, or one ended part-way). A jog is followed from it."""
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY)
         self.images: dict[str, bytes] = {}
-        self.engine: Engine | MechanismEngine | None = None
+        self.engine: RunEngine | None = None
         self.thread: threading.Thread | None = None
         self.asking: WebFace | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -196,7 +199,7 @@ class Panel:
         """A rig that moves the cube (flipper, two-gripper): its runs are made on
         its virtual rig in the run's thread (robot/app/mechanism_start.py); no
         line is kept open between runs."""
-        return self.cfg.rig.kind != "six-motor"
+        return not self.kind.keeps_its_line
 
     def open(self) -> None:
         """Server start: connect to the rig and listen for its button. With a
@@ -218,22 +221,19 @@ class Panel:
         cfg = check_run(self.cfg, method=method, metric=metric)  # what the terminal refuses, in its words
         with self.lock:
             self.check_free()
-            engine: Engine | MechanismEngine
-            if self.mechanism:
-                from ..app.mechanism_start import MechanismEngine
-
-                engine = MechanismEngine(cfg, Face(), port=self.options.rig_port, seed=seed, started_by=by,
-                                         state_dir=self.options.state_dir, firmware=self.options.firmware,
-                                         scan_only=scan_only, sim_lighting=self.options.sim_lighting)
-            else:
-                engine = Engine(cfg, Face(), state_dir=self.options.state_dir, seed=seed, no_wait=True,
-                                scan_only=scan_only, sim_lighting=self.options.sim_lighting, started_by=by)
+            # a rig that keeps its line (the standing rig's) is given it when the run's thread starts
+            own = not self.kind.keeps_its_line
+            engine = self.kind.engine(cfg, Face(), port=self.options.rig_port if own else None,
+                                      firmware=self.options.firmware if own else None,
+                                      state_dir=self.options.state_dir, seed=seed, scan_only=scan_only,
+                                      sim_lighting=self.options.sim_lighting, started_by=by, no_wait=True)
             engine.face = WebFace(self, engine.stop_flag)
             self.engine = engine
             number = self.status.run + 1
             self.status = Status(state="scanning", run=number, kind="scan" if scan_only else "solve",
                                  started=time.time(), by=by, method=cfg.solver.method,
-                                 rig_kind=cfg.rig.kind, orientation="URFDLB" if self.mechanism else "")
+                                 rig_kind=cfg.rig.kind,
+                                 orientation="URFDLB" if self.kind.tells_orientation else "")
             self.history.clear()
             self.images = {}
             self.thread = threading.Thread(target=self._run, args=(engine,), name=f"run-{number}",
@@ -503,11 +503,9 @@ class Panel:
         kind = self.cfg.rig.kind
         if self.running():
             self.status.estop_sent = True
-            engine = self.engine
-            events = self.dry_events
-            if engine is not None and not isinstance(engine, Engine):
-                events = engine.events  # a run's; else a dry run's
-            if events is not None and events.estop():
+            engine, events = self.engine, self.dry_events
+            # the run's line, or a dry run's
+            if engine.estop() if engine is not None else events is not None and events.estop():
                 self.mechanism_latch(True)
                 return {"sent": True, "message": f"emergency stop sent to the {kind} rig"}
             # no line took it (not open yet, or a dry run's virtual rig): nothing latched, nothing moves on
@@ -571,7 +569,7 @@ class Panel:
                 link.estop()
                 return {"sent": True, "message": "emergency stop sent to the dry run's virtual rig"}
             return {"sent": False, "message": "the dry run is stopping; it had not reached the rig yet"}
-        if isinstance(engine, Engine) and self.running():
+        if engine is not None and self.running():
             if engine.estop() or self.standing.estop():  # the run's line, or the kept one it is about to use
                 return {"sent": True, "message": "emergency stop sent to the rig"}
             return {"sent": False, "message": "the run is stopping; the rig is not connected "
