@@ -100,7 +100,7 @@ def bind(host: str, port: int, *, token_file: Path | None = None, new_token: boo
     machine's interfaces (tests give their own); ``mdns`` says whether
     ``HOSTNAME.local`` is published (by default: avahi is running)."""
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        infos = socket.getaddrinfo(_bare(host), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as e:
         raise UserError(f"--host {host!r}: {e.strerror}") from None
     family, _, _, _, address = infos[0]
@@ -205,6 +205,18 @@ def _token(token_file: Path | None, new: bool) -> str:
     except OSError as e:
         raise UserError(f"cannot keep the panel's token in {token_file}: {e.strerror}") from None
     return token
+
+
+def _bare(host: str) -> str:
+    """``host`` as the resolver takes it: an IPv6 address without the
+    brackets it is written in within an address (``[::1]``, as the panel
+    prints it and as it is typed after ``http://``)."""
+    if host.startswith("[") and host.endswith("]"):
+        try:
+            return str(ipaddress.IPv6Address(host[1:-1]))
+        except ValueError:
+            return host
+    return host
 
 
 def _url_host(host: str) -> str:
