@@ -208,7 +208,10 @@ class CrowdProcess:
         """Ended, whatever it was doing (nothing is left running)."""
         if self.proc.poll() is None:
             self.proc.kill()
-            self.proc.communicate()
+        self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None and not pipe.closed:
+                pipe.close()
 
 
 def serve_process(folder: Path, *args: str, files: int | None = None) -> tuple[subprocess.Popen, int, Path]:

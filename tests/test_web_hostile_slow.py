@@ -29,7 +29,7 @@ from slowcrowd import CannotCrowd, CrowdProcess, serve_process, stop_serve, time
 from webserver import Client, panel_server, raw_exchange, read_answer, rig_for_url, server_log
 
 from robot.web.connections import Limits
-from robot.web.server import FRAME_HEADERS
+from robot.web.guard import FRAME_HEADERS
 
 ROOT = Path(__file__).resolve().parents[1]
 LINUX = sys.platform.startswith("linux")
@@ -152,6 +152,7 @@ def test_a_body_dribbled_after_its_answer_is_cut_at_the_deadline(tmp_path):
     with panel_server(tmp_path / "state", limits=limits) as (base, _, _), server_log() as log:
         port = urllib.parse.urlsplit(base).port
         with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            sent = time.monotonic()  # before the server's answer, and so before its deadline starts
             s.sendall(f"POST /api/estop HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 60000\r\n"
                       "\r\n".encode())
             status, answer = read_answer(s)
@@ -166,7 +167,7 @@ def test_a_body_dribbled_after_its_answer_is_cut_at_the_deadline(tmp_path):
                 if select.select([s], [], [], 0.1)[0]:
                     assert _rest(s, b"") == b"", "a second answer to a request never sent"
                     break
-            assert time.monotonic() - answered >= 0.5
+            assert time.monotonic() - sent >= 0.5
         assert not log.tracebacks(), log.tracebacks()
 
 
@@ -174,13 +175,13 @@ def test_a_body_dribbled_after_its_answer_is_cut_at_the_deadline(tmp_path):
 
 
 def test_one_client_holds_at_most_its_share_and_a_full_panel_makes_room(tmp_path):
-    """per_client 4, connections 8: ten connections from one address leave
-    its four newest held (the six oldest closed, each with a 503 once the
-    server had its request line); four more from other addresses fill the
-    panel; the e-stop then gets in, the oldest connection of the client
-    holding the most is closed for it, and the rig is stopped. (Before each
-    new connection a whole request is answered: the server has then read the
-    line sent on the one before.)"""
+    """per_client 4, connections 8: ten connections from one address, the
+    first four held, the other six turned away at once with a 429 saying
+    why; four more from other addresses fill the panel; the e-stop then gets
+    in, the oldest connection of the client holding the most is closed for
+    it (a 503 saying why), and the rig is stopped. (Before each new
+    connection of the first ten a whole request is answered: the server has
+    then read the line sent on the one before.)"""
     limits = Limits(connections=8, per_client=4, header_deadline_s=30)
     with panel_server(tmp_path / "state", limits=limits) as (base, _, rig_url), server_log() as log:
         port = urllib.parse.urlsplit(base).port
@@ -191,26 +192,30 @@ def test_one_client_holds_at_most_its_share_and_a_full_panel_makes_room(tmp_path
             mine.append(_connect(port, "127.0.0.2", head))
             assert raw_exchange(base, probe)[0] == 200  # answered after the server read the line above
         gone = _wait_closed(mine, 6)
-        assert sorted(gone) == list(range(6)), sorted(gone)
+        assert sorted(gone) == list(range(4, 10)), sorted(gone)
         for i, got in gone.items():
             status, headers, answer = _answer(got)
-            assert status == 503 and answer["error"]["kind"] == "full", (i, answer)
-            assert "make room for a new one" in answer["error"]["message"] and _forbids_framing(headers)
+            assert status == 429 and answer["error"]["kind"] == "too-many-connections", (i, answer)
+            assert "holds 4 connections to the panel, the most one may" in answer["error"]["message"], answer
+            assert _forbids_framing(headers), headers
         others = [_connect(port, f"127.0.0.{3 + i}", head) for i in range(4)]  # eight held: full
         status, answer, _ = timed_estop(port)
         assert status == 200 and answer["sent"] is True, answer
         assert rig_for_url(rig_url).estop
         gone = _wait_closed(mine, 7)
-        assert sorted(gone) == list(range(7)), sorted(gone)  # the oldest of the client holding the most
-        assert all(_closed(s) is None for s in others)  # one each: none closed
-        mine[9].sendall(b"\r\n")  # a held connection is a real one: its request answered
-        mine[9].settimeout(10)
-        status, answer = read_answer(mine[9])
+        status, headers, answer = _answer(gone[0])  # the oldest of the client holding the most
+        assert status == 503 and answer["error"]["kind"] == "full", answer
+        assert "make room for a new one" in answer["error"]["message"] and _forbids_framing(headers)
+        assert all(_closed(s) is None for s in others + mine[1:4])  # the others held
+        mine[3].sendall(b"\r\n")  # a held connection is a real one: its request answered
+        mine[3].settimeout(10)
+        status, answer = read_answer(mine[3])
         assert status == 200 and answer["state"] == "idle", answer
         for s in mine + others:
             s.close()
         said = " | ".join(r.getMessage() for r in log.records)
-        assert "more than 4 connections" in said and "holds its most connections (8)" in said, said
+        assert "holding 4 connections opened another" in said, said
+        assert "holds its most connections (8)" in said, said
         assert not log.tracebacks(), log.tracebacks()
 
 

@@ -14,14 +14,17 @@ them, 298 MB in 25 s: asyncio logs each try and schedules another). Here:
   process (the rig's line, the journal, cameras, uploads' temporary files)
   and for the connections being closed, so ``accept`` does not run out of
   files in the first place.
-* **A new connection always gets in.** When the panel is full, or its client
-  already holds :attr:`Limits.per_client`, one held connection is closed to
-  make room: of the client holding the most connections, a waiting one (its
-  request's headers not yet complete, or idle between requests) before one
-  with a request being answered, the oldest first. A client that
-  opens hundreds of connections thus only ever closes its own, and the
-  newest connection, the one a person just pressed the e-stop on, is the
-  last to go: its headers arrive within milliseconds and it is answered.
+* **One client** (an address) holds at most :attr:`Limits.per_client`: one
+  more is answered 429 and closed at once, before anything of it is read
+  (a browser opens six at most; turning the extra one away costs next to
+  nothing, so a client opening hundreds spends the server little).
+* **Any other new connection gets in.** When the panel is full, one held
+  connection is closed to make room: of the client holding the most
+  connections, a waiting one (its request's headers not yet complete, or
+  idle between requests) before one with a request being answered, the
+  oldest first. The newest connection, the one a person just pressed the
+  e-stop on, is the last to go: its headers arrive within milliseconds and
+  it is answered.
 * **A request's headers** must be complete within
   :attr:`Limits.header_deadline_s` of the connection's start (or of the end
   of its last answer): a client dribbling header lines is closed, with a 408
@@ -39,12 +42,15 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import json
 import logging
 import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, cast
+
+from .guard import FRAME_HEADERS
 
 log = logging.getLogger(__name__)
 
@@ -66,10 +72,13 @@ ACCEPT_PAUSE_S = 0.05
 """How long accepting pauses after an accept fails with no connection to close."""
 LOG_EVERY_S = 1.0
 _OUT_OF_FILES = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
+_REASONS = {408: "Request Timeout", 429: "Too Many Requests", 503: "Service Unavailable"}
 
 
 @dataclass(frozen=True)
 class Limits:
+    """The door's bounds (the tests give small ones to meet them quickly)."""
+
     connections: int = MAX_CONNECTIONS
     per_client: int = MAX_PER_CLIENT
     header_deadline_s: float = HEADER_DEADLINE_S
@@ -111,11 +120,9 @@ class Tally:
         self.quiet_until = 0.0
         self.held = 0
         self.last = ""
-        self.total = 0
         self.flush: asyncio.TimerHandle | None = None
 
     def note(self, detail: str) -> None:
-        self.total += 1
         now = time.monotonic()
         if now >= self.quiet_until:
             log.log(self.level, "%s (%s)", self.what, detail)
@@ -158,8 +165,8 @@ class Door:
         most = limits.connections
         self.full = Tally(loop, logging.WARNING, f"the panel holds its most connections ({most}): the oldest "
                                                  "waiting one was closed for a new one")
-        self.crowded = Tally(loop, logging.WARNING, f"a client opened more than {limits.per_client} "
-                                                    "connections: its longest waiting one was closed")
+        self.crowded = Tally(loop, logging.WARNING, f"a client holding {limits.per_client} connections "
+                                                    "opened another: turned away (429)")
         self.slow = Tally(loop, logging.WARNING, "a connection's request headers were not complete within "
                                               f"{limits.header_deadline_s:g} s: closed")
         self.failed = Tally(loop, logging.WARNING, "cannot accept a connection")
@@ -219,10 +226,11 @@ class Door:
             self.loop.add_reader(self.sock.fileno(), self._ready)
 
     def _admit(self, conn: socket.socket, client: str) -> None:
-        mine = self.seats.get(client, [])
-        if len(mine) >= self.limits.per_client:
-            self._drop(self._victim(mine), f"{client} holds {len(mine)} connections")
+        held = len(self.seats.get(client, ()))
+        if held >= self.limits.per_client:
+            self._turn_away(conn, held)
             self.crowded.note(client)
+            return
         if self.count >= self.limits.connections:
             self._drop(self._victim_anywhere(), "the panel is full")
             self.full.note(f"a new one from {client}")
@@ -239,10 +247,23 @@ class Door:
         made = cast(Callable[[], asyncio.Protocol], lambda: seat)  # a Seat is an asyncio protocol too
         self.loop.create_task(self.loop.connect_accepted_socket(made, conn)).add_done_callback(connected)
 
-    def _victim(self, seats: list[Seat]) -> Seat:
-        """Of one client's connections (oldest first), the one to close for
-        a new one: the oldest waiting, or with none waiting the oldest."""
-        return next((s for s in seats if not s.busy), seats[0])
+    def _turn_away(self, conn: socket.socket, held: int) -> None:
+        """A client holding its share opened one more: a 429 and closed at
+        once, before any of it is read or kept (what it sent so far is read
+        off first, so that the close does not reset the answer away)."""
+        conn.setblocking(False)
+        try:
+            while conn.recv(65536):
+                pass
+        except OSError:  # nothing more now (or gone)
+            pass
+        message = (f"this address holds {held} connections to the panel, the most one may; close one and "
+                   "send the request again")
+        try:
+            conn.send(raw_answer(429, "too-many-connections", message))
+        except OSError:
+            pass
+        conn.close()
 
     def _victim_anywhere(self) -> Seat:
         """The connection to close for a new one when the panel is full: the
@@ -273,3 +294,13 @@ class Door:
 
     def timed_out(self, client: str) -> None:
         self.slow.note(client)
+
+
+def raw_answer(status: int, kind: str, message: str) -> bytes:
+    """A whole JSON answer, written as bytes: to a request that never came
+    whole (h11 answers only one it has read), or to a connection turned away
+    before it is read."""
+    body = json.dumps({"error": {"kind": kind, "message": message}}).encode()
+    head = [f"HTTP/1.1 {status} {_REASONS[status]}", "content-type: application/json",
+            f"content-length: {len(body)}", "connection: close", *(f"{k}: {v}" for k, v in FRAME_HEADERS)]
+    return ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body

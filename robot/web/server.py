@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..rig.config import Config
 from ..rig.errors import UserError
-from .connections import Door, Limits, connection_limit
+from .connections import Door, Limits, connection_limit, raw_answer
+from .guard import FRAME_HEADERS
 from .interfaces import Address, interface_addresses, reachable
 from .runs import Options, Panel
 
@@ -226,12 +227,6 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
-FRAME_HEADERS = [("x-frame-options", "DENY"), ("content-security-policy", "frame-ancestors 'none'")]
-"""On every answer: no page of another site may show the panel in a frame (a
-framed panel, hidden under a decoy, took a click meant for the decoy as a
-press of its e-stop or its start)."""
-
-
 def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool = False,
                 body_grace_s: float | None = None,
                 limits: Limits | None = None) -> tuple[uvicorn.Server, Panel]:
@@ -373,7 +368,7 @@ def _http_protocol() -> type:
             """Close the waiting connection; with ``status`` when part of a
             request had come (an idle one is closed as its keep-alive ends)."""
             if self.heard and self.conn.our_state is h11.IDLE:
-                self.transport.write(_raw_answer(status, kind, message))
+                self.transport.write(raw_answer(status, kind, message))
             if self.transport.get_write_buffer_size():
                 self.transport.abort()  # a client that reads nothing: its file is freed at once
             else:
@@ -383,26 +378,14 @@ def _http_protocol() -> type:
             message = "the request is not HTTP/1.1 as this server reads it (its request line or a header)"
             body = json.dumps({"error": {"kind": "bad-request", "message": message}}).encode()
             headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                       (b"connection", b"close"), *_FRAME_BYTES]
+                       (b"connection", b"close"),
+                       *((k.encode(), v.encode()) for k, v in FRAME_HEADERS)]
             for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
                           h11.Data(data=body), h11.EndOfMessage()):
                 self.transport.write(self.conn.send(event) or b"")
             self.transport.close()
 
     return PanelProtocol
-
-
-_FRAME_BYTES = [(k.encode(), v.encode()) for k, v in FRAME_HEADERS]
-_REASONS = {408: "Request Timeout", 503: "Service Unavailable"}
-
-
-def _raw_answer(status: int, kind: str, message: str) -> bytes:
-    """A whole JSON answer, written outside h11 (which answers only a request
-    it has read whole: these are for one that never came whole)."""
-    body = json.dumps({"error": {"kind": kind, "message": message}}).encode()
-    head = [f"HTTP/1.1 {status} {_REASONS[status]}", "content-type: application/json",
-            f"content-length: {len(body)}", "connection: close", *(f"{k}: {v}" for k, v in FRAME_HEADERS)]
-    return ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
 
 
 def serve(cfg: Config, options: Options, served: Served, *, verbose: bool = False) -> None:
