@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import logging
 import os
 import resource
 import select
@@ -217,6 +218,29 @@ def test_one_client_holds_at_most_its_share_and_a_full_panel_makes_room(tmp_path
         assert "holding 4 connections opened another" in said, said
         assert "holds its most connections (8)" in said, said
         assert not log.tracebacks(), log.tracebacks()
+
+
+def test_websocket_upgrades_are_answered_as_any_request_and_hold_no_seat(tmp_path):
+    """The panel has no WebSocket: an Upgrade request is an ordinary one
+    (404 JSON, the frame headers on it). Handed to uvicorn's WebSocket
+    protocol, each left the door's count for good: after four, this address
+    (per_client 4) was refused for ever; uvicorn without one logs two
+    warnings a request."""
+    limits = Limits(connections=64, per_client=4, header_deadline_s=30)
+    with panel_server(tmp_path / "state", limits=limits) as (base, _, _), server_log() as log:
+        port = urllib.parse.urlsplit(base).port
+        upgrade = (f"GET /socket HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                   "Connection: Upgrade, close\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                   "Sec-WebSocket-Version: 13\r\n\r\n").encode()
+        for i in range(12):
+            with _connect(port, "127.0.0.2", upgrade) as s:
+                status, headers, answer = _answer(_rest(s, b""))
+            assert status == 404 and answer["error"]["kind"] == "not-found", (i, answer)
+            assert _forbids_framing(headers), headers
+        with _connect(port, "127.0.0.2", b"GET /api/status HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+                                          b"Connection: close\r\n\r\n" % port) as s:
+            assert read_answer(s)[0] == 200
+        assert not [r.getMessage() for r in log.records if r.levelno >= logging.WARNING]
 
 
 def _wait_closed(socks: list[socket.socket], count: int) -> dict[int, bytes]:

@@ -248,7 +248,7 @@ def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool 
     protocol = _http_protocol()
     config = uvicorn.Config(app, log_level="info" if verbose else "warning", access_log=verbose,
                             proxy_headers=False, server_header=False, timeout_graceful_shutdown=2,
-                            h11_max_incomplete_event_size=16 * 1024, lifespan="on", http=protocol,
+                            h11_max_incomplete_event_size=16 * 1024, lifespan="on", http=protocol, ws="none",
                             headers=FRAME_HEADERS)
     bounds = limits or Limits(connections=connection_limit())
 
@@ -304,6 +304,12 @@ def _http_protocol() -> type:
         @property
         def busy(self) -> bool:
             return self.cycle is not None and not self.cycle.response_complete
+
+        def _should_upgrade(self) -> bool:
+            """Never: the panel has no WebSocket (a connection handed to one
+            would leave the door's count; uvicorn would log two warnings for
+            each such request). An ``Upgrade`` request is answered as any other."""
+            return False
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
