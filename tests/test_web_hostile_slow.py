@@ -318,20 +318,20 @@ def test_out_of_files_is_one_line_a_second_and_the_estop_still_gets_in(tmp_path)
         hard = resource.prlimit(serve.pid, resource.RLIMIT_NOFILE)[1]
         held = len(os.listdir(f"/proc/{serve.pid}/fd"))
         resource.prlimit(serve.pid, resource.RLIMIT_NOFILE, (held + 6, hard))
+        t0 = time.monotonic()
         crowd = CrowdProcess(port, "--count", "40", "--from-one", "0", "--spread", "40", "--period", "0.1")
         try:
-            t0 = time.monotonic()
             crowd.next()
             while time.monotonic() - t0 < 2.5:
                 tick = crowd.next()
             status, answer, _ = timed_estop(port)
             assert status == 200 and answer["sent"] is True, answer
             last = crowd.end()
-            seconds = time.monotonic() - t0
         finally:
             crowd.kill()
     finally:
         code = stop_serve(serve)
+    seconds = time.monotonic() - t0  # all the server's lines are said in this time
     log = err.read_text(errors="replace")
     assert code == 130 and "Traceback" not in log, log[-3000:]
     lines = [ln for ln in log.splitlines() if "cannot accept a connection" in ln]
@@ -370,6 +370,28 @@ def test_every_answer_forbids_framing(tmp_path):
             data = _rest(s, b"")
         status, headers, answer = _answer(data)
         assert status == 400 and answer["error"]["kind"] == "bad-request" and _forbids_framing(headers), data
+
+
+def test_garbage_requests_are_one_log_line_a_second(tmp_path):
+    """40 requests the HTTP parser cannot read, as fast as they go: each is
+    answered 400 (JSON), and the log says so at most once a second with a
+    count, not once a request (uvicorn's own line for each is left out)."""
+    with panel_server(tmp_path / "state") as (base, _, _), server_log() as log:
+        t0 = time.monotonic()
+        for _ in range(40):
+            status, answer = raw_exchange(base, b"GET / HTTP/1.1\r\nBad Header\r\n\r\n")
+            assert status == 400 and answer["error"]["kind"] == "bad-request", answer
+        deadline = t0 + 10
+        while True:  # until the log has said all 40: the second's count comes when the second is over
+            said = [r.getMessage() for r in log.records if "not HTTP/1.1 as this server" in r.getMessage()]
+            counted = len(said[:1]) + sum(int(m.split(": ")[1].split()[0]) for m in said[1:])
+            if counted >= 40 or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        seconds = time.monotonic() - t0
+        assert not any("Invalid HTTP request" in r.getMessage() for r in log.records)
+        assert 1 <= len(said) <= seconds + 1, said
+        assert counted == 40, said
 
 
 class _FramingSite:

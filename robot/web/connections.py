@@ -170,6 +170,8 @@ class Door:
         self.slow = Tally(loop, logging.WARNING, "a connection's request headers were not complete within "
                                               f"{limits.header_deadline_s:g} s: closed")
         self.failed = Tally(loop, logging.WARNING, "cannot accept a connection")
+        self.unreadable = Tally(loop, logging.WARNING, "a request that is not HTTP/1.1 as this server "
+                                                       "reads it was answered 400")
 
     def open(self) -> None:
         self.sock.setblocking(False)
@@ -184,7 +186,7 @@ class Door:
             self.resume.cancel()
         else:
             self.loop.remove_reader(self.sock.fileno())
-        for tally in (self.full, self.crowded, self.slow, self.failed):
+        for tally in (self.full, self.crowded, self.slow, self.failed, self.unreadable):
             tally.cancel()
 
     async def wait_closed(self) -> None:

@@ -251,6 +251,9 @@ def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool 
                             h11_max_incomplete_event_size=16 * 1024, lifespan="on", http=protocol, ws="none",
                             headers=FRAME_HEADERS)
     bounds = limits or Limits(connections=connection_limit())
+    quiet = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _OncePerRequest) for f in quiet.filters):
+        quiet.addFilter(_OncePerRequest())
 
     class PanelServer(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
@@ -280,6 +283,15 @@ def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool 
             await super().shutdown(sockets)
 
     return PanelServer(config), panel
+
+
+class _OncePerRequest(logging.Filter):
+    """Leaves out uvicorn's own line for each request it cannot parse: the
+    door says it at most once a second (:class:`~.connections.Tally`), so a
+    client sending garbage in a loop cannot fill the log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "Invalid HTTP request received."
 
 
 def _http_protocol() -> type:
@@ -381,6 +393,8 @@ def _http_protocol() -> type:
                 self.transport.close()
 
         def send_400_response(self, msg: str) -> None:
+            if self.door is not None:
+                self.door.unreadable.note(self.address)
             message = "the request is not HTTP/1.1 as this server reads it (its request line or a header)"
             body = json.dumps({"error": {"kind": "bad-request", "message": message}}).encode()
             headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
