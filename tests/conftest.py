@@ -147,6 +147,9 @@ SLOW = {
     "test_web_mechanisms::test_the_panel_stops_a_mechanism_run_between_robot_moves",
     "test_one_request::test_max_length_set_in_a_flippers_file_bounds_its_start_from_the_terminal",
     "test_one_request::test_max_length_bounds_a_mechanism_run_as_it_bounds_six_motors",
+    # a `serve` process against a crowd of 1,100 (or 40 out-of-files) slow clients in a process of its own
+    "test_web_hostile_slow::test_the_estop_is_answered_within_100_ms_beside_1100_slow_clients_at_1024_files",
+    "test_web_hostile_slow::test_out_of_files_is_one_line_a_second_and_the_estop_still_gets_in",
 }
 """Test modules (file stems) or single tests ("stem::name") that take tens of
 seconds or more: marked ``slow`` here, in one place, and left out by
@@ -160,6 +163,7 @@ TIMING = {
     "test_trust::test_the_panels_estop_reaches_a_talking_rig_within_100_ms_and_serve_ends_in_2_s",
     "test_trust::test_a_journal_that_is_not_a_journal_file_is_one_line_within_a_second",
     "test_trust::test_serve_ends_within_2_s_of_ctrl_c_whatever_the_run_is_doing",
+    "test_web_hostile_slow::test_the_estop_is_answered_within_100_ms_beside_1100_slow_clients_at_1024_files",
 }
 """Tests of a promise in wall-clock time (an e-stop on the rig's line within
 100 ms, serve gone within 2 s of Ctrl-C): marked ``timing``, and run by

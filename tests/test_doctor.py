@@ -369,3 +369,22 @@ def test_ctrl_c_during_the_handshake_sends_no_emergency_stop(tmp_path, stand_ins
     assert P.ESTOP_SEQUENCE not in heard, heard
     assert p.returncode == 130 and "Traceback" not in err, err
     assert len(err.strip().splitlines()) == 1 and "emergency stop" not in err, err
+
+
+def test_more_ports_than_max_ports_is_one_line_before_any_handshake(tmp_path):
+    """Each --port is a handshake of seconds: more than MAX_PORTS is refused
+    at once, in one line, before anything is looked at; MAX_PORTS itself is
+    taken (the report follows)."""
+    from robot.cli.commands.doctor import MAX_PORTS
+
+    ports = [a for i in range(MAX_PORTS + 1) for a in ("--port", str(tmp_path / f"tty{i}"))]
+    p = subprocess.run([sys.executable, "-m", "robot", "doctor", "--root", str(tmp_path / "empty"), *ports],
+                       capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert p.returncode == 2 and p.stdout == "", (p.returncode, p.stdout)
+    said = p.stderr.strip()
+    assert said == (f"cuberobot doctor: --port is given {MAX_PORTS + 1} times; at most {MAX_PORTS} (each is "
+                    "a handshake of up to a few seconds): give the ports to try, or none to try every one "
+                    "that looks like an Arduino"), said
+    p = subprocess.run([sys.executable, "-m", "robot", "doctor", "--root", str(tmp_path / "empty"),
+                        *ports[:2 * MAX_PORTS]], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert p.returncode == 1 and "doctor: 1 problem" in p.stdout and p.stderr == "", (p.stdout, p.stderr)

@@ -292,3 +292,24 @@ def test_links_in_runs_are_not_followed(tmp_path):
         for path in ("/api/runs/20260102-000000/scan-lower.png", "/api/runs/20260103-000000/scan-upper.png"):
             status, answer, _ = c.get(path)
             assert status == 404 and answer["error"]["kind"] == "not-found", path
+
+
+def test_an_ipv6_address_is_taken_with_or_without_its_brackets(tmp_path):
+    """`--host [::1]` (as the panel prints an IPv6 address, and as it is
+    typed in a browser) is ::1; an unknown name in brackets is still a
+    one-line refusal."""
+    from robot.rig.errors import UserError
+
+    for host in ("[::1]", "::1"):
+        served = bind(host, 0)
+        try:
+            assert served.url.startswith("http://[::1]:") and served.token is None, served.url
+            assert served.sock.family == socket.AF_INET6
+        finally:
+            served.sock.close()
+    with pytest.raises(UserError, match=r"--host '\[nonsense\]': "):
+        bind("[nonsense]", 0)
+    with panel_server(tmp_path / "state", host="[::1]") as (base, _, _):
+        assert base.startswith("http://[::1]:")
+        status, body, _ = Client(base).get("/api/status")
+        assert status == 200, body

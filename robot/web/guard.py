@@ -58,6 +58,10 @@ MAX_QUERY_FIELDS = 32
 IGNORED_HEADERS = frozenset((b"range", b"if-range"))
 """Taken out before the application sees them: the panel's files are small
 and sent whole (a malformed range would otherwise be a plain-text 400)."""
+FRAME_HEADERS = [("x-frame-options", "DENY"), ("content-security-policy", "frame-ancestors 'none'")]
+"""On every answer (robot/web/server.py puts them there): no page of another
+site may show the panel in a frame (a framed panel, hidden under a decoy,
+took a click meant for the decoy as a press of its e-stop or its start)."""
 BODY_GRACE_S = 10.0
 """A body's first seconds, free of the floor rate (a phone waking its radio)."""
 MIN_BODY_RATE = 32 * 1024

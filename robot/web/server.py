@@ -12,8 +12,10 @@ cap is the second net, for any picture a decoder would size differently."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ipaddress
+import json
 import logging
 import os
 import re
@@ -31,6 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..rig.config import Config
 from ..rig.errors import UserError
+from .connections import Door, Limits, connection_limit, raw_answer
+from .guard import FRAME_HEADERS
 from .interfaces import Address, interface_addresses, reachable
 from .runs import Options, Panel
 
@@ -100,7 +104,7 @@ def bind(host: str, port: int, *, token_file: Path | None = None, new_token: boo
     machine's interfaces (tests give their own); ``mdns`` says whether
     ``HOSTNAME.local`` is published (by default: avahi is running)."""
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        infos = socket.getaddrinfo(_bare(host), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as e:
         raise UserError(f"--host {host!r}: {e.strerror}") from None
     family, _, _, _, address = infos[0]
@@ -207,15 +211,31 @@ def _token(token_file: Path | None, new: bool) -> str:
     return token
 
 
+def _bare(host: str) -> str:
+    """``host`` as the resolver takes it: an IPv6 address without the
+    brackets it is written in within an address (``[::1]``, as the panel
+    prints it and as it is typed after ``http://``)."""
+    if host.startswith("[") and host.endswith("]"):
+        try:
+            return str(ipaddress.IPv6Address(host[1:-1]))
+        except ValueError:
+            return host
+    return host
+
+
 def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
 def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool = False,
-                body_grace_s: float | None = None) -> tuple[uvicorn.Server, Panel]:
+                body_grace_s: float | None = None,
+                limits: Limits | None = None) -> tuple[uvicorn.Server, Panel]:
     """The uvicorn server for the panel (not yet running) and the panel.
-    ``body_grace_s`` shortens the guard's grace for a slow body (tests)."""
+    ``body_grace_s`` shortens the guard's grace for a slow body, ``limits``
+    the connections' bounds (tests; by default :class:`Limits` with the most
+    connections from the open-files limit)."""
     import uvicorn
+    from uvicorn.config import STARTUP_FAILURE
 
     from .api import MAX_UPLOAD_BYTES, build
     from .guard import BODY_GRACE_S, Guard
@@ -225,11 +245,38 @@ def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool 
                 max_body=MAX_BODY,
                 large={"/api/photos": MAX_UPLOAD_BYTES},
                 body_grace_s=BODY_GRACE_S if body_grace_s is None else body_grace_s)
+    protocol = _http_protocol()
     config = uvicorn.Config(app, log_level="info" if verbose else "warning", access_log=verbose,
                             proxy_headers=False, server_header=False, timeout_graceful_shutdown=2,
-                            h11_max_incomplete_event_size=16 * 1024, lifespan="on", http=_http_protocol())
+                            h11_max_incomplete_event_size=16 * 1024, lifespan="on", http=protocol, ws="none",
+                            headers=FRAME_HEADERS)
+    bounds = limits or Limits(connections=connection_limit())
+    quiet = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _OncePerRequest) for f in quiet.filters):
+        quiet.addFilter(_OncePerRequest())
 
     class PanelServer(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            """uvicorn's start, with the panel's door (robot/web/connections.py)
+            accepting on the bound socket instead of asyncio's server."""
+            await self.lifespan.startup()
+            if self.lifespan.should_exit:
+                sys.exit(STARTUP_FAILURE)
+            if not sockets or len(sockets) != 1:
+                raise ValueError("the panel serves exactly one bound socket (server.bind)")
+            loop = asyncio.get_running_loop()
+            self.server_state.default_headers = list(self.config.encoded_headers)  # before the first tick
+
+            def seat(address: str) -> Any:
+                return protocol(config=self.config, server_state=self.server_state,
+                                app_state=self.lifespan.state, _loop=loop, door=door, address=address)
+
+            sockets[0].listen(self.config.backlog)  # as uvicorn's own start: a burst queues, not dropped
+            door = Door(sockets[0], seat, bounds, loop)
+            door.open()
+            self.servers = [door]  # type: ignore[list-item]  # closed and awaited as uvicorn's servers
+            self.started = True
+
         async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
             panel.end_streams()  # the event streams never end by themselves
             panel.begin_close()  # the run stopped and the rig let go while the connections close
@@ -238,27 +285,127 @@ def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool 
     return PanelServer(config), panel
 
 
+class _OncePerRequest(logging.Filter):
+    """Leaves out uvicorn's own line for each request it cannot parse: the
+    door says it at most once a second (:class:`~.connections.Tally`), so a
+    client sending garbage in a loop cannot fill the log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "Invalid HTTP request received."
+
+
 def _http_protocol() -> type:
     """uvicorn's HTTP/1.1 protocol (h11), answering a request it cannot parse
     (a bad request line, a header with a control character) with the API's
-    JSON error, as every other refusal, instead of a line of plain text."""
-    import json
-
+    JSON error, as every other refusal, instead of a line of plain text; and
+    seated at the door (robot/web/connections.py): counted while it is open,
+    closed when its request's headers are not complete in time or to make
+    room for a new connection."""
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    class JsonH11Protocol(H11Protocol):
+    class PanelProtocol(H11Protocol):
+        def __init__(self, *args: Any, door: Door | None = None, address: str = "", **kwargs: Any):
+            super().__init__(*args, **kwargs)
+            self.door, self.address = door, address
+            self.heard = False
+            """Bytes of a request whose headers are not complete yet have come."""
+            self.dropped = False
+            self.deadline: asyncio.TimerHandle | None = None
+
+        @property
+        def busy(self) -> bool:
+            return self.cycle is not None and not self.cycle.response_complete
+
+        def _should_upgrade(self) -> bool:
+            """Never: the panel has no WebSocket (a connection handed to one
+            would leave the door's count; uvicorn would log two warnings for
+            each such request). An ``Upgrade`` request is answered as any other."""
+            return False
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            if self.dropped or (self.door is not None and self.door.closed):
+                transport.abort()  # made room for another before it was connected, or the server ends
+                return
+            self.watch()
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if not self.busy:
+                self.heard = True
+            self.watch()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self.watch()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            super().connection_lost(exc)
+            if self.deadline is not None:
+                self.deadline.cancel()
+                self.deadline = None
+            if self.door is not None:
+                self.door.leave(self)
+
+        def watch(self) -> None:
+            """The header deadline: running from the moment the connection
+            waits for a request, stopped while one is answered."""
+            if self.transport is None or self.transport.is_closing():
+                return
+            if self.busy:
+                self.heard = False
+                if self.deadline is not None:
+                    self.deadline.cancel()
+                    self.deadline = None
+            elif self.deadline is None and self.door is not None:
+                self.deadline = self.loop.call_later(self.door.limits.header_deadline_s, self.too_slow)
+
+        def too_slow(self) -> None:
+            self.deadline = None
+            if self.busy or self.transport.is_closing():
+                return
+            if self.door is not None:
+                self.door.timed_out(self.address)
+                seconds = self.door.limits.header_deadline_s
+                self.refuse(408, "too-slow", f"the request's headers did not come whole within {seconds:g} s "
+                                             "(of the connection's start, or of the last answer on it); send "
+                                             "the request again, whole")
+
+        def drop(self, why: str) -> None:
+            self.dropped = True
+            if self.transport is None or self.transport.is_closing():
+                return
+            if self.busy:
+                self.transport.abort()  # its answer is cut short: the client sees the connection end
+                return
+            self.refuse(503, "full", f"the panel closed this connection to make room for a new one ({why}); "
+                                     "send the request again")
+
+        def refuse(self, status: int, kind: str, message: str) -> None:
+            """Close the waiting connection; with ``status`` when part of a
+            request had come (an idle one is closed as its keep-alive ends)."""
+            if self.heard and self.conn.our_state is h11.IDLE:
+                self.transport.write(raw_answer(status, kind, message))
+            if self.transport.get_write_buffer_size():
+                self.transport.abort()  # a client that reads nothing: its file is freed at once
+            else:
+                self.transport.close()
+
         def send_400_response(self, msg: str) -> None:
+            if self.door is not None:
+                self.door.unreadable.note(self.address)
             message = "the request is not HTTP/1.1 as this server reads it (its request line or a header)"
             body = json.dumps({"error": {"kind": "bad-request", "message": message}}).encode()
             headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                       (b"connection", b"close")]
+                       (b"connection", b"close"),
+                       *((k.encode(), v.encode()) for k, v in FRAME_HEADERS)]
             for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
                           h11.Data(data=body), h11.EndOfMessage()):
                 self.transport.write(self.conn.send(event) or b"")
             self.transport.close()
 
-    return JsonH11Protocol
+    return PanelProtocol
 
 
 def serve(cfg: Config, options: Options, served: Served, *, verbose: bool = False) -> None:

@@ -9,16 +9,23 @@ import json
 from pathlib import Path
 
 from ...app.limits import check_port
+from ...rig.errors import UserError
 from ...rig.loading import load_config
 from ..limits import path, text
 from . import Registry
 
 MAX_PORTS = 8
+"""``--port`` given at most this many times: each is a handshake of up to the
+set-up's connect time (5 s), and a machine has a few serial ports."""
 
 
 def _doctor(args: argparse.Namespace) -> int:
     from ...app.doctor import Machine, diagnose
 
+    if len(args.port or []) > MAX_PORTS:
+        raise UserError(f"--port is given {len(args.port)} times; at most {MAX_PORTS} (each is a handshake "
+                        "of up to a few seconds): give the ports to try, or none to try every one that looks "
+                        "like an Arduino")
     for p in args.port or []:
         check_port(p)
     cfg = load_config(args.config) if args.config else None
