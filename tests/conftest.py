@@ -158,6 +158,7 @@ TIMING = {
     "test_trust::test_the_panels_estop_reaches_a_talking_rig_within_100_ms_and_serve_ends_in_2_s",
     "test_trust::test_a_journal_that_is_not_a_journal_file_is_one_line_within_a_second",
     "test_trust::test_serve_ends_within_2_s_of_ctrl_c_whatever_the_run_is_doing",
+    "test_command_cameras::test_a_silent_camera_ends_the_scan_within_its_timeout",
 }
 """Tests of a promise in wall-clock time (an e-stop on the rig's line within
 100 ms, serve gone within 2 s of Ctrl-C): marked ``timing``, and run by
