@@ -25,6 +25,7 @@ from hostile_cameras import camera_argv, grey_frame, running, set_up_text, stand
 from robot.rig.config import parse_config
 from vision.capture import Camera
 from vision.errors import VisionError
+from vision.photos import PhotoError, load_photo
 from vision.setup import CameraSpec
 from vision.stream import MESSAGE_CHARS, JpegSplitter
 
@@ -270,7 +271,40 @@ def test_the_panels_live_view_of_a_silent_or_pipe_holding_camera_ends_and_leaves
             assert_gone(pids)
 
 
-# ---------------------------------------------------------------- a camera file that is not a file (P9)
+# ---------------------------------------------------------------- picture files that are not files (P9)
+
+
+def test_a_photo_that_is_a_fifo_a_device_or_a_folder_is_refused_unread(tmp_path):
+    fifo = tmp_path / "U.jpg"
+    os.mkfifo(fifo)  # no writer: opening it for reading the usual way waits for one for ever
+    for path, why in ((fifo, "is a FIFO (a named pipe), not a regular file"),
+                      (Path("/dev/zero"), "is a device or a socket, not a regular file"),
+                      (tmp_path, "is a folder, not a photo")):
+        refused: list[str] = []
+
+        def load(path: Path = path, refused: list[str] = refused) -> None:
+            try:
+                load_photo(path, f"U photo {path}")
+            except PhotoError as e:
+                refused.append(str(e))
+
+        reading = threading.Thread(target=load, daemon=True)
+        reading.start()
+        reading.join(GONE_S)
+        if reading.is_alive():  # let it go: a writer opens the FIFO
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            pytest.fail(f"reading {path} waits")
+        assert len(refused) == 1 and why in refused[0] and "\n" not in refused[0], refused
+
+
+def test_scan_images_with_a_fifo_is_one_line(tmp_path):
+    fifo = tmp_path / "F.jpg"
+    os.mkfifo(fifo)
+    given = [f"{f}={fifo}" for f in "URFDLB"]
+    r = subprocess.run([sys.executable, "-m", "robot", "scan", "--images", *given], capture_output=True,
+                       text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert f"U photo {fifo}: is a FIFO" in r.stderr
 
 
 def test_a_camera_source_that_is_a_fifo_is_refused_unopened(tmp_path):
