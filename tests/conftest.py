@@ -63,7 +63,7 @@ SLOW = {
     "test_link_faults", "test_web_browser", "test_web_hostile_fuzz", "test_cli_fuzz", "test_preview_window",
     "test_solver_memory", "test_lint", "test_start_cfop", "test_solver_damage", "test_wheel", "test_trust",
     "test_web_phone", "test_web_reach", "test_firmware_servo", "test_firmware_overlap",
-    "test_web_browser_mechanisms",
+    "test_web_browser_mechanisms", "test_camera_fuzz",
     # single tests of 4 s or more on a quiet machine
     "test_start::test_start_command_headless",
     "test_mechanism_start::test_several_runs_in_process",

@@ -38,14 +38,20 @@ def camera_argv(plan: str | list) -> list[str]:
     return camera + [plan if isinstance(plan, str) else json.dumps(plan)]
 
 
-def set_up_text(argv: list[str], timeout_s: float, *, warmup: int = 5, average: int = 3) -> str:
-    """The default set-up (config/rig.toml) with its upper camera running ``argv``."""
+def set_up_text(argv: list[str], timeout_s: float, *, warmup: int = 5, average: int = 3,
+                lower: list[str] | None = None) -> str:
+    """The default set-up (config/rig.toml) with its upper camera running
+    ``argv`` (and its lower one ``lower``, when given)."""
     text = (ROOT / "config" / "rig.toml").read_text()
-    command = json.dumps(argv)  # a TOML array of basic strings is JSON's
-    old = 'name = "upper"\nsource = "sim"\n'
-    assert old in text
-    return text.replace(old, f'name = "upper"\ncommand = {command}\ntimeout_s = {timeout_s}\n'
-                             f"warmup_frames = {warmup}\naverage_frames = {average}\n", 1)
+    for name, command in (("upper", argv), ("lower", lower)):
+        if command is None:
+            continue
+        old = f'name = "{name}"\nsource = "sim"\n'
+        assert old in text
+        array = json.dumps(command)  # a TOML array of basic strings is JSON's
+        text = text.replace(old, f'name = "{name}"\ncommand = {array}\ntimeout_s = {timeout_s}\n'
+                                 f"warmup_frames = {warmup}\naverage_frames = {average}\n", 1)
+    return text
 
 
 def grey_frame(path: Path, width: int = 1280, height: int = 720) -> Path:
@@ -105,3 +111,24 @@ def wait_started(pids: Path, limit_s: float, count: int = 1) -> list[int]:
         assert time.monotonic() < deadline, f"the camera did not start within {limit_s} s"
         time.sleep(0.01)
     return alive
+
+
+class PeakMemory:
+    """This process's peak resident memory from now on (VmHWM, reset
+    through /proc/self/clear_refs), in MB above what it was."""
+
+    def __enter__(self) -> PeakMemory:
+        self.base = self._rss()
+        Path("/proc/self/clear_refs").write_text("5")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.added = self._field("VmHWM") / 1024 - self.base
+
+    def _rss(self) -> float:
+        return self._field("VmRSS") / 1024
+
+    @staticmethod
+    def _field(name: str) -> int:
+        line = next(ln for ln in Path("/proc/self/status").read_text().splitlines() if ln.startswith(name))
+        return int(line.split()[1])

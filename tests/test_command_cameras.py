@@ -20,7 +20,16 @@ import time
 from pathlib import Path
 
 import pytest
-from hostile_cameras import camera_argv, grey_frame, running, set_up_text, standin, wait_gone, wait_started
+from hostile_cameras import (
+    PeakMemory,
+    camera_argv,
+    grey_frame,
+    running,
+    set_up_text,
+    standin,
+    wait_gone,
+    wait_started,
+)
 
 from robot.rig.config import parse_config
 from vision.capture import Camera
@@ -74,27 +83,6 @@ def refusal(camera: CameraSpec) -> tuple[str, float]:
 def assert_gone(pids: Path) -> None:
     left, _ = wait_gone(pids, GONE_S)
     assert not left, f"camera processes still running: {left}"
-
-
-class PeakMemory:
-    """This process's peak resident memory from now on (VmHWM, reset
-    through /proc/self/clear_refs), in MB above what it was."""
-
-    def __enter__(self) -> PeakMemory:
-        self.base = self._rss()
-        Path("/proc/self/clear_refs").write_text("5")
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.added = self._field("VmHWM") / 1024 - self.base
-
-    def _rss(self) -> float:
-        return self._field("VmRSS") / 1024
-
-    @staticmethod
-    def _field(name: str) -> int:
-        line = next(ln for ln in Path("/proc/self/status").read_text().splitlines() if ln.startswith(name))
-        return int(line.split()[1])
 
 
 # ---------------------------------------------------------------- in the process that reads the camera

@@ -5,6 +5,7 @@ given as JSON in its first argument, or one of the named plans of
 
     python hostile_camera.py silent
     python hostile_camera.py '[["frame"], ["err", 100], ["exit", 3]]'
+    python hostile_camera.py @plan.json
 
 Every process it makes (itself, and each child it starts) writes a file
 named by its pid into the folder CUBEROBOT_CAMERA_PIDS (when set), holding
@@ -17,6 +18,7 @@ Steps:
 
 - ``["frame"]``: write the JPEG in the file CUBEROBOT_CAMERA_FRAME (a good
   frame, made by the test), or a small grey JPEG when unset;
+- ``["file", PATH]``: the bytes of that file;
 - ``["huge", W, H]``: a JPEG whose header claims W x H pixels (a small
   picture's header rewritten; the decoder allocates W x H before finding
   the data short);
@@ -126,6 +128,9 @@ def run(steps: list[Any]) -> int | None:
         kind, args = step[0], step[1:]
         if kind == "frame":
             _write(1, _frame())
+        elif kind == "file":
+            with open(args[0], "rb") as f:
+                _write(1, f.read())
         elif kind == "huge":
             _write(1, _huge(int(args[0]), int(args[1])))
         elif kind == "half":
@@ -165,6 +170,9 @@ def run(steps: list[Any]) -> int | None:
 def main() -> int:
     _record()
     plan = sys.argv[1] if len(sys.argv) > 1 else "silent"
+    if plan.startswith("@"):
+        with open(plan[1:]) as f:
+            plan = f.read()
     steps = PLANS[plan] if plan in PLANS else json.loads(plan)
     try:
         return run(steps) or 0
