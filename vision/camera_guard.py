@@ -17,8 +17,12 @@ shell, a subshell and a sleep) when
 - the program ends by itself: what it left running is sent SIGTERM (the
   command's release sends the group SIGKILL after that).
 
-Each ending gives the program :data:`GRACE_S` to end on SIGTERM (rpicam-vid
-stops its camera cleanly), then SIGKILLs the group, this guard with it.
+Told, or with the command gone, it gives the program :data:`GRACE_S` to end
+on SIGTERM (rpicam-vid stops its camera cleanly), then SIGKILLs the group,
+this guard with it. Otherwise it ends with the program's exit status (a
+signal N as 128 + N), which the command reports. The signals it waits for
+are blocked from its first line and taken with sigwaitinfo, so none is
+lost before the wait and no handler runs between two of its steps.
 
 Why a process between the command and the program, rather than prctl in
 a ``preexec_fn``: the command starts cameras from several threads at once
@@ -48,21 +52,17 @@ GRACE_S = 1.0
 """The program's time to end after SIGTERM before the group is SIGKILLed."""
 PR_SET_PDEATHSIG = 1
 """From <linux/prctl.h>."""
-TOLD = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
-
-
-class Told(Exception):
-    """A signal asked this guard to end the group."""
-
-
-def _told(signum: int, frame: object) -> None:
-    for s in TOLD:  # once: the group's SIGTERM below reaches this guard too
-        signal.signal(s, signal.SIG_IGN)
-    raise Told
+TOLD = {signal.SIGTERM, signal.SIGHUP, signal.SIGINT}
+WAITED = TOLD | {signal.SIGCHLD}
+"""Blocked from the start and waited for (sigwaitinfo): no handler runs at
+an awkward moment, and none is missed before the wait begins."""
+RESTORED = WAITED | {signal.SIGPIPE, signal.SIGXFSZ}
+"""Back to their defaults in the program (Python ignores SIGPIPE and
+SIGXFSZ; a program expects them as a shell would leave them)."""
 
 
 def _watch_parent(parent: int) -> bool:
-    """Have this guard told (SIGTERM) when ``parent`` dies; False when it
+    """Have this guard sent SIGTERM when ``parent`` dies; False when it
     already has (then nothing is started)."""
     asked = False
     if sys.platform.startswith("linux"):
@@ -79,7 +79,7 @@ def _watch_parent(parent: int) -> bool:
                 time.sleep(0.5)
             os.kill(os.getpid(), signal.SIGTERM)
 
-        threading.Thread(target=look, daemon=True).start()
+        threading.Thread(target=look, daemon=True).start()  # SIGTERM blocked in it too: the wait gets it
     return os.getppid() == parent  # it may have died before prctl: then no signal comes
 
 
@@ -107,29 +107,29 @@ def main(argv: list[str]) -> int:
         print("usage: camera_guard.py PARENT_PID PROGRAM [ARGUMENTS...]", file=sys.stderr)
         return 2
     parent, program = int(argv[1]), argv[2:]
+    signal.pthread_sigmask(signal.SIG_BLOCK, WAITED)
     if os.getpgrp() != os.getpid():  # started without a session of its own: the group it ends must be its own
         os.setpgid(0, 0)
-    child: int | None = None
     code: int | None = None
-    told = False
-    for s in TOLD:
-        signal.signal(s, _told)
+    if not _watch_parent(parent):
+        _group(signal.SIGKILL)
+        return 0
     try:
-        if not _watch_parent(parent):
-            told = True
+        child = os.posix_spawn(program[0], program, os.environ, setsigmask=(), setsigdef=tuple(RESTORED))
+    except OSError as e:
+        print(f"cannot start {program[0]}: {e.strerror or e}", file=sys.stderr)
+        return 127
+    told = False
+    while code is None and not told:
+        got = signal.sigwaitinfo(WAITED)
+        if got.si_signo == signal.SIGCHLD:
+            done, status = os.waitpid(child, os.WNOHANG)
+            if done:
+                code = os.waitstatus_to_exitcode(status)
         else:
-            try:
-                child = os.posix_spawn(program[0], program, os.environ)
-            except OSError as e:
-                print(f"cannot start {program[0]}: {e.strerror or e}", file=sys.stderr)
-                return 127
-            code = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
-    except Told:
-        told = True
-    for s in TOLD:
-        signal.signal(s, signal.SIG_IGN)
-    _group(signal.SIGTERM)  # the program (when still running) and what it left behind
-    if child is not None and code is None:
+            told = True
+    _group(signal.SIGTERM)  # the program (when still running) and what it left behind; blocked here
+    if code is None:
         code = _wait(child, GRACE_S)
     if told or code is None or os.getppid() != parent:
         _group(signal.SIGKILL)  # whatever is left, this guard with it
