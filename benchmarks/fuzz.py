@@ -1,8 +1,9 @@
-"""The suite's two fuzzers at full size: every `cuberobot` command with
+"""The suite's fuzzers at full size: every `cuberobot` command with
 hostile arguments, files and input (tests/test_cli_fuzz.py, issue 13's bar
-of at least 2000 examples: 2060) and every HTTP endpoint of a real
+of at least 2000 examples: 2060), every HTTP endpoint of a real
 `cuberobot serve` (tests/test_web_hostile_fuzz.py, issue 21's bar of 5,000
-cases: 5,400).
+cases: 5,400), and `cuberobot scan` against camera programs that misbehave
+at random (tests/test_camera_fuzz.py, issue 46: 300 examples).
 
     .venv/bin/python benchmarks/fuzz.py              # the full size
     .venv/bin/python benchmarks/fuzz.py --scale 0.5  # half of it
@@ -28,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = {"cli": "tests/test_cli_fuzz.py::test_every_command_survives_hostile_input",
-           "web": "tests/test_web_hostile_fuzz.py"}
+           "web": "tests/test_web_hostile_fuzz.py", "camera": "tests/test_camera_fuzz.py"}
 
 
 def main() -> int:
@@ -55,6 +56,11 @@ def main() -> int:
                 print(f"  {command}: {n} examples, {s} s")
             cases = sum(int(n) for _, n, _ in per)
             print(f"CLI fuzz: {cases} examples over {len(per)} commands; {summary}; {wall:.0f} s wall")
+        elif name == "camera":
+            found = re.search(r"fuzz camera: (\d+) examples in ([\d.]+) s, peak memory ([+-]?\d+) MB", out)
+            told = (f"{found.group(1)} examples in {found.group(2)} s, peak memory {found.group(3)} MB"
+                    if found else "(no count: see pytest)")
+            print(f"camera fuzz: {told}; {summary}; {wall:.0f} s wall")
         else:
             counts = re.search(r"fuzz: (\{.*\})", out)
             for line in re.findall(r"^\s*([\d.]+s call\s+\S+)", out, re.M):

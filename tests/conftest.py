@@ -63,7 +63,7 @@ SLOW = {
     "test_link_faults", "test_web_browser", "test_web_hostile_fuzz", "test_cli_fuzz", "test_preview_window",
     "test_solver_memory", "test_lint", "test_start_cfop", "test_solver_damage", "test_wheel", "test_trust",
     "test_web_phone", "test_web_reach", "test_firmware_servo", "test_firmware_overlap",
-    "test_web_browser_mechanisms",
+    "test_web_browser_mechanisms", "test_camera_fuzz",
     # single tests of 4 s or more on a quiet machine
     "test_start::test_start_command_headless",
     "test_mechanism_start::test_several_runs_in_process",
@@ -164,6 +164,7 @@ TIMING = {
     "test_trust::test_a_journal_that_is_not_a_journal_file_is_one_line_within_a_second",
     "test_trust::test_serve_ends_within_2_s_of_ctrl_c_whatever_the_run_is_doing",
     "test_web_hostile_slow::test_the_estop_is_answered_within_100_ms_beside_1100_slow_clients_at_1024_files",
+    "test_command_cameras::test_a_silent_camera_ends_the_scan_within_its_timeout",
 }
 """Tests of a promise in wall-clock time (an e-stop on the rig's line within
 100 ms, serve gone within 2 s of Ctrl-C): marked ``timing``, and run by

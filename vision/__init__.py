@@ -3,6 +3,9 @@
 from typing import TYPE_CHECKING
 
 from .errors import VisionError
+from .limits import cap_decoders
+
+cap_decoders()  # before anything loads OpenCV: see vision/limits.py
 
 if TYPE_CHECKING:  # what the lazy imports below give, for type checkers
     from .classifier import Classification, classify

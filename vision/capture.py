@@ -55,6 +55,8 @@ def _with_timeout(fn: Callable[[], T], timeout: float, what: str) -> T:
     if t.is_alive():
         raise VisionError(f"{what}: no answer within {timeout:g} s (busy, unplugged or hung driver?)")
     if failed:
+        if isinstance(failed[0], VisionError):  # it names the camera already
+            raise failed[0]
         raise VisionError(f"{what}: {failed[0]}")
     return box["value"]
 
@@ -72,6 +74,22 @@ def _quietly(fn: Callable[..., T], *args: object) -> T:
         return fn(*args)
     finally:
         lg.setLogLevel(before)
+
+
+def _check_regular_file(path: str, label: str) -> None:
+    """A camera that is a video or picture file: a regular file, looked at
+    without opening it (OpenCV opening a FIFO would wait for a writer)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise VisionError(f"{label}: no such file") from None
+    except OSError as e:
+        raise VisionError(f"{label}: cannot look at it: {e.strerror or e}") from None
+    if not stat.S_ISREG(st.st_mode):
+        what = "a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode) else \
+            "a device or a socket"
+        raise VisionError(f"{label}: is {what}, not a file; a camera source is a video or picture file, "
+                          "a device, an index, libcamera or sim")
 
 
 def device_node(path: str, label: str) -> str:
@@ -113,8 +131,12 @@ class Camera:
             self.settings["gain"] = gain
         self.kind = camera_kind(spec if source is None else replace(spec, source=source, command=()))
         self._cap: cv2.VideoCapture | CommandCapture | None = self._open()
-        for _ in range(max(0, spec.warmup_frames)):
-            self._read()
+        try:
+            for _ in range(max(0, spec.warmup_frames)):
+                self._read()
+        except BaseException:  # a camera that failed to warm up is not handed back: close it here
+            self.close()
+            raise
 
     @property
     def _is_file(self) -> bool:
@@ -130,11 +152,12 @@ class Camera:
                 self.spec, exposure=self.exposure, gain=self.gain)
             self.settings["command"] = argv
             log.info("camera %s runs: %s", self.name, " ".join(argv))
-            return CommandCapture(argv, label, timeout=self.spec.timeout_s)
+            return CommandCapture(argv, label, timeout=self.spec.timeout_s,
+                                  size=(self.spec.width, self.spec.height))
         if self._is_file:
             path = str(src)
-            if "%" not in path and not Path(path).exists():
-                raise VisionError(f"{label}: no such file")
+            if "%" not in path:
+                _check_regular_file(path, label)
             api = cv2.CAP_IMAGES if "%" in path else cv2.CAP_ANY
             cap = _with_timeout(lambda: cv2.VideoCapture(path, api), self.spec.timeout_s, label)
         elif kind == "device":
@@ -176,7 +199,10 @@ class Camera:
         cap = self._cap
         if cap is None:
             raise VisionError(f"{label}: read after it was closed")
-        ok, frame = _with_timeout(cap.read, self.spec.timeout_s, label)
+        if isinstance(cap, CommandCapture):  # its read is bounded by the timeout itself, no thread needed
+            ok, frame = cap.read()
+        else:
+            ok, frame = _with_timeout(cap.read, self.spec.timeout_s, label)
         if not ok and self._is_file:  # a file or sequence ran out: start again from the top
             cap.release()
             cap = self._cap = self._open()

@@ -269,21 +269,39 @@ def check_size(found: Probe, label: str) -> None:
 
 
 def _read_bytes(name: str, label: str) -> bytes:
+    """The bytes of a photo file, checked before reading: opened without
+    waiting (O_NONBLOCK: a FIFO would otherwise wait for a writer, for
+    ever), then refused unless it is a regular file of at most
+    :data:`MAX_PHOTO_BYTES`; read up to that bound whatever its size said."""
+    from .limits import read_up_to
+
     try:
-        with open(name, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if not stat.S_ISREG(st.st_mode):
-                raise PhotoError(f"{label}: not a regular file; give a {ACCEPTED} photo")
-            if st.st_size > MAX_PHOTO_BYTES:
-                raise PhotoError(f"{label}: {st.st_size} bytes is too big for a photo"
-                                 f" (at most {MAX_PHOTO_BYTES}); save it smaller")
-            return fh.read(MAX_PHOTO_BYTES + 1)
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         raise PhotoError(f"{label}: file not found") from None
     except IsADirectoryError:
         raise PhotoError(f"{label}: is a folder, not a photo") from None
+    except (OSError, ValueError) as e:  # ValueError: a NUL in the name
+        raise PhotoError(f"{label}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise PhotoError(f"{label}: is a folder, not a photo")
+        if not stat.S_ISREG(st.st_mode):
+            what = "a FIFO (a named pipe)" if stat.S_ISFIFO(st.st_mode) else "a device or a socket"
+            raise PhotoError(f"{label}: is {what}, not a regular file; give a {ACCEPTED} photo")
+        if st.st_size > MAX_PHOTO_BYTES:
+            raise PhotoError(f"{label}: {st.st_size} bytes is too big for a photo"
+                             f" (at most {MAX_PHOTO_BYTES}); save it smaller")
+        data = read_up_to(fd, MAX_PHOTO_BYTES)
     except OSError as e:
         raise PhotoError(f"{label}: cannot read: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_PHOTO_BYTES:  # it grew while being read
+        raise PhotoError(f"{label}: more than {MAX_PHOTO_BYTES} bytes is too big for a photo; save it "
+                         "smaller")
+    return data
 
 
 def _reduction(found: Probe) -> int:

@@ -6,9 +6,10 @@ its real port in the printed address (the first line of output).
 
 Importing this module caps the pixels OpenCV decodes in this process
 (``OPENCV_IO_MAX_IMAGE_PIXELS``, which OpenCV reads once, when it is
-loaded: the panel loads it later, for its first picture). The photo reader
-refuses an oversized photo from its header first (vision/photos.py); the
-cap is the second net, for any picture a decoder would size differently."""
+loaded: the panel loads it later, for its first picture; vision/limits.py,
+which every import of vision runs too). The photo reader refuses an
+oversized photo from its header first (vision/photos.py); the cap is the
+second net, for any picture a decoder would size differently."""
 
 from __future__ import annotations
 
@@ -22,7 +23,6 @@ import re
 import secrets
 import signal
 import socket
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
+
+from vision.limits import cap_decoders
 
 from ..rig.config import Config
 from ..rig.errors import UserError
@@ -44,22 +46,11 @@ if TYPE_CHECKING:
 MAX_BODY = 64 * 1024
 """Any request body (the API's JSON is bounded tighter, at 16 KiB)."""
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-MAX_DECODED_PIXELS = 64_000_000
-"""OpenCV's own cap: the largest photo vision/photos.py accepts (MAX_PHOTO_PIXELS)."""
 
 log = logging.getLogger(__name__)
 
 
-def cap_decoders() -> bool:
-    """Set OpenCV's pixel cap for this process, lowering any larger one
-    given; True when it takes effect (OpenCV not loaded yet)."""
-    given = os.environ.get("OPENCV_IO_MAX_IMAGE_PIXELS", "")
-    if not given.isdigit() or int(given) > MAX_DECODED_PIXELS:
-        os.environ["OPENCV_IO_MAX_IMAGE_PIXELS"] = str(MAX_DECODED_PIXELS)
-    return "cv2" not in sys.modules
-
-
-cap_decoders()
+cap_decoders()  # shared with the terminal's commands (vision/limits.py): importing vision sets it too
 
 
 @dataclass
