@@ -23,6 +23,7 @@ import re
 import secrets
 import signal
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
