@@ -312,6 +312,7 @@ def _dry_run_mechanism(args: argparse.Namespace, cfg: Config) -> int:
 
 def _resume(args: argparse.Namespace) -> int:
     _check_rig_options(args)
+    from ...app.resume import refuse_other_kinds_job
     from ...rig import job
 
     cfg = load_config(args.config)
@@ -325,7 +326,7 @@ def _resume(args: argparse.Namespace) -> int:
                 print(f"nothing to resume: the last job ended with the cube's state unknown. "
                       f"{jobs[-1].end['message']}", file=sys.stderr)
                 return 1
-            _refuse_other_kinds_job(journal.dir, cfg.rig.kind)
+            refuse_other_kinds_job(journal.dir, cfg.rig.kind)
             print(f"nothing to resume (journal: {journal.path})")
             return 0
         port = args.port or (js.port if js.port and not js.port.startswith("sim://") else None) \
@@ -345,102 +346,19 @@ def _resume(args: argparse.Namespace) -> int:
     return 0
 
 
-def _refuse_other_kinds_job(folder: Path, kind: str) -> None:
-    """A six-motor rig's jobs and a flipper's or two-gripper's are journalled
-    apart: "nothing to resume" is not said while the other journal of the
-    same folder holds an unfinished job (a set-up of the wrong kind given)."""
-    from ...rig.mechanisms.journal import MechanismJournal
-
-    waiting = None
-    if kind == "six-motor":
-        last = MechanismJournal(folder).last()
-        waiting = last.kind if last is not None and last.end is None else None
-    else:
-        with Journal(folder) as six:
-            waiting = "six-motor" if six.unfinished() is not None else None
-    if waiting is not None:
-        raise UserError(f"the unfinished job in {folder} is for a {waiting} rig, the config for a {kind} "
-                        "rig: resume with the job's config (--config), or scan the cube again")
-
-
 def _resume_mechanism(cfg: Config, args: argparse.Namespace) -> int:
-    """A flipper's or two-gripper's job: go on only from a state the journal
-    knows and a rig that still holds the cube; otherwise "state unknown:
-    scan again", and nothing moves. A move sent and never reported done
-    (the host killed while the rig moved) leaves the cube's orientation and
-    layers unknown; a rig restarted since the job began may have let its
-    servos go; an in-process virtual rig (sim://) ended with the process
-    that ran the job."""
+    """A flipper's or two-gripper's job: robot/app/resume.py decides from the
+    journal and the rig's word; this presents it."""
+    from ...app.resume import resume_mechanism_job
     from ...rig.journal import default_state_dir
-    from ...rig.mechanisms import mechanism_for, park
-    from ...rig.mechanisms.drive import LinkMechanism
-    from ...rig.mechanisms.journal import UNKNOWN, MechanismJournal, confirm_sent, resume_job
-    from ...rig.mechanisms.left import remember
 
     port = args.port or cfg.rig.port
-    in_process = port.startswith("sim://")
-    with rig_claims(None if in_process else port, args.state_dir):
-        journal = MechanismJournal(args.state_dir or default_state_dir())
-        j = journal.last()
-        if j is None or j.end is not None:
-            if j is not None and j.end == UNKNOWN:
-                print(f"nothing to resume: the last job ended {UNKNOWN} (`cuberobot start` scans the cube "
-                      "afresh and solves it)", file=sys.stderr)
-                return 1
-            _refuse_other_kinds_job(journal.path.parent, cfg.rig.kind)
-            print(f"nothing to resume (journal: {journal.path})")
-            return 0
-        if j.kind != cfg.rig.kind:
-            raise UserError(f"the unfinished job is for a {j.kind} rig, the config for "
-                            f"a {cfg.rig.kind} rig: resume with the job's config, or scan the cube again")
-        where = f"{j.done} of {len(j.actions)} robot moves done, the cube held {j.orientations[-1]}"
-        why = None
-        under_way = f"robot move {j.done + 1} ({j.actions[j.done]}) was under way when the job stopped" \
-            if j.sent != j.done else None
-        if in_process:
-            why = under_way or "the virtual rig that held the cube ended with the process that ran it"
-        else:
-            mech = mechanism_for(cfg)
-            assert mech is not None
-            with _link_for(args, cfg, default_port=port, kind=cfg.rig.kind) as link:
-                hello = link.connect()  # waits for the rig to finish what it had queued
-                if j.boot_id is not None and hello.boot_id != j.boot_id:
-                    why = "the rig has restarted since the job began (its servos may have let the cube go)"
-                elif under_way is None and j.last_id is not None and link.status().last_done_id != j.last_id:
-                    # stopped between moves, but the rig has made others since (another run, a jog)
-                    why = "the rig has moved since the job stopped (its last move is not the job's)"
-                elif under_way is not None:
-                    # The rig's word: the move's last command reported done, nothing
-                    # queued or moving, the same boot: the move was made whole.
-                    st = link.status()
-                    finished = j.sent_ids and st.last_done_id == j.sent_ids[-1]
-                    if finished and not st.moving and not st.queue_len:
-                        confirm_sent(journal, mech, j)
-                        print(f"the rig finished robot move {j.done + 1} ({j.actions[j.done]}) after the job "
-                              "stopped", flush=True)
-                        j = journal.last()
-                        assert j is not None
-                        where = (f"{j.done} of {len(j.actions)} robot moves done, the cube held "
-                                 f"{j.orientations[-1]}")
-                    else:
-                        why = under_way + " and the rig does not say it finished it"
-                if why is None:
-                    print(f"resuming job {j.job} on the {j.kind} rig: {where}, on {port}", flush=True)
-                    driver = LinkMechanism(link, cfg, j.state)
-                    remember(link, mech.kind, None)  # until it is known where this leaves it
-                    status, end, cube = resume_job(journal, mech, driver.do, ids=driver.ids)
-                    if status == UNKNOWN:  # written by another resume since we looked
-                        print(f"nothing to resume: the last job ended {UNKNOWN}", file=sys.stderr)
-                        return 1
-                    if end is not None:  # as a run ends: a two-gripper's jaws square for the next job
-                        end = park(mech, end, driver.do)
-                    remember(link, mech.kind, end)
-                    print(f"done: {driver.sent} commands for {len(j.actions) - j.done} robot moves; the cube "
-                          f"{'solved' if cube == SOLVED_CUBE.to_facelets() else 'as planned: ' + str(cube)}")
-                    return 0
-        journal.end(j.job, UNKNOWN)
-    print(f"job {j.job} on the {j.kind} rig: {where}; {why}: {UNKNOWN}. Nothing was moved.", file=sys.stderr)
-    return 1
+    with rig_claims(None if port.startswith("sim://") else port, args.state_dir):
+        said = resume_mechanism_job(cfg, Path(args.state_dir or default_state_dir()), port,
+                                    lambda: _link_for(args, cfg, default_port=port, kind=cfg.rig.kind),
+                                    lambda line: print(line, flush=True))
+    print(said.message, file=sys.stdout if said.outcome != "unknown" else sys.stderr)
+    return 1 if said.outcome == "unknown" else 0
 
 
 # ---------------------------------------------------------------- jog / estop
