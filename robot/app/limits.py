@@ -59,6 +59,20 @@ MAX_JOG_TURNS = 8
 _MOVE_TOKEN = re.compile(r"[^\s,]+")  # what the move parser calls a move
 
 
+
+def check_dry_run_hours(seconds: float, pace: float | None, speed: str, where: str) -> None:
+    """A dry run's one bound in time, for every kind of rig and every face:
+    ``seconds`` of planned motion at ``pace`` times real time (None: as fast
+    as the virtual rig goes) must take at most MAX_DRY_RUN_HOURS. ``speed``
+    and ``where`` name the setting as the person gave it."""
+    if pace is None:
+        return
+    hours = seconds / pace / 3600
+    if hours > MAX_DRY_RUN_HOURS:
+        raise UserError(f"{where} {speed}: these moves would take {hours:.1f} hours at that speed; at most "
+                        f"{MAX_DRY_RUN_HOURS:g} hour: give a higher speed (or max)")
+
+
 def shown(text: str, limit: int = 40) -> str:
     """``text`` quoted for a message, cut to ``limit`` characters."""
     return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"

@@ -26,6 +26,7 @@ from vision.errors import VisionError
 
 from ..app.events import Answer, Doubt, Event, Face, TurnEvents
 from ..app.kinds import RunEngine, kind_of
+from ..app.limits import check_dry_run_hours
 from ..app.rigs import openable
 from ..app.solving import check_run
 from ..app.start import Engine
@@ -248,7 +249,6 @@ class Panel:
         from solver import SOLVED_CUBE, group_steps, parse_facelets
 
         from ..app.dryrun_pictures import timeline
-        from ..app.limits import MAX_DRY_RUN_HOURS
         from ..rig.motion import estimate_s, plan
 
         cube = parse_facelets(start) if start else SOLVED_CUBE
@@ -259,10 +259,7 @@ class Panel:
         # the run's one plan, the moves checked before anything starts: drawn, estimated, turned
         steps = plan(group_steps(moves), self.cfg)
         estimate = estimate_s(steps, self.cfg)
-        hours = estimate / float(speed) / 3600
-        if hours > MAX_DRY_RUN_HOURS:
-            raise UserError(f"these moves would take {hours:.1f} hours at speed {speed}; at most "
-                            f"{MAX_DRY_RUN_HOURS:g} hour: choose a higher speed")
+        check_dry_run_hours(estimate, float(speed), speed, "speed")
         import cv2
 
         picture = cv2.imencode(".png", timeline(steps, self.cfg))[1].tobytes()
@@ -289,15 +286,11 @@ class Panel:
         made on a virtual rig of its own, paced at ``speed``."""
         import cv2
 
-        from ..app.limits import MAX_DRY_RUN_HOURS
         from ..app.mechanism_dryrun import mechanism_plan, timeline
         from ..app.mechanism_events import MechanismEvents, step_texts
 
         m, p = mechanism_plan(self.cfg, moves)
-        hours = p.seconds / speed / 3600
-        if hours > MAX_DRY_RUN_HOURS:
-            raise UserError(f"these moves would take {hours:.1f} hours at speed {speed:g}; at most "
-                            f"{MAX_DRY_RUN_HOURS:g} hour: choose a higher speed")
+        check_dry_run_hours(p.seconds, speed, f"{speed:g}", "speed")
         picture = cv2.imencode(".png", timeline(self.cfg, m, p))[1].tobytes()
         texts = step_texts(m, m.start(), p.actions)
         with self.lock:

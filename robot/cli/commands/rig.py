@@ -25,6 +25,7 @@ from ...app.limits import (
     MAX_RENDER_MOVES,
     MAX_SEED,
     check_cube_text,
+    check_dry_run_hours,
     check_faults,
     check_firmware,
     check_moves,
@@ -191,10 +192,7 @@ def _check_dry_run(args: argparse.Namespace, cfg: Config) -> list[MotorStep]:
         raise UserError(f"{where}: {e}") from None
     steps = plan(group_steps(args.moves), cfg)
     if (args.port is None or args.port.startswith("sim://")) and not isinstance(clock, EventClock):
-        hours = estimate_s(steps, cfg) / float(speed) / 3600
-        if hours > MAX_DRY_RUN_HOURS:
-            raise UserError(f"{where} {speed}: these moves would take {hours:.1f} hours at that speed; "
-                            f"at most {MAX_DRY_RUN_HOURS:g} hour: give a higher speed (or max)")
+        check_dry_run_hours(estimate_s(steps, cfg), float(speed), speed, where)
     return steps
 
 
@@ -261,10 +259,7 @@ def _dry_run_mechanism(args: argparse.Namespace, cfg: Config) -> int:
     pace = pace_of(args.port) if args.port else (None if fast else float(args.speed))
     start = parse_facelets(read_cube_arg(args.start)) if args.start else SOLVED_CUBE
     m, p = mechanism_plan(cfg, args.moves)
-    if pace is not None and p.seconds / pace / 3600 > MAX_DRY_RUN_HOURS:
-        hours = p.seconds / pace / 3600
-        raise UserError(f"--speed {args.speed}: these moves would take {hours:.1f} hours at that speed;"
-                        f" at most {MAX_DRY_RUN_HOURS:g} hour: give a higher speed (or max)")
+    check_dry_run_hours(p.seconds, pace, args.speed, "--speed")
     tl_path = None
     if args.render:
         from ...app.dryrun_pictures import check_path
