@@ -171,8 +171,10 @@ def test_max_length_set_in_a_flippers_file_bounds_its_start_from_the_terminal(tm
 
 
 def test_every_kind_a_config_may_name_has_its_seam(tmp_path):
-    """robot/app/kinds.py answers for every ``[rig] kind``, and the engine it
-    makes runs a whole press-start on that rig (the terminal's pace)."""
+    """robot/app/kinds.py answers for every ``[rig] kind``, and the engine
+    app/engines.py makes for it runs a whole press-start on that rig (the
+    terminal's pace)."""
+    from robot.app.engines import engine_for
     from robot.app.kinds import KINDS, kind_of
     from robot.rig.config import RIG_KINDS
 
@@ -183,6 +185,6 @@ def test_every_kind_a_config_may_name_has_its_seam(tmp_path):
         cfg = load_config(path)
         kind = kind_of(cfg)
         assert kind.name == cfg.rig.kind and set(kind.methods) <= {"two-phase", "cfop"}
-        engine = kind.engine(cfg, Face(), state_dir=tmp_path / name, seed=3, no_wait=True, paced=False)
+        engine = engine_for(cfg, Face(), state_dir=tmp_path / name, seed=3, no_wait=True, paced=False)
         engine.run()
         assert engine.record is not None and engine.record.status == "solved", (name, engine.record)

@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 from vision.errors import VisionError
 
+from ..app.engines import RunEngine, engine_for
 from ..app.events import Answer, Doubt, Event, Face, TurnEvents
-from ..app.kinds import RunEngine, kind_of
+from ..app.kinds import kind_of
 from ..app.limits import check_dry_run_hours
 from ..app.rigs import openable
 from ..app.solving import check_run
@@ -224,10 +225,10 @@ class Panel:
             self.check_free()
             # a rig that keeps its line (the standing rig's) is given it when the run's thread starts
             own = not self.kind.keeps_its_line
-            engine = self.kind.engine(cfg, Face(), port=self.options.rig_port if own else None,
-                                      firmware=self.options.firmware if own else None,
-                                      state_dir=self.options.state_dir, seed=seed, scan_only=scan_only,
-                                      sim_lighting=self.options.sim_lighting, started_by=by, no_wait=True)
+            engine = engine_for(cfg, Face(), port=self.options.rig_port if own else None,
+                                firmware=self.options.firmware if own else None,
+                                state_dir=self.options.state_dir, seed=seed, scan_only=scan_only,
+                                sim_lighting=self.options.sim_lighting, started_by=by, no_wait=True)
             engine.face = WebFace(self, engine.stop_flag)
             self.engine = engine
             number = self.status.run + 1
