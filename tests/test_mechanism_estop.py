@@ -57,7 +57,7 @@ def test_the_stop_reaches_a_jog_latches_the_rig_and_clear_clears_it(tmp_path):
             if "the flipper rig the jog moves" not in body.get("message", ""):
                 thread.join(timeout=30)
             assert status == 200 and body["sent"] and "the flipper rig the jog moves" in body["message"], \
-                (body["message"], answer.get("jog", (None, None))[1], said, sim.held())
+                (body["message"], answer.get("jog", (None, None))[1], said, sim.held(), sim.counts())
             thread.join(timeout=30)
             assert not thread.is_alive(), "the jog did not end on the emergency stop"
         finally:
