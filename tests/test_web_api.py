@@ -208,9 +208,9 @@ def test_stop_and_emergency_stop_mid_solve(tmp_path, emergency):
         assert 2 <= len(rig.record) < body["turns"] and not rig.cube.is_solved()
         assert rig.estop is emergency
         if emergency:
-            # the next start is refused by the rig until the stop is cleared on purpose
-            assert client.post("/api/start", {})[0] == 202
-            assert client.wait_state("failed", "stopped")["message"]
+            # the next start is refused at once until the stop is cleared on purpose (issue 48)
+            status, body, _ = client.post("/api/start", {})
+            assert status == 409 and "emergency stop is latched" in body["error"]["message"], body
             status, body, _ = client.post("/api/estop/clear", {})
             assert status == 200 and body["cleared"] and not rig.estop
 
@@ -581,8 +581,8 @@ def test_estop_mid_solve_reaches_the_firmware_and_latches(tmp_path, firmware_elf
         cube = panel.standing.handle.simulated.state()
         time.sleep(0.5)
         assert panel.standing.handle.simulated.state() == cube and not parse_facelets(cube).is_solved()
-        assert client.post("/api/start", {})[0] == 202  # refused by the latched rig until cleared
-        assert client.wait_state("failed", "stopped", timeout=60)["message"]
+        status, body, _ = client.post("/api/start", {})  # refused at once while the firmware is latched
+        assert status == 409 and "emergency stop is latched" in body["error"]["message"], body
         assert client.post("/api/estop/clear")[0] == 200 and not _rig_status(panel).estop
 
 

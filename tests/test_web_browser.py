@@ -191,9 +191,13 @@ def test_emergency_stop_mid_solve(browser, tmp_path):
         turned = len(rig.record)
         assert "emergency stop" in browser.find_element(By.ID, "message").text
         assert browser.find_element(By.ID, "clear-estop").is_displayed()
+        # while latched, Start and Scan are not offered (and the API refuses them: test_web_latch.py)
+        assert not browser.find_element(By.ID, "start").is_enabled()
+        assert not browser.find_element(By.ID, "scan").is_enabled()
         shot(browser, "web-panel-estop.png")
         browser.find_element(By.ID, "clear-estop").click()
         wait(browser, lambda d: not rig.estop, timeout=20)
+        wait(browser, lambda d: d.find_element(By.ID, "start").is_enabled(), timeout=20)
         assert len(rig.record) == turned  # the run ended with the stop: nothing more turned since
         no_script_errors(browser)
 

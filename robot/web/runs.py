@@ -223,6 +223,9 @@ class Panel:
         cfg = check_run(self.cfg, method=method, metric=metric)  # what the terminal refuses, in its words
         with self.lock:
             self.check_free()
+            if self.describe_rig().get("estop_latched"):  # refused at once, not after a scan and a solve
+                raise Busy("the rig's emergency stop is latched: check it is safe, then press Clear "
+                           "emergency stop (or run `cuberobot estop --clear`) and start again")
             # a rig that keeps its line (the standing rig's) is given it when the run's thread starts
             own = not self.kind.keeps_its_line
             engine = engine_for(cfg, Face(), port=self.options.rig_port if own else None,
@@ -421,7 +424,7 @@ class Panel:
         try:
             self.start(by="button")
         except Busy:
-            log.info("the rig's button was pressed during a run: ignored")
+            log.info("the rig's button was pressed while the panel could not start a run: ignored")
 
     def _finish_unreported(self, message: str) -> None:
         """A run that failed before the engine could say so (no rig, no camera)."""

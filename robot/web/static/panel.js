@@ -161,8 +161,8 @@ function showState(state, status) {
   if (!running && page.latched) { text = "emergency stop"; state = "stopped"; }
   $("state").textContent = text;
   $("state").dataset.state = state;
-  $("start").disabled = running;
-  $("scan").disabled = running;
+  $("start").disabled = running || page.latched; // the server refuses a start while latched, too
+  $("scan").disabled = running || page.latched;
   $("stop").disabled = !running;
   setFixing(state === "needs_help");
   if (running && !page.timer) page.timer = setInterval(showTimes, 250);
@@ -233,6 +233,9 @@ function showRig(rig) {
   if (!rig) return;
   const latched = !!(rig.connected && rig.estop_latched);
   if (rig.connected) page.latched = latched;
+  const running = ["scanning", "needs_help", "solving", "turning"].includes($("state").dataset.state);
+  $("start").disabled = running || page.latched;
+  $("scan").disabled = running || page.latched;
   $("latch").hidden = !latched;
   $("clear-estop").hidden = !latched;
   document.body.dataset.latched = latched ? "yes" : "no";
