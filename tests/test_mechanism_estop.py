@@ -5,6 +5,7 @@ stops, not only the run between two robot moves; a rig that outlives a run
 (a serial port; here a sim-rig in its own process over a pty) keeps the
 latch, the page is told, and Clear clears it on the rig."""
 
+import json
 import subprocess
 import sys
 import threading
@@ -57,7 +58,8 @@ def test_the_stop_reaches_a_jog_latches_the_rig_and_clear_clears_it(tmp_path):
             if "the flipper rig the jog moves" not in body.get("message", ""):
                 thread.join(timeout=30)
             assert status == 200 and body["sent"] and "the flipper rig the jog moves" in body["message"], \
-                (body["message"], answer.get("jog", (None, None))[1], said, sim.held(), sim.counts())
+                json.dumps([body["message"], answer.get("jog", (None, None))[1], said, sim.held(),
+                            sim.counts()])
             thread.join(timeout=30)
             assert not thread.is_alive(), "the jog did not end on the emergency stop"
         finally:
