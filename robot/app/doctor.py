@@ -46,7 +46,8 @@ CLONE_CHIPS = {
     "0403:6001": "an FTDI USB-serial chip (older Arduinos, some clones)",
     "10c4:ea60": "a CP210x USB-serial chip (some clones)",
 }
-BOARDS = {1: "an Arduino Uno", 2: "an Arduino Mega 2560", 100: "the virtual rig"}
+BOARDS = {1: "an Arduino Uno", 2: "an Arduino Mega 2560", 3: "the Pi's own pins (gpio://)",
+          100: "the virtual rig"}
 LIBCAMERA_LISTERS = ("rpicam-hello", "libcamera-hello")
 COMMAND_TIMEOUT_S = 10.0
 HANDSHAKE_BOOT_WAIT_S = 2.0
