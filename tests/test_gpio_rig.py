@@ -1,0 +1,303 @@
+"""A rig on the rig computer's own pins (``gpio://``, issue 49), on gpiozero's
+own mock pins: the set-up's pins checked where they are read, the pulse
+widths the pins take checked against the host's plan, the virtual CUBOTino
+moved by those pins, the emergency stop stopping every pulse at once, one
+owner per pin, and the whole loop through the command line."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
+
+from robot.gpio import protocol_gpio
+from robot.rig import protocol as P
+from robot.rig.config import parse_config
+from robot.rig.errors import UserError
+from robot.rig.link import Link
+from robot.rig.loading import load_config
+from robot.rig.mechanisms.base import Action
+from robot.rig.mechanisms.commands import Commands
+from robot.sim.gpio_pins import attach_pins
+from robot.sim.mechanisms import VirtualFlipper
+
+ROOT = Path(__file__).resolve().parents[1]
+PI = ROOT / "config" / "examples" / "cubotino-pi.toml"
+FRAME_US = 20_000
+
+
+@pytest.fixture
+def mock_pins(tmp_path, monkeypatch):
+    """gpiozero's mock board for this test, the pins' claims in a folder of
+    its own (so parallel workers never meet), and the rig let go at the end."""
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
+    protocol_gpio._let_go()
+    old = Device.pin_factory
+    Device.pin_factory = factory = MockFactory()
+    yield factory
+    protocol_gpio._let_go()
+    factory.reset()
+    Device.pin_factory = old
+
+
+def _pin(factory, n):
+    return next(p for info, p in factory.pins.items() if info.name == f"GPIO{n}")
+
+
+def _widths(factory, n):
+    """The pulse widths the mock pin took, in microseconds, in order (0: no pulses)."""
+    pin = _pin(factory, n)
+    return [round(s.state / 50 * 1e6) if s.state else 0 for s in pin.states[1:]]
+
+
+def _wait_done(link, move_id, deadline_s=10.0):
+    deadline = time.monotonic() + deadline_s
+    while link.last_status is None or link.status().last_done_id != move_id:
+        assert time.monotonic() < deadline, "the rig did not report the move done"
+        link.poll(0.05)
+
+
+def _send(link, messages, first_id=100):
+    ids = []
+    for i, msg in enumerate(messages):
+        msg = P.ServoCommand(first_id + i, msg.servo, msg.pulse_us, msg.travel_ms)
+        while True:
+            reply = link.request(msg)
+            if not (isinstance(reply, P.Err) and reply.code == P.ErrorCode.QUEUE_FULL):
+                break
+            link.poll(0.02)
+        ids.append(msg.move_id)
+    return ids
+
+
+# -- the set-up -------------------------------------------------------------------
+
+def _setup(extra="", cover_pin="pin = 12", turntable_pin="pin = 13", port="gpio://"):
+    return f"""
+[rig]
+kind = "flipper"
+port = "{port}"
+[servos.turntable]
+{turntable_pin}
+min_us = 1000
+max_us = 2000
+home_deg = 90.0
+[servos.cover]
+{cover_pin}
+min_us = 1000
+max_us = 2000
+closed_deg = 90.0
+open_deg = 60.0
+flip_deg = 9.0
+{extra}"""
+
+
+@pytest.mark.parametrize("text, said", [
+    (_setup(cover_pin="pin = 40"), "servos.cover.pin: GPIO40 is not a pin a rig may use"),
+    (_setup(cover_pin="pin = 1"), "servos.cover.pin: GPIO1 is not a pin a rig may use"),
+    (_setup(cover_pin="pin = 13"), "servos.cover.pin: GPIO13 (header pin 33) is already servo turntable's"),
+    (_setup(cover_pin=""), "servos.cover.pin: missing: a servo on the Pi's pins needs its GPIO number "
+                           "(CUBOTino's is GPIO12)"),
+    (_setup("[gpio]\nstart_button = 12\n"), "gpio.start_button: GPIO12 (header pin 32) is already used by "
+                                            "cover"),
+    (_setup("[gpio]\nstatus_light = 28\n"), "gpio.status_light: GPIO28 is not a pin"),
+    (_setup("[gpio]\nstart_buton = 26\n"), "gpio.start_buton: unknown key; did you mean 'start_button'?"),
+    (_setup("[gpio]\nstart_button = 26\n", port="/dev/ttyACM0", cover_pin="pin = 10",
+            turntable_pin="pin = 9"), "gpio: [gpio] is for a rig on the rig computer's own pins"),
+    (_setup().replace("min_us = 1000\nmax_us = 2000\nclosed", "min_us = 300\nmax_us = 2000\nclosed"),
+     "servos.cover.min_us: expected a value between 400 and 2600, got 300"),
+])
+def test_the_set_up_refuses_pins_the_pi_cannot_give_in_one_line(text, said):
+    with pytest.raises(UserError) as e:
+        parse_config(text)
+    assert said in str(e.value) and "\n" not in str(e.value), str(e.value)
+
+
+def test_the_example_reads_as_cubotino_is_wired():
+    cfg = load_config(PI)
+    assert cfg.rig.port == "gpio://" and cfg.rig.kind == "flipper"
+    assert cfg.servos["cover"].pin == 12 and cfg.servos["turntable"].pin == 13
+    assert cfg.gpio is not None and cfg.gpio.start_button == 26
+
+
+# -- the pins -----------------------------------------------------------------------
+
+def test_the_pins_take_the_widths_the_plan_sends_and_the_virtual_cube_moves_as_they_say(mock_pins):
+    cfg = load_config(PI)
+    scramble = "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
+    sim = attach_pins(cfg, "gpio://", scramble)
+    assert sim is not None
+    plan = Commands(cfg)
+    actions = [Action.parse(a) for a in ("flip", "close cover", "turn +1", "flip close", "open cover",
+                                          "spin -1", "flip", "close cover", "turn -1", "open cover")]
+    messages = plan.home() + [m for a in actions for m in plan.commands(a)]
+    with Link(cfg, port="gpio://", kind="flipper") as link:
+        link.connect()
+        assert link.hello.board == P.BOARD_GPIO
+        ids = _send(link, messages)
+        _wait_done(link, ids[-1])
+    planned = {12: [m.pulse_us for m in messages if m.servo == 1],
+               13: [m.pulse_us for m in messages if m.servo == 0]}
+    for pin, widths in planned.items():
+        took = [w for w in _widths(mock_pins, pin) if w]
+        # a servo sent where it stands makes no new width: compare the changes
+        changes = [w for i, w in enumerate(widths) if i == 0 or w != widths[i - 1]]
+        assert took == changes, (pin, took, changes)
+    # the same moves made on a virtual CUBOTino fed the protocol's frames directly
+    reference = VirtualFlipper(cfg, scramble)
+    for a in actions:
+        reference.do(a)
+    assert sim.fault is None and reference.fault is None
+    assert sim.state() == reference.cube.stickers != scramble
+    assert sim.watch.mech.turns == reference.turns == [(3, 1), (3, -1)]
+
+
+def test_a_pin_that_moves_a_part_wrong_jams_the_virtual_rig(mock_pins):
+    """The virtual parts follow the pins, so a bad pulse is a fault there, not a cube quietly right."""
+    cfg = load_config(PI)
+    sim = attach_pins(cfg, "gpio://", "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB")
+    tt = cfg.servos["turntable"]
+    with Link(cfg, port="gpio://", kind="flipper") as link:
+        link.connect()
+        ids = _send(link, Commands(cfg).home() + [P.ServoCommand(0, 0, tt.pulse_us(135.0), 100)])
+        _wait_done(link, ids[-1])
+    assert sim.fault is not None and "between quarter turns" in sim.fault, sim.fault
+
+
+def test_the_emergency_stop_stops_every_pulse_at_once_and_latches(mock_pins):
+    cfg = load_config(PI)
+    c = cfg.servos["cover"]
+    with Link(cfg, port="gpio://?speed=1", kind="flipper") as link:
+        link.connect()
+        # a long travel under way and one queued behind it
+        _send(link, [P.ServoCommand(0, 1, c.pulse_us(60.0), 5000),
+                     P.ServoCommand(0, 1, c.pulse_us(90.0), 50)])
+        assert link.status().moving
+        assert _widths(mock_pins, 12)[-1] == c.pulse_us(60.0)
+        link.estop()
+        assert _widths(mock_pins, 12)[-1] == 0, "pulses still going after the stop run was written"
+        assert link.latch_heard(5.0)
+        st = link.status()
+        assert st.estop and st.cut and not st.moving and st.queue_len == 0
+        with pytest.raises(Exception, match="emergency stop"):
+            link.request(P.ServoCommand(900, 1, c.pulse_us(90.0), 50))
+        assert _widths(mock_pins, 12)[-1] == 0  # refused: no pulse went out
+        link.clear_latch()
+        ids = _send(link, [P.ServoCommand(0, 1, c.pulse_us(90.0), 50)], first_id=901)
+        _wait_done(link, ids[-1])
+        assert _widths(mock_pins, 12)[-1] == c.pulse_us(90.0)
+
+
+def test_the_start_button_on_its_pin_is_the_rigs_start_button(mock_pins):
+    cfg = load_config(PI)
+    sim = attach_pins(cfg, "gpio://", "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB")
+    with Link(cfg, port="gpio://", kind="flipper") as link:
+        link.connect()
+        assert link.buttons == 0
+        sim.press()  # the mock pin driven low and high again, through gpiozero's Button
+        deadline = time.monotonic() + 5
+        while link.buttons == 0:
+            assert time.monotonic() < deadline, "no EVENT BUTTON from the pin"
+            link.poll(0.05)
+        assert link.buttons == 1
+
+
+def test_the_rig_refuses_what_the_firmware_refuses(mock_pins):
+    cfg = load_config(PI)
+    with Link(cfg, port="gpio://", kind="flipper") as link:
+        link.connect()
+        for msg, code in ((P.ServoCommand(1, 2, 1500, 10), P.ErrorCode.BAD_ARG),   # no flipper servo here
+                          (P.ServoCommand(2, 1, 2500, 10), P.ErrorCode.BAD_ARG),   # outside 1000..2000 us
+                          (P.ServoCommand(3, 1, 1500, 10001), P.ErrorCode.BAD_ARG),
+                          (P.MoveCommand(4, 0, 400), P.ErrorCode.BAD_ARG),          # no steppers on the pins
+                          (P.ConfigServo(0, 300, 2000), P.ErrorCode.BAD_ARG)):
+            with pytest.raises(Exception, match=code.name):
+                link.request(msg)
+        assert not [w for w in _widths(mock_pins, 12) if w]  # nothing refused reached a pin
+
+
+def test_the_port_refuses_a_set_up_for_an_arduino_and_options_it_does_not_know(mock_pins):
+    with pytest.raises(Exception, match="needs a set-up with port = \"gpio://\""):
+        with Link(load_config(ROOT / "config" / "examples" / "cubotino.toml"), port="gpio://",
+                  kind="flipper") as link:
+            link.open()
+    with pytest.raises(Exception, match="unknown gpio:// option 'speeed'"):
+        with Link(load_config(PI), port="gpio://?speeed=2", kind="flipper") as link:
+            link.open()
+
+
+def test_one_process_owns_the_pins(mock_pins, tmp_path):
+    """A second process that would drive the same pins is refused, naming the holder."""
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_RUNTIME_DIR": str(tmp_path / "run")}
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys\nfrom robot import gpio\nfrom robot.rig.link import Link\n"
+         "from robot.rig.loading import load_config\n"
+         f"link = Link(load_config({str(PI)!r}), kind='flipper')\nlink.connect()\nprint('held', flush=True)\n"
+         "sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(Exception) as e:
+            with Link(load_config(PI), kind="flipper") as link:
+                link.open()
+        assert "gpio://GPIO" in str(e.value) and "in use by" in str(e.value), str(e.value)
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    with Link(load_config(PI), kind="flipper") as link:  # once it has ended, the pins are free
+        link.connect()
+
+
+def test_each_pin_is_claimed_with_the_owner_module_and_says_what_it_drives(mock_pins):
+    from robot.rig.owner import port_holder
+
+    cfg = load_config(PI)
+    with Link(cfg, kind="flipper") as link:
+        link.connect()
+    # the rig outlives its port (a reconnect finds the servos holding): the pins stay this process's
+    for pin, what in ((12, "servo cover"), (13, "servo turntable"), (26, "start_button")):
+        holder = port_holder(f"gpio://GPIO{pin}")
+        assert holder is not None and holder["pin"] == what and holder["pid"] == os.getpid(), holder
+    protocol_gpio._let_go()  # as at the process's end
+    assert port_holder("gpio://GPIO12") is None
+
+
+# -- the command line -------------------------------------------------------------
+
+def _cli(tmp_path, *args, timeout=240):
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_RUNTIME_DIR": str(tmp_path / "run")}
+    return subprocess.run([sys.executable, "-m", "robot", *args], capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=timeout)
+
+
+def test_start_headless_solves_on_the_mock_pins(tmp_path):
+    r = _cli(tmp_path, "start", "--headless", "--config", str(PI), "--state-dir", str(tmp_path / "state"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "confirmed solved" in r.stdout, r.stdout + r.stderr
+
+
+def test_jog_flip_on_the_mock_pins(tmp_path):
+    r = _cli(tmp_path, "jog", "flip", "--config", str(PI), "--state-dir", str(tmp_path / "state"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "flip: orientation" in r.stdout and "made 1 robot move(s)" in r.stdout, r.stdout
+
+
+def test_estop_beside_a_run_on_the_pins_says_where_the_stop_is(tmp_path):
+    r = _cli(tmp_path, "estop", "--config", str(PI))
+    assert r.returncode != 0 and "lives inside the command that drives them" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_no_pins_here_is_one_line(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}
+    env["XDG_RUNTIME_DIR"] = str(tmp_path / "run")
+    r = subprocess.run([sys.executable, "-m", "robot", "jog", "flip", "--config", str(PI), "--state-dir",
+                        str(tmp_path / "state")], capture_output=True, text=True, env=env, cwd=ROOT,
+                       timeout=120)
+    assert r.returncode != 0 and "no GPIO pin factory works here" in r.stderr, r.stderr
+    assert "GPIOZERO_PIN_FACTORY=mock" in r.stderr and "Traceback" not in r.stderr, r.stderr
