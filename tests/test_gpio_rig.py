@@ -301,3 +301,68 @@ def test_no_pins_here_is_one_line(tmp_path):
                        timeout=120)
     assert r.returncode != 0 and "no GPIO pin factory works here" in r.stderr, r.stderr
     assert "GPIOZERO_PIN_FACTORY=mock" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+# -- CUBOTino's own settings ----------------------------------------------------------
+
+SETTINGS = ROOT / "tests" / "data" / "Cubotino_T_servo_settings.txt"
+
+
+def _gpiozero_pulse(lo_ms, hi_ms, value):
+    """The pulse gpiozero's Servo sends for ``value`` (-1..1) over lo..hi ms, in microseconds."""
+    return (lo_ms + (value + 1) / 2 * (hi_ms - lo_ms)) * 1000
+
+
+def test_cubotinos_settings_become_a_set_up_that_sends_its_own_pulses(tmp_path):
+    import json
+
+    out = tmp_path / "my-rig.toml"
+    r = _cli(tmp_path, "config", "import-cubotino", str(SETTINGS), "-o", str(out))
+    assert r.returncode == 0 and "written from" in r.stdout, r.stdout + r.stderr
+    assert "t_servo_read is not used" in r.stderr
+    check = _cli(tmp_path, "config", "check", str(out))
+    assert check.returncode == 0 and f"{out}: ok" in check.stdout, check.stdout + check.stderr
+    cfg = load_config(out)
+    s = {k: float(v) for k, v in json.loads(SETTINGS.read_text()).items()}
+    c, t = cfg.servos["cover"], cfg.servos["turntable"]
+    assert (c.pin, t.pin, cfg.gpio.start_button) == (12, 13, 26)
+    for key, angle in (("t_servo_close", "closed_deg"), ("t_servo_open", "open_deg"),
+                       ("t_servo_flip", "flip_deg")):
+        want = _gpiozero_pulse(s["t_min_pulse_width"], s["t_max_pulse_width"], s[key])
+        assert abs(c.pulse_us(c.angle(angle)) - want) <= 1.0, (key, c.pulse_us(c.angle(angle)), want)
+    for key, quarters in (("b_servo_CCW", -1), ("b_servo_CW", 1)):
+        want = _gpiozero_pulse(s["b_min_pulse_width"], s["b_max_pulse_width"], s[key])
+        got = t.pulse_us(t.angle("home_deg") + 90 * quarters)
+        assert abs(got - want) <= 1.0, (key, got, want)
+    # no travel shorter here than CUBOTino waits for it
+    closed, opened, flip = c.angle("closed_deg"), c.angle("open_deg"), c.angle("flip_deg")
+    for deg, key in ((closed - opened, "t_open_close_time"), (opened - flip, "t_flip_open_time"),
+                     (closed - flip, "t_close_to_flip_time"), (closed - flip, "t_flip_to_close_time")):
+        assert c.travel_s(deg) >= s[key] - 1e-9, (key, c.travel_s(deg))
+    for key in ("b_spin_time", "b_rotate_time"):
+        assert t.travel_s(90.0) >= s[key] - 1e-9, (key, t.travel_s(90.0))
+    again = _cli(tmp_path, "config", "import-cubotino", str(SETTINGS), "-o", str(out))
+    assert again.returncode != 0 and "already exists" in again.stderr, again.stderr
+    jog = _cli(tmp_path, "jog", "spin +1", "--config", str(out), "--state-dir", str(tmp_path / "state"))
+    assert jog.returncode == 0 and "made 1 robot move(s)" in jog.stdout, jog.stdout + jog.stderr
+
+
+@pytest.mark.parametrize("text, said", [
+    ("not json", "not CUBOTino's settings file (JSON)"),
+    ("[1, 2]", "expected CUBOTino's servo settings (a JSON object"),
+    ('{"t_min_pulse_width": "1"}', "t_max_pulse_width: missing; is it CUBOTino's"),
+    (SETTINGS.read_text().replace('"t_servo_open": "-0.3"', '"t_servo_open": "-1.3"'),
+     "t_servo_open: expected a number from -1 to 1, got '-1.3'"),
+    (SETTINGS.read_text().replace('"t_max_pulse_width": "2"', '"t_max_pulse_width": "nan"'),
+     "t_max_pulse_width: expected a number from 0.4 to 2.6"),
+    (SETTINGS.read_text().replace('"t_servo_flip": "-0.86"', '"t_servo_flip": "0.5"'),
+     "t_servo_flip: the cover rises from close past open to flip"),
+    (SETTINGS.read_text().replace('"b_servo_CW": "0.99"', '"b_servo_CW": "-0.2"'),
+     "b_servo_CW: CCW (-0.97) and CW (-0.2) must be a quarter turn either side"),
+])
+def test_a_settings_file_that_is_not_cubotinos_is_one_line(tmp_path, text, said):
+    f = tmp_path / "Cubotino_T_servo_settings.txt"
+    f.write_text(text)
+    r = _cli(tmp_path, "config", "import-cubotino", str(f))
+    assert r.returncode != 0 and said in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
