@@ -366,3 +366,84 @@ def test_a_settings_file_that_is_not_cubotinos_is_one_line(tmp_path, text, said)
     r = _cli(tmp_path, "config", "import-cubotino", str(f))
     assert r.returncode != 0 and said in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
+
+
+# -- doctor ---------------------------------------------------------------------------
+
+def _machine(root, *, member=()):
+    from robot.app.doctor import Machine
+
+    (root / "dev").mkdir(parents=True, exist_ok=True)
+    (root / "dev" / "gpiochip0").write_text("")
+    return Machine(root=root, user="maker", run=lambda argv, timeout: None,
+                   may_open=lambda p: p.name != "gpiochip0", group_of=lambda p: "gpio",
+                   member_of=lambda user: set(member), process_groups=lambda: set())
+
+
+def test_doctor_says_the_factory_the_pins_and_the_gpio_group_fix(mock_pins, tmp_path):
+    from robot.app.doctor import diagnose
+
+    report = diagnose(_machine(tmp_path / "root"), load_config(PI), handshakes=False)
+    lines = [f.line() for f in report.findings]
+    assert ("gpio    pin factory: gpiozero's mock pins: nothing real moves (GPIOZERO_PIN_FACTORY=mock)"
+            in lines)
+    assert "gpio    servo cover: GPIO12 (header pin 32)" in lines
+    assert "gpio    start_button: GPIO26 (header pin 37)" in lines
+    access = [f for f in report.findings if f.kind == "access"]
+    assert len(access) == 1 and access[0].subject == "/dev/gpiochip0", lines
+    assert access[0].data["fix"] == "sudo usermod -aG gpio maker, then log out and in again", access[0].data
+    # added to the group since logging in: the fix is to log in again
+    report = diagnose(_machine(tmp_path / "root", member=("gpio",)), load_config(PI), handshakes=False)
+    fix = next(f for f in report.findings if f.kind == "access").data["fix"]
+    assert fix == "maker was added to gpio since logging in: log out and in again (or reboot)", fix
+
+
+def test_doctor_names_who_holds_a_pin_and_its_handshake_passes(mock_pins, tmp_path):
+    r = _cli(tmp_path, "doctor", "--config", str(PI))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "on the Pi's own pins (gpio://), queue of 4: the handshake passes" in r.stdout, r.stdout
+    from robot.app.doctor import diagnose
+
+    with Link(load_config(PI), kind="flipper") as link:
+        link.connect()
+        report = diagnose(_machine(tmp_path / "root"), load_config(PI), handshakes=False)
+    held = [f for f in report.findings if f.subject == "servo cover"]
+    assert held and "in use by" in held[0].text and held[0].data["holder"]["pid"] == os.getpid(), held
+
+
+# -- the e-stop switch and the status light ------------------------------------------
+
+def test_the_estop_switch_and_the_status_light(mock_pins, tmp_path):
+    text = PI.read_text().replace("# estop_button = 21", "estop_button = 21").replace(
+        "# status_light = 19", "status_light = 19")
+    f = tmp_path / "pi.toml"
+    f.write_text(text)
+    cfg = load_config(f)
+    assert cfg.gpio.estop_button == 21 and cfg.gpio.status_light == 19
+    c = cfg.servos["cover"]
+    with Link(cfg, kind="flipper", port="gpio://?speed=1") as link:
+        link.connect()
+        light = _pin(mock_pins, 19)
+        assert light.state, "the light is not lit in a session"
+        _send(link, [P.ServoCommand(0, 1, c.pulse_us(60.0), 5000)])
+        assert _widths(mock_pins, 12)[-1] == c.pulse_us(60.0)
+        switch = _pin(mock_pins, 21)
+        switch.drive_low()  # the stop pressed (and it stays pressed)
+        assert _widths(mock_pins, 12)[-1] == 0, "pulses still going with the stop pressed"
+        assert link.latch_heard(5.0)
+        st = link.status()
+        assert st.estop and st.cut and not st.moving
+        with pytest.raises(Exception, match="emergency-stop switch is still pressed"):
+            link.clear_estop()
+        deadline = time.monotonic() + 5
+        seen = len(light.states)
+        while len(light.states) < seen + 2:  # blinking: it goes on and off by itself
+            assert time.monotonic() < deadline, light.states
+            time.sleep(0.02)
+        switch.drive_high()  # released
+        link.clear_latch()
+        assert not link.status().estop
+        deadline = time.monotonic() + 5
+        while not light.state:
+            assert time.monotonic() < deadline, "the light did not come back on"
+            time.sleep(0.02)

@@ -379,6 +379,8 @@ def handshake(port: str, rig: RigConfig, boot_wait_s: float, *, claim: bool = Tr
     from ..rig.link import Link
 
     cfg = Config(path=None, rig=replace(rig, port=port, boot_wait_s=boot_wait_s))
+    if port.startswith("gpio://"):
+        from .. import gpio  # noqa: F401  (gpio:// ports)
     try:
         from .limits import rig_claims
 
@@ -479,6 +481,10 @@ def diagnose(machine: Machine | None = None, config: Config | None = None, *, po
         to_check = [p.node for p in found_ports if p.board or p.usb in CLONE_CHIPS]
     if config is not None:
         findings += _check_config(m, config, cams, found_ports, libcams, lister, given=ports or [])
+    if config is not None and config.rig.port.startswith("gpio://"):
+        from ..gpio.doctor import gpio_findings  # a rig on the Pi's pins: its factory, pins and access
+
+        findings += gpio_findings(m, config)
     if handshakes:
         rig = config.rig if config is not None else RigConfig()
         for port in dict.fromkeys(to_check):
