@@ -447,3 +447,32 @@ def test_the_estop_switch_and_the_status_light(mock_pins, tmp_path):
         while not light.state:
             assert time.monotonic() < deadline, "the light did not come back on"
             time.sleep(0.02)
+
+
+def test_a_run_killed_mid_job_resumes_as_state_unknown_and_moves_nothing(tmp_path):
+    """The rig on the pins lives in the process that drives them: killed with
+    it, it comes back a new boot, so resume can never take its word for the
+    job's state; it says so and sends nothing."""
+    import signal
+
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_RUNTIME_DIR": str(tmp_path / "run")}
+    state = tmp_path / "state"
+    run = subprocess.Popen([sys.executable, "-m", "robot", "start", "--headless", "--config", str(PI),
+                            "--port", "gpio://?speed=1", "--state-dir", str(state)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
+    journal = state / "mechanism-journal.jsonl"
+    try:
+        deadline = time.monotonic() + 120
+        # until the journal says a move of the job is under way
+        while not (journal.exists() and '"type":"sent"' in journal.read_text()):
+            assert run.poll() is None and time.monotonic() < deadline, "the job never began"
+            time.sleep(0.05)
+    finally:
+        run.send_signal(signal.SIGKILL)
+        run.wait(timeout=30)
+    r = _cli(tmp_path, "resume", "--config", str(PI), "--state-dir", str(state))
+    assert r.returncode != 0, r.stdout + r.stderr
+    said = r.stdout + r.stderr
+    assert "the rig has restarted since the job began" in said and "state unknown: scan again" in said, said
+    assert "Nothing was moved." in said, said
+    assert journal.read_text().strip().splitlines()[-1].endswith('"status":"state unknown: scan again"}')
