@@ -476,3 +476,29 @@ def test_a_run_killed_mid_job_resumes_as_state_unknown_and_moves_nothing(tmp_pat
     assert "the rig has restarted since the job began" in said and "state unknown: scan again" in said, said
     assert "Nothing was moved." in said, said
     assert journal.read_text().strip().splitlines()[-1].endswith('"status":"state unknown: scan again"}')
+
+
+def test_a_stop_beside_a_run_in_the_same_process_reaches_the_rig(mock_pins):
+    """The panel's stop goes onto the port beside the run's link (robot/rig/link.py estop_beside)."""
+    from robot.rig.link import estop_beside
+
+    cfg = load_config(PI)
+    c = cfg.servos["cover"]
+    with Link(cfg, kind="flipper", port="gpio://?speed=1") as link:
+        link.connect()
+        _send(link, [P.ServoCommand(0, 1, c.pulse_us(60.0), 5000)])
+        estop_beside("gpio://")
+        assert _widths(mock_pins, 12)[-1] == 0
+        assert link.latch_heard(5.0) and link.status().estop
+
+
+def test_the_panel_solves_on_the_mock_pins(mock_pins, tmp_path):
+    from webserver import Client, panel_server
+
+    with panel_server(tmp_path, cfg=load_config(PI), rig_port="gpio://") as (base, panel, _):
+        client = Client(base)
+        assert client.get("/api/status")[1]["rig"]["port"] == "gpio://"
+        assert client.post("/api/start", {"seed": 10})[0] == 202
+        events = client.events(lambda e: e["kind"] == "finished")
+        assert events[-1]["status"] == "solved" and events[-1]["state"] == "done", events[-1]
+    assert [w for w in _widths(mock_pins, 13) if w], "the holder's pin never pulsed"

@@ -160,6 +160,8 @@ class Serial(SerialBase):
     def _the_rig(self) -> GpioRig:
         if not self.is_open:
             raise PortNotOpenError()
+        if self.rig is None and _rig is not None:
+            return _rig  # a port opened beside this process's run (a panel's stop): the same rig
         if self.rig is None:
             # another process drives the pins (`cuberobot estop` beside a run): nothing here can reach them
             raise SerialException(f"the rig on {GPIO_SCHEME} lives inside the process that drives its pins; "
