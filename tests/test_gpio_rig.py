@@ -502,3 +502,10 @@ def test_the_panel_solves_on_the_mock_pins(mock_pins, tmp_path):
         events = client.events(lambda e: e["kind"] == "finished")
         assert events[-1]["status"] == "solved" and events[-1]["state"] == "done", events[-1]
     assert [w for w in _widths(mock_pins, 13) if w], "the holder's pin never pulsed"
+
+
+def test_dry_run_on_the_mock_pins(tmp_path):
+    r = _cli(tmp_path, "dry-run", "R U R' U'", "--config", str(PI), "--port", "gpio://",
+             "--state-dir", str(tmp_path / "state"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "on the flipper rig on gpio://" in r.stdout and "final state:" in r.stdout, r.stdout
