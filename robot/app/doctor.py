@@ -46,7 +46,8 @@ CLONE_CHIPS = {
     "0403:6001": "an FTDI USB-serial chip (older Arduinos, some clones)",
     "10c4:ea60": "a CP210x USB-serial chip (some clones)",
 }
-BOARDS = {1: "an Arduino Uno", 2: "an Arduino Mega 2560", 100: "the virtual rig"}
+BOARDS = {1: "an Arduino Uno", 2: "an Arduino Mega 2560", 3: "the Pi's own pins (gpio://)",
+          100: "the virtual rig"}
 LIBCAMERA_LISTERS = ("rpicam-hello", "libcamera-hello")
 COMMAND_TIMEOUT_S = 10.0
 HANDSHAKE_BOOT_WAIT_S = 2.0
@@ -378,6 +379,8 @@ def handshake(port: str, rig: RigConfig, boot_wait_s: float, *, claim: bool = Tr
     from ..rig.link import Link
 
     cfg = Config(path=None, rig=replace(rig, port=port, boot_wait_s=boot_wait_s))
+    if port.startswith("gpio://"):
+        from .. import gpio  # noqa: F401  (gpio:// ports)
     try:
         from .limits import rig_claims
 
@@ -478,6 +481,10 @@ def diagnose(machine: Machine | None = None, config: Config | None = None, *, po
         to_check = [p.node for p in found_ports if p.board or p.usb in CLONE_CHIPS]
     if config is not None:
         findings += _check_config(m, config, cams, found_ports, libcams, lister, given=ports or [])
+    if config is not None and config.rig.port.startswith("gpio://"):
+        from ..gpio.doctor import gpio_findings  # a rig on the Pi's pins: its factory, pins and access
+
+        findings += gpio_findings(m, config)
     if handshakes:
         rig = config.rig if config is not None else RigConfig()
         for port in dict.fromkeys(to_check):

@@ -86,6 +86,8 @@ def attach_rig(cfg: Config, *, port: str | None, firmware: str | None, seed: int
                            firmware_speed=firmware_speed)
         if simulated is not None:
             url = simulated.port
+    elif url.startswith("gpio://"):
+        simulated = _on_pins(cfg, url, random_cube(seed).to_facelets())
     try:
         link = Link(cfg, port=url, kind=kind)
     except BaseException:
@@ -95,6 +97,19 @@ def attach_rig(cfg: Config, *, port: str | None, firmware: str | None, seed: int
     return RigHandle(link, url, simulated)
 
 
+def _on_pins(cfg: Config, url: str, scramble: str) -> Simulation | None:
+    """A rig on the Pi's own pins (robot/gpio/); on gpiozero's mock pins
+    (``GPIOZERO_PIN_FACTORY=mock``) the virtual rig those pins move."""
+    from .. import gpio  # noqa: F401  (gpio:// ports)
+    from ..gpio.board import is_mock, pin_factory
+
+    if not is_mock(pin_factory()):
+        return None
+    from ..sim.gpio_pins import attach_pins
+
+    return attach_pins(cfg, url, scramble)
+
+
 def openable(port: str | None) -> None:
     """Make ``port`` openable by a :class:`Link` when it is a ``sim://`` URL
     (the simulation registers that scheme with pyserial), for links that
@@ -102,6 +117,8 @@ def openable(port: str | None) -> None:
     stop, its clear)."""
     if port is not None and port.startswith("sim://"):
         from .. import sim  # noqa: F401  (sim:// ports)
+    if port is not None and port.startswith("gpio://"):
+        from .. import gpio  # noqa: F401  (gpio:// ports)
 
 
 def connect_rig(handle: RigHandle) -> RigHandle:

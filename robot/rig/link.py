@@ -464,7 +464,7 @@ class Link:
     def clear_command(self) -> str:
         """The command that clears this rig's emergency stop, as a person
         types it (with the port, which a command's --port may have given)."""
-        if self.port.startswith("sim://"):
+        if self.port.startswith(("sim://", "gpio://")):  # a rig inside this process: cleared here
             return "`cuberobot estop --clear`"
         return f"`cuberobot estop --clear --port {shlex.quote(self.port)}`"
 
@@ -475,7 +475,7 @@ class Link:
         the one line the command prints."""
         sent = self.estop()
         if sent and isinstance(interrupt, KeyboardInterrupt) and not interrupt.args \
-                and not self.port.startswith("sim://"):
+                and not self.port.startswith(("sim://", "gpio://")):
             raise KeyboardInterrupt(f"the rig on {self.port} was sent the emergency stop: check it is safe, "
                                     f"then run {self.clear_command} (and `cuberobot resume` if a job was "
                                     "under way)") from interrupt

@@ -81,6 +81,8 @@ class StatusFlag(enum.IntFlag):
 
 BOARD_UNO = 1
 BOARD_MEGA = 2
+BOARD_GPIO = 3
+"""The rig computer's own pins (robot/gpio/): the firmware's part played inside cuberobot."""
 BOARD_VIRTUAL = 100
 
 

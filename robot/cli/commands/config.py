@@ -144,6 +144,40 @@ def _summarise_mechanism(cfg: Config) -> None:
     print(f"  robot moves: {', '.join(spans)}")
 
 
+def _import_cubotino(args: argparse.Namespace) -> int:
+    """CUBOTino's servo settings as a set-up for its build on the Pi's pins
+    (robot/gpio/cubotino.py), checked as `config check` checks it before a
+    byte is written."""
+    import os
+
+    from ...gpio.cubotino import MAX_SETTINGS_BYTES, import_settings
+    from ...rig.config import decode_text, parse_config, read_limited
+
+    label = str(args.settings)
+    text = decode_text(read_limited(args.settings, label, MAX_SETTINGS_BYTES, "CUBOTino's servo settings"),
+                       label)
+    toml, notes = import_settings(text, label)
+    parse_config(toml, None)  # what it writes, `config check` accepts
+    if args.output is None:
+        print(toml, end="")
+    else:
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+            fd = os.open(args.output, flags, 0o644)
+        except FileExistsError:
+            raise UserError(f"-o {args.output}: already exists: give another name, or remove it "
+                            "first") from None
+        except OSError as e:
+            raise UserError(f"-o {args.output}: cannot write: {e.strerror or e}") from None
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(toml)
+        print(f"{args.output}: written from {label}; check it with `cuberobot config check {args.output}`, "
+              "then `cuberobot doctor --config` it on the Pi")
+    for note in notes:
+        print(f"note: {note}", file=__import__("sys").stderr)
+    return 0
+
+
 def _usage(parser: argparse.ArgumentParser) -> int:
     parser.print_help()
     return 2
@@ -156,5 +190,11 @@ def register(sub: Registry) -> None:
     c.add_argument("file", nargs="?", default=None, type=path,
                    help="TOML file (default: config/rig.toml; at most 64 KiB)")
     c.set_defaults(func=_config_check)
+    i = csub.add_parser("import-cubotino", parents=[sub.common],
+                        help="turn CUBOTino's Cubotino_T_servo_settings.txt into a set-up for the Pi's pins")
+    i.add_argument("settings", type=path, help="CUBOTino's servo settings file (JSON, at most 64 KiB)")
+    i.add_argument("-o", "--output", type=path, default=None,
+                   help="the set-up file to write (not overwritten); default: print it")
+    i.set_defaults(func=_import_cubotino)
     config = p
     config.set_defaults(func=lambda a: _usage(config))

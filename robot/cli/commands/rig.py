@@ -130,7 +130,7 @@ def _check_view_file(path: str) -> None:
 
 def _link_for(args: argparse.Namespace, cfg: Config, *, default_port: str | None = None,
               kind: str = "six-motor") -> Link:
-    from ... import sim  # noqa: F401  (sim:// ports, the default rig's)
+    from ... import gpio, sim  # noqa: F401  (sim:// ports, the default rig's; gpio://, the Pi's pins)
     from ...rig.link import Link
 
     _check_port_arg(args)
@@ -424,6 +424,12 @@ def _estop(args: argparse.Namespace) -> int:
         # while the rig runs must not hold it back.
         return _estop_held_port(args.port, holder)
     cfg = load_config(args.config)
+    if (args.port or cfg.rig.port).startswith("gpio://") and not args.clear \
+            and port_holder(args.port or cfg.rig.port) is None:
+        # the rig on the Pi's pins lives inside the command that drives them (robot/gpio/)
+        raise UserError("the rig on the Pi's pins (gpio://) lives inside the command that drives them, and "
+                        "none is running; a running one stops with Ctrl-C, the panel's Stop or the [gpio] "
+                        "estop_button")
     if (args.port or cfg.rig.port).startswith("sim://"):
         # An in-process virtual rig lives only as long as this command: a
         # latch set here would be gone before the next command, so saying
@@ -454,6 +460,7 @@ def _estop_held_port(port: str, holder: dict) -> int:
     """The rig is held by another command (a run, the panel): the stop goes
     straight onto the line beside it, with no handshake that would cut into
     that command's session. The holder hears the latch from the rig and says so."""
+    from ... import gpio  # noqa: F401  (gpio:// ports: it says where that rig's stop is)
     from ...rig.link import estop_beside
     from ...rig.owner import describe_holder
 

@@ -1,0 +1,272 @@
+"""The firmware's part, played inside cuberobot for a rig on the Pi's own pins.
+
+The host talks to it exactly as to the Arduino (docs/protocol.md, the same
+bytes through :mod:`robot.rig.protocol`): HELLO, CONFIG_SERVO, SERVO with
+its move id and a DONE when the travel is over, STATUS, the emergency stop
+run and its latch, the start button's EVENT. So the journal, the emergency
+stop, resume and the planner work unchanged; only the transport differs.
+
+As on the firmware, commands go into one queue of four and run in order:
+a SERVO sets its servo's pulse when it starts and reports DONE
+``travel_ms`` later (a servo says nothing, the host's timing table says how
+long it travels). A thread of its own plays the firmware's main loop, so a
+queued move starts on time whatever the host is doing. The emergency stop
+is taken in the caller's thread the moment its bytes are written: the
+queue emptied, every servo's pulses stopped, the latch set.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+
+from ..rig import protocol as P
+from .board import Board
+
+QUEUE_CAPACITY = 4
+SERVOS = 3
+SERVO_MIN_US, SERVO_MAX_US, MAX_TRAVEL_MS = 400, 2600, 10000
+"""The firmware's limits (servo.h, app.cpp), so both rigs refuse the same."""
+FW_VERSION = (0, 1, 0)
+ESTOP_INPUT = 2
+"""EVENT ESTOP_LATCHED's argument and ERR_ESTOP's detail for the e-stop switch."""
+
+
+@dataclass
+class _Active:
+    cmd: P.ServoCommand
+    end: float  # monotonic seconds when its travel is over
+    ticks: int
+
+
+class GpioRig:
+    """The rig's side of the protocol, driving ``board``'s pins.
+
+    ``speed``: times real time for the servos' travel (None: no wait at all),
+    only ever other than 1 on gpiozero's mock pins, where no servo moves."""
+
+    def __init__(self, board: Board, speed: float | None = 1.0):
+        self.board = board
+        self.speed = speed
+        self.lock = threading.RLock()
+        self._cond = threading.Condition(self.lock)
+        self.to_host = bytearray()
+        self.listeners: list[threading.Event] = []
+        self.conn: object = None
+        """The port that reads :attr:`to_host` (the newest opened)."""
+        self._closed = False
+        self.boot_id = 0
+        self._boot()
+        self._thread = threading.Thread(target=self._main_loop, name="cuberobot-gpio-rig", daemon=True)
+        self._thread.start()
+
+    # -- life --------------------------------------------------------------
+    def _boot(self) -> None:
+        self.boot_id = secrets.randbelow(0x10000)
+        self.t0 = time.monotonic()
+        self.session = False
+        self.estop = self.board.estop_held
+        self.cut = False
+        self.queue: deque[P.ServoCommand] = deque()
+        self.active: _Active | None = None
+        self.last_done_id = P.NO_ID
+        self.last_seq = 0
+        self.last_reply = b""
+        self.event_seq = 0
+        self.rx = P.FrameDecoder(realtime=True)
+        self.estop_run = 0
+        self.configured: set[int] = set()
+        self._emit(P.Event(P.EventCode.BOOT, 1))
+        self._light()
+
+    def close(self) -> None:
+        """The process lets the pins go: no more pulses, devices closed."""
+        with self.lock:
+            self._closed = True
+            self._cond.notify_all()
+        self._thread.join(timeout=2.0)
+        self.board.stop()
+        self.board.close()
+
+    # -- the main loop ---------------------------------------------------------
+    def _main_loop(self) -> None:
+        with self._cond:
+            while not self._closed:
+                a = self.active
+                now = time.monotonic()
+                if a is not None and now >= a.end:
+                    self._finish(a)
+                    continue
+                self._cond.wait(None if a is None else a.end - now)
+
+    def _start_next(self) -> None:
+        if self.active is not None or not self.queue or self.estop:
+            return
+        cmd = self.queue.popleft()
+        self.board.pulse(cmd.servo, cmd.pulse_us)
+        travel = cmd.travel_ms / 1000.0
+        wait = 0.0 if self.speed is None else travel / self.speed
+        self.active = _Active(cmd, time.monotonic() + wait, cmd.travel_ms * P.TICK_HZ // 1000)
+        self._cond.notify_all()
+
+    def _finish(self, a: _Active) -> None:
+        self.active = None
+        self.last_done_id = a.cmd.move_id
+        self._start_next()
+        self._emit(P.Done(a.cmd.move_id, a.ticks, self._queue_free()))
+
+    def _queue_free(self) -> int:
+        return QUEUE_CAPACITY - len(self.queue) - (self.active is not None)
+
+    # -- bytes ---------------------------------------------------------------
+    def _emit(self, msg: P.Message, seq: int | None = None) -> bytes:
+        if seq is None:
+            self.event_seq = P.next_seq(self.event_seq)
+            seq = self.event_seq
+        data = P.encode(msg, seq)
+        self.to_host += data
+        for ev in self.listeners:
+            ev.set()
+        return data
+
+    def receive(self, data: bytes) -> None:
+        """Bytes from the host. ``RT_ESTOP`` never reaches the frame decoder
+        and stops only as the last of a run of ``ESTOP_RUN`` (docs/protocol.md 1.1)."""
+        with self.lock:
+            for b in data:
+                if b == P.RT_ESTOP:
+                    self.estop_run = min(self.estop_run + 1, P.ESTOP_RUN)
+                    if self.estop_run == P.ESTOP_RUN:
+                        self.stop(1)
+                    continue
+                self.estop_run = 0
+                for item in self.rx.feed(bytes((b,))):
+                    if isinstance(item, int):
+                        self._emit(P.RealtimeStatus(*self._status_fields()))
+                    else:
+                        self._command(item)
+
+    def stop(self, arg: int) -> None:
+        """The emergency stop: pulses off at once, the queue emptied, latched."""
+        with self.lock:
+            if self.queue or self.active is not None:
+                self.cut = True
+            self.board.stop()
+            self.queue.clear()
+            self.active = None
+            already = self.estop
+            self.estop = True
+            if not already:
+                self._emit(P.Event(P.EventCode.ESTOP_LATCHED, arg))
+            self._light()
+            self._cond.notify_all()
+
+    def press(self) -> None:
+        """The start button, pressed (debounced by gpiozero)."""
+        with self.lock:
+            self._emit(P.Event(P.EventCode.BUTTON, 0))
+
+    def _light(self) -> None:
+        self.board.show("blink" if self.estop else "on" if self.session else "off")
+
+    def _status_fields(self) -> tuple[int, ...]:
+        flags = ((P.StatusFlag.SESSION if self.session else 0) | (P.StatusFlag.ESTOP if self.estop else 0)
+                 | (P.StatusFlag.MOVING if self.active is not None else 0)
+                 | (P.StatusFlag.DRIVERS if self.board.attached() else 0)
+                 | (P.StatusFlag.BUTTON if self.board.start_held else 0)
+                 | (P.StatusFlag.CONFIGURED if self.configured else 0)
+                 | (P.StatusFlag.CUT if self.cut else 0))
+        active = self.active.cmd.move_id if self.active is not None else P.NO_ID
+        uptime = int((time.monotonic() - self.t0) * 1000)
+        return (self.boot_id, flags, self.last_done_id, active, len(self.queue) + (self.active is not None),
+                uptime & 0xFFFFFFFF, min(255, self.rx.errors))
+
+    def _command(self, content: bytes) -> None:
+        seq = content[1]
+        try:
+            _, msg = P.decode(content)
+        except P.ProtocolError as e:
+            self._emit(P.Err(e.code, content[0]), seq)
+            return
+        if isinstance(msg, P.StatusQuery):
+            self._emit(P.Status(*self._status_fields()), seq)
+            return
+        if isinstance(msg, P.Hello):
+            if msg.version != P.PROTOCOL_VERSION:
+                self._emit(P.Err(P.ErrorCode.VERSION, P.PROTOCOL_VERSION), seq)
+                return
+            self.session = True
+            self.last_seq = seq
+            self.last_reply = self._emit(P.HelloOk(P.PROTOCOL_VERSION, *FW_VERSION, P.BOARD_GPIO,
+                                                   QUEUE_CAPACITY, self.boot_id, P.TICK_HZ), seq)
+            self._light()
+            return
+        if seq == self.last_seq and self.last_reply:
+            self.to_host += self.last_reply  # a repeat: answered from memory, not executed again
+            return
+        if not self.session:
+            self._emit(P.Err(P.ErrorCode.NO_SESSION), seq)
+            return
+        reply = self._execute(msg)
+        self.last_seq = seq
+        self.last_reply = self._emit(reply, seq)
+
+    def _execute(self, msg: P.Message) -> P.Message:
+        match msg:
+            case P.ConfigMotor():
+                # no steppers on the pins: taken so that the handshake is the Arduino's
+                return P.Err(P.ErrorCode.BAD_ARG, msg.motor) if msg.motor > 5 else P.Ack(self._queue_free())
+            case P.ConfigGlobal():
+                return P.Ack(self._queue_free())
+            case P.MoveCommand():
+                return P.Err(P.ErrorCode.BAD_ARG)  # a rig on the Pi's pins has servos only
+            case P.ConfigServo():
+                return self._config_servo(msg)
+            case P.ServoCommand():
+                return self._servo(msg)
+            case P.ClearEstop():
+                if self.board.estop_held:
+                    return P.Err(P.ErrorCode.ESTOP, ESTOP_INPUT)
+                if self.estop:
+                    self.estop = False
+                    self._emit(P.Event(P.EventCode.ESTOP_CLEARED, 0))
+                    self._light()
+                return P.Ack(self._queue_free())
+            case P.Release() if self.active is not None:
+                return P.Err(P.ErrorCode.BUSY)
+            case P.Release():
+                return P.Ack(self._queue_free())  # a servo's pulse is held: a released cover drops the cube
+        return P.Err(P.ErrorCode.UNKNOWN_TYPE, msg.TYPE)
+
+    def _config_servo(self, msg: P.ConfigServo) -> P.Message:
+        if self.queue or self.active is not None:
+            return P.Err(P.ErrorCode.BUSY)
+        if msg.servo >= SERVOS or not self.board.has_servo(msg.servo):
+            return P.Err(P.ErrorCode.BAD_ARG, 0)
+        if not SERVO_MIN_US <= msg.min_us < msg.max_us <= SERVO_MAX_US:
+            return P.Err(P.ErrorCode.BAD_ARG, 1)
+        self.board.configure(msg.servo, msg.min_us, msg.max_us)
+        self.configured.add(msg.servo)
+        return P.Ack(self._queue_free())
+
+    def _servo(self, msg: P.ServoCommand) -> P.Message:
+        if self.estop:
+            return P.Err(P.ErrorCode.ESTOP, ESTOP_INPUT if self.board.estop_held else 0)
+        if msg.servo >= SERVOS or not self.board.has_servo(msg.servo):
+            return P.Err(P.ErrorCode.BAD_ARG, 0)
+        if msg.servo not in self.configured:
+            return P.Err(P.ErrorCode.NOT_CONFIGURED, msg.servo)
+        lo, hi = self.board.limits[msg.servo]
+        if not lo <= msg.pulse_us <= hi:
+            return P.Err(P.ErrorCode.BAD_ARG, 1)
+        if msg.travel_ms > MAX_TRAVEL_MS:
+            return P.Err(P.ErrorCode.BAD_ARG, 2)
+        if self._queue_free() <= 0:
+            return P.Err(P.ErrorCode.QUEUE_FULL)
+        self.queue.append(msg)
+        self.cut = False
+        self._start_next()
+        return P.Ack(self._queue_free())
