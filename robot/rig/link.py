@@ -492,9 +492,14 @@ class Link:
             return False
         try:
             ser.write(P.ESTOP_SEQUENCE * P.ESTOP_REPEATS)  # one write: nothing can come between
-            ser.flush()
-        except Exception:  # noqa: BLE001 - an estop attempt must never raise
+        except Exception as e:  # noqa: BLE001 - an estop attempt must never raise
+            log.warning("the emergency stop could not be written to %s: %s", self.port, e)
             return False
+        try:
+            ser.flush()  # handed to the port above: a failed wait for the line to drain does not undo that
+        except Exception as e:  # noqa: BLE001
+            log.warning("the emergency stop was written to %s; waiting for it to go out failed: %s",
+                        self.port, e)
         return True
 
 

@@ -509,13 +509,15 @@ class Panel:
             what = f"the dry run's virtual {kind} rig" if engine is None else f"the {kind} run"
             return {"sent": False, "message": f"emergency stop: {what} stops before its next robot move "
                                               "(no line to a rig was open to send it on)"}
-        if self.held_by == "jog":
+        jogging, link = self.held_by == "jog", self.jog_link  # as things stood at the press
+        if jogging:
             self.jog_estop.set()  # a jog whose line is not open yet makes no move
-        link = self.jog_link
         if link is not None and link.estop():
             self.mechanism_latch(True)
             return {"sent": True, "message": f"emergency stop sent to the {kind} rig the jog moves"}
-        if self.held_by == "jog":
+        if link is not None:
+            log.warning("the jog's line did not take the emergency stop; sending it on a line of its own")
+        if jogging and link is None:
             return {"sent": False, "message": "emergency stop: the jog makes no move (its line to the "
                                               f"{kind} rig was not open yet)"}
         if self.mechanism_port is None:
