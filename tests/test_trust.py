@@ -225,6 +225,47 @@ def test_serve_holds_its_rig_and_folder_and_the_terminal_is_told_where_the_panel
         assert "Traceback" not in err, err
 
 
+def test_a_refused_serve_new_token_leaves_the_kept_token_alone(tmp_path):
+    """Issue 46 P7: `serve --new-token` refused because another serve holds
+    the folder replaced the kept token all the same, so the next restart
+    shut out every saved browser. Two real serves: the second is refused in
+    one line naming the first's panel, and the token file is untouched; the
+    first keeps serving with it. Once the first has ended, --new-token
+    replaces it."""
+    from robot.web.server import TOKEN_FILE
+
+    state = tmp_path / "panel"
+    args = ("serve", "--host", "0.0.0.0", "--port", "0", "--state-dir", str(state))
+    first = _popen(*args)
+    try:
+        url = first.stdout.readline().strip()
+        kept = (state / TOKEN_FILE).read_bytes()
+        before = (state / TOKEN_FILE).stat()
+        assert f"?token={kept.decode().strip()}" in url, url
+        second = _popen(*args, "--new-token")
+        out, err = second.communicate(timeout=60)
+        line = _one_line(err)
+        assert second.returncode == 1 and out == "", (out, err)
+        assert f"is in use by `cuberobot serve` (process {first.pid}" in line, line
+        assert f"use the panel at {url.split('?')[0]}" in line, line
+        after = (state / TOKEN_FILE).stat()
+        assert (state / TOKEN_FILE).read_bytes() == kept and (after.st_ino, after.st_mtime_ns) == (
+            before.st_ino, before.st_mtime_ns)
+        assert not (state / (TOKEN_FILE + ".tmp")).exists()
+        assert first.poll() is None
+    finally:
+        first.send_signal(signal.SIGINT)
+        _, err = first.communicate(timeout=10)
+    assert "Traceback" not in err, err
+    third = _popen(*args, "--new-token")
+    try:
+        url = third.stdout.readline().strip()
+        assert (state / TOKEN_FILE).read_bytes() != kept and "?token=" in url, url
+    finally:
+        third.send_signal(signal.SIGINT)
+        third.communicate(timeout=10)
+
+
 # ---------------------------------------------------------------- Ctrl-C, a cleared stop, resume
 
 

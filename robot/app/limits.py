@@ -29,10 +29,13 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..rig.config import Config, decode_text, read_limited
 from ..rig.errors import UserError
+
+if TYPE_CHECKING:
+    from ..rig.owner import Describe
 
 MAX_APPLY_MOVES = 10_000
 MAX_DRY_RUN_MOVES = 1_000
@@ -285,20 +288,22 @@ def check_views(cfg: Config) -> None:
 
 @contextlib.contextmanager
 def rig_claims(rig_port: str | None, state_dir: str | None, *, folder: bool = True,
-               url: str | None = None) -> Iterator[None]:
+               url: str | None = None) -> Iterator[Describe]:
     """The rig on ``rig_port`` (None: a rig of this process's own, nothing to
     claim) and the state folder (``state_dir``, or the default one; none with
     ``folder=False``), held for a command's whole life (owner.py): a second
     command on either is refused in one line naming this one. A journal that
-    cannot be one is named now, before anything is scanned or moved."""
+    cannot be one is named now, before anything is scanned or moved. Yields
+    a function that adds to what the claims tell the next comer (`serve`'s
+    address, known once it listens)."""
     from ..rig import journal
     from ..rig.owner import holding
 
     where = (Path(state_dir) if state_dir else journal.default_state_dir()) if folder else None
-    with holding(rig_port, where, details={"url": url} if url else None):
+    with holding(rig_port, where, details={"url": url} if url else None) as describe:
         if where is not None:
             journal.check_file(where / journal.FILENAME)
-        yield
+        yield describe
 
 
 def check_rig_options(cfg: Config, port: str | None, port_flag: str, firmware: str | None,
