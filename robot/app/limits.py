@@ -215,7 +215,8 @@ def check_output_dir(name: str, what: str) -> None:
     except FileExistsError:
         raise UserError(f"{what} {name}: exists and is not a folder; give a folder") from None
     except OSError as e:
-        raise UserError(f"{what} {name}: cannot create the folder ({e.strerror or e})") from None
+        raise UserError(f"{what} {name}: cannot create the folder ({e.strerror or e}); give another "
+                        "one") from None
     if not p.is_dir():
         raise UserError(f"{what} {name}: not a folder; give a folder")
     if not os.access(p, os.W_OK | os.X_OK):
@@ -242,10 +243,31 @@ def check_output_file(name: str, what: str) -> None:
         p.unlink(missing_ok=True)
 
 
+MAX_NAME_BYTES = 255
+"""The longest name between two slashes a file or device can have (Linux's NAME_MAX)."""
+MAX_PATH_BYTES = 4096
+"""A path is shorter than this, its final NUL included (Linux's PATH_MAX)."""
+
+
 def check_port(port: str | None) -> None:
-    """A --port given must not be blank."""
-    if port is not None and not port.strip():
+    """A --port given must not be blank, nor a path no device can have (a
+    name between slashes longer than any file's: opening it would fail with
+    "File name too long" deep inside a command)."""
+    if port is None:
+        return
+    if not port.strip():
         raise UserError("--port is empty: give a device (/dev/ttyACM0, COM3), a pty path or a URL (sim://)")
+    if "://" not in port:
+        what = "give a device (/dev/ttyACM0, COM3), a pty path or a URL (sim://)"
+        size = len(os.fsencode(port))
+        if size >= MAX_PATH_BYTES:
+            raise UserError(f"--port {shown(port)}: a path of {size} bytes, and no path is longer than "
+                            f"{MAX_PATH_BYTES - 1}: {what}")
+        longest = max(len(os.fsencode(part)) for part in port.split("/"))
+        if longest > MAX_NAME_BYTES:
+            raise UserError(f"--port {shown(port)}: a name of {longest} bytes between slashes, and no device "
+                            f"or file name is longer than {MAX_NAME_BYTES}: {what}; `cuberobot doctor` lists "
+                            "the serial ports here")
 
 
 def check_firmware(firmware: str | None) -> None:
