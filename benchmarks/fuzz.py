@@ -1,12 +1,14 @@
-"""The suite's two fuzzers at full size: every `cuberobot` command with
+"""The suite's fuzzers at full size: every `cuberobot` command with
 hostile arguments, files and input (tests/test_cli_fuzz.py, issue 13's bar
-of at least 2000 examples: 2060) and every HTTP endpoint of a real
+of at least 2000 examples: 2060), every HTTP endpoint of a real
 `cuberobot serve` (tests/test_web_hostile_fuzz.py, issue 21's bar of 5,000
-cases: 5,400).
+cases: 5,400), and Ctrl-C twice at moments of `serve`'s start-up that its
+own output picks (tests/test_trust.py, issue 46's 24 cases: 48).
 
     .venv/bin/python benchmarks/fuzz.py              # the full size
     .venv/bin/python benchmarks/fuzz.py --scale 0.5  # half of it
     .venv/bin/python benchmarks/fuzz.py --only web
+    .venv/bin/python benchmarks/fuzz.py --only ctrl-c
 
 The suite runs a seeded tenth of each (CUBEROBOT_FUZZ_SCALE unset). This
 runs the same tests through pytest, one process, no parallel workers, with
@@ -28,7 +30,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = {"cli": "tests/test_cli_fuzz.py::test_every_command_survives_hostile_input",
-           "web": "tests/test_web_hostile_fuzz.py"}
+           "web": "tests/test_web_hostile_fuzz.py",
+           "ctrl-c": "tests/test_trust.py::"
+                     "test_ctrl_c_twice_while_serve_starts_is_one_line_and_leaves_nothing_running"}
 
 
 def main() -> int:
@@ -55,6 +59,10 @@ def main() -> int:
                 print(f"  {command}: {n} examples, {s} s")
             cases = sum(int(n) for _, n, _ in per)
             print(f"CLI fuzz: {cases} examples over {len(per)} commands; {summary}; {wall:.0f} s wall")
+        elif name == "ctrl-c":
+            said = re.search(r"ctrl-c twice: (.*)", out)
+            print(f"ctrl-c twice in serve's start-up: {said.group(1) if said else '(no count)'}; {summary}; "
+                  f"{wall:.0f} s wall")
         else:
             counts = re.search(r"fuzz: (\{.*\})", out)
             for line in re.findall(r"^\s*([\d.]+s call\s+\S+)", out, re.M):

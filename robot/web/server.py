@@ -245,6 +245,11 @@ def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool 
             panel.end_streams()  # the event streams never end by themselves
             panel.begin_close()  # the run stopped and the rig let go while the connections close
             await super().shutdown(sockets)
+            if self.force_exit:
+                # A second Ctrl-C: uvicorn waits for no connection, and skips the app's shutdown too,
+                # whose task asyncio then cancels (logged as a traceback). The panel's close (the run
+                # ended, the rig let go, the journal closed) is not to be skipped.
+                await self.lifespan.shutdown()
 
     return PanelServer(config), panel
 
