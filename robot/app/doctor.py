@@ -481,6 +481,11 @@ def diagnose(machine: Machine | None = None, config: Config | None = None, *, po
     if handshakes:
         rig = config.rig if config is not None else RigConfig()
         for port in dict.fromkeys(to_check):
+            if port.startswith("sim://"):  # made inside each command: no board to ask
+                findings.append(Finding("rig", "info", port,
+                                        "the simulated rig, made inside each command that uses it: there "
+                                        "is no board to ask"))
+                continue
             real = Path(port) if not port.startswith("/dev/") or _exists(Path(port)) else m.real(port)
             if "://" not in port and not _exists(real):
                 continue  # said already (config) or not there
