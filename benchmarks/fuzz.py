@@ -1,6 +1,6 @@
 """The suite's fuzzers at full size: every `cuberobot` command with
 hostile arguments, files and input (tests/test_cli_fuzz.py, issue 13's bar
-of at least 2000 examples: 2060), every HTTP endpoint of a real
+of at least 2000 examples: 2247), every HTTP endpoint of a real
 `cuberobot serve` (tests/test_web_hostile_fuzz.py, issue 21's bar of 5,000
 cases: 5,400), and Ctrl-C twice at moments of `serve`'s start-up that its
 own output picks (tests/test_trust.py, issue 46's 24 cases: 48).
