@@ -280,6 +280,21 @@ def test_no_rig_on_a_port_is_one_line(tmp_path, stand_ins):
     assert f.level == "problem" and "no answer from a rig" in f.text and "\n" not in f.text
 
 
+def test_a_simulated_port_is_said_and_a_name_no_file_can_have_is_not_there(tmp_path, stand_ins):
+    """A --port of sim:// has no board to ask (it was a handshake with the
+    default set-up's empty motors, a KeyError, or "protocol 'sim' not
+    known"); a config port longer than any file's name is not there, not a
+    "File name too long" internal error (issue 46)."""
+    root = fake_tree(tmp_path / "root")
+    report = diagnose(machine(root), None, ports=["sim://"], handshakes=True)
+    (said,) = [f for f in report.findings if f.subject == "sim://"]
+    assert said.level == "info" and "no board to ask" in said.text
+    cfg = parse_config(f'[rig]\nport = "/dev/{"a" * 300}"\n', Path("rig.toml"))
+    report = diagnose(machine(root), cfg, handshakes=True)
+    (port,) = [f for f in report.findings if f.subject == "rig port"]
+    assert port.level == "problem" and "is not here" in port.text
+
+
 def test_the_set_ups_colour_profile_is_said_not_made_yet_here_or_broken(tmp_path, stand_ins):
     """Colours are calibrated last, often on the panel: a profile not made
     yet is said with how to make it, not a problem; a broken one is."""

@@ -21,7 +21,7 @@ from robot.rig.link import EstopLatched, Link
 from robot.rig.loading import load_config
 from robot.rig.mechanisms import Action, HeldCube
 from robot.rig.mechanisms.drive import LinkMechanism
-from robot.sim.mechanisms import virtual_mechanism
+from robot.sim.mechanisms import VirtualFlipper, virtual_mechanism
 from robot.sim.protocol_sim import forget, rig_for_url, sim_url
 from robot.sim.pulsed_mechanism import PulseReader
 from solver import SOLVED, random_cube
@@ -331,7 +331,8 @@ def test_homing_brings_a_flipper_left_part_way_back_to_where_a_job_starts():
         LinkMechanism(link, cfg).home()  # a new run knows nothing of that
         assert rig.mechanism is not None and rig.mechanism.fault is None and rig.mechanism.turns == []
         m = rig.mechanism
-        assert m._near("cover", "open_deg") and m._near("flipper", "rest_deg")
+        assert isinstance(m, VirtualFlipper) and m.square()
+        assert m._cover_at(m.angle["cover"]) == "open" and m._flipper_at(m.angle["flipper"]) == "rest"
         assert abs(m.angle["turntable"] - cfg.servos["turntable"].angle("home_deg")) < 1
     finally:
         link.close()

@@ -26,6 +26,7 @@ from chromium import HAS_BROWSER
 from webserver import panel_server, rig_for_url
 
 from robot.cli.commands.serve import terminal_qr
+from robot.rig.errors import UserError
 from robot.web.interfaces import Address, interface_addresses, reachable
 from robot.web.server import TOKEN_FILE, bind
 
@@ -143,6 +144,34 @@ def test_the_token_is_kept_private_and_replaced_on_request(tmp_path):
     fixed = bind("0.0.0.0", 0, token_file=file)
     fixed.sock.close()
     assert fixed.token not in (new.token, None) and file.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_kept_token_that_is_a_pipe_or_a_link_is_one_line_and_never_followed(tmp_path):
+    """Issue 46 P9: a panel-token that is a pipe hung `serve` (waiting for a
+    writer), and one that is a symbolic link was read and chmod-ed through
+    it. Each is refused in one line saying to remove it, within a bound, and
+    the link's target is left alone; --new-token replaces the link itself."""
+    env = xdg_env(tmp_path)
+    state = tmp_path / "state"
+    state.mkdir()
+    os.mkfifo(state / TOKEN_FILE)
+    p = subprocess.run([sys.executable, "-m", "robot", "serve", "--host", "0.0.0.0", "--port", "0",
+                        "--state-dir", str(state)], env=env, cwd=ROOT, capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1, (p.stdout, p.stderr)
+    assert f"{state / TOKEN_FILE} is not a regular file" in p.stderr and "remove it" in p.stderr, p.stderr
+    (state / TOKEN_FILE).unlink()
+    target = tmp_path / "elsewhere"
+    target.write_text("A" * 32 + "\n")
+    os.chmod(target, 0o644)
+    (state / TOKEN_FILE).symlink_to(target)
+    with pytest.raises(UserError, match="is a symbolic link: the panel's token is never read through one"):
+        bind("0.0.0.0", 0, token_file=state / TOKEN_FILE)
+    assert target.read_text() == "A" * 32 + "\n" and target.stat().st_mode & 0o777 == 0o644
+    new = bind("0.0.0.0", 0, token_file=state / TOKEN_FILE, new_token=True)
+    new.sock.close()
+    assert not (state / TOKEN_FILE).is_symlink() and (state / TOKEN_FILE).read_text().strip() == new.token
+    assert target.read_text() == "A" * 32 + "\n"
 
 
 def test_any_loopback_address_serves_itself(tmp_path):

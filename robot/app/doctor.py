@@ -486,14 +486,27 @@ def diagnose(machine: Machine | None = None, config: Config | None = None, *, po
     if handshakes:
         rig = config.rig if config is not None else RigConfig()
         for port in dict.fromkeys(to_check):
-            real = Path(port) if not port.startswith("/dev/") or Path(port).exists() else m.real(port)
-            if "://" not in port and not real.exists():
+            if port.startswith("sim://"):  # made inside each command: no board to ask
+                findings.append(Finding("rig", "info", port,
+                                        "the simulated rig, made inside each command that uses it: there "
+                                        "is no board to ask"))
+                continue
+            real = Path(port) if not port.startswith("/dev/") or _exists(Path(port)) else m.real(port)
+            if "://" not in port and not _exists(real):
                 continue  # said already (config) or not there
             wait = boot_wait_s if boot_wait_s is not None else (
                 max(rig.boot_wait_s, HANDSHAKE_BOOT_WAIT_S) if _looks_like_a_board(port, found_ports) else
                 rig.boot_wait_s)
             findings.append(handshake(str(real) if "://" not in port else port, rig, wait))
     return Report(findings, cams, found_ports, libcams)
+
+
+def _exists(path: Path) -> bool:
+    """Whether ``path`` is there; a name no file can have (too long, say) is not."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
 
 
 def _looks_like_a_board(port: str, found: list[Port]) -> bool:
@@ -522,7 +535,7 @@ def _check_config(m: Machine, config: Config, cams: list[Camera], ports: list[Po
         return out
     real = m.shown(Path(os.path.realpath(m.real(port))))
     match = next((p for p in ports if p.node == real), None)
-    if not m.real(port).exists():
+    if not _exists(m.real(port)):
         here = ", ".join(p.by_id[0] if p.by_id else p.node for p in ports) or "none"
         out.append(Finding("config", "problem", subject, f"port = \"{port}\" is not here (serial ports here: "
                                                          f"{here}): plug the board in or fix [rig] port"))

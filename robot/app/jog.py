@@ -220,9 +220,15 @@ def jog_mechanism(link: Link, cfg: Config, jog: Jog | ServoJog, out: Callable[[s
             for angle in jog.angles:
                 drive.set_servo(angle.servo, angle.deg)
                 out(f"  {angle}: held at {angle.deg:g} degrees ({angle.pulse_us} us)")
-            return (f"set {len(jog.angles)} servo angle(s); write the ones that look right into the config's "
-                    "[servos.NAME] (docs/configuration.md); the next job homes the rig and scans the cube "
-                    "first")
+            if not jog.left:
+                return (f"set {len(jog.angles)} servo angle(s); write the ones that look right into the "
+                        "config's [servos.NAME] (docs/configuration.md); the next job homes the rig and "
+                        "scans the cube first")
+            between = "; ".join(jog.left)
+            return (f"set {len(jog.angles)} servo angle(s); between named angles now: {between}; write the "
+                    "ones that look right into the config's [servos.NAME] (docs/configuration.md); the "
+                    "next jog or job homes the rig first (each servo to a named angle), and the next job "
+                    "scans the cube")
         for action, state in zip(jog.actions, jog.states, strict=True):
             drive.do(action)
             out(f"  {action}: {mech.describe(state)}")

@@ -29,10 +29,13 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..rig.config import Config, decode_text, read_limited
 from ..rig.errors import UserError
+
+if TYPE_CHECKING:
+    from ..rig.owner import Describe
 
 MAX_APPLY_MOVES = 10_000
 MAX_DRY_RUN_MOVES = 1_000
@@ -226,7 +229,8 @@ def check_output_dir(name: str, what: str) -> None:
     except FileExistsError:
         raise UserError(f"{what} {name}: exists and is not a folder; give a folder") from None
     except OSError as e:
-        raise UserError(f"{what} {name}: cannot create the folder ({e.strerror or e})") from None
+        raise UserError(f"{what} {name}: cannot create the folder ({e.strerror or e}); give another "
+                        "one") from None
     if not p.is_dir():
         raise UserError(f"{what} {name}: not a folder; give a folder")
     if not os.access(p, os.W_OK | os.X_OK):
@@ -253,10 +257,31 @@ def check_output_file(name: str, what: str) -> None:
         p.unlink(missing_ok=True)
 
 
+MAX_NAME_BYTES = 255
+"""The longest name between two slashes a file or device can have (Linux's NAME_MAX)."""
+MAX_PATH_BYTES = 4096
+"""A path is shorter than this, its final NUL included (Linux's PATH_MAX)."""
+
+
 def check_port(port: str | None) -> None:
-    """A --port given must not be blank."""
-    if port is not None and not port.strip():
+    """A --port given must not be blank, nor a path no device can have (a
+    name between slashes longer than any file's: opening it would fail with
+    "File name too long" deep inside a command)."""
+    if port is None:
+        return
+    if not port.strip():
         raise UserError("--port is empty: give a device (/dev/ttyACM0, COM3), a pty path or a URL (sim://)")
+    if "://" not in port:
+        what = "give a device (/dev/ttyACM0, COM3), a pty path or a URL (sim://)"
+        size = len(os.fsencode(port))
+        if size >= MAX_PATH_BYTES:
+            raise UserError(f"--port {shown(port)}: a path of {size} bytes, and no path is longer than "
+                            f"{MAX_PATH_BYTES - 1}: {what}")
+        longest = max(len(os.fsencode(part)) for part in port.split("/"))
+        if longest > MAX_NAME_BYTES:
+            raise UserError(f"--port {shown(port)}: a name of {longest} bytes between slashes, and no device "
+                            f"or file name is longer than {MAX_NAME_BYTES}: {what}; `cuberobot doctor` lists "
+                            "the serial ports here")
 
 
 def check_firmware(firmware: str | None) -> None:
@@ -299,20 +324,22 @@ def check_views(cfg: Config) -> None:
 
 @contextlib.contextmanager
 def rig_claims(rig_port: str | None, state_dir: str | None, *, folder: bool = True,
-               url: str | None = None) -> Iterator[None]:
+               url: str | None = None) -> Iterator[Describe]:
     """The rig on ``rig_port`` (None: a rig of this process's own, nothing to
     claim) and the state folder (``state_dir``, or the default one; none with
     ``folder=False``), held for a command's whole life (owner.py): a second
     command on either is refused in one line naming this one. A journal that
-    cannot be one is named now, before anything is scanned or moved."""
+    cannot be one is named now, before anything is scanned or moved. Yields
+    a function that adds to what the claims tell the next comer (`serve`'s
+    address, known once it listens)."""
     from ..rig import journal
     from ..rig.owner import holding
 
     where = (Path(state_dir) if state_dir else journal.default_state_dir()) if folder else None
-    with holding(rig_port, where, details={"url": url} if url else None):
+    with holding(rig_port, where, details={"url": url} if url else None) as describe:
         if where is not None:
             journal.check_file(where / journal.FILENAME)
-        yield
+        yield describe
 
 
 def check_rig_options(cfg: Config, port: str | None, port_flag: str, firmware: str | None,

@@ -54,6 +54,7 @@ class InUse(UserError):
 class _Held:
     fd: int
     count: int
+    record: dict[str, Any]
 
 
 _held: dict[str, _Held] = {}
@@ -118,6 +119,20 @@ class Claim:
                     os.ftruncate(held.fd, 0)
                 os.close(held.fd)  # closing the file gives the lock back
 
+    def describe(self, details: dict[str, Any]) -> None:
+        """Add ``details`` to what the lock file tells the next comer: what
+        is known only once the claim is held (the panel's address, bound
+        after the claim so that a refused `serve` touches nothing)."""
+        with _held_lock:
+            held = _held.get(self.key)
+            if held is None or self._released:
+                return
+            held.record.update(details)
+            data = json.dumps(held.record).encode("utf-8")
+            with contextlib.suppress(OSError):  # as at the claim: the lock holds without its description
+                os.pwrite(held.fd, data, 0)  # over the old record, then cut: never an empty file to read
+                os.ftruncate(held.fd, len(data))
+
     def __enter__(self) -> Claim:
         return self
 
@@ -158,7 +173,7 @@ def claim(lock_path: Path, what: str, advice: Callable[[dict[str, Any]], str], *
             os.pwrite(fd, json.dumps(record).encode("utf-8"), 0)
         except OSError:
             pass  # the lock holds without its description; a full disk must not stop a claim
-        _held[key] = _Held(fd, 1)
+        _held[key] = _Held(fd, 1, record)
         return Claim(key, lock_path)
 
 
@@ -258,18 +273,29 @@ def port_holder(port: str) -> dict[str, Any] | None:
     return None if key is None else holder_of(port_lock(key))
 
 
+Describe = Callable[[dict[str, Any]], None]
+"""Adds details to what the claims of a ``with holding(...)`` tell the next comer."""
+
+
 @contextlib.contextmanager
 def holding(port: str | None, state_dir: Path | None, *,
-            details: dict[str, Any] | None = None) -> Iterator[None]:
+            details: dict[str, Any] | None = None) -> Iterator[Describe]:
     """Claim the rig on ``port`` (None or an in-process rig: nothing to claim)
     and the state folder (None: none used) for the ``with`` block, the folder
-    first: a second command on either is refused before it touches anything."""
+    first: a second command on either is refused before it touches anything.
+    Yields a function that adds details to both claims' records later."""
     with contextlib.ExitStack() as stack:
+        claims: list[Claim] = []
         if state_dir is not None:
             state_dir.mkdir(parents=True, exist_ok=True)
-            stack.enter_context(claim_folder(state_dir, details=details))
+            claims.append(stack.enter_context(claim_folder(state_dir, details=details)))
         if port is not None:
             held = claim_port(port, details=details)
             if held is not None:
-                stack.enter_context(held)
-        yield
+                claims.append(stack.enter_context(held))
+
+        def describe(more: dict[str, Any]) -> None:
+            for c in claims:
+                c.describe(more)
+
+        yield describe

@@ -135,7 +135,7 @@ class PulseReader:
         name = self.mech.names[servo]
         sc = self.config.servos[name]
         pulse = self._clamped(servo, width)
-        self.mech.angle[name] = (pulse - sc.min_us) / (sc.max_us - sc.min_us) * sc.range_deg
+        self.mech.settle(name, (pulse - sc.min_us) / (sc.max_us - sc.min_us) * sc.range_deg)
 
     def flush(self, whole_only: bool = False) -> None:
         """Hand the steps over as moves (``whole_only``: only whole quarter turns)."""

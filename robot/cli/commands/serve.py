@@ -31,9 +31,11 @@ def _serve(args: argparse.Namespace) -> int:
     from ...web.server import TOKEN_FILE
 
     state = Path(args.state_dir) if args.state_dir else default_state_dir()
-    served = bind(args.host, args.port, token_file=state / TOKEN_FILE, new_token=args.new_token)
-    with rig_claims(None if args.firmware else (args.rig or cfg.rig.port), args.state_dir,
-                    url=served.url.split("?")[0]):
+    # The folder (and the rig) claimed before the token is read or replaced: a `serve --new-token`
+    # refused because another serve holds them changes nothing (the saved browsers keep working).
+    with rig_claims(None if args.firmware else (args.rig or cfg.rig.port), args.state_dir) as describe:
+        served = bind(args.host, args.port, token_file=state / TOKEN_FILE, new_token=args.new_token)
+        describe({"url": served.url.split("?")[0]})  # for the next comer: "use the panel at ..."
         for url in served.urls:
             print(url, flush=True)
         if served.token:
