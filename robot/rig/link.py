@@ -490,8 +490,16 @@ class Link:
         ser = self.ser
         if ser is None:
             return False
+        data = P.ESTOP_SEQUENCE * P.ESTOP_REPEATS  # one write: nothing can come between
+        fd = getattr(ser, "fd", None)
         try:
-            ser.write(P.ESTOP_SEQUENCE * P.ESTOP_REPEATS)  # one write: nothing can come between
+            if isinstance(fd, int):
+                # A device or pty: straight to its descriptor. pyserial's write waits on its own
+                # pipes after the bytes are out, and a thread that closes the port meanwhile (the run
+                # ending on this very stop) made it raise though the rig had the stop.
+                _write_all(fd, data)
+            else:
+                ser.write(data)
         except Exception as e:  # noqa: BLE001 - an estop attempt must never raise
             log.warning("the emergency stop could not be written to %s: %s", self.port, e)
             return False
@@ -501,6 +509,23 @@ class Link:
             log.warning("the emergency stop was written to %s; waiting for it to go out failed: %s",
                         self.port, e)
         return True
+
+
+def _write_all(fd: int, data: bytes, timeout_s: float = 1.0) -> None:
+    """``data`` onto a descriptor that may be non-blocking (pyserial opens
+    ports so), within ``timeout_s``; OSError or TimeoutError otherwise."""
+    import os
+    import select
+
+    deadline = time.monotonic() + timeout_s
+    while data:
+        try:
+            data = data[os.write(fd, data):]
+        except BlockingIOError:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the port took no more bytes") from None
+            select.select([], [fd], [], left)
 
 
 def estop_beside(port: str) -> None:
