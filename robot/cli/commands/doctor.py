@@ -28,7 +28,8 @@ def _doctor(args: argparse.Namespace) -> int:
                         "like an Arduino")
     for p in args.port or []:
         check_port(p)
-    cfg = load_config(args.config) if args.config else None
+    # with no --config, the default set-up is checked: the one `cuberobot start` runs with none
+    cfg = load_config(args.config)
     machine = Machine(root=Path(args.root)) if args.root else Machine()
     report = diagnose(machine, cfg, ports=args.port, handshakes=not args.no_handshake)
     if args.json:
@@ -37,7 +38,9 @@ def _doctor(args: argparse.Namespace) -> int:
         for f in report.findings:
             print(f.line(), flush=True)
         if not args.quiet:
-            hint = "" if cfg is not None else " (give --config FILE to check a set-up against this computer)"
+            hint = "" if args.config else (
+                f" with the default set-up ({cfg.path}: a virtual rig and simulated cameras, which need no "
+                "webcam or board); on your robot give --config FILE, and its cameras and port are checked")
             print(f"doctor: {report.problems or 'no'} problem{'' if report.problems == 1 else 's'}{hint}")
     return 1 if report.problems else 0
 
