@@ -32,6 +32,7 @@ from . import Registry
 
 if TYPE_CHECKING:
     from vision.classifier import Classification
+    from vision.photos import PhotoScan
     from vision.profile import Profile
     from vision.setup import CameraSpec, ViewSpec
 
@@ -204,6 +205,8 @@ def _report(args: argparse.Namespace, cls: Classification, debug_note: str, **ex
 def _scan(args: argparse.Namespace) -> int:
     if args.images:
         return _scan_images(args)
+    if args.photos_as_drawn:
+        raise UserError("--photos-as-drawn says how photos were taken: it goes with --images")
     from ...rig.loading import load_config
 
     cfg = load_config(args.config)
@@ -355,8 +358,44 @@ def _scan_images(args: argparse.Namespace) -> int:
     paths = _photo_paths(args.images)
     if args.save_debug:
         check_output_dir(args.save_debug, "--save-debug")
-    result = read_photos(paths, debug_dir=args.save_debug)
-    return _report(args, result.classification, "photos with the grids found", rotations=result.rotations)
+    result = read_photos(paths, debug_dir=args.save_debug, as_drawn=args.photos_as_drawn)
+    others = result.alternatives
+    if others and not result.classification.ok and not args.json:
+        print(_which_way_up(result), file=sys.stderr)
+        if not args.headless and sys.stdin.isatty() and sys.stderr.isatty():
+            chosen = _ask_which(len(others) + 1)
+            if chosen:
+                print(result.facelets if chosen == 1 else others[chosen - 2].facelets)
+                return 0
+    return _report(args, result.classification, "photos with the grids found", rotations=result.rotations,
+                   alternatives=[a.to_dict() for a in others])
+
+
+def _which_way_up(result: PhotoScan) -> str:
+    """The cubes the photos fit, numbered, each with the photos that would
+    stand otherwise than read and the stickers that then differ."""
+    from vision.photos import NET_TOP, PHOTO_EDGES
+
+    count = len(result.alternatives) + 1
+    lines = [f"the photos fit {count} cubes, depending on which way up they were taken:",
+             f"  1) {result.facelets} as read"]
+    for n, a in enumerate(result.alternatives, 2):
+        how = ", ".join(f"the {f} photo with the {NET_TOP[f]} side at its {PHOTO_EDGES[a.rotations[f]]}"
+                        f" (not its {PHOTO_EDGES[result.rotations[f]]})" for f in a.turned)
+        names = " ".join(position_name(i) for i in a.differ[:9]) + (" ..." if len(a.differ) > 9 else "")
+        lines.append(f"  {n}) {a.facelets} if {how}: {len(a.differ)} stickers differ ({names})")
+    return "\n".join(lines)
+
+
+def _ask_which(count: int) -> int:
+    """A person at the terminal says which cube is right: its number, or 0
+    (Enter, end of input, anything else) for none."""
+    try:
+        answer = input(f"which is the cube? 1 to {count}, or Enter for none: ").strip()
+    except (EOFError, KeyboardInterrupt):
+        print(file=sys.stderr)
+        return 0
+    return int(answer) if answer.isdigit() and 1 <= int(answer) <= count else 0
 
 
 def _calibrate(args: argparse.Namespace) -> int:
@@ -457,6 +496,12 @@ def register(sub: Registry) -> None:
     p.add_argument("--images", nargs="+", metavar="FACE=PATH", type=path,
                    help="read six photos instead (one per face, any way up): U=u.jpg R=r.jpg ... or a folder"
                         " with U.jpg R.png ...")
+    p.add_argument("--photos-as-drawn", action="store_true",
+                   help="with --images: every photo was taken with its face standing as the README's net"
+                        " draws it (the U face with the B side at the top, D with F at the top, the four"
+                        " side faces with U at the top). When turning some photos would make another"
+                        " valid cube, the photos as taken are then trusted; without this the scan is in"
+                        " doubt and lists the cubes to choose from")
     p.add_argument("--port", metavar="PORT", type=text("port"),
                    help="flipper or two-gripper: the rig that shows the camera the faces (overrides the "
                         "config)")
