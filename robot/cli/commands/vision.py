@@ -390,11 +390,11 @@ def _which_way_up(result: PhotoScan) -> str:
 def _ask_which(count: int) -> int:
     """A person at the terminal says which cube is right: its number, or 0
     (Enter, end of input, anything else) for none."""
-    try:
-        answer = input(f"which is the cube? 1 to {count}, or Enter for none: ").strip()
-    except (EOFError, KeyboardInterrupt):
+    print(f"which is the cube? 1 to {count}, or Enter for none: ", end="", file=sys.stderr, flush=True)
+    line = sys.stdin.readline(64)  # the prompt on stderr: stdout holds only the cube
+    if not line:  # end of input: the line the person would have ended
         print(file=sys.stderr)
-        return 0
+    answer = line.strip()
     return int(answer) if answer.isdigit() and 1 <= int(answer) <= count else 0
 
 
