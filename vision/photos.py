@@ -40,7 +40,7 @@ from solver.facelets import CORNER_COLORS, CORNER_FACELETS, EDGE_COLORS, EDGE_FA
 
 from .classifier import Classification, exposure, features
 from .errors import VisionError
-from .grid_finder import STICKER_REACH, Grid, find_grids
+from .grid_finder import STICKER_REACH, Grid, cut_edges, find_grids
 from .sample import robust_colours, warp_face
 from .scanning import classify_measured
 from .setup import FaceSpec
@@ -729,12 +729,23 @@ def choose_grids(options: list[list[tuple[Grid, tuple[np.ndarray, np.ndarray, np
     return choice, cls, samples, rot
 
 
-MARGIN_ADVICE = ("the cube a good part of the picture but with a margin of background all round"
-                 " (no edge of the face touching the picture's border)")
+MARGIN_ADVICE = ("the cube a good part of the picture, best with a margin of background all round"
+                 " (the face may fill the picture if no sticker is cut off)")
 NO_GRID_ADVICE = f"photograph the face square on, in even light, {MARGIN_ADVICE}"
-"""The finder looks for the face's outline against what is around it: a
-face cut by the border, or filling the whole picture, has no outline to
-find, so the advice is a margin, not a closer shot."""
+"""The finder looks for the face's outline against what is around it, and
+for a face cropped to its stickers, for their edges and the picture's
+border (:func:`vision.grid_finder.find_grids`); a margin is still what
+makes a face easiest to find, so it is the advice."""
+
+
+def _no_grid(img: np.ndarray, label: str) -> str:
+    """Why a photo has no grid, in one line: part of the stickers cut off by
+    the picture's border (which edge), or no grid at all."""
+    cut = cut_edges(img)
+    if cut:
+        return (f"{label}: part of the stickers is cut off at the picture's {' and '.join(cut)} edge"
+                f"{'s' if len(cut) > 1 else ''}: take it again with the whole face in the picture")
+    return f"{label}: no 3x3 sticker grid found; {NO_GRID_ADVICE}"
 
 
 def read_photos(paths: Mapping[str, str | os.PathLike], debug_dir: str | Path | None = None, *,
@@ -759,7 +770,7 @@ def read_photos(paths: Mapping[str, str | os.PathLike], debug_dir: str | Path | 
         img, scale = load_photo(paths[face], label)
         found = find_grids(img)
         if not found:
-            refused.append(f"{label}: no 3x3 sticker grid found; {NO_GRID_ADVICE}")
+            refused.append(_no_grid(img, label))
         options.append([(g, sample_photo(img, g, face)) for g in found])
         images[face], scales[face] = img, scale
     if refused:
