@@ -97,6 +97,7 @@ SLOW = {
     "test_vision_photo_turns::test_scan_images_is_in_doubt_and_lists_the_cubes",
     "test_vision_photo_turns::test_photos_as_drawn_keeps_the_nets_orientation_when_asked",
     "test_vision_photo_turns::test_a_person_at_the_terminal_says_which_cube",
+    "test_vision_photo_turns::test_scan_face_prints_the_nine_stickers_and_their_confidence",
     "test_vision_photos::test_six_photos_in_six_lights_read_right_and_sure",
     "test_vision_photos::test_scan_images_prints_the_classify_json",
     "test_vision_cli::test_a_missing_or_misnamed_profile_is_a_user_mistake",

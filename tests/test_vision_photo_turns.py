@@ -212,3 +212,44 @@ def test_the_patterns_are_real_cubes():
 
     for moves in PATTERNS.values():
         parse_facelets(SOLVED_CUBE.apply(moves).to_facelets())
+
+
+def test_one_face_is_read_on_its_own_never_sure_and_wrong(tmp_path):
+    """`read_face`: one photo, the nine stickers as it stands with their
+    confidence. A sticker read sure is right (sized down; the benchmark
+    counts more)."""
+    from photo_render import render_face_photo
+
+    from vision.photos import read_face
+
+    right = 0
+    for seed in range(max(6, int(60 * SCALE))):
+        rng = np.random.default_rng(900 + seed)
+        truth = random_cube(900 + seed).to_facelets()
+        k = seed % 6
+        shot = render_face_photo(truth[9 * k:9 * k + 9], (960, 720), rng)
+        cv2.imwrite(str(tmp_path / "face.png"), shot.image)
+        r = read_face(tmp_path / "face.png", FACES[k])
+        shown = rotate_net(truth[9 * k:9 * k + 9], shot.rotation)
+        assert r.stickers[4] == FACES[k] and r.confidence[4] == 1.0
+        for i in range(9):
+            assert i in r.suspects or r.stickers[i] == shown[i], (seed, i)
+        right += r.stickers == shown
+    assert right >= max(6, int(60 * SCALE)) - 1
+
+
+def test_scan_face_prints_the_nine_stickers_and_their_confidence(one_turn):
+    truth, d, turns = one_turn
+    r = run("scan", "--face", "F", str(d / "turned" / "F.png"))
+    assert r.returncode in (0, 1) and "Traceback" not in r.stderr, r.stderr
+    lines = r.stdout.splitlines()
+    shown = rotate_net(truth[18:27], turns["F"])
+    assert lines[0].split()[0] == shown and len(lines) == 4
+    assert [line.split()[:3] for line in lines[1:]] == [list(shown[3 * i:3 * i + 3]) for i in range(3)]
+    out = json.loads(run("scan", "--face", "F", str(d / "turned" / "F.png"), "--json").stdout)
+    assert out["stickers"] == shown and len(out["confidence"]) == 9 and out["order"] == "as the photo stands"
+    for bad, why in ((["--face", "X", "F.png"], "one of U R F D L B"),
+                     (["--face", "F", str(d / "nowhere.png")], "file not found"),
+                     (["--face", "F", str(d / "turned" / "F.png"), "--images", str(d)], "does not go with")):
+        r = run("scan", *bad)
+        assert r.returncode == 2 and why in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr

@@ -38,7 +38,7 @@ import numpy as np
 
 from solver.facelets import CORNER_COLORS, CORNER_FACELETS, EDGE_COLORS, EDGE_FACELETS, FACES, position_name
 
-from .classifier import Classification, exposure, features
+from .classifier import SURE_NATS, Classification, classify, exposure, features
 from .errors import VisionError
 from .grid_finder import STICKER_REACH, Grid, cut_edges, find_grids
 from .sample import robust_colours, warp_face
@@ -788,6 +788,80 @@ def read_photos(paths: Mapping[str, str | os.PathLike], debug_dir: str | Path | 
     if debug_dir is not None:
         write_debug(result, debug_dir)
     return result
+
+
+STANDARD_COLOURS = {"U": (245, 245, 245), "R": (196, 30, 58), "F": (0, 155, 72), "D": (255, 213, 0),
+                    "L": (255, 88, 0), "B": (0, 70, 173)}
+"""The usual colour scheme (white up, green front, red right; yellow,
+blue, orange opposite), in sRGB: one photo shows one face's colour only, so
+the other five are told by these unless a profile gives them."""
+FACE_SURE_NATS = SURE_NATS
+"""One face alone: a sticker is sure when its next likeliest colour costs
+this much more, as for a whole cube (:data:`vision.classifier.SURE_NATS`)."""
+
+
+@dataclass
+class FaceReading:
+    """One photo of one face, read on its own: the nine stickers as the
+    photo stands (which way up it was taken is only settled by the whole
+    cube), each with how sure the camera is of it."""
+
+    face: str
+    stickers: str
+    """Nine face letters, row by row as the photo stands."""
+    confidence: np.ndarray
+    """(9,) 0..1: one less the odds of the next likeliest colour."""
+    suspects: list[int]
+    """Stickers (0..8, as :attr:`stickers`) the camera is not sure of."""
+    rgb: np.ndarray
+    grid: Grid
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.suspects
+
+    def to_dict(self) -> dict:
+        return {"face": self.face, "stickers": self.stickers, "order": "as the photo stands",
+                "confidence": [round(float(c), 3) for c in self.confidence], "suspects": list(self.suspects),
+                "ok": self.ok, "rgb": [[round(float(v), 1) for v in c] for c in self.rgb],
+                "warnings": list(self.warnings)}
+
+
+def read_face(path: str | os.PathLike, face: str, *,
+              colours: Mapping[str, tuple[float, float, float]] | None = None) -> FaceReading:
+    """One photo of ``face`` (a letter of URFDLB) -> its nine stickers with
+    their confidence, bounded and refused as :func:`read_photos` bounds and
+    refuses each of its six (:class:`PhotoError`). ``colours``: face ->
+    sRGB of the cube's colours (default :data:`STANDARD_COLOURS`). The
+    classifier reads the face as one of a cube's six with the other five
+    unseen; each sticker's confidence is the camera's own (the gap to its
+    next likeliest colour), since one face's stickers settle no pieces."""
+    if face not in FACES:
+        raise PhotoError(f"face {face[:8]!r}: give one of U R F D L B")
+    label = f"{face} photo {os.fspath(path)}"
+    img, _ = load_photo(path, label)
+    found = find_grids(img)
+    if not found:
+        raise PhotoError(_no_grid(img, label))
+    k = FACES.index(face)
+    rgb, _, _ = sample_photo(img, found[0], face)
+    samples = np.full((54, 3), np.nan)
+    samples[9 * k:9 * k + 9] = rgb
+    cls = classify(samples, profile=dict(colours or STANDARD_COLOURS), faces_apart=True)
+    evidence = cls.evidence[9 * k:9 * k + 9] if cls.evidence is not None else np.zeros((9, 6))
+    picked = np.argmin(evidence, axis=1)
+    picked[4] = k  # the centre is the face's colour: it names it
+    gap = np.sort(evidence, axis=1)[:, 1]
+    gap[4] = np.inf
+    confidence = 1.0 - np.exp(-gap)
+    suspects = [i for i in range(9) if gap[i] < FACE_SURE_NATS or picked[i] != np.argmin(evidence[i])]
+    warnings = [w for w in cls.warnings if "clipped" in w or "dark" in w]
+    if not found[0].stands_out:
+        suspects = list(range(9))
+        warnings.append(f"no sticker grid stands out in the {face} photo: photograph the face square on")
+    confidence[suspects] = np.minimum(confidence[suspects], 0.5)
+    return FaceReading(face, "".join(FACES[c] for c in picked), confidence, suspects, rgb, found[0], warnings)
 
 
 def annotate(result: PhotoScan, face: str) -> np.ndarray:

@@ -203,6 +203,8 @@ def _report(args: argparse.Namespace, cls: Classification, debug_note: str, **ex
 
 
 def _scan(args: argparse.Namespace) -> int:
+    if args.face:
+        return _scan_face(args)
     if args.images:
         return _scan_images(args)
     if args.photos_as_drawn:
@@ -371,6 +373,37 @@ def _scan_images(args: argparse.Namespace) -> int:
                    alternatives=[a.to_dict() for a in others])
 
 
+def _scan_face(args: argparse.Namespace) -> int:
+    """``scan --face U photo.jpg``: one photo of one face, read on its own
+    (the nine stickers as the photo stands, each with its confidence); exit
+    0 when every sticker is sure, 1 when some are in doubt."""
+    from vision.photos import read_face
+
+    face, photo = args.face
+    for opt in ("images", "preview", "config", "sim_state", "use_profile", "save_debug", "photos_as_drawn"):
+        if getattr(args, opt, None):
+            flag = opt.replace("_", "-").replace("use-", "")
+            raise UserError(f"--face reads one photo: --{flag} does not go with it")
+    if face not in FACES:
+        raise UserError(f"--face {face[:8]!r}: the face is one of U R F D L B (then the photo)")
+    reading = read_face(photo, face)
+    if args.json:
+        print(json.dumps(reading.to_dict()))
+    else:
+        state = "ok" if reading.ok else "in doubt: " + " ".join(str(i + 1) for i in reading.suspects)
+        print(f"{reading.stickers} {state}")
+        for row in range(3):
+            cells = range(3 * row, 3 * row + 3)
+            print(" ".join(reading.stickers[i] for i in cells) + "   "
+                  + " ".join(f"{reading.confidence[i]:.2f}" for i in cells))
+    for w in reading.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if not args.json:
+        print(f"the {face} face as the photo stands: which way up it is, the whole cube settles",
+              file=sys.stderr)
+    return 0 if reading.ok else 1
+
+
 def _which_way_up(result: PhotoScan) -> str:
     """The cubes the photos fit, numbered, each with the photos that would
     stand otherwise than read and the stickers that then differ."""
@@ -496,6 +529,10 @@ def register(sub: Registry) -> None:
     p.add_argument("--images", nargs="+", metavar="FACE=PATH", type=path,
                    help="read six photos instead (one per face, any way up): U=u.jpg R=r.jpg ... or a folder"
                         " with U.jpg R.png ...")
+    p.add_argument("--face", nargs=2, metavar=("FACE", "PHOTO"), type=path,
+                   help="read one photo of one face (U R F D L B) on its own: its nine stickers as the photo"
+                        " stands, each with its confidence, in the usual colour scheme (white up, green"
+                        " front, red right)")
     p.add_argument("--photos-as-drawn", action="store_true",
                    help="with --images: every photo was taken with its face standing as the README's net"
                         " draws it (the U face with the B side at the top, D with F at the top, the four"
