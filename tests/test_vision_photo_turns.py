@@ -253,3 +253,16 @@ def test_scan_face_prints_the_nine_stickers_and_their_confidence(one_turn):
                      (["--face", "F", str(d / "turned" / "F.png"), "--images", str(d)], "does not go with")):
         r = run("scan", *bad)
         assert r.returncode == 2 and why in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_a_press_start_never_loads_the_photo_reader():
+    """The rig's cameras know which way up each face is: weighing the photos'
+    turnings is for photos only. Everything a start and a rig's scan load
+    is imported in a fresh process, and the photo reader is not among it
+    (`cuberobot start` run with -X importtime shows the same)."""
+    code = ("import sys, robot.app.start, robot.app.mechanism_start, robot.app.mechanism_scan, "
+            "robot.cli.commands.start, vision.scanning, vision.handheld, vision.capture; "
+            "print('vision.photos' in sys.modules, 'vision.scanning' in sys.modules)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["False", "True"]
