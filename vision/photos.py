@@ -434,9 +434,11 @@ a person looks for in a photo to say which way up it was taken."""
 PHOTO_EDGES = ("top", "right", "bottom", "left")
 """Where a face's net top edge lies in a photo that shows it turned 0, 1, 2
 or 3 quarter turns clockwise."""
-MAX_ALTERNATIVES = 24
-"""Other cubes listed when the photos fit several (a cube one face turn from
-solved fits 4; a checkerboard fits 16 or more): enough to choose from."""
+MAX_ALTERNATIVES = 256
+"""Other cubes kept when the photos fit several (a cube one or two turns
+from solved fits 2 to 8, a half checkerboard 4, the superflip 128): every
+one a person could mean, within a bound (the 4,096 turnings could make as
+many cubes in principle)."""
 
 
 @dataclass(frozen=True)

@@ -365,7 +365,7 @@ def _scan_images(args: argparse.Namespace) -> int:
     if others and not result.classification.ok and not args.json:
         print(_which_way_up(result), file=sys.stderr)
         if not args.headless and sys.stdin.isatty() and sys.stderr.isatty():
-            chosen = _ask_which(len(others) + 1)
+            chosen = _ask_which(min(len(others) + 1, LISTED))
             if chosen:
                 print(result.facelets if chosen == 1 else others[chosen - 2].facelets)
                 return 0
@@ -412,12 +412,19 @@ def _which_way_up(result: PhotoScan) -> str:
     count = len(result.alternatives) + 1
     lines = [f"the photos fit {count} cubes, depending on which way up they were taken:",
              f"  1) {result.facelets} as read"]
-    for n, a in enumerate(result.alternatives, 2):
+    for n, a in enumerate(result.alternatives[:LISTED - 1], 2):
         how = ", ".join(f"the {f} photo with the {NET_TOP[f]} side at its {PHOTO_EDGES[a.rotations[f]]}"
                         f" (not its {PHOTO_EDGES[result.rotations[f]]})" for f in a.turned)
         names = " ".join(position_name(i) for i in a.differ[:9]) + (" ..." if len(a.differ) > 9 else "")
         lines.append(f"  {n}) {a.facelets} if {how}: {len(a.differ)} stickers differ ({names})")
+    if count > LISTED:
+        lines.append(f"  and {count - LISTED} more (--json lists them all): take each photo as the README's"
+                     " net draws its face and give --photos-as-drawn")
     return "\n".join(lines)
+
+
+LISTED = 24
+"""Cubes listed at the terminal when the photos fit more (the superflip fits 128)."""
 
 
 def _ask_which(count: int) -> int:

@@ -351,10 +351,13 @@ $("photos-form").addEventListener("submit", async (ev) => {
 // The photos fit several cubes, depending on which way up they were taken: each is a button that puts it
 // on the net (a person knows which way up each photo was taken; the photos alone do not say).
 function alternativesList(d) {
-  const cubes = [{ facelets: d.facelets, how: "as read" }, ...d.alternatives];
+  const all = [{ facelets: d.facelets, how: "as read" }, ...d.alternatives];
+  const cubes = all.slice(0, 24); // the superflip fits 128: beyond a screenful, photos as drawn settle it
+  const more = all.length > cubes.length ? ` (the first ${cubes.length} here; or take each photo as the net `
+    + "draws its face)" : "";
   const list = el("div", { id: "photos-alternatives" },
-    el("p", { textContent: `The photos fit ${cubes.length} cubes, depending on which way up they were taken: `
-      + "choose the one that matches how you took them" }));
+    el("p", { textContent: `The photos fit ${all.length} cubes, depending on which way up they were taken: `
+      + `choose the one that matches how you took them${more}` }));
   cubes.forEach((c, n) => {
     const b = el("button", { type: "button", textContent: `${n + 1}: ${n ? "if " + c.how : c.how}` });
     b.dataset.facelets = c.facelets;
