@@ -704,3 +704,34 @@ def test_serve_holds_no_virtual_rig_after_a_dry_run_ends(tmp_path):
 def test_a_start_with_a_metric_the_service_does_not_answer_is_400(client, body):
     status, answer, _ = client.post("/api/start", body)
     assert status == 400 and "metric" in answer["error"]["message"], answer
+
+
+def test_one_photo_of_one_face_is_read_as_it_is_taken(client, phone_photos):
+    """POST /api/photos/face: one file field named its face, read at once
+    (`scan --face`): the nine stickers as the photo stands, each with its
+    confidence; refusals as the six photos' are."""
+    from photo_render import rotate_net
+
+    truth, photos = phone_photos
+    headers, body = multipart(photos)
+    status, cube, _ = client.post("/api/photos", raw=body, headers=headers)
+    assert status == 200 and cube["facelets"] == truth and cube["ok"] and cube["alternatives"] == []
+    for face in "FB":
+        headers, body = multipart({face: photos[face]})
+        status, answer, _ = client.post("/api/photos/face", raw=body, headers=headers)
+        assert status == 200, answer
+        k = "URFDLB".index(face)
+        shown = rotate_net(truth[9 * k:9 * k + 9], cube["rotations"][face])  # as the photo stands
+        assert answer["face"] == face and answer["stickers"] == shown
+        assert len(answer["confidence"]) == 9 and answer["confidence"][4] == 1.0
+        assert answer["ok"] == (not answer["suspects"])
+    headers, body = multipart({"U": photos["U"], "R": photos["R"]})
+    status, answer, _ = client.post("/api/photos/face", raw=body, headers=headers)
+    assert status in (400, 413) and answer["error"]["message"]
+    headers, body = multipart({"X": photos["U"]})
+    status, answer, _ = client.post("/api/photos/face", raw=body, headers=headers)
+    assert status == 400 and "not a photo field" in answer["error"]["message"]
+    headers, body = multipart({"U": b"not a picture at all"})
+    status, answer, _ = client.post("/api/photos/face", raw=body, headers=headers)
+    message = answer["error"]["message"]
+    assert status == 422 and "the U photo" in message and "/tmp" not in message, message

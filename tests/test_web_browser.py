@@ -480,3 +480,45 @@ def test_the_metric_beside_start_lists_the_services_metrics_and_is_used(browser,
                                "s.dispatchEvent(new Event('change'));")
         assert not browser.find_element(By.ID, "metric-label").is_displayed()  # CFOP has no search metric
         no_script_errors(browser)
+
+
+def test_photos_read_face_by_face_and_a_doubt_offers_the_cubes(browser, tmp_path):
+    """Each photo is read as it is chosen (its nine stickers shown at once);
+    photos of a cube one turn from solved, turned at random, fit two cubes:
+    the page lists them and a tap puts the one chosen on the net."""
+    import cv2
+    import numpy as np
+    from photo_sets import photo_set, rotate_net
+
+    from solver import SOLVED_CUBE
+
+    truth = SOLVED_CUBE.apply("R").to_facelets()
+    pictures, turns = photo_set(truth, np.random.default_rng(11), margin=(0.6, 1.0))
+    paths = {}
+    for face, img in pictures.items():
+        paths[face] = str(tmp_path / f"{face}.png")
+        cv2.imwrite(paths[face], img)
+    desktop(browser)
+    with panel_server(tmp_path / "state") as (base, panel, rig_url):
+        open_page(browser, base)
+        scroll_to(browser, "photos-area")
+        browser.find_element(By.CSS_SELECTOR, "#photo-inputs input[name='F']").send_keys(paths["F"])
+        read = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#face-read-F.done"), timeout=60)[0]
+        assert read.get_attribute("data-stickers") == rotate_net(truth[18:27], turns["F"])
+        assert len(read.find_elements(By.CSS_SELECTOR, ".face-grid i")) == 9
+        for face, p in paths.items():
+            if face != "F":
+                browser.find_element(By.CSS_SELECTOR, f"#photo-inputs input[name='{face}']").send_keys(p)
+        wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".face-read.done")) == 6, timeout=90)
+        browser.find_element(By.ID, "photos-read").click()
+        buttons = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#photos-alternatives button"),
+                       timeout=90)
+        assert "with stickers in doubt" in browser.find_element(By.ID, "photos-message").text
+        cubes = [b.get_attribute("data-facelets") for b in buttons]
+        assert truth in cubes and len(cubes) >= 2
+        buttons[cubes.index(truth)].click()
+        wait(browser, lambda d: d.find_element(By.ID, "photos-facelets").text == truth)
+        assert browser.find_element(By.ID, "cube3d").get_attribute("data-facelets") == truth
+        assert "chosen" in buttons[cubes.index(truth)].get_attribute("class")
+        shot(browser, "web-panel-photo-alternatives.png")
+        no_script_errors(browser)

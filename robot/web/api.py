@@ -57,6 +57,8 @@ MAX_PHOTO_BYTES = 16 << 20
 """One uploaded photo: a phone's 12-megapixel JPEG is 3 to 6 MiB."""
 MAX_UPLOAD_BYTES = 6 * MAX_PHOTO_BYTES + (64 << 10)
 """The six photos' form as a whole (the gate refuses more before reading)."""
+MAX_FACE_UPLOAD_BYTES = MAX_PHOTO_BYTES + (64 << 10)
+"""One face's photo, read as it is taken (``/api/photos/face``)."""
 MAX_UPLOADS = 2
 """Photo uploads taken in at once (each may hold 96 MiB of temporary files,
 and the photos are read one upload at a time anyway); more get 429."""
@@ -366,15 +368,17 @@ def _turns(corners: list[list[float]]) -> list[float]:
     return turns
 
 
-async def read_photos_form(request: Request, folder: Path) -> dict[str, Path]:
-    """The uploaded form's six photos, each copied into ``folder`` (face ->
-    file) and bounded. The form's parser keeps at most a megabyte of each
-    file in memory (the rest goes to a temporary file), and the copy goes in
-    pieces: an upload's memory stays small whatever its size."""
+async def read_photos_form(request: Request, folder: Path, one: bool = False) -> dict[str, Path]:
+    """The uploaded form's six photos (``one``: its one photo, of any face),
+    each copied into ``folder`` (face -> file) and bounded. The form's
+    parser keeps at most a megabyte of each file in memory (the rest goes to
+    a temporary file), and the copy goes in pieces: an upload's memory stays
+    small whatever its size."""
     from starlette.datastructures import UploadFile
 
+    most = 1 if one else 6
     try:
-        form = await request.form(max_files=6, max_fields=6, max_part_size=1024)
+        form = await request.form(max_files=most, max_fields=most, max_part_size=1024)
     except HTTPException as e:
         raise ApiError(400, "bad-request", f"the upload is not a form of photos: {e.detail}") from None
     got: dict[str, Path] = {}
@@ -391,6 +395,10 @@ async def read_photos_form(request: Request, folder: Path) -> dict[str, Path]:
                                                  "send it smaller")
     finally:
         await form.close()
+    if one:
+        if not got:
+            raise ApiError(400, "bad-request", "no photo: send one file field named its face (U R F D L B)")
+        return got
     missing = [f for f in workshop.PHOTO_FACES if f not in got]
     if missing:
         raise ApiError(400, "bad-request", f"no photo of face(s) {' '.join(missing)}: send all six")
@@ -649,6 +657,12 @@ def build(panel: Panel) -> Starlette:
             raise ApiError(404, "not-found", f"no picture {name[:40]!r} in run {run_id[:40]!r}") from None
 
     async def upload_photos(request: Request) -> Response:
+        return await _upload(request, one=False)
+
+    async def upload_face(request: Request) -> Response:
+        return await _upload(request, one=True)
+
+    async def _upload(request: Request, one: bool) -> Response:
         if request.headers.get("content-length") is None:
             raise ApiError(411, "length-required", "send the photos with a Content-Length (as a browser's "
                                                    "form upload does)")
@@ -661,8 +675,13 @@ def build(panel: Panel) -> Starlette:
         uploads[0] += 1
         try:
             with tempfile.TemporaryDirectory(prefix="cuberobot-photos-") as folder:
-                got = await read_photos_form(request, Path(folder))
-                return JSONResponse(await in_thread(photos.read, got, status=422, kind="photos"))
+                got = await read_photos_form(request, Path(folder), one)
+                if one:
+                    face, photo = next(iter(got.items()))
+                    answer = await in_thread(photos.read_face, face, photo, status=422, kind="photos")
+                    return JSONResponse(answer)
+                as_drawn = request.query_params.get("as-drawn", "") in ("1", "true", "yes")
+                return JSONResponse(await in_thread(photos.read, got, as_drawn, status=422, kind="photos"))
         finally:
             uploads[0] -= 1
 
@@ -725,6 +744,7 @@ def build(panel: Panel) -> Starlette:
         Route("/api/runs", runs),
         Route("/api/runs/{run}/{name}.png", run_picture),
         Route("/api/photos", upload_photos, methods=["POST"]),
+        Route("/api/photos/face", upload_face, methods=["POST"]),
         Route("/api/photos/{face}.jpg", photo_picture),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

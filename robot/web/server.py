@@ -240,13 +240,13 @@ def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool 
     import uvicorn
     from uvicorn.config import STARTUP_FAILURE
 
-    from .api import MAX_UPLOAD_BYTES, build
+    from .api import MAX_FACE_UPLOAD_BYTES, MAX_UPLOAD_BYTES, build
     from .guard import BODY_GRACE_S, Guard
 
     panel = Panel(cfg, options)
     app = Guard(build(panel), hosts=served.hosts, more_hosts=served.more_hosts, token=served.token,
                 max_body=MAX_BODY,
-                large={"/api/photos": MAX_UPLOAD_BYTES},
+                large={"/api/photos": MAX_UPLOAD_BYTES, "/api/photos/face": MAX_FACE_UPLOAD_BYTES},
                 body_grace_s=BODY_GRACE_S if body_grace_s is None else body_grace_s)
     protocol = _http_protocol()
     config = uvicorn.Config(app, log_level="info" if verbose else "warning", access_log=verbose,

@@ -342,15 +342,18 @@ class Photos:
         self.lock = threading.Lock()
         self.pictures: dict[str, bytes] = {}
 
-    def read(self, photos: dict[str, Path]) -> dict[str, Any]:
+    def read(self, photos: dict[str, Path], as_drawn: bool = False) -> dict[str, Any]:
         """The cube in six uploaded photos (face -> its file, which the photo
-        reader bounds and checks before decoding: vision/photos.py)."""
+        reader bounds and checks before decoding: vision/photos.py), with
+        the other cubes they fit when turned otherwise (``alternatives``);
+        ``as_drawn``: the photos were taken as the README's net draws each
+        face (``scan --photos-as-drawn``)."""
         from vision.errors import VisionError
         from vision.photos import annotate, read_photos
 
         with self.lock:
             try:
-                result = read_photos(photos)
+                result = read_photos(photos, as_drawn=as_drawn)
             except VisionError as e:  # the messages name the files: here, temporary ones
                 message = str(e)
                 for face, path in photos.items():
@@ -358,4 +361,18 @@ class Photos:
                 raise UserError(message) from None
             self.pictures = {f: jpeg(annotate(result, f)) for f in result.grids}
         cls = result.classification
-        return {**cls.to_dict(), "rotations": result.rotations, "pictures": sorted(self.pictures)}
+        return {**cls.to_dict(), "rotations": result.rotations, "pictures": sorted(self.pictures),
+                "alternatives": [a.to_dict() for a in result.alternatives]}
+
+    def read_face(self, face: str, photo: Path) -> dict[str, Any]:
+        """One uploaded photo of one face, read on its own as it is taken
+        (``scan --face``): its nine stickers as the photo stands, each with
+        its confidence, so a bad one is retaken before the next."""
+        from vision.errors import VisionError
+        from vision.photos import read_face
+
+        with self.lock:
+            try:
+                return read_face(photo, face).to_dict()
+            except VisionError as e:
+                raise UserError(str(e).replace(f"{face} photo {photo}", f"the {face} photo")) from None

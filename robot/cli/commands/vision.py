@@ -32,6 +32,7 @@ from . import Registry
 
 if TYPE_CHECKING:
     from vision.classifier import Classification
+    from vision.photos import PhotoScan
     from vision.profile import Profile
     from vision.setup import CameraSpec, ViewSpec
 
@@ -202,8 +203,12 @@ def _report(args: argparse.Namespace, cls: Classification, debug_note: str, **ex
 
 
 def _scan(args: argparse.Namespace) -> int:
+    if args.face:
+        return _scan_face(args)
     if args.images:
         return _scan_images(args)
+    if args.photos_as_drawn:
+        raise UserError("--photos-as-drawn says how photos were taken: it goes with --images")
     from ...rig.loading import load_config
 
     cfg = load_config(args.config)
@@ -355,8 +360,82 @@ def _scan_images(args: argparse.Namespace) -> int:
     paths = _photo_paths(args.images)
     if args.save_debug:
         check_output_dir(args.save_debug, "--save-debug")
-    result = read_photos(paths, debug_dir=args.save_debug)
-    return _report(args, result.classification, "photos with the grids found", rotations=result.rotations)
+    result = read_photos(paths, debug_dir=args.save_debug, as_drawn=args.photos_as_drawn)
+    others = result.alternatives
+    if others and not result.classification.ok and not args.json:
+        print(_which_way_up(result), file=sys.stderr)
+        if not args.headless and sys.stdin.isatty() and sys.stderr.isatty():
+            chosen = _ask_which(min(len(others) + 1, LISTED))
+            if chosen:
+                print(result.facelets if chosen == 1 else others[chosen - 2].facelets)
+                return 0
+    return _report(args, result.classification, "photos with the grids found", rotations=result.rotations,
+                   alternatives=[a.to_dict() for a in others])
+
+
+def _scan_face(args: argparse.Namespace) -> int:
+    """``scan --face U photo.jpg``: one photo of one face, read on its own
+    (the nine stickers as the photo stands, each with its confidence); exit
+    0 when every sticker is sure, 1 when some are in doubt."""
+    from vision.photos import read_face
+
+    face, photo = args.face
+    for opt in ("images", "preview", "config", "sim_state", "use_profile", "save_debug", "photos_as_drawn"):
+        if getattr(args, opt, None):
+            flag = opt.replace("_", "-").replace("use-", "")
+            raise UserError(f"--face reads one photo: --{flag} does not go with it")
+    if face not in FACES:
+        raise UserError(f"--face {face[:8]!r}: the face is one of U R F D L B (then the photo)")
+    reading = read_face(photo, face)
+    if args.json:
+        print(json.dumps(reading.to_dict()))
+    else:
+        state = "ok" if reading.ok else "in doubt: " + " ".join(str(i + 1) for i in reading.suspects)
+        print(f"{reading.stickers} {state}")
+        for row in range(3):
+            cells = range(3 * row, 3 * row + 3)
+            print(" ".join(reading.stickers[i] for i in cells) + "   "
+                  + " ".join(f"{reading.confidence[i]:.2f}" for i in cells))
+    for w in reading.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if not args.json:
+        print(f"the {face} face as the photo stands: which way up it is, the whole cube settles",
+              file=sys.stderr)
+    return 0 if reading.ok else 1
+
+
+def _which_way_up(result: PhotoScan) -> str:
+    """The cubes the photos fit, numbered, each with the photos that would
+    stand otherwise than read and the stickers that then differ."""
+    from vision.photos import NET_TOP, PHOTO_EDGES
+
+    count = len(result.alternatives) + 1
+    lines = [f"the photos fit {count} cubes, depending on which way up they were taken:",
+             f"  1) {result.facelets} as read"]
+    for n, a in enumerate(result.alternatives[:LISTED - 1], 2):
+        how = ", ".join(f"the {f} photo with the {NET_TOP[f]} side at its {PHOTO_EDGES[a.rotations[f]]}"
+                        f" (not its {PHOTO_EDGES[result.rotations[f]]})" for f in a.turned)
+        names = " ".join(position_name(i) for i in a.differ[:9]) + (" ..." if len(a.differ) > 9 else "")
+        lines.append(f"  {n}) {a.facelets} if {how}: {len(a.differ)} stickers differ ({names})")
+    if count > LISTED:
+        lines.append(f"  and {count - LISTED} more (--json lists them all): take each photo as the README's"
+                     " net draws its face and give --photos-as-drawn")
+    return "\n".join(lines)
+
+
+LISTED = 24
+"""Cubes listed at the terminal when the photos fit more (the superflip fits 128)."""
+
+
+def _ask_which(count: int) -> int:
+    """A person at the terminal says which cube is right: its number, or 0
+    (Enter, end of input, anything else) for none."""
+    print(f"which is the cube? 1 to {count}, or Enter for none: ", end="", file=sys.stderr, flush=True)
+    line = sys.stdin.readline(64)  # the prompt on stderr: stdout holds only the cube
+    if not line:  # end of input: the line the person would have ended
+        print(file=sys.stderr)
+    answer = line.strip()
+    return int(answer) if answer.isdigit() and 1 <= int(answer) <= count else 0
 
 
 def _calibrate(args: argparse.Namespace) -> int:
@@ -457,6 +536,16 @@ def register(sub: Registry) -> None:
     p.add_argument("--images", nargs="+", metavar="FACE=PATH", type=path,
                    help="read six photos instead (one per face, any way up): U=u.jpg R=r.jpg ... or a folder"
                         " with U.jpg R.png ...")
+    p.add_argument("--face", nargs=2, metavar=("FACE", "PHOTO"), type=path,
+                   help="read one photo of one face (U R F D L B) on its own: its nine stickers as the photo"
+                        " stands, each with its confidence, in the usual colour scheme (white up, green"
+                        " front, red right)")
+    p.add_argument("--photos-as-drawn", action="store_true",
+                   help="with --images: every photo was taken with its face standing as the README's net"
+                        " draws it (the U face with the B side at the top, D with F at the top, the four"
+                        " side faces with U at the top). When turning some photos would make another"
+                        " valid cube, the photos as taken are then trusted; without this the scan is in"
+                        " doubt and lists the cubes to choose from")
     p.add_argument("--port", metavar="PORT", type=text("port"),
                    help="flipper or two-gripper: the rig that shows the camera the faces (overrides the "
                         "config)")

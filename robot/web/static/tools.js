@@ -2,7 +2,7 @@
 // (colours, and the sticker grid by dragging corners), six photos read into
 // a cube, and the last runs. Each calls one API endpoint (docs/api.md).
 import { getJSON, post } from "./api.js";
-import { cornerOf, FACES, Net, showDoubt } from "./cube.js";
+import { COLOURS, cornerOf, FACES, Net, showDoubt } from "./cube.js";
 import { showCube } from "./panel.js";
 
 const $ = (id) => document.getElementById(id);
@@ -261,10 +261,52 @@ for (const f of FACES) {
   const input = el("input", { type: "file", name: f, accept: "image/*", required: true });
   input.setAttribute("capture", "environment");
   const name = el("span", { className: "file-name", textContent: "no photo yet" });
+  const read = el("span", { className: "face-read", id: `face-read-${f}` });
   input.addEventListener("change", () => {
     name.textContent = input.files.length ? input.files[0].name : "no photo yet";
+    if (input.files.length) {
+      const file = input.files[0];
+      faceReads = faceReads.then(() => readFace(f, file, read));
+    }
   });
-  $("photo-inputs").append(el("label", {}, el("span", { textContent: `face ${f}` }), input, name));
+  $("photo-inputs").append(el("label", {}, el("span", { textContent: `face ${f}` }), input, name, read));
+}
+
+// Each photo is read as soon as it is taken (POST /api/photos/face): its nine stickers, as the photo
+// stands, shown at once, those the camera is not sure of marked, so a bad photo is retaken before the
+// sixth. The whole cube is still read from all six together. One read at a time, in the order taken
+// (the panel reads photos one upload at a time and turns away more than two waiting).
+let faceReads = Promise.resolve();
+
+async function readFace(face, file, box) {
+  box.textContent = "reading…";
+  box.className = "face-read";
+  const form = new FormData();
+  form.append(face, file);
+  let resp, body = {};
+  try {
+    resp = await fetch("/api/photos/face", { method: "POST", body: form });
+    try { body = await resp.json(); } catch { /* not JSON */ }
+  } catch (e) {
+    box.textContent = "the panel does not answer: " + e.message;
+    return;
+  }
+  box.textContent = "";
+  if (!resp.ok) {
+    box.className = "face-read bad";
+    box.textContent = errorText({ ok: false, status: resp.status, body });
+    return;
+  }
+  const grid = el("span", { className: "face-grid" });
+  [...body.stickers].forEach((c, i) => {
+    const doubt = body.suspects.includes(i);
+    grid.append(el("i", { className: doubt ? "doubt" : "", style: `background:${COLOURS[c]}`,
+                          title: `${c} (${Math.round(100 * body.confidence[i])} %)` }));
+  });
+  box.className = "face-read done";
+  box.dataset.stickers = body.stickers;
+  box.append(grid, el("span", { textContent: body.ok ? " every sticker sure"
+    : ` ${body.suspects.length} in doubt: retake it if a colour is wrong` }));
 }
 
 $("photos-form").addEventListener("submit", async (ev) => {
@@ -274,6 +316,7 @@ $("photos-form").addEventListener("submit", async (ev) => {
   $("photos-read").disabled = true;
   let r;
   try {
+    await faceReads; // the faces being read one by one first: the panel reads one upload at a time
     const resp = await fetch("/api/photos", { method: "POST", body: form });
     let body = {};
     try { body = await resp.json(); } catch { /* not JSON */ }
@@ -299,10 +342,42 @@ $("photos-form").addEventListener("submit", async (ev) => {
   say("photos-solution", "");
   drawPhotoNet();
   box.append(el("p", { id: "photos-facelets", textContent: d.facelets }));
+  if ((d.alternatives || []).length) box.append(alternativesList(d));
   for (const w of d.warnings || []) box.append(el("p", { className: "hint", textContent: "warning: " + w }));
   for (const f of d.pictures) box.append(el("img", { alt: "photo " + f, src: `/api/photos/${f}.jpg?t=${Date.now()}` }));
   showCube(d.facelets, d.suspects);
 });
+
+// The photos fit several cubes, depending on which way up they were taken: each is a button that puts it
+// on the net (a person knows which way up each photo was taken; the photos alone do not say).
+function alternativesList(d) {
+  const all = [{ facelets: d.facelets, how: "as read" }, ...d.alternatives];
+  const cubes = all.slice(0, 24); // the superflip fits 128: beyond a screenful, photos as drawn settle it
+  const more = all.length > cubes.length ? ` (the first ${cubes.length} here; or take each photo as the net `
+    + "draws its face)" : "";
+  const list = el("div", { id: "photos-alternatives" },
+    el("p", { textContent: `The photos fit ${all.length} cubes, depending on which way up they were taken: `
+      + `choose the one that matches how you took them${more}` }));
+  cubes.forEach((c, n) => {
+    const b = el("button", { type: "button", textContent: `${n + 1}: ${n ? "if " + c.how : c.how}` });
+    b.dataset.facelets = c.facelets;
+    b.addEventListener("click", () => {
+      photo.facelets = c.facelets;
+      photo.doubtful = new Set();
+      photo.wrong.clear();
+      photo.moves = "";
+      $("photos-start").disabled = true;
+      say("photos-solution", "");
+      say("photos-message", `cube ${n + 1} chosen`);
+      $("photos-facelets").textContent = c.facelets;
+      for (const o of list.querySelectorAll("button")) o.classList.toggle("chosen", o === b);
+      drawPhotoNet();
+      showCube(photo.facelets, []);
+    });
+    list.append(b);
+  });
+  return list;
+}
 
 // The cube the photos gave, as a net a person can correct (a tap cycles a sticker's colour), then
 // Solve (the same solver and words as `cuberobot solve`) and Start: the solution turned on the virtual
