@@ -158,6 +158,7 @@ SLOW = {
     "test_one_request::test_max_length_set_in_a_flippers_file_bounds_its_start_from_the_terminal",
     "test_one_request::test_max_length_bounds_a_mechanism_run_as_it_bounds_six_motors",
     "test_one_request::test_every_kind_a_config_may_name_has_its_seam",
+    "test_resume",  # a sim-rig process and a job cut twice: 4 s each
     # a `serve` process against a crowd of 1,100 (or 40 out-of-files) slow clients in a process of its own
     "test_web_hostile_slow::test_the_estop_is_answered_within_100_ms_beside_1100_slow_clients_at_1024_files",
     "test_web_hostile_slow::test_out_of_files_is_one_line_a_second_and_the_estop_still_gets_in",

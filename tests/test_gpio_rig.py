@@ -364,12 +364,19 @@ def test_cubotinos_settings_become_a_set_up_that_sends_its_own_pulses(tmp_path):
     (SETTINGS.read_text().replace('"b_servo_CW": "0.99"', '"b_servo_CW": "-0.2"'),
      "b_servo_CW: CCW (-0.97) and CW (-0.2) must be a quarter turn either side"),
 ])
-def test_a_settings_file_that_is_not_cubotinos_is_one_line(tmp_path, text, said):
+def test_a_settings_file_that_is_not_cubotinos_is_one_line(tmp_path, text, said, capsys, monkeypatch):
+    """The command in this process (robot.cli.main.main, as the `cuberobot`
+    entry point runs it): a refusal needs no process of its own to be seen."""
+    from robot.cli.main import main
+
     f = tmp_path / "Cubotino_T_servo_settings.txt"
     f.write_text(text)
-    r = _cli(tmp_path, "config", "import-cubotino", str(f))
-    assert r.returncode != 0 and said in r.stderr, r.stderr
-    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
+    monkeypatch.chdir(tmp_path)
+    code = main(["config", "import-cubotino", str(f)])
+    out, err = capsys.readouterr()
+    assert code != 0 and said in err and out == "", (out, err)
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert not (tmp_path / "my-rig.toml").exists() and [p.name for p in tmp_path.iterdir()] == [f.name]
 
 
 # -- doctor ---------------------------------------------------------------------------
@@ -513,3 +520,18 @@ def test_dry_run_on_the_mock_pins(tmp_path):
              "--state-dir", str(tmp_path / "state"))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "on the flipper rig on gpio://" in r.stdout and "final state:" in r.stdout, r.stdout
+
+
+def test_cubotinos_settings_imported_in_this_process_pass_config_check(tmp_path, capsys):
+    """The import and `config check` through robot.cli.main.main in this
+    process (the pulses themselves: the test above, through the command)."""
+    from robot.cli.main import main
+
+    out = tmp_path / "my-rig.toml"
+    assert main(["config", "import-cubotino", str(SETTINGS), "-o", str(out)]) == 0
+    said, err = capsys.readouterr()
+    assert "written from" in said and "t_servo_read is not used" in err, (said, err)
+    assert main(["config", "check", str(out)]) == 0
+    assert f"{out}: ok" in capsys.readouterr().out
+    cfg = load_config(out)
+    assert cfg.rig.kind == "flipper" and cfg.rig.port == "gpio://" and cfg.servos["cover"].pin == 12

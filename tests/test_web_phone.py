@@ -302,6 +302,9 @@ def test_six_photos_give_a_net_to_solve_and_start(browser, tmp_path):
         try:
             open_page(browser, base)
             browser.find_element(By.CSS_SELECTOR, "#tool-tabs button[data-tab='photos-area']").click()
+            inputs = browser.find_elements(By.CSS_SELECTOR, "#photo-inputs input[type='file']")
+            # a phone opens its back camera for each face (issue 47)
+            assert len(inputs) == 6 and {i.get_attribute("capture") for i in inputs} == {"environment"}
             for face, p in paths.items():
                 browser.find_element(By.CSS_SELECTOR, f"#photo-inputs input[name='{face}']").send_keys(p)
             browser.find_element(By.ID, "photos-read").click()
