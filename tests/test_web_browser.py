@@ -240,8 +240,9 @@ def test_live_camera_view(browser, tmp_path):
         wait(browser, lambda d: d.execute_script(
             "return [...document.querySelectorAll('#cameras img.live')]"
             ".every(i => i.complete && i.naturalWidth)"))
-        first = browser.find_element(By.CSS_SELECTOR, "#cameras img.live").get_attribute("src")
-        wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#cameras img.live").get_attribute("src")
+        # read in one script: the page replaces the live pictures as new frames come
+        first = browser.execute_script("return document.querySelector('#cameras img.live').src")
+        wait(browser, lambda d: d.execute_script("return document.querySelector('#cameras img.live').src")
              != first)  # refreshed
         line = browser.find_element(By.ID, "live-line").text  # the simulated light varies: doubt may come
         assert line.startswith("live")

@@ -48,6 +48,8 @@ SUBSCRIBER_BACKLOG = 1000
 """Events queued for one slow page before it is dropped (it reconnects)."""
 MAX_SUBSCRIBERS = 32
 ANSWER_POLL_S = 0.1
+ASK_WAIT_S = 2.0
+"""An answer that comes as the run says it needs help waits this long for it to ask."""
 _HOLDERS = {"jog": "a jog is moving the rig",
             "clear": "the emergency stop is being cleared"}
 """What may hold the rig between runs (:meth:`Panel.holding`), as a refusal names it."""
@@ -615,9 +617,17 @@ class Panel:
         return {"cleared": True, "message": "emergency stop cleared"}
 
     def answer(self, answer: Answer) -> None:
-        """A person's answer to the scan that waits for one."""
-        with self.lock:
-            face = self.asking
+        """A person's answer to the scan that waits for one. The run tells
+        the page it needs help a moment before it sits down to wait: an
+        answer sent on that word (a quick hand, a script) waits for the run
+        to ask, up to ASK_WAIT_S, rather than being refused."""
+        deadline = time.monotonic() + ASK_WAIT_S
+        while True:
+            with self.lock:
+                face = self.asking
+            if face is not None or self.status.state != "needs_help" or time.monotonic() >= deadline:
+                break
+            time.sleep(0.01)
         if face is None:
             raise NotAsking(f"no scan is waiting for an answer (state {self.status.state})")
         face.answers.put(answer)
