@@ -21,11 +21,12 @@ import threading
 import time
 import urllib.parse
 
-from serial.serialutil import PortNotOpenError, SerialBase, SerialException
+from serial.serialutil import PortNotOpenError, SerialException
 
 from ..rig.config import Config
 from ..rig.errors import UserError
 from ..rig.gpio_pins import GPIO_SCHEME, is_gpio_port
+from ..rig.inprocess_port import InProcessPort
 from .board import Board, is_mock, pin_factory, pins_of
 from .rig import GpioRig
 
@@ -105,7 +106,7 @@ def _let_go() -> None:
         rig.close()
 
 
-class Serial(SerialBase):
+class Serial(InProcessPort):
     """A pyserial port whose other end is this process's :class:`GpioRig`."""
 
     is_open: bool
@@ -204,30 +205,3 @@ class Serial(SerialBase):
             with rig.lock:
                 rig.to_host.clear()
 
-    def reset_output_buffer(self) -> None:
-        pass
-
-    def send_break(self, duration: float = 0.25) -> None:
-        pass
-
-    def _update_dtr_state(self) -> None:
-        pass
-
-    def _update_rts_state(self) -> None:
-        pass
-
-    @property
-    def cts(self) -> bool:
-        return True
-
-    @property
-    def dsr(self) -> bool:
-        return True
-
-    @property
-    def ri(self) -> bool:
-        return False
-
-    @property
-    def cd(self) -> bool:
-        return True
