@@ -583,6 +583,9 @@ class Panel:
 
     def _estop_idle(self) -> dict[str, Any]:
         if self.standing.estop():
+            handle = self.standing.handle
+            if handle is not None:  # sent: latched as far as anyone here knows, until the rig says otherwise
+                handle.link.estop_latched = True
             what = "the rig the jog moves" if self.held_by == "jog" else "the idle rig"
             return {"sent": True, "message": f"emergency stop sent to {what}; clear it before the next run"}
         if self.options.firmware:
