@@ -195,7 +195,6 @@ for one of these fixtures is marked slow too."""
 
 LONGEST = [
     "test_wheel::test_a_wheel_installs_into_a_fresh_venv_and_runs_start_and_firmware_build",
-    "test_mechanism_link::test_flipper_runs_on_the_firmware_in_simavr",
     "test_solver_tables::test_real_tables_cold_concurrent_then_corrupted",
     "test_first_run::test_the_first_run_shows_progress_at_least_every_5_s_until_the_first_solve",
     "test_solver_tables::test_prepare_reports_progress_of_a_build_and_nothing_after",

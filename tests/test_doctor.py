@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from incli import cuberobot
 
 import robot.app.doctor as doctor
 from robot.app.doctor import Machine, diagnose, probe_v4l2
@@ -232,9 +233,7 @@ def test_the_firmware_handshake_on_a_pty_rig(tmp_path, stand_ins):
         assert "cuberobot firmware" in f.text and "(protocol 2) on the virtual rig" in f.text
         assert f.text.endswith("the handshake passes")
         # and through the command, as JSON
-        p = subprocess.run([sys.executable, "-m", "robot", "doctor", "--root", str(tmp_path / "empty"),
-                            "--port", rig.port, "--json"], capture_output=True, text=True, cwd=ROOT,
-                           timeout=60)
+        p = cuberobot("doctor", "--root", str(tmp_path / "empty"), "--port", rig.port, "--json", cwd=ROOT)
         got = json.loads(p.stdout)
         (rigline,) = [f for f in got["findings"] if f["kind"] == "rig"]
         assert rigline["level"] == "ok" and rigline["data"]["protocol"] == 2
@@ -245,8 +244,7 @@ def test_the_firmware_handshake_on_a_pty_rig(tmp_path, stand_ins):
 def test_doctor_with_no_config_checks_the_default_set_up_and_passes_on_a_bare_machine(tmp_path):
     """The first thing a person runs after the quick start (issue 48): no
     webcam and no board here, and the default set-up needs neither."""
-    p = subprocess.run([sys.executable, "-m", "robot", "doctor", "--root", str(tmp_path / "empty"),
-                        "--no-handshake"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    p = cuberobot("doctor", "--root", str(tmp_path / "empty"), "--no-handshake", cwd=ROOT)
     assert p.returncode == 0 and p.stderr == "", (p.stdout, p.stderr)
     last = p.stdout.strip().splitlines()[-1]
     assert last.startswith("doctor: no problems with the default set-up (") and "--config FILE" in last, last
@@ -258,9 +256,8 @@ def test_the_handshake_on_a_flipper_or_two_gripper_rig(tmp_path, stand_ins, kind
     """The check a maker runs first on a new rig: it used to refuse these kinds' set-ups."""
     example = ROOT / "config" / "examples" / f"{kind}.toml"
     with SimRigProcess("--config", str(example), "--speed", "max") as rig:
-        p = subprocess.run([sys.executable, "-m", "robot", "doctor", "--root", str(tmp_path / "empty"),
-                            "--config", str(example), "--port", rig.port, "--json"], capture_output=True,
-                           text=True, cwd=ROOT, timeout=60)
+        p = cuberobot("doctor", "--root", str(tmp_path / "empty"), "--config", str(example),
+                      "--port", rig.port, "--json", cwd=ROOT)
         (rigline,) = [f for f in json.loads(p.stdout)["findings"] if f["kind"] == "rig"]
         assert rigline["level"] == "ok" and rigline["subject"] == rig.port, rigline
         assert rigline["text"].endswith("the handshake passes")
@@ -272,11 +269,9 @@ def test_the_handshake_on_a_flipper_or_two_gripper_rig(tmp_path, stand_ins, kind
         assert f"--port {rig.port} uses that instead" in port["text"], port
         assert p.returncode == 0, p.stdout
         # A latched rig answers the handshake but moves nothing: doctor says so, with the clear that works.
-        subprocess.run([sys.executable, "-m", "robot", "estop", "--port", rig.port], check=True, cwd=ROOT,
-                       capture_output=True, timeout=60)
-        p = subprocess.run([sys.executable, "-m", "robot", "doctor", "--root", str(tmp_path / "empty"),
-                            "--config", str(example), "--port", rig.port], capture_output=True, text=True,
-                           cwd=ROOT, timeout=60)
+        assert cuberobot("estop", "--port", rig.port, cwd=ROOT).returncode == 0
+        p = cuberobot("doctor", "--root", str(tmp_path / "empty"), "--config", str(example),
+                      "--port", rig.port, cwd=ROOT)
         assert p.returncode == 1 and "its emergency stop is latched" in p.stdout, p.stdout
         assert f"`cuberobot estop --clear --port {rig.port}`" in p.stdout
 
@@ -405,14 +400,12 @@ def test_more_ports_than_max_ports_is_one_line_before_any_handshake(tmp_path):
     from robot.cli.commands.doctor import MAX_PORTS
 
     ports = [a for i in range(MAX_PORTS + 1) for a in ("--port", str(tmp_path / f"tty{i}"))]
-    p = subprocess.run([sys.executable, "-m", "robot", "doctor", "--root", str(tmp_path / "empty"), *ports],
-                       capture_output=True, text=True, cwd=ROOT, timeout=60)
+    p = cuberobot("doctor", "--root", str(tmp_path / "empty"), *ports, cwd=ROOT)
     assert p.returncode == 2 and p.stdout == "", (p.returncode, p.stdout)
     said = p.stderr.strip()
     assert said == (f"cuberobot doctor: --port is given {MAX_PORTS + 1} times; at most {MAX_PORTS} (each is "
                     "a handshake of up to a few seconds): give the ports to try, or none to try every one "
                     "that looks like an Arduino"), said
-    p = subprocess.run([sys.executable, "-m", "robot", "doctor", "--root", str(tmp_path / "empty"),
-                        *ports[:2 * MAX_PORTS]], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    p = cuberobot("doctor", "--root", str(tmp_path / "empty"), *ports[:2 * MAX_PORTS], cwd=ROOT)
     assert p.returncode == 0 and "doctor: no problems with the default set-up" in p.stdout, p.stdout
     assert p.stderr == "", p.stderr

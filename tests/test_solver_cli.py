@@ -1,8 +1,8 @@
 """`cuberobot solve`, run as a user runs it."""
 
 import json
-import subprocess
-import sys
+
+from incli import cuberobot
 
 from solver import SOLVED_CUBE, parse_facelets, random_cube
 
@@ -10,8 +10,8 @@ BAD_TWIST = "UUUUUUUUFURRRRRRRRFFRFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
 
 
 def run(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "robot", *args], input=stdin,
-                          capture_output=True, text=True, timeout=300)
+    """`cuberobot ARGS` in this process (tests/incli.py)."""
+    return cuberobot(*args, stdin=stdin)
 
 
 def test_solve_prints_moves():

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from incli import cuberobot
 
 from robot.app.start import ScanDoubtful, run_start
 from robot.rig.journal import Journal
@@ -161,12 +162,9 @@ def test_start_command_headless(tmp_path):
 def test_start_command_user_errors(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text("[rig]\nprot = 'sim://'\n")
-    r = subprocess.run([sys.executable, "-m", "robot", "start", "--headless", "--config", str(bad)],
-                       capture_output=True, text=True, timeout=120)
+    r = cuberobot("start", "--headless", "--config", str(bad))
     assert r.returncode == 2 and "did you mean 'port'" in r.stderr and "Traceback" not in r.stderr
-    r = subprocess.run([sys.executable, "-m", "robot", "start", "--headless", "--port",
-                        "/dev/nonexistent-cube", "--state-dir", str(tmp_path)],
-                       capture_output=True, text=True, timeout=120)
+    r = cuberobot("start", "--headless", "--port", "/dev/nonexistent-cube", "--state-dir", str(tmp_path))
     assert r.returncode != 0 and "Traceback" not in r.stderr and "/dev/nonexistent-cube" in r.stderr
 
 
@@ -211,8 +209,7 @@ def test_missing_camera_is_reported_before_anything_moves(tmp_path):
     text = (Path(__file__).resolve().parents[1] / "config/rig.toml").read_text()
     cfg_file = tmp_path / "rig.toml"
     cfg_file.write_text(text.replace('source = "sim"', f'source = "{tmp_path}/no-camera.mp4"', 1))
-    r = subprocess.run([sys.executable, "-m", "robot", "start", "--headless", "--config", str(cfg_file),
-                        "--state-dir", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    r = cuberobot("start", "--headless", "--config", str(cfg_file), "--state-dir", str(tmp_path))
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert "camera 'upper'" in r.stderr and "no such file" in r.stderr
     assert "turn" not in r.stdout

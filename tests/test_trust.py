@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from fakerig import TalkingRig
+from soak import sized
 from webserver import Client
 
 from robot.cli.main import main
@@ -279,13 +280,15 @@ def _in_pythons_own_start_up(err: str) -> bool:
 
 
 def test_ctrl_c_at_random_moments_then_a_cleared_stop_never_makes_resume_lie(tmp_path):
-    """50 jobs interrupted at random (Ctrl-C mostly, SIGTERM and SIGHUP too);
+    """Jobs interrupted at random (Ctrl-C mostly, SIGTERM and SIGHUP too);
     the e-stop cleared by hand; resume is right or says "unknown" and moves
-    nothing; no step ever runs twice."""
+    nothing; no step ever runs twice. 20 jobs here, the first of the same
+    seeded 50 that CUBEROBOT_SOAK_SCALE=1 runs (docs/benchmarks.md)."""
     rng = random.Random(21)
     outcomes = {"before": 0, "finished": 0, "resumed": 0, "unknown": 0}
+    jobs_run = sized(full=50, suite=20, least=10)
     with SimRigProcess("--speed", "3") as sim:
-        for i in range(50):
+        for i in range(jobs_run):
             d = tmp_path / f"state{i}"
             start = random_cube(1000 + i).to_facelets()
             sim.set_state(start)
@@ -326,7 +329,7 @@ def test_ctrl_c_at_random_moments_then_a_cleared_stop_never_makes_resume_lie(tmp
                 assert code == 1 and "unknown" in err and "Rescan" in err, err
                 assert sim.state() == state_before, "resume moved a cube whose state it did not know"
     print(outcomes)
-    assert outcomes["unknown"] + outcomes["resumed"] >= 25, outcomes
+    assert outcomes["unknown"] + outcomes["resumed"] >= jobs_run // 2, outcomes  # most land in the job
 
 
 SERVE_START_UP = ("http://127.0.0.1:", "asyncio DEBUG: Using selector", "Started server process",
@@ -463,7 +466,7 @@ def fresh_heap():
 def test_a_rig_that_talks_but_never_answers_is_given_up_within_the_reply_limit(mode, tmp_path):
     cfg = _quick_config(tmp_path, reply_limit=0.5)
     with TalkingRig(mode, seed=3) as rig:
-        for i in range(20):
+        for i in range(8):  # each a different moment of the rig's talk; 0.7 s each
             t0 = time.monotonic()
             code, _, err = _cli("dry-run", "R U", "--port", rig.port, "--config", cfg,
                                 "--state-dir", str(tmp_path / f"s{i}"))

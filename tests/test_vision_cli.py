@@ -1,11 +1,9 @@
-"""The vision commands, run as a user would."""
+"""The vision commands, run as a user would (in this process: tests/incli.py)."""
 
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
+from incli import cuberobot
 
 from solver import random_cube
 
@@ -14,12 +12,8 @@ STD = {"U": (245, 245, 245), "R": (196, 30, 58), "F": (0, 155, 72), "D": (255, 2
 
 
 def run(*args, env=None):
-    e = dict(os.environ)
-    e.pop("DISPLAY", None)
-    e.pop("WAYLAND_DISPLAY", None)
-    e.update(env or {})
-    return subprocess.run([sys.executable, "-m", "robot", *args], capture_output=True, text=True, env=e,
-                          timeout=120)
+    """`cuberobot ARGS` in this process (tests/incli.py), with no display."""
+    return cuberobot(*args, env=env)
 
 
 def write_rgb(path, facelets, hide=()):
@@ -217,10 +211,7 @@ def test_scan_with_a_missing_config_file_is_a_user_error(tmp_path):
 
 def test_scan_reads_the_simulated_cube_from_stdin_and_says_there_is_no_display():
     truth = random_cube(21).to_facelets()
-    e = dict(os.environ)
-    e.pop("DISPLAY", None)
-    cmd = [sys.executable, "-m", "robot", "scan", "--sim-state", "-", "--seed", "2", "--preview"]
-    r = subprocess.run(cmd, input=truth + "\n", capture_output=True, text=True, env=e, timeout=120)
+    r = cuberobot("scan", "--sim-state", "-", "--seed", "2", "--preview", stdin=truth + "\n")
     assert r.returncode in (0, 1) and r.stdout.split()[0] == truth
     assert "no display for the preview" in r.stderr
 

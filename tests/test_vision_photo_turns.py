@@ -16,6 +16,7 @@ import time
 import cv2
 import numpy as np
 import pytest
+from incli import cuberobot
 from photo_sets import FAMILIES, MOVES, PATTERNS, photo_set, rotate_net, symmetric_cube
 
 from solver import SOLVED_CUBE, random_cube
@@ -25,11 +26,9 @@ from vision.photos import _COMBOS, PhotoError, alternatives, arrange, read_photo
 SCALE = float(os.environ.get("CUBEROBOT_FUZZ_SCALE", "").strip() or "0.1")
 
 
-def run(*args, **kw):
-    e = dict(os.environ)
-    e.pop("DISPLAY", None)
-    return subprocess.run([sys.executable, "-m", "robot", *args], capture_output=True, text=True, env=e,
-                          timeout=120, **kw)
+def run(*args):
+    """`cuberobot ARGS` in this process (tests/incli.py), with no display."""
+    return cuberobot(*args)
 
 
 def shown_labels(facelets, turns):

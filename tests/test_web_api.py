@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from incli import cuberobot
 from webserver import NO_LOOK_AGAIN, Client, panel_server, rig_for_url
 
 from robot.cli.commands.serve import sim_glare
@@ -37,8 +38,7 @@ def test_status_page_and_files(client):
 def test_check_answers_like_the_cli(client):
     status, body, _ = client.post("/api/check", {"facelets": random_cube(1).to_facelets()})
     assert (status, body) == (200, {"valid": True})
-    cli = subprocess.run([sys.executable, "-m", "robot", "check", "--json", TWISTED], capture_output=True,
-                         text=True, timeout=60)
+    cli = cuberobot("check", "--json", TWISTED)
     status, body, _ = client.post("/api/check", {"facelets": TWISTED})
     assert status == 422 and body["valid"] is False
     assert body["error"] == json.loads(cli.stdout)["error"]
@@ -591,8 +591,7 @@ def test_solve_by_cfop_gives_the_stages_like_the_cli(client):
         facelets = random_cube(seed).to_facelets()
         status, body, _ = client.post("/api/solve", {"facelets": facelets, "method": "cfop"})
         assert status == 200, body
-        cli = subprocess.run([sys.executable, "-m", "robot", "solve", "--method", "cfop", "--json", facelets],
-                             capture_output=True, text=True, timeout=120)
+        cli = cuberobot("solve", "--method", "cfop", "--json", facelets)
         want = json.loads(cli.stdout)
         assert (body["moves"], body["stages"]) == (want["moves"], want["stages"])
         names = [s["name"] for s in body["stages"]]
@@ -636,8 +635,7 @@ def test_a_2x2_is_checked_like_the_cli(client):
 
     twisted = PocketCube(co=(1,) + (0,) * 7).to_facelets()  # one corner turned in place
     for bad in (POCKET_SOLVED[:-1] + "R", twisted):
-        cli = subprocess.run([sys.executable, "-m", "robot", "check", "--json", bad], capture_output=True,
-                             text=True, timeout=60)
+        cli = cuberobot("check", "--json", bad)
         status, body, _ = client.post("/api/check", {"facelets": bad})
         assert cli.returncode == 2 and status == 422, (bad, body)
         assert body["error"] == json.loads(cli.stdout)["error"]
@@ -663,8 +661,7 @@ def test_a_2x2_is_solved_optimally(client):
         facelets = random_pocket(seed).to_facelets()
         for metric in ("htm", "qtm"):
             status, body, _ = client.post("/api/solve", {"facelets": facelets, "metric": metric})
-            cli = subprocess.run([sys.executable, "-m", "robot", "solve", "--json", "--metric", metric,
-                                  facelets], capture_output=True, text=True, timeout=120)
+            cli = cuberobot("solve", "--json", "--metric", metric, facelets)
             assert status == 200 and body["length"] == json.loads(cli.stdout)["length"] <= 14
             assert parse_pocket(facelets).apply(body["moves"]).is_solved()
             assert body["facelets"] == facelets and body["metric"] == metric
