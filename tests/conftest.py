@@ -196,7 +196,7 @@ for one of these fixtures is marked slow too."""
 LONGEST = [
     "test_wheel::test_a_wheel_installs_into_a_fresh_venv_and_runs_start_and_firmware_build",
     "test_solver_tables::test_real_tables_cold_concurrent_then_corrupted",
-    "test_first_run::test_the_first_run_shows_progress_at_least_every_5_s_until_the_first_solve",
+    "test_first_run::test_the_first_run_shows_progress_until_the_first_solve_and_verbose_stays_under_200_lines",
     "test_solver_tables::test_prepare_reports_progress_of_a_build_and_nothing_after",
     "test_trust::test_ctrl_c_at_random_moments_then_a_cleared_stop_never_makes_resume_lie",
     "test_solver_tables::test_zeroed_pruning_tables_under_a_fresh_hash_are_rebuilt",
