@@ -1,4 +1,5 @@
-"""The README and docs/ hold together: every relative link and ``#anchor``
+"""The README and docs/ hold together: the README stays a front page (at
+most 250 lines); every relative link and ``#anchor``
 in README.md and docs/*.md points at a file that exists and, into Markdown,
 at a heading that exists (as GitHub makes a heading's anchor); and every
 ``cuberobot`` command the README writes is one the command line accepts:
@@ -128,6 +129,12 @@ def broken_links(page: Path, root: Path = ROOT) -> list[str]:
             if anchor not in anchors(where.read_text(encoding="utf-8")):
                 problems.append(f"{name}: no heading with the anchor #{anchor} in {where.name}")
     return problems
+
+
+def test_the_readme_is_a_front_page_of_at_most_250_lines():
+    """Issue 48: what a maker follows in one sitting; the manual is in docs/."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 250, f"README.md has {len(lines)} lines: move the detail into docs/"
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
