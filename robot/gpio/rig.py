@@ -76,8 +76,7 @@ class GpioRig:
         self.last_seq = 0
         self.last_reply = b""
         self.event_seq = 0
-        self.rx = P.FrameDecoder(realtime=True)
-        self.estop_run = 0
+        self.rx = P.FirmwareReceiver(lambda: self.stop(1), self._realtime_status, self._command)
         self.configured: set[int] = set()
         self._emit(P.Event(P.EventCode.BOOT, 1))
         self._light()
@@ -133,21 +132,12 @@ class GpioRig:
         return data
 
     def receive(self, data: bytes) -> None:
-        """Bytes from the host. ``RT_ESTOP`` never reaches the frame decoder
-        and stops only as the last of a run of ``ESTOP_RUN`` (docs/protocol.md 1.1)."""
+        """Bytes from the host, taken as the firmware takes them (:class:`P.FirmwareReceiver`)."""
         with self.lock:
-            for b in data:
-                if b == P.RT_ESTOP:
-                    self.estop_run = min(self.estop_run + 1, P.ESTOP_RUN)
-                    if self.estop_run == P.ESTOP_RUN:
-                        self.stop(1)
-                    continue
-                self.estop_run = 0
-                for item in self.rx.feed(bytes((b,))):
-                    if isinstance(item, int):
-                        self._emit(P.RealtimeStatus(*self._status_fields()))
-                    else:
-                        self._command(item)
+            self.rx.feed(data)
+
+    def _realtime_status(self) -> None:
+        self._emit(P.RealtimeStatus(*self._status_fields()))
 
     def stop(self, arg: int) -> None:
         """The emergency stop: pulses off at once, the queue emptied, latched."""

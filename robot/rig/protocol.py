@@ -187,6 +187,45 @@ class FrameDecoder:
         return bytes(buf[:-2])
 
 
+class FirmwareReceiver:
+    """The firmware's receive interrupt, for a rig played in Python (the
+    virtual rig, the rig on the Pi's own pins): every byte from the host,
+    sorted as the firmware sorts it (docs/protocol.md 1.1).
+
+    ``RT_ESTOP`` never reaches the frame decoder and stops only as the last of
+    a run of :data:`ESTOP_RUN` (so one stray 0x18 stops nothing); any other
+    byte ends the run. ``RT_STATUS`` asks for a real-time status at once; a
+    checked frame's content is a command. What each means is the rig's: it
+    hands its three handlers in, so the rule lives here once."""
+
+    def __init__(self, estop: Callable[[], None], status: Callable[[], None],
+                 command: Callable[[bytes], None]):
+        self._estop, self._status, self._command = estop, status, command
+        self._frames = FrameDecoder(realtime=True)
+        self.estop_run = 0
+        """RT_ESTOP bytes in a row, up to :data:`ESTOP_RUN`."""
+
+    @property
+    def errors(self) -> int:
+        """Frames lost to a bad CRC, a bad escape or an overflow."""
+        return self._frames.errors
+
+    def feed(self, data: bytes) -> None:
+        """Bytes from the host, in order, each handed to its handler as it completes."""
+        for b in data:
+            if b == RT_ESTOP:
+                self.estop_run = min(self.estop_run + 1, ESTOP_RUN)
+                if self.estop_run == ESTOP_RUN:
+                    self._estop()
+                continue
+            self.estop_run = 0
+            for item in self._frames.feed(bytes((b,))):
+                if isinstance(item, int):
+                    self._status()
+                else:
+                    self._command(item)
+
+
 # ---------------------------------------------------------------- messages
 
 

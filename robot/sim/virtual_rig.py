@@ -354,8 +354,7 @@ class VirtualRig:
         self.last_seq = 0
         self.last_reply = b""
         self.event_seq = 0
-        self.rx = P.FrameDecoder(realtime=True)
-        self.estop_run = 0  # RT_ESTOP bytes in a row
+        self.rx = P.FirmwareReceiver(lambda: self._do_estop(1), self._realtime_status, self._command)
         self.rx_errors = 0
         self.drivers = False
         self.last_motion_tick = self.tick
@@ -635,25 +634,15 @@ class VirtualRig:
         return data
 
     def receive(self, data: bytes) -> None:
-        """Bytes from the host, arriving now."""
+        """Bytes from the host, arriving now, taken as the firmware takes them
+        (:class:`P.FirmwareReceiver`)."""
         with self.lock:
             self.advance()
-            for b in data:
-                # The firmware's receive interrupt: RT_ESTOP never reaches the
-                # frame decoder and stops only as the last of a run of
-                # ESTOP_RUN; any other byte ends the run.
-                if b == P.RT_ESTOP:
-                    self.estop_run = min(self.estop_run + 1, P.ESTOP_RUN)
-                    if self.estop_run == P.ESTOP_RUN:
-                        self._do_estop(1)
-                    continue
-                self.estop_run = 0
-                for item in self.rx.feed(bytes((b,))):
-                    if isinstance(item, int):
-                        self._emit(P.RealtimeStatus(*self._status_fields()))
-                    else:
-                        self._command(item)
+            self.rx.feed(data)
             self.rx_errors = min(255, self.rx.errors)
+
+    def _realtime_status(self) -> None:
+        self._emit(P.RealtimeStatus(*self._status_fields()))
 
     def _do_estop(self, arg: int) -> None:
         if self.queue or self.active:
