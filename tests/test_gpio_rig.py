@@ -291,10 +291,90 @@ def test_jog_flip_on_the_mock_pins(tmp_path):
     assert "flip: orientation" in r.stdout and "made 1 robot move(s)" in r.stdout, r.stdout
 
 
-def test_estop_beside_a_run_on_the_pins_says_where_the_stop_is(tmp_path):
+def test_estop_with_nothing_on_the_pins_says_so_in_one_line(tmp_path):
     r = _cli(tmp_path, "estop", "--config", str(PI))
-    assert r.returncode != 0 and "lives inside the command that drives them" in r.stderr, r.stderr
+    assert r.returncode != 0 and "no command drives the Pi's pins (gpio://) now" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    r = _cli(tmp_path, "estop", "--clear", "--port", "gpio://")
+    assert r.returncode == 0 and "nothing is latched" in r.stdout, r.stdout + r.stderr
+
+
+HOLDER = """\
+import sys
+from robot import gpio
+from robot.gpio.board import pin_factory
+from robot.rig import protocol as P
+from robot.rig.link import Link
+from robot.rig.loading import load_config
+
+def widths(n):
+    pin = next(p for info, p in pin_factory().pins.items() if info.name == f"GPIO{n}")
+    return round(pin.state / 50 * 1e6) if pin.state else 0
+
+cfg = load_config(sys.argv[1])
+link = Link(cfg, kind="flipper", port="gpio://?speed=1")
+link.connect()
+c = cfg.servos["cover"]
+print("held", link.request(P.ServoCommand(7, 1, c.pulse_us(60.0), 8000)), widths(12), flush=True)
+for line in sys.stdin:
+    link.poll(0.05)
+    st = link.status()
+    print(st.estop, link.estop_latched, st.queue_len, widths(12), widths(13), flush=True)
+"""
+
+
+def test_estop_and_clear_from_another_terminal_reach_the_rig_of_the_command_on_the_pins(tmp_path):
+    """The pins' owner answers `cuberobot estop` from another process at once:
+    its pins stop pulsing and its rig says latched to its own host; `estop
+    --clear` from there unlatches it the same way."""
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_RUNTIME_DIR": str(tmp_path / "run")}
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(PI)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+
+    def ask():
+        holder.stdin.write("status\n")
+        holder.stdin.flush()
+        return holder.stdout.readline().split()
+
+    try:
+        said = holder.stdout.readline().split()
+        assert said[0] == "held" and "Ack" in said[1] and int(said[-1]) > 0, said  # the cover is moving
+        r = _cli(tmp_path, "estop", "--config", str(PI))
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "emergency stop latched" in r.stdout and "`cuberobot start`" not in r.stdout, r.stdout
+        # its own host hears the latch; the queue is empty and neither servo pin pulses
+        assert ask() == ["True", "True", "0", "0", "0"]
+        r = _cli(tmp_path, "estop", "--clear", "--port", "gpio://")
+        assert r.returncode == 0 and "emergency stop cleared" in r.stdout, r.stdout + r.stderr
+        assert ask()[:2] == ["False", "False"]
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+
+
+def test_estop_from_another_terminal_stops_a_run_on_the_pins(tmp_path):
+    """A run on the pins (a dry run, moving at the servos' own pace) is
+    stopped by `cuberobot estop` in a second process and says so."""
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_RUNTIME_DIR": str(tmp_path / "run")}
+    state = tmp_path / "state"
+    run = subprocess.Popen([sys.executable, "-m", "robot", "dry-run", "R U R' U'", "--config", str(PI),
+                            "--port", "gpio://?speed=1", "--state-dir", str(state)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    journal = state / "mechanism-journal.jsonl"
+    try:
+        deadline = time.monotonic() + 120
+        while not (journal.exists() and '"type":"sent"' in journal.read_text()):
+            assert run.poll() is None and time.monotonic() < deadline, "the run never began moving"
+            time.sleep(0.05)
+        r = _cli(tmp_path, "estop", "--config", str(PI))
+        assert r.returncode == 0 and "emergency stop latched" in r.stdout, r.stdout + r.stderr
+        assert "`cuberobot dry-run`" in r.stdout, r.stdout
+        out, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait(timeout=30)
+    assert run.returncode != 0 and "the rig stopped during the robot move" in err, out + err
 
 
 def test_no_pins_here_is_one_line(tmp_path):

@@ -154,6 +154,19 @@ class GpioRig:
             self._light()
             self._cond.notify_all()
 
+    def clear_latch(self) -> P.Ack | P.Err:
+        """CLEAR_ESTOP, from the host's session or from `cuberobot estop
+        --clear` in another terminal (:mod:`.remote`): refused while the
+        stop switch is held, as the firmware refuses it."""
+        with self.lock:
+            if self.board.estop_held:
+                return P.Err(P.ErrorCode.ESTOP, ESTOP_INPUT)
+            if self.estop:
+                self.estop = False
+                self._emit(P.Event(P.EventCode.ESTOP_CLEARED, 0))
+                self._light()
+            return P.Ack(self._queue_free())
+
     def press(self) -> None:
         """The start button, pressed (debounced by gpiozero)."""
         with self.lock:
@@ -218,13 +231,7 @@ class GpioRig:
             case P.ServoCommand():
                 return self._servo(msg)
             case P.ClearEstop():
-                if self.board.estop_held:
-                    return P.Err(P.ErrorCode.ESTOP, ESTOP_INPUT)
-                if self.estop:
-                    self.estop = False
-                    self._emit(P.Event(P.EventCode.ESTOP_CLEARED, 0))
-                    self._light()
-                return P.Ack(self._queue_free())
+                return self.clear_latch()
             case P.Release() if self.active is not None:
                 return P.Err(P.ErrorCode.BUSY)
             case P.Release():

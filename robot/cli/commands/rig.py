@@ -418,18 +418,16 @@ def _jog_mechanism(args: argparse.Namespace, cfg: Config) -> int:
 
 def _estop(args: argparse.Namespace) -> int:
     _check_port_arg(args)
+    if args.port and args.port.startswith("gpio://"):
+        return _estop_pins(args.clear)
     if args.port and not args.clear and (holder := port_holder(args.port)) is not None:
         # Before the set-up file is read: a stop beside a running command
         # needs only the port, and a set-up file being edited (or broken)
         # while the rig runs must not hold it back.
         return _estop_held_port(args.port, holder)
     cfg = load_config(args.config)
-    if (args.port or cfg.rig.port).startswith("gpio://") and not args.clear \
-            and port_holder(args.port or cfg.rig.port) is None:
-        # the rig on the Pi's pins lives inside the command that drives them (robot/gpio/)
-        raise UserError("the rig on the Pi's pins (gpio://) lives inside the command that drives them, and "
-                        "none is running; a running one stops with Ctrl-C, the panel's Stop or the [gpio] "
-                        "estop_button")
+    if (args.port or cfg.rig.port).startswith("gpio://"):
+        return _estop_pins(args.clear)
     if (args.port or cfg.rig.port).startswith("sim://"):
         # An in-process virtual rig lives only as long as this command: a
         # latch set here would be gone before the next command, so saying
@@ -453,6 +451,16 @@ def _estop(args: argparse.Namespace) -> int:
                 raise RigError(f"the rig on {link.port} did not latch its emergency stop: check the "
                                "cable, and cut the motors' power if they must stop")
             print(f"emergency stop latched (drivers off); clear with {link.clear_command}")
+    return 0
+
+
+def _estop_pins(clear: bool) -> int:
+    """The rig on the Pi's pins lives inside the command that drives them:
+    the order goes to that command (robot/gpio/remote.py), which answers
+    with what its rig then says."""
+    from ...gpio.remote import tell_owner
+
+    print(tell_owner("clear" if clear else "estop"))
     return 0
 
 
