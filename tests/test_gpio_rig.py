@@ -588,11 +588,24 @@ def test_the_panel_solves_on_the_mock_pins(mock_pins, tmp_path):
 
     with panel_server(tmp_path, cfg=load_config(PI), rig_port="gpio://") as (base, panel, _):
         client = Client(base)
-        assert client.get("/api/status")[1]["rig"]["port"] == "gpio://"
+        rig = client.get("/api/status")[1]["rig"]
+        assert rig["port"] == "gpio://" and rig["simulated"] is True, rig  # mock pins move a virtual rig
         assert client.post("/api/start", {"seed": 10})[0] == 202
         events = client.events(lambda e: e["kind"] == "finished")
         assert events[-1]["status"] == "solved" and events[-1]["state"] == "done", events[-1]
     assert [w for w in _widths(mock_pins, 13) if w], "the holder's pin never pulsed"
+
+
+def test_the_panel_says_real_pins_are_not_simulated(monkeypatch):
+    """The page's "simulated" follows the pin factory gpiozero would make:
+    only its mock pins are a simulation; lgpio's drive real servos."""
+    from robot.gpio.board import on_mock_pins
+
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
+    assert on_mock_pins()
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "lgpio")
+    assert not on_mock_pins()
 
 
 def test_dry_run_on_the_mock_pins(tmp_path):

@@ -794,9 +794,19 @@ class Panel:
             return {"connected": known, "port": port or f"{own} (each run's own)",
                     "message": "" if known else "reached at each run, jog or stop; not reached yet",
                     "buttons": 0, "estop_latched": bool(self.mechanism_latched),
-                    "simulated": firmware or (self.options.rig_port or self.cfg.rig.port).startswith("sim://"),
+                    "simulated": firmware or _simulated(self.options.rig_port or self.cfg.rig.port),
                     "firmware": firmware, "kind": kind}
         return self.standing.describe()
+
+
+def _simulated(port: str) -> bool:
+    """Whether the rig on ``port`` is a simulation: ``sim://``, or the Pi's
+    pins when they are gpiozero's mock ones (the virtual rig they move)."""
+    if port.startswith("gpio://"):
+        from ..gpio.board import on_mock_pins
+
+        return on_mock_pins()
+    return port.startswith("sim://")
 
 
 def state_dir_runs(state_dir: str | None) -> Path:
