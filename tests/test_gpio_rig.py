@@ -569,6 +569,35 @@ def test_a_run_killed_mid_job_resumes_as_state_unknown_and_moves_nothing(tmp_pat
     assert journal.read_text().strip().splitlines()[-1].endswith('"status":"state unknown: scan again"}')
 
 
+def test_a_run_killed_between_two_moves_still_resumes_as_state_unknown(mock_pins, tmp_path, capsys):
+    """The best case a kill can leave: the journal says the last move was
+    made and confirmed, nothing under way. Still not a certain state on the
+    pins: the pulses died with the killed process, the servos went limp and
+    were free to drift or be moved by hand until now, and nothing senses
+    where they are (docs/hardware.md). So resume says "state unknown" and the
+    pins take no pulse."""
+    from robot.cli.main import main
+    from robot.rig.mechanisms.journal import UNKNOWN
+
+    state = tmp_path / "state"
+    r = _cli(tmp_path, "dry-run", "R U R' U'", "--config", str(PI), "--port", "gpio://",
+             "--state-dir", str(state))
+    assert r.returncode == 0, r.stdout + r.stderr
+    journal = state / "mechanism-journal.jsonl"
+    lines = journal.read_text().splitlines()
+    # the journal byte for byte as a kill right after move 3 was confirmed leaves it: append-only,
+    # each record flushed before the next move is sent
+    cut = [i for i, line in enumerate(lines) if '"type":"done"' in line][2]
+    assert '"type":"sent"' in lines[cut + 1], lines[cut + 1]
+    journal.write_text("\n".join(lines[:cut + 1]) + "\n")
+    assert main(["resume", "--config", str(PI), "--state-dir", str(state)]) != 0
+    said = capsys.readouterr().err
+    assert "3 of 11 robot moves done" in said and "the rig has restarted since the job began" in said, said
+    assert f"{UNKNOWN}. Nothing was moved." in said, said
+    assert not [w for w in _widths(mock_pins, 12) + _widths(mock_pins, 13) if w], "resume pulsed a servo"
+    assert journal.read_text().splitlines()[-1].endswith(f'"status":"{UNKNOWN}"}}')
+
+
 def test_a_stop_beside_a_run_in_the_same_process_reaches_the_rig(mock_pins):
     """The panel's stop goes onto the port beside the run's link (robot/rig/link.py estop_beside)."""
     from robot.rig.link import estop_beside
