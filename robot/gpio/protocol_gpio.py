@@ -188,9 +188,10 @@ class Serial(InProcessPort):
         if self.rig is None and _rig is not None:
             return _rig  # a port opened beside this process's run (a panel's stop): the same rig
         if self.rig is None:
-            # another process drives the pins (`cuberobot estop` beside a run): nothing here can reach them
+            # another process drives the pins: its rig takes orders through robot/gpio/remote.py, not bytes
             raise SerialException(f"the rig on {GPIO_SCHEME} lives inside the process that drives its pins; "
-                                  "stop it there (Ctrl-C, the panel's Stop, or the [gpio] estop_button)")
+                                  "`cuberobot estop` reaches it from here (or its Ctrl-C, the panel's Stop, "
+                                  "the [gpio] estop_button)")
         return self.rig
 
     def _reconfigure_port(self, *args: object) -> None:
