@@ -352,6 +352,32 @@ def test_estop_and_clear_from_another_terminal_reach_the_rig_of_the_command_on_t
         holder.wait(timeout=30)
 
 
+def test_the_pins_owner_listens_past_a_killed_owners_socket_and_a_silent_asker(mock_pins):
+    """A kill -9 leaves the owner's socket file behind: the next owner takes
+    the path over. An asker that connects and says nothing holds up the
+    next order by a second at most."""
+    import socket
+
+    from robot.gpio.remote import socket_path, tell_owner
+
+    path = socket_path()
+    path.parent.mkdir(parents=True)
+    left = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    left.bind(str(path))  # bound, then the process gone: nobody answers on it
+    left.close()
+    assert path.exists()
+    with Link(load_config(PI), kind="flipper") as link:
+        link.connect()
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
+            silent.connect(str(path))
+            assert "emergency stop latched" in tell_owner("estop")
+        assert link.latch_heard(5.0) and link.status().estop
+        assert "emergency stop cleared" in tell_owner("clear")
+        assert not link.status().estop
+    protocol_gpio._let_go()
+    assert not path.exists()  # the pins let go: nobody answers, nobody is said to
+
+
 def test_estop_from_another_terminal_stops_a_run_on_the_pins(tmp_path):
     """A run on the pins (a dry run, moving at the servos' own pace) is
     stopped by `cuberobot estop` in a second process and says so."""

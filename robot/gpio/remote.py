@@ -41,6 +41,8 @@ ORDERS = ("estop", "clear")
 MAX_LINE = 256
 ANSWER_S = 5.0
 """How long an asker waits for the owner's answer (the stop itself is taken at once)."""
+ORDER_S = 1.0
+"""How long the owner waits for an order once an asker has connected."""
 MAX_SOCKET_PATH = 100
 """A Unix socket's path must fit in 108 bytes (sun_path), its ending 0 too."""
 
@@ -104,11 +106,20 @@ class Listener:
                 return  # shut by close()
             with conn:
                 try:
-                    conn.settimeout(ANSWER_S)
+                    conn.settimeout(ORDER_S)  # an asker that says nothing holds up the next one no longer
                     order = conn.recv(MAX_LINE).decode("ascii", "replace").strip()
-                    conn.sendall(json.dumps(self.answer(order)).encode() + b"\n")
+                    conn.sendall(json.dumps(self._carry_out(order)).encode() + b"\n")
                 except OSError as e:
                     log.warning("an order on %s was lost: %s", self.path, e)
+
+    def _carry_out(self, order: str) -> dict[str, Any]:
+        """:meth:`answer`, or what went wrong in one line: the listener
+        outlives any one order (a rig being let go as the order came)."""
+        try:
+            return self.answer(order)
+        except Exception as e:  # noqa: BLE001 - the next order must still be heard
+            log.warning("the %s order on %s failed: %s", order[:40], self.path, e)
+            return {"pid": os.getpid(), "command": command_line(), "error": f"{type(e).__name__}: {e}"}
 
     def answer(self, order: str) -> dict[str, Any]:
         """What the rig says after ``order`` was carried out on it."""
