@@ -30,10 +30,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mechanism_soak import planned_turns
+
 from robot.rig.config import Config
 from robot.rig.loading import load_config
-from robot.rig.mechanisms import mechanism_for
-from robot.rig.mechanisms.base import Action, state_from_json
 from robot.rig.mechanisms.commands import servo_numbers
 from robot.rig.mechanisms.journal import UNKNOWN, MechanismJournal
 from robot.rig.protocol import ServoCommand
@@ -41,7 +41,6 @@ from robot.sim.mechanisms import Fault, virtual_mechanism
 
 ROOT = Path(__file__).resolve().parents[1]
 PI = ROOT / "config" / "examples" / "cubotino-pi.toml"
-FRAME_S = 0.02
 
 RECORDED = """\
 import os, sys
@@ -120,29 +119,6 @@ def layer_turns(cfg: Config, record: Path) -> tuple[list[tuple[int, int]], str |
     return list(mech.turns), None
 
 
-def planned_turns(cfg: Config, state_dir: Path) -> list[tuple[int, int]] | None:
-    """The layer turns of the journal's job, in order (None: no job)."""
-    j = MechanismJournal(state_dir)
-    if not j.path.exists():
-        return None
-    last = j.last()
-    if last is None:
-        return None
-    m = mechanism_for(cfg)
-    assert m is not None
-    import json
-
-    first = json.loads(j.path.read_text().splitlines()[0])
-    state = state_from_json(first["state"])
-    turns = []
-    for a in first["actions"]:
-        out = m.apply(state, Action.parse(a))
-        if out.turn is not None:
-            turns.append(out.turn)
-        state = out.after
-    return turns
-
-
 def _sent(journal: Path) -> int:
     """How many robot moves the journal says were sent."""
     return journal.read_text().count('"type":"sent"') if journal.exists() else 0
@@ -207,7 +183,7 @@ def power_cut_run(k: int, folder: Path, command: list[str], *, kill_after_s: flo
     r = recorded(["resume", "--config", str(PI), "--state-dir", str(state)], resume_record, folder,
                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out, err = r.communicate(timeout=120)
-    plan = planned_turns(cfg, state)
+    plan = planned_turns(PI.stem, state)  # the Arduino kinds' soak's reading of the journal's plan
     res.plan_turns = None if plan is None else len(plan)
     res.made, fault = layer_turns(cfg, run_record)
     if "Traceback" in err:

@@ -291,6 +291,24 @@ def test_jog_flip_on_the_mock_pins(tmp_path):
     assert "flip: orientation" in r.stdout and "made 1 robot move(s)" in r.stdout, r.stdout
 
 
+def _moving(tmp_path, *command, **popen):
+    """``cuberobot COMMAND`` on the mock pins at the servos' own pace, once
+    its journal says a move of its job is under way: the process and the journal."""
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_RUNTIME_DIR": str(tmp_path / "run")}
+    state = tmp_path / "state"
+    run = subprocess.Popen([sys.executable, "-m", "robot", *command, "--config", str(PI), "--port",
+                            "gpio://?speed=1", "--state-dir", str(state)], env=env, cwd=ROOT, **popen)
+    journal = state / "mechanism-journal.jsonl"
+    deadline = time.monotonic() + 120
+    while not (journal.exists() and '"type":"sent"' in journal.read_text()):
+        if run.poll() is not None or time.monotonic() > deadline:
+            run.kill()
+            run.wait(timeout=30)
+            pytest.fail("the job never began moving")
+        time.sleep(0.05)
+    return run, journal
+
+
 def test_estop_with_nothing_on_the_pins_says_so_in_one_line(tmp_path):
     r = _cli(tmp_path, "estop", "--config", str(PI))
     assert r.returncode != 0 and "no command drives the Pi's pins (gpio://) now" in r.stderr, r.stderr
@@ -381,17 +399,9 @@ def test_the_pins_owner_listens_past_a_killed_owners_socket_and_a_silent_asker(m
 def test_estop_from_another_terminal_stops_a_run_on_the_pins(tmp_path):
     """A run on the pins (a dry run, moving at the servos' own pace) is
     stopped by `cuberobot estop` in a second process and says so."""
-    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_RUNTIME_DIR": str(tmp_path / "run")}
-    state = tmp_path / "state"
-    run = subprocess.Popen([sys.executable, "-m", "robot", "dry-run", "R U R' U'", "--config", str(PI),
-                            "--port", "gpio://?speed=1", "--state-dir", str(state)],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
-    journal = state / "mechanism-journal.jsonl"
+    run, _ = _moving(tmp_path, "dry-run", "R U R' U'", stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                     text=True)
     try:
-        deadline = time.monotonic() + 120
-        while not (journal.exists() and '"type":"sent"' in journal.read_text()):
-            assert run.poll() is None and time.monotonic() < deadline, "the run never began moving"
-            time.sleep(0.05)
         r = _cli(tmp_path, "estop", "--config", str(PI))
         assert r.returncode == 0 and "emergency stop latched" in r.stdout, r.stdout + r.stderr
         assert "`cuberobot dry-run`" in r.stdout, r.stdout
@@ -572,21 +582,11 @@ def test_a_run_killed_mid_job_resumes_as_state_unknown_and_moves_nothing(tmp_pat
     job's state; it says so and sends nothing."""
     import signal
 
-    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_RUNTIME_DIR": str(tmp_path / "run")}
     state = tmp_path / "state"
-    run = subprocess.Popen([sys.executable, "-m", "robot", "start", "--headless", "--config", str(PI),
-                            "--port", "gpio://?speed=1", "--state-dir", str(state)],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
-    journal = state / "mechanism-journal.jsonl"
-    try:
-        deadline = time.monotonic() + 120
-        # until the journal says a move of the job is under way
-        while not (journal.exists() and '"type":"sent"' in journal.read_text()):
-            assert run.poll() is None and time.monotonic() < deadline, "the job never began"
-            time.sleep(0.05)
-    finally:
-        run.send_signal(signal.SIGKILL)
-        run.wait(timeout=30)
+    run, journal = _moving(tmp_path, "start", "--headless", stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    run.send_signal(signal.SIGKILL)
+    run.wait(timeout=30)
     r = _cli(tmp_path, "resume", "--config", str(PI), "--state-dir", str(state))
     assert r.returncode != 0, r.stdout + r.stderr
     said = r.stdout + r.stderr
