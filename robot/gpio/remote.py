@@ -25,6 +25,7 @@ import json
 import logging
 import os
 import socket
+import struct
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -105,6 +106,8 @@ class Listener:
             except OSError:
                 return  # shut by close()
             with conn:
+                if not _same_user(conn):
+                    continue
                 try:
                     conn.settimeout(ORDER_S)  # an asker that says nothing holds up the next one no longer
                     order = conn.recv(MAX_LINE).decode("ascii", "replace").strip()
@@ -139,6 +142,21 @@ class Listener:
             return {**me, "latched": rig.estop, "pulsing": rig.board.attached()}
 
 
+def _same_user(sock: socket.socket) -> bool:
+    """Whether the process at the other end of ``sock`` is this user's (its
+    credentials from the kernel, where it gives them): only the user who
+    drives the pins may stop or clear them, and only the user's own process
+    is believed when it says "latched"."""
+    cred = getattr(socket, "SO_PEERCRED", None)
+    if cred is None or not hasattr(os, "getuid"):
+        return True  # no credentials here: the folder's mode 0700 is the guard
+    try:
+        _, uid, _ = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, cred, struct.calcsize("3i")))
+    except OSError:
+        return False
+    return uid == os.getuid()
+
+
 def _alive(path: str) -> bool:
     """Whether a process answers on ``path``."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
@@ -169,6 +187,9 @@ def tell_owner(order: str) -> str:
         except OSError as e:
             raise RigError(f"cannot reach the command that drives the Pi's pins through {path}: "
                            f"{e.strerror or e}") from None
+        if not _same_user(s):
+            raise RigError(f"{path} is another user's: it is not the command that drives your pins; "
+                           "remove it, or set XDG_RUNTIME_DIR")
         try:
             s.sendall(order.encode() + b"\n")
             data = s.makefile("rb").readline(4 * MAX_LINE)
