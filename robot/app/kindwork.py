@@ -72,6 +72,24 @@ class WatchedDryRun(Protocol):
         """The emergency stop from any thread: ``sent`` and a ``message`` for a person."""
 
 
+HOLD_UNKNOWN = "how the rig holds the cube is not known; the next Start homes the rig and scans it"
+
+
+@dataclass(frozen=True)
+class Followed:
+    """The page's cube after a jog: the face turns it made (None: not known),
+    how the rig now holds the cube (None: not known or not told), a line for
+    a person, and the rig's whole state after it (None: not known), from
+    which the next jog is followed. ``tell``: whether the page has anything
+    to be told (a face left between quarter turns is no cube to draw)."""
+
+    moves: list[str] | None
+    orientation: str | None
+    text: str
+    state: Any = None
+    tell: bool = True
+
+
 @dataclass(frozen=True)
 class RigScan:
     """A scan the rig made by showing its camera the six faces."""
@@ -110,6 +128,9 @@ class KindWork(Protocol):
 
     def watched_dry_run(self, cfg: Config, moves: str, speed: str, start: Cube) -> WatchedDryRun:
         """A dry run for a page to watch, planned and drawn."""
+
+    def follow(self, cfg: Config, jog: Any, before: Any) -> Followed:
+        """The cube after ``jog``, from the rig's state ``before`` it (None: not known)."""
 
 
 class SixMotors:
@@ -168,6 +189,12 @@ class SixMotors:
         from .dryrun import WatchedDryRun as SixMotorDryRun
 
         return SixMotorDryRun(cfg, moves, speed, start)
+
+    def follow(self, cfg: Config, jog: Any, before: Any) -> Followed:
+        if jog.turns is None or not jog.turns % 4:  # a face between quarter turns is no cube to draw
+            return Followed(None, None, "", tell=False)
+        turned = jog.face + {1: "", 2: "2", 3: "'"}[jog.turns % 4]
+        return Followed([turned], None, f"jogged {turned}: the cube as the last run left it, {turned} turned")
 
 
 class MovesTheCube:
@@ -276,6 +303,23 @@ class MovesTheCube:
 
         return RobotMovesDryRun(cfg, moves, speed, start)
 
+    def follow(self, cfg: Config, jog: Any, before: Any) -> Followed:
+        """Turned and held as the homing and the robot moves leave it."""
+        from ..rig.mechanisms import mechanism_for
+        from ..rig.mechanisms.jog import ServoJog
+        from ..rig.mechanisms.orientation import name
+
+        if isinstance(jog, ServoJog):  # a part set to an angle may have tipped or turned the cube
+            return Followed(None, None, f"servo angles set by hand: {HOLD_UNKNOWN}")
+        mech = mechanism_for(cfg)
+        assert mech is not None
+        followed = jog.follow(mech, before) if before is not None else None
+        if followed is None:
+            return Followed(None, None, f"jogged: {HOLD_UNKNOWN}")
+        moves, state = followed
+        return Followed([str(m) for m in moves], name(mech.orientation(state)),
+                        f"jogged: {len(jog.actions)} robot move(s), {len(moves)} of them layer turns", state)
+
 
 _MOVES_THE_CUBE = MovesTheCube()
 WORK: dict[str, KindWork] = {"six-motor": SixMotors(), "flipper": _MOVES_THE_CUBE,
@@ -331,6 +375,12 @@ def watched_dry_run(cfg: Config, moves: str, speed: str, start: Cube) -> Watched
     virtual rig of its own, planned, bounded and drawn (seconds of work:
     called outside the panel's lock)."""
     return work_for(cfg).watched_dry_run(cfg, moves, speed, start)
+
+
+def follow_jog(cfg: Config, jog: Any, before: Any) -> Followed:
+    """The page's cube after a checked ``jog``, from the rig's whole state
+    ``before`` it as the last run or jog left it (None: not known)."""
+    return work_for(cfg).follow(cfg, jog, before)
 
 
 def scan_by_rig(cfg: Config, port: str | None, seed: int | None, sim_view: str | None) -> RigScan:

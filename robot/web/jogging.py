@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from ..app.jog import clear_to_jog, jog_face, refuse_unfinished
-from ..app.kindwork import check_panel_jog
+from ..app.kindwork import HOLD_UNKNOWN, check_panel_jog, follow_jog
 from ..app.kindwork import jog as make_jog
 from ..rig.errors import RigError
 from ..rig.link import STOP_HEARD_S
@@ -24,7 +24,6 @@ from .runs import Panel
 _GIVE_UP_OR_RESUME = ("give it up to jog (the next Start scans the cube afresh), or stop the panel and run "
                       "`cuberobot resume` to finish it")
 _GAVE_UP = "; the unfinished job was given up"
-_UNKNOWN = "how the rig holds the cube is not known; the next Start homes the rig and scans it"
 
 
 def jog(panel: Panel, *, face: str | None = None, turns: int | None = None, steps: int | None = None,
@@ -57,9 +56,7 @@ def _on_kept_line(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
             panel.standing.report()
             raise
     panel.standing.report()
-    if jog.turns is not None and jog.turns % 4:  # a face between quarter turns is no cube to draw
-        turned = jog.face + {1: "", 2: "2", 3: "'"}[jog.turns % 4]
-        panel.jogged([turned], None, f"jogged {turned}: the cube as the last run left it, {turned} turned")
+    _follow(panel, jog)
     return {"moved": True, "message": done.describe() + (_GAVE_UP if gave_up else ""), "face": jog.face,
             "motor": done.motor, "steps": done.steps, "quarter": done.quarter, "gave_up_job": gave_up}
 
@@ -89,7 +86,7 @@ def _on_own_line(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
         except RigError:
             if lines and runs_rig:  # the rig was homed and may have moved: its hold is not known any more
                 panel.rig_state = None
-                panel.jogged(None, None, f"the jog stopped part-way: {_UNKNOWN}")
+                panel.jogged(None, None, f"the jog stopped part-way: {HOLD_UNKNOWN}")
             raise
         if runs_rig:
             _follow(panel, jog)
@@ -111,26 +108,12 @@ def _on_own_line(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
 
 
 def _follow(panel: Panel, jog: Any) -> None:
-    """The page's cube after a flipper's or two-gripper's jog: turned and
-    held as the homing and the robot moves leave it, from where the last run
-    or jog left the rig (:attr:`Panel.rig_state`)."""
-    from ..rig.mechanisms import mechanism_for
-    from ..rig.mechanisms.jog import ServoJog
-    from ..rig.mechanisms.orientation import name
-
+    """The page's cube after a jog on the rig the runs use (robot/app/kindwork.py
+    follows it), from where the last run or jog left the rig
+    (:attr:`Panel.rig_state`)."""
     before, panel.rig_state = panel.rig_state, None
-    if isinstance(jog, ServoJog):  # a part set to an angle may have tipped or turned the cube
-        panel.jogged(None, None, f"servo angles set by hand: {_UNKNOWN}")
-        return
-    mech = mechanism_for(panel.cfg)
-    assert mech is not None
-    followed = None
     # a dry run's cube on the page is a virtual rig's of its own, not this one's
-    if before is not None and panel.status.kind != "dry-run":
-        followed = jog.follow(mech, before)
-    if followed is None:
-        panel.jogged(None, None, f"jogged: {_UNKNOWN}")
-        return
-    moves, panel.rig_state = followed
-    panel.jogged([str(m) for m in moves], name(mech.orientation(panel.rig_state)),
-                 f"jogged: {len(jog.actions)} robot move(s), {len(moves)} of them layer turns")
+    followed = follow_jog(panel.cfg, jog, before if panel.status.kind != "dry-run" else None)
+    panel.rig_state = followed.state
+    if followed.tell:
+        panel.jogged(followed.moves, followed.orientation, followed.text)
