@@ -72,6 +72,16 @@ class WatchedDryRun(Protocol):
         """The emergency stop from any thread: ``sent`` and a ``message`` for a person."""
 
 
+@dataclass(frozen=True)
+class Jogged:
+    """What a jog did: the line that sums it up, and the fields the panel's
+    answer adds (a face jog's motor and steps; a rig's robot moves, each
+    with the state it left)."""
+
+    summary: str
+    details: dict[str, Any]
+
+
 HOLD_UNKNOWN = "how the rig holds the cube is not known; the next Start homes the rig and scans it"
 
 
@@ -123,8 +133,8 @@ class KindWork(Protocol):
                         moves: str | None) -> Any:
         """A jog as the panel's API gives it (its fields), checked before anything opens."""
 
-    def jog(self, link: Link, cfg: Config, jog: Any, out: Say) -> str:
-        """Make a checked jog on the connected ``link``; the line that sums it up."""
+    def jog(self, link: Link, cfg: Config, jog: Any, out: Say) -> Jogged:
+        """Make a checked jog on the connected ``link``, telling ``out`` each step."""
 
     def watched_dry_run(self, cfg: Config, moves: str, speed: str, start: Cube) -> WatchedDryRun:
         """A dry run for a page to watch, planned and drawn."""
@@ -180,10 +190,12 @@ class SixMotors:
                             "'steps'")
         return check_face_jog(face, turns, steps, names=("'face'", "'turns'", "'steps'"))
 
-    def jog(self, link: Link, cfg: Config, jog: Any, out: Say) -> str:
+    def jog(self, link: Link, cfg: Config, jog: Any, out: Say) -> Jogged:
         from .jog import jog_face
 
-        return jog_face(link, cfg, jog).describe()
+        done = jog_face(link, cfg, jog)
+        return Jogged(done.describe(), {"face": jog.face, "motor": done.motor, "steps": done.steps,
+                                        "quarter": done.quarter})
 
     def watched_dry_run(self, cfg: Config, moves: str, speed: str, start: Cube) -> WatchedDryRun:
         from .dryrun import WatchedDryRun as SixMotorDryRun
@@ -293,10 +305,17 @@ class MovesTheCube:
         assert mech is not None
         return check_any_jog(cfg, mech, text)
 
-    def jog(self, link: Link, cfg: Config, jog: Any, out: Say) -> str:
+    def jog(self, link: Link, cfg: Config, jog: Any, out: Say) -> Jogged:
         from .jog import jog_mechanism
 
-        return jog_mechanism(link, cfg, jog, out=out)
+        lines: list[str] = []
+
+        def told(line: str) -> None:
+            lines.append(line)
+            out(line)
+
+        summary = jog_mechanism(link, cfg, jog, out=told)
+        return Jogged(summary, {"moves": [line.strip() for line in lines]})
 
     def watched_dry_run(self, cfg: Config, moves: str, speed: str, start: Cube) -> WatchedDryRun:
         from .mechanism_dryrun import WatchedDryRun as RobotMovesDryRun
@@ -364,9 +383,9 @@ def check_panel_jog(cfg: Config, *, face: str | None = None, turns: int | None =
     return work_for(cfg).check_panel_jog(cfg, face, turns, steps, moves)
 
 
-def jog(link: Link, cfg: Config, checked: Any, out: Say) -> str:
+def jog(link: Link, cfg: Config, checked: Any, out: Say) -> Jogged:
     """A checked jog made on the connected ``link``, telling ``out`` each robot
-    move; the line that sums it up."""
+    move as it is made."""
     return work_for(cfg).jog(link, cfg, checked, out)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..app.jog import clear_to_jog, jog_face, refuse_unfinished
+from ..app.jog import clear_to_jog, refuse_unfinished
 from ..app.kindwork import HOLD_UNKNOWN, check_panel_jog, follow_jog
 from ..app.kindwork import jog as make_jog
 from ..rig.errors import RigError
@@ -51,14 +51,14 @@ def _on_kept_line(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
         gave_up = clear_to_jog(link, panel.cfg, panel.options.state_dir, give_up=give_up_job,
                                then=_GIVE_UP_OR_RESUME)
         try:
-            done = jog_face(link, panel.cfg, jog)  # its motor and steps go into the answer
+            done = make_jog(link, panel.cfg, jog, lambda _line: None)
         except RigError:
             panel.standing.report()
             raise
     panel.standing.report()
     _follow(panel, jog)
-    return {"moved": True, "message": done.describe() + (_GAVE_UP if gave_up else ""), "face": jog.face,
-            "motor": done.motor, "steps": done.steps, "quarter": done.quarter, "gave_up_job": gave_up}
+    return {"moved": True, "message": done.summary + (_GAVE_UP if gave_up else ""), **done.details,
+            "gave_up_job": gave_up}
 
 
 def _on_own_line(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
@@ -74,7 +74,7 @@ def _on_own_line(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
     handle = attach_rig(panel.cfg, port=port, firmware=firmware, seed=None, kind=panel.cfg.rig.kind)
     panel.jog_link = handle.link
     runs_rig = panel.lasting_port is not None  # whose cube the page draws; not a rig of the jog's own
-    lines: list[str] = []
+    lines: list[str] = []  # the robot moves made, should the jog stop part-way
     try:
         connect_rig(handle)
         gave_up = clear_to_jog(handle.link, panel.cfg, panel.options.state_dir, give_up=give_up_job,
@@ -82,7 +82,7 @@ def _on_own_line(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
         if panel.jog_estop.is_set():  # pressed while the line opened: from here it would reach the line
             raise RigError("the emergency stop was pressed before the jog's first move: nothing moved")
         try:
-            summary = make_jog(handle.link, panel.cfg, jog, lines.append)
+            done = make_jog(handle.link, panel.cfg, jog, lines.append)
         except RigError:
             if lines and runs_rig:  # the rig was homed and may have moved: its hold is not known any more
                 panel.rig_state = None
@@ -103,8 +103,8 @@ def _on_own_line(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
     elif handle.simulated is not None:
         where = (f" on a virtual {kind} rig of its own (the port is sim://)" if panel.lasting_port is None
                  else f" on the virtual {kind} rig")
-    return {"moved": True, "message": summary + where + (_GAVE_UP if gave_up else ""),
-            "moves": [line.strip() for line in lines], "gave_up_job": gave_up}
+    return {"moved": True, "message": done.summary + where + (_GAVE_UP if gave_up else ""), **done.details,
+            "gave_up_job": gave_up}
 
 
 def _follow(panel: Panel, jog: Any) -> None:

@@ -167,7 +167,7 @@ def _jog(args: argparse.Namespace) -> int:
         with _link_for(args, cfg) as link, link.estop_on_interrupt():
             link.connect()
             _clear_to_jog(args, cfg, link)
-            print(jog(link, cfg, checked, out=lambda line: print(line, flush=True)))
+            print(jog(link, cfg, checked, out=lambda line: print(line, flush=True)).summary)
     return 0
 
 
