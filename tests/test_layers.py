@@ -128,3 +128,14 @@ def test_the_kind_check_would_see_a_kind_test(tmp_path):
         '        case "flipper":\n'
         '            return 4\n')
     assert [hit.split(":")[1].split()[0] for hit in _kind_tests_and_twins(sample)] == ["1", "2", "4", "6", "9"]
+
+
+def test_every_kind_has_its_work():
+    """The one table that picks each kind's work (robot/app/kindwork.py) knows
+    every kind the set-up file accepts: a face asks it and is never left to
+    tell a kind apart itself."""
+    from robot.app.kinds import KINDS
+    from robot.app.kindwork import WORK
+    from robot.rig.config import RIG_KINDS
+
+    assert set(WORK) == set(KINDS) == set(RIG_KINDS)
