@@ -56,7 +56,8 @@ def test_a_cut_job_goes_on_from_the_rigs_word_or_moves_nothing(tmp_path, half):
                         boot_id=link.hello.boot_id, ids=drive.ids)
         before = sim.counts()
         heard: list[str] = []
-        said = resume(cfg, str(tmp_path), sim.port, lambda port: Link(cfg, port, kind="flipper"), heard.append)
+        said = resume(cfg, str(tmp_path), sim.port, lambda port: Link(cfg, port, kind="flipper"),
+                      heard.append)
         after = sim.counts()
     j = MechanismJournal(tmp_path).last()
     assert j is not None
