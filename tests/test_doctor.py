@@ -407,7 +407,9 @@ def test_more_ports_than_max_ports_is_one_line_before_any_handshake(tmp_path):
                     "a handshake of up to a few seconds): give the ports to try, or none to try every one "
                     "that looks like an Arduino"), said
     p = cuberobot("doctor", "--root", str(tmp_path / "empty"), *ports[:2 * MAX_PORTS], cwd=ROOT)
-    assert p.returncode == 0 and "doctor: no problems with the default set-up" in p.stdout, p.stdout
+    # taken: each port is looked at (none is there) and the report follows
+    assert p.returncode == 1 and f"doctor: {MAX_PORTS} problems with the default set-up" in p.stdout, p.stdout
+    assert p.stdout.count(": nothing is at this port") == MAX_PORTS, p.stdout
     assert p.stderr == "", p.stderr
 
 
