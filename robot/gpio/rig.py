@@ -27,8 +27,7 @@ from ..rig import protocol as P
 from .board import Board
 
 QUEUE_CAPACITY = 4
-SERVOS = 3
-SERVO_MIN_US, SERVO_MAX_US, MAX_TRAVEL_MS = 400, 2600, 10000
+SERVOS, SERVO_MIN_US, SERVO_MAX_US, MAX_TRAVEL_MS = P.SERVOS, P.SERVO_MIN_US, P.SERVO_MAX_US, P.MAX_TRAVEL_MS
 """The firmware's limits (servo.h, app.cpp), so both rigs refuse the same."""
 FW_VERSION = (0, 1, 0)
 ESTOP_INPUT = 2
@@ -42,7 +41,7 @@ class _Active:
     ticks: int
 
 
-class GpioRig:
+class GpioRig(P.FirmwareSession):
     """The rig's side of the protocol, driving ``board``'s pins.
 
     ``speed``: times real time for the servos' travel (None: no wait at all),
@@ -187,35 +186,15 @@ class GpioRig:
         return (self.boot_id, flags, self.last_done_id, active, len(self.queue) + (self.active is not None),
                 uptime & 0xFFFFFFFF, min(255, self.rx.errors))
 
-    def _command(self, content: bytes) -> None:
-        seq = content[1]
-        try:
-            _, msg = P.decode(content)
-        except P.ProtocolError as e:
-            self._emit(P.Err(e.code, content[0]), seq)
-            return
-        if isinstance(msg, P.StatusQuery):
-            self._emit(P.Status(*self._status_fields()), seq)
-            return
-        if isinstance(msg, P.Hello):
-            if msg.version != P.PROTOCOL_VERSION:
-                self._emit(P.Err(P.ErrorCode.VERSION, P.PROTOCOL_VERSION), seq)
-                return
-            self.session = True
-            self.last_seq = seq
-            self.last_reply = self._emit(P.HelloOk(P.PROTOCOL_VERSION, *FW_VERSION, P.BOARD_GPIO,
-                                                   QUEUE_CAPACITY, self.boot_id, P.TICK_HZ), seq)
-            self._light()
-            return
-        if seq == self.last_seq and self.last_reply:
-            self.to_host += self.last_reply  # a repeat: answered from memory, not executed again
-            return
-        if not self.session:
-            self._emit(P.Err(P.ErrorCode.NO_SESSION), seq)
-            return
-        reply = self._execute(msg)
-        self.last_seq = seq
-        self.last_reply = self._emit(reply, seq)
+    BOARD = P.BOARD_GPIO
+    FIRMWARE = FW_VERSION
+    CAPACITY = QUEUE_CAPACITY
+
+    def _resend(self, reply: bytes) -> None:
+        self.to_host += reply
+
+    def _opened(self) -> None:
+        self._light()  # the status light says a host holds a session
 
     def _execute(self, msg: P.Message) -> P.Message:
         match msg:
@@ -250,19 +229,14 @@ class GpioRig:
         return P.Ack(self._queue_free())
 
     def _servo(self, msg: P.ServoCommand) -> P.Message:
-        if self.estop:
-            return P.Err(P.ErrorCode.ESTOP, ESTOP_INPUT if self.board.estop_held else 0)
-        if msg.servo >= SERVOS or not self.board.has_servo(msg.servo):
-            return P.Err(P.ErrorCode.BAD_ARG, 0)
-        if msg.servo not in self.configured:
-            return P.Err(P.ErrorCode.NOT_CONFIGURED, msg.servo)
-        lo, hi = self.board.limits[msg.servo]
-        if not lo <= msg.pulse_us <= hi:
-            return P.Err(P.ErrorCode.BAD_ARG, 1)
-        if msg.travel_ms > MAX_TRAVEL_MS:
-            return P.Err(P.ErrorCode.BAD_ARG, 2)
-        if self._queue_free() <= 0:
-            return P.Err(P.ErrorCode.QUEUE_FULL)
+        present = msg.servo < SERVOS and self.board.has_servo(msg.servo)
+        latch = (ESTOP_INPUT if self.board.estop_held else 0) if self.estop else None
+        refused = P.servo_refusal(msg, latch=latch,
+                                  present=present, configured=msg.servo in self.configured,
+                                  limits=self.board.limits[msg.servo] if present else (0, 0),
+                                  queue_free=self._queue_free())
+        if refused is not None:
+            return refused
         self.queue.append(msg)
         self.cut = False
         self._start_next()
