@@ -22,10 +22,12 @@ scans afresh.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,11 +81,21 @@ class CutResult:
     failures: list[str] = field(default_factory=list)
 
 
+def runtime_dir(folder: Path) -> Path:
+    """A runtime folder (XDG_RUNTIME_DIR) of ``folder``'s own, for the pins'
+    owner files: the locks and the estop socket. Under /tmp with a short
+    name made from ``folder``: a Unix socket's path holds at most 107 bytes,
+    and a parallel worker's tmp_path with the socket's own path after it
+    can be longer (then `cuberobot estop` could not reach the pins)."""
+    digest = hashlib.sha1(str(folder.resolve()).encode()).hexdigest()[:12]
+    run = Path(tempfile.gettempdir()) / f"cr-run-{digest}"
+    run.mkdir(mode=0o700, exist_ok=True)
+    return run
+
+
 def env_for(folder: Path) -> dict[str, str]:
     """Mock pins, and the pins' owner files (locks, the estop socket) in a folder of the run's own."""
-    run = folder / "run"
-    run.mkdir(parents=True, exist_ok=True)
-    return {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_RUNTIME_DIR": str(run)}
+    return {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_RUNTIME_DIR": str(runtime_dir(folder))}
 
 
 def recorded(args: list[str], record: Path, folder: Path, **kw: object) -> subprocess.Popen:

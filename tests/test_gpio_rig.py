@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from gpio_soak import runtime_dir
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
@@ -34,7 +35,7 @@ FRAME_US = 20_000
 def mock_pins(tmp_path, monkeypatch):
     """gpiozero's mock board for this test, the pins' claims in a folder of
     its own (so parallel workers never meet), and the rig let go at the end."""
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime_dir(tmp_path)))
     monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
     protocol_gpio._let_go()
     old = Device.pin_factory
@@ -237,7 +238,7 @@ def test_the_port_refuses_a_set_up_for_an_arduino_and_options_it_does_not_know(m
 
 def test_one_process_owns_the_pins(mock_pins, tmp_path):
     """A second process that would drive the same pins is refused, naming the holder."""
-    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_RUNTIME_DIR": str(tmp_path / "run")}
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_RUNTIME_DIR": str(runtime_dir(tmp_path))}
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys\nfrom robot import gpio\nfrom robot.rig.link import Link\n"
          "from robot.rig.loading import load_config\n"
@@ -274,7 +275,7 @@ def test_each_pin_is_claimed_with_the_owner_module_and_says_what_it_drives(mock_
 # -- the command line -------------------------------------------------------------
 
 def _cli(tmp_path, *args, timeout=240):
-    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_RUNTIME_DIR": str(tmp_path / "run")}
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_RUNTIME_DIR": str(runtime_dir(tmp_path))}
     return subprocess.run([sys.executable, "-m", "robot", *args], capture_output=True, text=True, env=env,
                           cwd=ROOT, timeout=timeout)
 
@@ -294,7 +295,7 @@ def test_jog_flip_on_the_mock_pins(tmp_path):
 def _moving(tmp_path, *command, **popen):
     """``cuberobot COMMAND`` on the mock pins at the servos' own pace, once
     its journal says a move of its job is under way: the process and the journal."""
-    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_RUNTIME_DIR": str(tmp_path / "run")}
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_RUNTIME_DIR": str(runtime_dir(tmp_path))}
     state = tmp_path / "state"
     run = subprocess.Popen([sys.executable, "-m", "robot", *command, "--config", str(PI), "--port",
                             "gpio://?speed=1", "--state-dir", str(state)], env=env, cwd=ROOT, **popen)
@@ -345,7 +346,7 @@ def test_estop_and_clear_from_another_terminal_reach_the_rig_of_the_command_on_t
     """The pins' owner answers `cuberobot estop` from another process at once:
     its pins stop pulsing and its rig says latched to its own host; `estop
     --clear` from there unlatches it the same way."""
-    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_RUNTIME_DIR": str(tmp_path / "run")}
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_RUNTIME_DIR": str(runtime_dir(tmp_path))}
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(PI)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
 
@@ -415,7 +416,7 @@ def test_estop_from_another_terminal_stops_a_run_on_the_pins(tmp_path):
 
 def test_no_pins_here_is_one_line(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}
-    env["XDG_RUNTIME_DIR"] = str(tmp_path / "run")
+    env["XDG_RUNTIME_DIR"] = str(runtime_dir(tmp_path))
     r = subprocess.run([sys.executable, "-m", "robot", "jog", "flip", "--config", str(PI), "--state-dir",
                         str(tmp_path / "state")], capture_output=True, text=True, env=env, cwd=ROOT,
                        timeout=120)
