@@ -404,6 +404,8 @@ def test_estop_idle_then_clear_on_the_page_then_a_run_solves(browser, tmp_path):
         time.sleep(1.5)  # the listener's STATUS meanwhile: still latched, as the rig is
         assert rig.estop and page_latched(browser)
         browser.find_element(By.ID, "clear-estop").click()
+        assert shown(browser, "clear-confirm") and rig.estop  # Clear asks once before it clears
+        browser.find_element(By.ID, "clear-yes").click()
         wait(browser, lambda d: not page_latched(d), 20)
         assert not rig.estop and not shown(browser, "clear-estop") and not shown(browser, "latch")
         browser.find_element(By.ID, "start").click()

@@ -65,7 +65,7 @@ $("dry-run").addEventListener("click", async () => {
   if (!moves) { say("dry-message", "type some moves first, e.g. R U R' U'", true); return; }
   const r = await post("/api/dry-run", { moves, speed: Number($("dry-speed").value) });
   if (!r.ok) { say("dry-message", errorText(r), true); return; }
-  say("dry-message", "turning on the virtual rig…"); // panel.js says how it ended
+  say("dry-message", "turning on the virtual rig…"); // panel.js says how it ended, in this card
   const img = $("dry-timeline");
   img.src = "/api/dry-run/timeline.png?t=" + Date.now();
   img.hidden = false;
@@ -425,9 +425,18 @@ $("photos-solve").addEventListener("click", async () => {
 $("photos-start").addEventListener("click", async () => {
   const r = await post("/api/dry-run", { moves: photo.moves, start: photo.facelets, speed: 1 });
   if (!r.ok) { say("photos-solution", errorText(r), true); return; }
-  say("photos-solution", `${photo.moves}: turning on the virtual rig…`);
-  window.scrollTo({ top: 0, behavior: "smooth" }); // the cube and the progress are at the top
+  say("photos-solution", `${photo.moves}: turning on the virtual rig… (see Dry run)`);
+  showTool("dry-area"); // a dry run shows in its own card
 });
+
+// Bring a tool's card into view: on a phone its tab is opened (the others closed), on a wide screen,
+// where every card shows, it is scrolled to.
+function showTool(id) {
+  const tab = document.querySelector(`#tool-tabs button[data-tab='${id}']`);
+  if (tab && tab.offsetParent !== null) {
+    if (tab.getAttribute("aria-expanded") !== "true") tab.click();
+  } else $(id).scrollIntoView({ block: "start", behavior: "smooth" });
+}
 
 // ---------------------------------------------------------------- the last runs
 
