@@ -9,8 +9,8 @@ from pathlib import Path
 
 from ...app.limits import check_rig_options, rig_claims
 from ...rig.errors import UserError
-from ...rig.owner import InUse
 from ...rig.loading import load_config
+from ...rig.owner import InUse
 from ..limits import path, text, whole
 from . import Registry
 
