@@ -620,7 +620,7 @@ def test_the_badge_and_the_rig_line_tell_the_truth_after_a_failure_and_a_clear(b
         wait(browser, lambda d: state_text(d) == "idle", timeout=20)
         assert browser.find_element(By.ID, "message").text == "emergency stop cleared"
         browser.refresh()
-        wait(browser, lambda d: "the lamp broke" in d.find_element(By.ID, "message").text)  # how the run ended
+        wait(browser, lambda d: "the lamp broke" in d.find_element(By.ID, "message").text)  # the run's end
         assert state_text(browser) == "idle"  # the server knows the stop was cleared since
         no_script_errors(browser)
 
