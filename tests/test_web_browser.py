@@ -263,8 +263,12 @@ def test_calibrate_colours_and_drag_a_corner(browser, tmp_path):
         browser.find_element(By.ID, "cal-name").clear()
         browser.find_element(By.ID, "cal-name").send_keys("page")
         browser.find_element(By.ID, "cal-colours").click()
-        closest = wait(browser, lambda d: d.find_elements(By.ID, "cal-closest"), timeout=60)[0].text
-        assert "smallest colour difference" in closest and "ΔE" in closest
+        found = wait(browser, lambda d: d.find_elements(By.ID, "cal-closest"), timeout=60)[0]
+        closest, verdict = found.text, found.get_attribute("data-verdict")
+        # a verdict in words and what to do, not a bare ΔE
+        assert (verdict, closest.split(":")[0]) in (("good", "Good"), ("too-close", "Too close")), closest
+        assert "ΔE" in closest and ("or more tells them apart" in closest), closest
+        assert verdict == "good" or "then press Learn the colours again" in closest, closest
         assert (tmp_path / "profiles" / "page.json").exists()
         assert len(browser.find_elements(By.CSS_SELECTOR, "#cal-result .swatch")) == 6
         # the sticker grid: drag the first face's corner 1 by 40 picture pixels to the right, and save

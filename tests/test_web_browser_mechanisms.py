@@ -206,10 +206,13 @@ DRY_DRAWN_JS = DRAWN_JS.replace("'cube3d'", "'dry-cube3d'").replace("'held'", "'
 
 CHOICES_JS = """
 const say = (id) => ({disabled: document.getElementById(id).disabled,
-                      title: document.getElementById(id).closest('label').title});
+                      title: document.getElementById(id).closest('label').title,
+                      shows: document.getElementById(id).selectedOptions[0].textContent});
 return {method: say('method'), metric: say('metric'), dry: document.getElementById('dry-run').disabled,
         start: document.getElementById('start').disabled,
-        line: document.getElementById('rig-line').textContent};
+        line: document.getElementById('rig-line').textContent,
+        why: document.getElementById('choices-why').hidden ? ''
+          : document.getElementById('choices-why').textContent};
 """
 
 
@@ -230,10 +233,15 @@ def test_the_method_and_metric_are_disabled_where_the_rig_ignores_them(browser, 
     assert ("one robot move at a time" in d["line"]) == (kind != "six-motor"), d
     for choice in ("method", "metric"):
         if kind == "six-motor":
-            assert d[choice] == {"disabled": False, "title": ""}, d
+            assert d[choice]["disabled"] is False and d[choice]["title"] == "", d
         else:
             assert d[choice]["disabled"] and f"a {kind} rig" in d[choice]["title"], d
             assert "do not apply" in d[choice]["title"], d
+            # greyed, they show what applies (not "two-phase (shortest)"), and the rule is on the page
+            assert "robot move" in d[choice]["shows"] and "shortest" not in d[choice]["shows"], d
+    assert d["method"]["shows"] == ("two-phase (shortest)" if kind == "six-motor"
+                                    else "two-phase, planned in robot moves"), d
+    assert d["why"].startswith(f"A {kind} rig solves") if kind != "six-motor" else not d["why"], d
 
 
 def test_scan_only_from_the_page_on_a_flipper(browser, tmp_path):

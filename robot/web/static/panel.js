@@ -108,6 +108,7 @@ async function loadMetrics() {
     o.selected = m === r.body.rig_metric;
     return o;
   }));
+  showChoices(); // a rig that moves the cube: what applies, not the list
 }
 function chosen() {
   if (page.mechanism) return {}; // the rig's own loop: no method or metric to choose
@@ -117,6 +118,11 @@ function chosen() {
 // A rig that moves the cube (flipper, two-gripper) plans its own robot moves in its own metric: the
 // method and metric selectors do not apply there, and say why (on the label: a disabled control shows
 // no tooltip in every browser). The dry run is another card and stays.
+function only(value, text) {
+  const o = document.createElement("option");
+  o.value = value; o.textContent = text; o.selected = true;
+  return o;
+}
 function showChoices() {
   const why = page.mechanism
     ? `a ${page.mechanism} rig solves with two-phase and picks the plan cheapest in its own robot moves ` +
@@ -126,6 +132,14 @@ function showChoices() {
     $(id).disabled = !!page.mechanism;
     $(id).closest("label").title = why;
   }
+  // greyed, they show what does apply (not "two-phase (shortest)"), and the rule is written out: a phone
+  // shows no tooltip
+  if (page.mechanism) {
+    $("method").replaceChildren(only("two-phase", "two-phase, planned in robot moves"));
+    $("metric").replaceChildren(only("rig", "the rig's time, robot move by robot move"));
+  }
+  $("choices-why").hidden = !page.mechanism;
+  $("choices-why").textContent = why ? why[0].toUpperCase() + why.slice(1) + "." : "";
 }
 $("method").addEventListener("change", () => { $("metric-label").hidden = $("method").value === "cfop"; });
 $("start").addEventListener("click", () => { say("starting…"); command("/api/start", chosen()); });
