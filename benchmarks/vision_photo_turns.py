@@ -43,7 +43,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # synthetic photos (test-only)
 
-from photo_render import render_cube_photos, render_face_photo, rotate_net, write_photo  # noqa: E402
+from photo_render import render_face_photo, rotate_net, write_phone_photos, write_photo  # noqa: E402
 from photo_sets import FAMILIES, photo_set, symmetric_cube  # noqa: E402
 
 from solver import random_cube  # noqa: E402
@@ -130,13 +130,7 @@ def faces(count: int, first: int, folder: Path) -> dict[str, int]:
 
 
 def timing(rounds: int, folder: Path, before: ModuleType | None) -> dict[str, list[float]]:
-    rng = np.random.default_rng(7)
-    truth = random_cube(7).to_facelets()
-    shots = render_cube_photos(truth, rng, size=(4000, 3000))
-    paths = {}
-    for face, shot in shots.items():
-        paths[face] = str(folder / f"big-{face}.jpg")
-        write_photo(shot.image, paths[face], rng)
+    paths = write_phone_photos(random_cube(7).to_facelets(), folder, np.random.default_rng(7))
     readers = {"after": photos, **({"before": before} if before else {})}
     for reader in readers.values():
         reader.read_photos(paths)  # the classifier's compiled matcher is loaded once, as by any first call

@@ -69,6 +69,7 @@ SLOW = {
     "test_gpio_rig::test_start_headless_solves_on_the_mock_pins",
     "test_gpio_rig::test_a_run_killed_mid_job_resumes_as_state_unknown_and_moves_nothing",
     "test_gpio_rig::test_the_panel_solves_on_the_mock_pins",
+    "test_gpio_soak",  # three `cuberobot` commands killed with SIGKILL mid-job, each resumed: 7 s
     "test_mechanism_start::test_several_runs_in_process",
     "test_web_mechanisms::test_a_two_gripper_run_stopped_on_the_panel_leaves_the_next_run_free_to_solve",
     "test_mechanism_link_faults",

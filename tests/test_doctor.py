@@ -407,5 +407,18 @@ def test_more_ports_than_max_ports_is_one_line_before_any_handshake(tmp_path):
                     "a handshake of up to a few seconds): give the ports to try, or none to try every one "
                     "that looks like an Arduino"), said
     p = cuberobot("doctor", "--root", str(tmp_path / "empty"), *ports[:2 * MAX_PORTS], cwd=ROOT)
-    assert p.returncode == 0 and "doctor: no problems with the default set-up" in p.stdout, p.stdout
+    # taken: each port is looked at (none is there) and the report follows
+    assert p.returncode == 1 and f"doctor: {MAX_PORTS} problems with the default set-up" in p.stdout, p.stdout
+    assert p.stdout.count(": nothing is at this port") == MAX_PORTS, p.stdout
     assert p.stderr == "", p.stderr
+
+
+def test_a_port_given_that_is_not_there_is_a_problem_named_by_its_path(tmp_path):
+    """`doctor --port /dev/ttyACM9` with no board there: said, not skipped
+    (the config line promises the port's handshake below it)."""
+    missing = "/dev/ttyACM-not-plugged-in"
+    p = cuberobot("doctor", "--root", str(tmp_path / "empty"), "--port", missing, cwd=ROOT)
+    assert p.returncode == 1, (p.stdout, p.stderr)
+    (line,) = [ln for ln in p.stdout.splitlines() if ln.startswith("rig")]
+    assert f"PROBLEM {missing}: nothing is at this port" in line, line
+    assert "doctor: 1 problem with the default set-up" in p.stdout

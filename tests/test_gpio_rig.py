@@ -291,10 +291,126 @@ def test_jog_flip_on_the_mock_pins(tmp_path):
     assert "flip: orientation" in r.stdout and "made 1 robot move(s)" in r.stdout, r.stdout
 
 
-def test_estop_beside_a_run_on_the_pins_says_where_the_stop_is(tmp_path):
+def _moving(tmp_path, *command, **popen):
+    """``cuberobot COMMAND`` on the mock pins at the servos' own pace, once
+    its journal says a move of its job is under way: the process and the journal."""
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_RUNTIME_DIR": str(tmp_path / "run")}
+    state = tmp_path / "state"
+    run = subprocess.Popen([sys.executable, "-m", "robot", *command, "--config", str(PI), "--port",
+                            "gpio://?speed=1", "--state-dir", str(state)], env=env, cwd=ROOT, **popen)
+    journal = state / "mechanism-journal.jsonl"
+    deadline = time.monotonic() + 120
+    while not (journal.exists() and '"type":"sent"' in journal.read_text()):
+        if run.poll() is not None or time.monotonic() > deadline:
+            run.kill()
+            run.wait(timeout=30)
+            pytest.fail("the job never began moving")
+        time.sleep(0.05)
+    return run, journal
+
+
+def test_estop_with_nothing_on_the_pins_says_so_in_one_line(tmp_path):
     r = _cli(tmp_path, "estop", "--config", str(PI))
-    assert r.returncode != 0 and "lives inside the command that drives them" in r.stderr, r.stderr
+    assert r.returncode != 0 and "no command drives the Pi's pins (gpio://) now" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    r = _cli(tmp_path, "estop", "--clear", "--port", "gpio://")
+    assert r.returncode == 0 and "nothing is latched" in r.stdout, r.stdout + r.stderr
+
+
+HOLDER = """\
+import sys
+from robot import gpio
+from robot.gpio.board import pin_factory
+from robot.rig import protocol as P
+from robot.rig.link import Link
+from robot.rig.loading import load_config
+
+def widths(n):
+    pin = next(p for info, p in pin_factory().pins.items() if info.name == f"GPIO{n}")
+    return round(pin.state / 50 * 1e6) if pin.state else 0
+
+cfg = load_config(sys.argv[1])
+link = Link(cfg, kind="flipper", port="gpio://?speed=1")
+link.connect()
+c = cfg.servos["cover"]
+print("held", link.request(P.ServoCommand(7, 1, c.pulse_us(60.0), 8000)), widths(12), flush=True)
+for line in sys.stdin:
+    link.poll(0.05)
+    st = link.status()
+    print(st.estop, link.estop_latched, st.queue_len, widths(12), widths(13), flush=True)
+"""
+
+
+def test_estop_and_clear_from_another_terminal_reach_the_rig_of_the_command_on_the_pins(tmp_path):
+    """The pins' owner answers `cuberobot estop` from another process at once:
+    its pins stop pulsing and its rig says latched to its own host; `estop
+    --clear` from there unlatches it the same way."""
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_RUNTIME_DIR": str(tmp_path / "run")}
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(PI)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+
+    def ask():
+        holder.stdin.write("status\n")
+        holder.stdin.flush()
+        return holder.stdout.readline().split()
+
+    try:
+        said = holder.stdout.readline().split()
+        assert said[0] == "held" and "Ack" in said[1] and int(said[-1]) > 0, said  # the cover is moving
+        r = _cli(tmp_path, "estop", "--config", str(PI))
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "emergency stop latched" in r.stdout and "`cuberobot start`" not in r.stdout, r.stdout
+        # its own host hears the latch; the queue is empty and neither servo pin pulses
+        assert ask() == ["True", "True", "0", "0", "0"]
+        r = _cli(tmp_path, "estop", "--clear", "--port", "gpio://")
+        assert r.returncode == 0 and "emergency stop cleared" in r.stdout, r.stdout + r.stderr
+        assert ask()[:2] == ["False", "False"]
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+
+
+def test_the_pins_owner_listens_past_a_killed_owners_socket_and_a_silent_asker(mock_pins):
+    """A kill -9 leaves the owner's socket file behind: the next owner takes
+    the path over. An asker that connects and says nothing holds up the
+    next order by a second at most."""
+    import socket
+
+    from robot.gpio.remote import socket_path, tell_owner
+
+    path = socket_path()
+    path.parent.mkdir(parents=True)
+    left = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    left.bind(str(path))  # bound, then the process gone: nobody answers on it
+    left.close()
+    assert path.exists()
+    with Link(load_config(PI), kind="flipper") as link:
+        link.connect()
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
+            silent.connect(str(path))
+            assert "emergency stop latched" in tell_owner("estop")
+        assert link.latch_heard(5.0) and link.status().estop
+        assert "emergency stop cleared" in tell_owner("clear")
+        assert not link.status().estop
+    protocol_gpio._let_go()
+    assert not path.exists()  # the pins let go: nobody answers, nobody is said to
+
+
+def test_estop_from_another_terminal_stops_a_run_on_the_pins(tmp_path):
+    """A run on the pins (a dry run, moving at the servos' own pace) is
+    stopped by `cuberobot estop` in a second process and says so."""
+    run, _ = _moving(tmp_path, "dry-run", "R U R' U'", stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                     text=True)
+    try:
+        r = _cli(tmp_path, "estop", "--config", str(PI))
+        assert r.returncode == 0 and "emergency stop latched" in r.stdout, r.stdout + r.stderr
+        assert "`cuberobot dry-run`" in r.stdout, r.stdout
+        out, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait(timeout=30)
+    assert run.returncode != 0 and "the rig stopped during the robot move" in err, out + err
 
 
 def test_no_pins_here_is_one_line(tmp_path):
@@ -466,27 +582,46 @@ def test_a_run_killed_mid_job_resumes_as_state_unknown_and_moves_nothing(tmp_pat
     job's state; it says so and sends nothing."""
     import signal
 
-    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_RUNTIME_DIR": str(tmp_path / "run")}
     state = tmp_path / "state"
-    run = subprocess.Popen([sys.executable, "-m", "robot", "start", "--headless", "--config", str(PI),
-                            "--port", "gpio://?speed=1", "--state-dir", str(state)],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
-    journal = state / "mechanism-journal.jsonl"
-    try:
-        deadline = time.monotonic() + 120
-        # until the journal says a move of the job is under way
-        while not (journal.exists() and '"type":"sent"' in journal.read_text()):
-            assert run.poll() is None and time.monotonic() < deadline, "the job never began"
-            time.sleep(0.05)
-    finally:
-        run.send_signal(signal.SIGKILL)
-        run.wait(timeout=30)
+    run, journal = _moving(tmp_path, "start", "--headless", stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    run.send_signal(signal.SIGKILL)
+    run.wait(timeout=30)
     r = _cli(tmp_path, "resume", "--config", str(PI), "--state-dir", str(state))
     assert r.returncode != 0, r.stdout + r.stderr
     said = r.stdout + r.stderr
     assert "the rig has restarted since the job began" in said and "state unknown: scan again" in said, said
     assert "Nothing was moved." in said, said
     assert journal.read_text().strip().splitlines()[-1].endswith('"status":"state unknown: scan again"}')
+
+
+def test_a_run_killed_between_two_moves_still_resumes_as_state_unknown(mock_pins, tmp_path, capsys):
+    """The best case a kill can leave: the journal says the last move was
+    made and confirmed, nothing under way. Still not a certain state on the
+    pins: the pulses died with the killed process, the servos went limp and
+    were free to drift or be moved by hand until now, and nothing senses
+    where they are (docs/hardware.md). So resume says "state unknown" and the
+    pins take no pulse."""
+    from robot.cli.main import main
+    from robot.rig.mechanisms.journal import UNKNOWN
+
+    state = tmp_path / "state"
+    r = _cli(tmp_path, "dry-run", "R U R' U'", "--config", str(PI), "--port", "gpio://",
+             "--state-dir", str(state))
+    assert r.returncode == 0, r.stdout + r.stderr
+    journal = state / "mechanism-journal.jsonl"
+    lines = journal.read_text().splitlines()
+    # the journal byte for byte as a kill right after move 3 was confirmed leaves it: append-only,
+    # each record flushed before the next move is sent
+    cut = [i for i, line in enumerate(lines) if '"type":"done"' in line][2]
+    assert '"type":"sent"' in lines[cut + 1], lines[cut + 1]
+    journal.write_text("\n".join(lines[:cut + 1]) + "\n")
+    assert main(["resume", "--config", str(PI), "--state-dir", str(state)]) != 0
+    said = capsys.readouterr().err
+    assert "3 of 11 robot moves done" in said and "the rig has restarted since the job began" in said, said
+    assert f"{UNKNOWN}. Nothing was moved." in said, said
+    assert not [w for w in _widths(mock_pins, 12) + _widths(mock_pins, 13) if w], "resume pulsed a servo"
+    assert journal.read_text().splitlines()[-1].endswith(f'"status":"{UNKNOWN}"}}')
 
 
 def test_a_stop_beside_a_run_in_the_same_process_reaches_the_rig(mock_pins):
@@ -508,11 +643,24 @@ def test_the_panel_solves_on_the_mock_pins(mock_pins, tmp_path):
 
     with panel_server(tmp_path, cfg=load_config(PI), rig_port="gpio://") as (base, panel, _):
         client = Client(base)
-        assert client.get("/api/status")[1]["rig"]["port"] == "gpio://"
+        rig = client.get("/api/status")[1]["rig"]
+        assert rig["port"] == "gpio://" and rig["simulated"] is True, rig  # mock pins move a virtual rig
         assert client.post("/api/start", {"seed": 10})[0] == 202
         events = client.events(lambda e: e["kind"] == "finished")
         assert events[-1]["status"] == "solved" and events[-1]["state"] == "done", events[-1]
     assert [w for w in _widths(mock_pins, 13) if w], "the holder's pin never pulsed"
+
+
+def test_the_panel_says_real_pins_are_not_simulated(monkeypatch):
+    """The page's "simulated" follows the pin factory gpiozero would make:
+    only its mock pins are a simulation; lgpio's drive real servos."""
+    from robot.gpio.board import on_mock_pins
+
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
+    assert on_mock_pins()
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "lgpio")
+    assert not on_mock_pins()
 
 
 def test_dry_run_on_the_mock_pins(tmp_path):

@@ -1,5 +1,5 @@
 """A flipper's or two-gripper's resume decided below the faces
-(robot/app/resume.py), called as a face calls it: a job cut with a move the
+(robot/app/resume.py), called as a face calls it (robot/app/kindwork.py): a job cut with a move the
 rig then finished goes on to the end; one cut with a flip half made ends
 "state unknown" and nothing moves; a folder with no job, or one whose last
 job ended unknown, says so. `cuberobot resume` in a new process presents
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from robot.app.resume import resume_mechanism_job
+from robot.app.kindwork import resume
 from robot.rig.link import Link
 from robot.rig.loading import load_config
 from robot.rig.mechanisms import mechanism_for, plan
@@ -56,8 +56,8 @@ def test_a_cut_job_goes_on_from_the_rigs_word_or_moves_nothing(tmp_path, half):
                         boot_id=link.hello.boot_id, ids=drive.ids)
         before = sim.counts()
         heard: list[str] = []
-        said = resume_mechanism_job(cfg, tmp_path, sim.port, lambda: Link(cfg, sim.port, kind="flipper"),
-                                    heard.append)
+        said = resume(cfg, str(tmp_path), sim.port, lambda port: Link(cfg, port, kind="flipper"),
+                      heard.append)
         after = sim.counts()
     j = MechanismJournal(tmp_path).last()
     assert j is not None
@@ -70,6 +70,6 @@ def test_a_cut_job_goes_on_from_the_rigs_word_or_moves_nothing(tmp_path, half):
         assert len(after["layer_turns"]) == len(p.solution) and j.end == "done"
         assert j.cube == cube.apply(p.solution).to_facelets()
     # asked again: nothing waits, and a job that ended unknown is said so
-    again = resume_mechanism_job(cfg, tmp_path, "/dev/null", lambda: Link(cfg, "/dev/null"), heard.append)
+    again = resume(cfg, str(tmp_path), "/dev/null", lambda port: Link(cfg, port), heard.append)
     assert (again.outcome, again.message.startswith("nothing to resume")) == (
         ("unknown", True) if half else ("nothing", True)), again

@@ -493,7 +493,10 @@ def diagnose(machine: Machine | None = None, config: Config | None = None, *, po
                 continue
             real = Path(port) if not port.startswith("/dev/") or _exists(Path(port)) else m.real(port)
             if "://" not in port and not _exists(real):
-                continue  # said already (config) or not there
+                if port in (ports or []) and (config is None or port != config.rig.port):  # else: config said
+                    findings.append(Finding("rig", "problem", port, "nothing is at this port: plug the board "
+                                            "in, or give one of the serial ports listed above"))
+                continue
             wait = boot_wait_s if boot_wait_s is not None else (
                 max(rig.boot_wait_s, HANDSHAKE_BOOT_WAIT_S) if _looks_like_a_board(port, found_ports) else
                 rig.boot_wait_s)

@@ -11,21 +11,128 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from solver import Cube
+from solver import SOLVED_CUBE, Cube, group_steps, parse_facelets
 
 from ..rig.config import Config
-from ..rig.errors import UserError
+from ..rig.errors import RigError, UserError
 from ..rig.journal import Journal
+from ..rig.motion import estimate_s, plan
+from ..rig.timing import move_ticks, ticks_to_s
+from .events import Event, Face, TurnEvents
+from .limits import (
+    MAX_DRY_RUN_MOVES,
+    MAX_RENDER_MOVES,
+    check_cube_text,
+    check_dry_run_hours,
+    check_moves,
+    check_output_file,
+    check_port,
+    check_port_and_folder,
+    rig_claims,
+)
 
 if TYPE_CHECKING:
     from ..rig import job
     from ..rig.link import Link
     from ..rig.motion import MotorStep
+
+
+@dataclass(frozen=True)
+class DryRunAsk:
+    """A dry run as the terminal asks for it (`cuberobot dry-run`), on any
+    kind of rig: the moves, the cube they start from (as given: ``-`` reads
+    it from standard input), the rig (None: a virtual one of its own), its
+    pace, the journal's folder and where to draw it."""
+
+    moves: str
+    start: str | None = None
+    port: str | None = None
+    speed: str = "max"
+    state_dir: str | None = None
+    render: str | None = None
+
+    @property
+    def simulated(self) -> bool:
+        """A virtual rig of the dry run's own, with a journal of its own unless a folder is given."""
+        return self.port is None or self.port.startswith("sim://")
+
+
+def _checked_plan(cfg: Config, ask: DryRunAsk) -> list[MotorStep]:
+    """Bounds of a six-motor dry run, before anything is opened: at most
+    1000 moves (100 drawn), and at most an hour at the virtual rig's pace.
+    Returns the run's one plan (checked, shown and turned)."""
+    from ..sim.virtual_rig import EventClock, make_clock
+
+    if ask.render:
+        check_moves(ask.moves, "MOVES", MAX_RENDER_MOVES, " (drawing takes a third of a second a move)")
+    else:
+        check_moves(ask.moves, "MOVES", MAX_DRY_RUN_MOVES, " (the rig turns each move)")
+    if ask.start:
+        check_cube_text(ask.start, "--from")
+    if ask.render:
+        check_output_file(ask.render, "--render")
+    check_port_and_folder(ask.port, ask.state_dir, default_folder=not ask.simulated)
+    speed, where = ask.speed, "--speed"
+    if ask.port is not None and ask.port.startswith("sim://"):
+        from ..sim.protocol_sim import parse_sim_url
+
+        try:
+            speed, where = parse_sim_url(ask.port)[1].get("speed", "1"), "--port's speed"
+        except ValueError as e:
+            raise UserError(f"--port {ask.port}: {e}") from None
+    try:
+        clock = make_clock(speed)
+    except ValueError as e:
+        raise UserError(f"{where}: {e}") from None
+    steps = plan(group_steps(ask.moves), cfg)
+    if ask.simulated and not isinstance(clock, EventClock):
+        check_dry_run_hours(estimate_s(steps, cfg), float(speed), speed, where)
+    return steps
+
+
+def at_terminal(cfg: Config, ask: DryRunAsk, read_cube: Callable[[str], str],
+                out: Callable[[str], None]) -> None:
+    """A six-motor dry run as `cuberobot dry-run` shows it: a line for each
+    turn (its motors, the estimate and the rig's own time), the totals, and
+    with ``render`` the animation and the timeline. ``read_cube`` reads the
+    starting cube as given."""
+    steps = _checked_plan(cfg, ask)  # the moves parsed and planned before anything opens
+    start = parse_facelets(read_cube(ask.start)) if ask.start else SOLVED_CUBE
+    if ask.render:
+        from .dryrun_pictures import check_path
+        check_path(ask.render)
+    profiles = cfg.profiles()
+    check_port(ask.port)
+    header = [f"{'step':>4}  {'turn':<7} {'motors':<22} {'estimate':>9} {'rig':>9}"]
+
+    def on_turn(td: job.TurnDone) -> None:
+        if header:
+            out(header.pop())
+        est = ticks_to_s(sum(move_ticks(td.step.parts, profiles)))
+        motors = " ".join(f"{cfg.motor_for_index(m).face}:{s:+d}" for m, s in td.step.parts)
+        rig = f"{ticks_to_s(td.ticks):.3f} s" if td.ticks is not None else "?"
+        out(f"{td.index + 1:>4}  {td.step.text:<7} {motors:<22} {est:>7.3f} s {rig:>9}")
+
+    # A virtual rig of its own; with no --state-dir, a journal of its own too.
+    with rig_claims(None if ask.simulated else ask.port, ask.state_dir,
+                    folder=not ask.simulated or ask.state_dir is not None):
+        report = dry_run(cfg, start, steps, port=ask.port, speed=ask.speed, state_dir=ask.state_dir,
+                         on_turn=on_turn)
+    executed = f"{report.executed_s:.3f} s" if report.executed_s is not None else "unknown (a DONE was lost)"
+    out(f"total: estimated {report.estimated_s:.3f} s, executed {executed} (rig's clock), "
+        f"{len(steps)} steps, wall {report.wall_s:.3f} s")
+    out(f"final state: {report.state}")
+    if ask.render:
+        from .dryrun_pictures import render
+        for path in render(ask.render, start, steps, cfg):
+            out(f"wrote {path}")
 
 
 def virtual_port(start: Cube, speed: str) -> str:
@@ -72,3 +179,87 @@ def dry_run(cfg: Config, start: Cube, steps: Sequence[MotorStep], *, port: str |
         finally:
             if on_link is not None:
                 on_link(None)
+
+
+class WatchedDryRun:
+    """A six-motor dry run a page watches (the panel's dry-run card): planned,
+    bounded and drawn when made, then turned on a virtual rig of its own with
+    the same events as a run's turns; stopped, or emergency-stopped onto the
+    virtual rig's line, from any thread."""
+
+    def __init__(self, cfg: Config, moves: str, speed: str, start: Cube):
+        """The run's one plan, the moves checked before anything starts: drawn, estimated, turned."""
+        import cv2
+
+        from .dryrun_pictures import timeline
+
+        self.cfg, self.speed, self.cube = cfg, speed, start
+        self.steps = plan(group_steps(moves), cfg)
+        self.estimate = estimate_s(self.steps, cfg)
+        check_dry_run_hours(self.estimate, float(speed), speed, "speed")
+        self.picture: bytes = cv2.imencode(".png", timeline(self.steps, cfg))[1].tobytes()
+        """The motor timeline (PNG), as `dry-run --render` draws it."""
+        self.link: Link | None = None
+        self.face: Face | None = None
+        self.stop_flag = threading.Event()
+        self.estop_sent = False
+
+    def begin(self, face: Face, stop_flag: threading.Event) -> Event:
+        """Tell the run's events to ``face``, stopped by ``stop_flag``; the
+        event that opens it (the moves, the estimate)."""
+        self.face, self.stop_flag = face, stop_flag
+        texts = [s.text for s in self.steps]
+        return Event("solution", "turning", {
+            "facelets": self.cube.to_facelets(), "moves": " ".join(texts), "length": len(texts),
+            "steps": texts, "estimated_s": round(self.estimate, 3), "dry_run": True},
+            f"dry run: {len(self.steps)} turns, ~{self.estimate:.1f} s")
+
+    def run(self) -> Event:
+        """Turn the plan, telling the face each turn; the ``finished`` event of however it ended."""
+        from .events import Stopped
+
+        assert self.face is not None, "begin() first"
+        face, n = self.face, len(self.steps)
+        events = TurnEvents([s.text for s in self.steps], self.estimate)
+
+        def on_link(link: Link | None) -> None:
+            self.link = link
+            if link is not None and n:
+                face.emit(events.started(0))
+
+        def on_turn(td: job.TurnDone) -> None:
+            face.emit(events.done(td.index, td.state, td.ticks))
+            if self.stop_flag.is_set():
+                raise Stopped("dry run stopped by request")
+            if td.index + 1 < n:
+                face.emit(events.started(td.index + 1))
+
+        try:
+            report = dry_run(self.cfg, self.cube, self.steps, speed=self.speed, on_turn=on_turn,
+                             on_link=on_link)
+        except Stopped as e:
+            estop = self.estop_sent
+            return Event("finished", "stopped", {"status": "stopped", "estop": estop},
+                         "emergency stop: the virtual rig was stopped" if estop else str(e))
+        except (RigError, UserError) as e:
+            estop = self.estop_sent
+            return Event("finished", "stopped" if estop else "failed",
+                         {"status": "stopped" if estop else "failed", "estop": estop},
+                         f"emergency stop: {e}" if estop else str(e))
+        executed = f"{report.executed_s:.3f} s" if report.executed_s is not None else "unknown"
+        return Event("finished", "done", {"status": "dry-run", "final_state": report.state,
+                                          "estimated_s": round(report.estimated_s, 3),
+                                          "executed_s": report.executed_s},
+                     f"dry run done: estimated {report.estimated_s:.3f} s, executed {executed} "
+                     "(the virtual rig's clock)")
+
+    def estop(self) -> dict[str, Any]:
+        """The emergency stop onto the virtual rig's line, if it has one yet;
+        the run ends at its next turn either way."""
+        link = self.link
+        self.estop_sent = True
+        self.stop_flag.set()
+        if link is not None:
+            link.estop()
+            return {"sent": True, "message": "emergency stop sent to the dry run's virtual rig"}
+        return {"sent": False, "message": "the dry run is stopping; it had not reached the rig yet"}

@@ -44,14 +44,18 @@ class RigKind:
     look_again_scans: bool
     """A doubtful scan is looked at again after a face is turned (six
     motors turn a face under the camera; a mechanism rescans instead)."""
+    scans_by_moving: bool
+    """A scan is a run of the rig: it shows its one camera the six faces by
+    whole-cube moves (`cuberobot scan` drives it); otherwise the cameras see
+    the faces where the cube stands, and a scan moves nothing."""
 
 
 SIX_MOTORS = RigKind("six-motor", METHODS, RIG_METRICS, tells_orientation=False, keeps_its_line=True,
-                     look_again_scans=True)
+                     look_again_scans=True, scans_by_moving=False)
 FLIPPER = RigKind("flipper", ("two-phase",), (), tells_orientation=True, keeps_its_line=False,
-                  look_again_scans=False)
+                  look_again_scans=False, scans_by_moving=True)
 TWO_GRIPPERS = RigKind("two-gripper", ("two-phase",), (), tells_orientation=True, keeps_its_line=False,
-                       look_again_scans=False)
+                       look_again_scans=False, scans_by_moving=True)
 KINDS: dict[str, RigKind] = {k.name: k for k in (SIX_MOTORS, FLIPPER, TWO_GRIPPERS)}
 """Every kind, by the name ``[rig] kind`` gives (CUBOTino's build is a flipper);
 robot/rig/config.py's RIG_KINDS lists the same names."""

@@ -284,6 +284,19 @@ def check_port(port: str | None) -> None:
                             "the serial ports here")
 
 
+def check_port_and_folder(port: str | None, state_dir: str | None, *, default_folder: bool = True) -> None:
+    """A command's --port not blank, and --state-dir (or the default one,
+    where the command would use it) a folder that can be written, made if
+    missing: checked before anything opens, the same for every kind of rig."""
+    from ..rig import journal
+
+    check_port(port)
+    if state_dir is not None:
+        check_output_dir(state_dir, "--state-dir")
+    elif default_folder:
+        check_output_dir(str(journal.default_state_dir()), "--state-dir")
+
+
 def check_firmware(firmware: str | None) -> None:
     """A --firmware ELF must be a readable AVR ELF file of at most 16 MiB;
     every refusal says how to build one."""

@@ -16,12 +16,15 @@ unknown like a run."""
 from __future__ import annotations
 
 import tempfile
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from solver import Cube, CubeError, parse_moves
+from solver import SOLVED_CUBE, Cube, CubeError, parse_facelets, parse_moves
 
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
@@ -30,7 +33,24 @@ from ..rig.mechanisms.base import Action, ImpossibleMove, Mechanism
 from ..rig.mechanisms.journal import run_job
 from ..rig.mechanisms.orientation import name
 from ..rig.mechanisms.planner import MechanismPlan, apply_to_cube, plan
+from .events import Event, Face
+from .jog import refuse_unfinished
+from .limits import (
+    MAX_DRY_RUN_MOVES,
+    MAX_RENDER_MOVES,
+    check_cube_text,
+    check_dry_run_hours,
+    check_moves,
+    check_port_and_folder,
+    rig_claims,
+)
 from .mechanism_events import MechanismEvents, step_texts
+
+if TYPE_CHECKING:
+    from .dryrun import DryRunAsk
+
+RESUME_OR_START = "run `cuberobot resume` first, or `cuberobot start`, which scans the cube afresh"
+"""What the terminal says to do about a job waiting in the journal a dry run would move under."""
 
 LANES = {"flipper": ("turntable", "cover", "flipper"), "two-gripper": ("D", "L", "grip_D", "grip_L")}
 """The parts that move, one timeline lane each: the servos, and the two-gripper's steppers."""
@@ -146,6 +166,92 @@ def _over_link(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan, events:
     return MechanismDryRun(p, events.steps, cube, name(m.orientation(state)), None)
 
 
+def _check_virtual_port(port: str | None, kind: str) -> None:
+    """A dry run on ``sim://`` runs on a virtual rig in this process, which
+    takes only ``?speed=``: any other option would be silently ignored, so
+    it is refused (a sim-rig on a pty takes them)."""
+    if port is None or not port.startswith("sim://"):
+        return
+    from ..sim.protocol_sim import parse_sim_url
+
+    try:
+        options = parse_sim_url(port)[1]
+    except ValueError as e:
+        raise UserError(f"--port {port}: {e}") from None
+    if other := sorted(set(options) - {"speed"}):
+        raise UserError(f"--port {port}: a {kind} dry run on sim:// runs on a virtual rig of its own, "
+                        f"which takes only ?speed=, not {', '.join(other)}: for those, run `cuberobot "
+                        "sim-rig` with them and pass the pty it prints with --port")
+
+
+def at_terminal(cfg: Config, ask: DryRunAsk, read_cube: Callable[[str], str],
+                out: Callable[[str], None]) -> None:
+    """A flipper's or two-gripper's dry run as `cuberobot dry-run` shows it:
+    the moves planned into robot moves, made on the kind's virtual rig or on
+    the rig at ``ask.port`` (homed first, journalled as a run), a line for
+    each; ``render`` writes the timeline (one lane per servo and stepper)
+    beside the name given. ``read_cube`` reads the starting cube as given."""
+    from .rigs import pace_of
+
+    kind = cfg.rig.kind
+    limit = MAX_RENDER_MOVES if ask.render else MAX_DRY_RUN_MOVES
+    check_moves(ask.moves, "MOVES", limit, "" if not ask.render else " (with --render)")
+    if ask.start:
+        check_cube_text(ask.start, "--from")
+    check_port_and_folder(ask.port, ask.state_dir, default_folder=not ask.simulated)
+    _check_virtual_port(ask.port, kind)
+    fast = ask.speed.strip().lower() in ("max", "inf", "event")
+    pace = pace_of(ask.port) if ask.port else (None if fast else float(ask.speed))
+    start = parse_facelets(read_cube(ask.start)) if ask.start else SOLVED_CUBE
+    m, p = mechanism_plan(cfg, ask.moves)
+    check_dry_run_hours(p.seconds, pace, ask.speed, "--speed")
+    tl_path = None
+    if ask.render:
+        from .dryrun_pictures import check_path
+
+        given = check_path(ask.render)
+        tl_path = Path(given).with_name(Path(given).stem + "-timeline.png")
+    header = [f"{'step':>4}  {'robot move':<18} {'part':<10} {'estimate':>9}  holds"]
+    seconds = _seconds(m, p)
+
+    class Lines(Face):
+        def emit(self, event: Event) -> None:
+            d = event.data
+            if event.kind == "turn-done":
+                if header:  # once the rig has made a move: an error before is a line of its own
+                    out(header.pop())
+                action = p.actions[d["index"]]
+                out(f"{d['index'] + 1:>4}  {d['step']:<18} {lane(m, action):<10} "
+                    f"{seconds[d['index']]:>7.3f} s  {d['orientation']}")
+
+    events = MechanismEvents(Lines(), pace=pace)
+    with rig_claims(None if ask.simulated else ask.port, ask.state_dir, folder=not ask.simulated):
+        if not ask.simulated:  # the rig's journal: a job waiting there must not be moved under
+            refuse_unfinished(cfg, ask.state_dir, RESUME_OR_START, moving="a dry run")
+        report = dry_run_mechanism(cfg, start, m, p, events, port=ask.port, state_dir=ask.state_dir)
+    where = f"the virtual {kind} rig" if ask.simulated else f"the {kind} rig on {ask.port}"
+    out(f"total: {len(p.actions)} robot moves for {len(p.solution)} face turns, estimated "
+        f"{p.seconds:.3f} s on {where}; it ends holding the cube {report.orientation}")
+    out(f"final state: {report.final_state}")
+    if tl_path is not None:
+        import cv2
+
+        if not cv2.imwrite(str(tl_path), timeline(cfg, m, p)):
+            raise UserError(f"cannot write {tl_path}")
+        out(f"wrote {tl_path} (the animation of a {kind} rig is drawn by the web panel's dry run, "
+            "`cuberobot serve`)")
+
+
+def _seconds(m: Mechanism, p: MechanismPlan) -> list[float]:
+    """Each robot move's planned time, from the rig's start."""
+    state, seconds = m.start(), []
+    for a in p.actions:
+        moved = m.apply(state, a)
+        seconds.append(moved.seconds)
+        state = moved.after
+    return seconds
+
+
 _LAYER_BGR = {"U": (235, 235, 235), "R": (40, 40, 214), "F": (58, 157, 42), "D": (46, 210, 242),
               "L": (26, 140, 255), "B": (198, 91, 30)}
 _WHOLE_BGR = (190, 150, 120)
@@ -199,3 +305,60 @@ def timeline(cfg: Config, m: Mechanism, p: MechanismPlan, width: int = 1000) -> 
                      "face's colour; grey-blue: the whole cube turns; grey: a grip)", (left, 18),
                 cv2.FONT_HERSHEY_SIMPLEX, 0.42, (0, 0, 0), 1, cv2.LINE_AA)
     return img
+
+
+class WatchedDryRun:
+    """A flipper's or two-gripper's dry run a page watches (the panel's
+    dry-run card): the moves planned into robot moves, bounded and drawn
+    when made, then made on a virtual rig of its own at ``speed``, with the
+    same events as a run's robot moves; stopped, or emergency-stopped, from
+    any thread."""
+
+    def __init__(self, cfg: Config, moves: str, speed: str, start: Cube):
+        import cv2
+
+        self.cfg, self.cube, self.pace = cfg, start, float(speed)
+        self.m, self.plan = mechanism_plan(cfg, moves)
+        check_dry_run_hours(self.plan.seconds, self.pace, f"{self.pace:g}", "speed")
+        self.picture: bytes = cv2.imencode(".png", timeline(cfg, self.m, self.plan))[1].tobytes()
+        """The timeline of the rig's parts (PNG), as `dry-run --render` draws it."""
+        self.events: MechanismEvents | None = None
+
+    def begin(self, face: Face, stop_flag: threading.Event) -> Event:
+        """Tell the run's events to ``face``, stopped by ``stop_flag``; the
+        event that opens it (the face turns, the robot moves, the estimate)."""
+        m, p = self.m, self.plan
+        self.events = MechanismEvents(face, pace=self.pace)
+        self.events.stop_flag = stop_flag
+        return Event("solution", "turning", {
+            "facelets": self.cube.to_facelets(), "moves": " ".join(str(x) for x in p.solution),
+            "length": len(p.solution), "steps": step_texts(m, m.start(), p.actions),
+            "estimated_s": round(p.seconds, 3), "dry_run": True, "orientation": "URFDLB"},
+            f"dry run on the virtual {self.cfg.rig.kind} rig: {len(p.actions)} robot moves, "
+            f"~{p.seconds:.1f} s")
+
+    def run(self) -> Event:
+        """Make the robot moves, telling the face each; the ``finished`` event of however it ended."""
+        from .events import Stopped
+
+        assert self.events is not None, "begin() first"
+        p = self.plan
+        try:
+            report = dry_run_mechanism(self.cfg, self.cube, self.m, p, self.events)
+        except Stopped as e:
+            return Event("finished", "stopped", {"status": "stopped", "estop": e.estop}, str(e))
+        except (RigError, UserError, ImpossibleMove) as e:
+            return Event("finished", "failed", {"status": "failed"}, str(e))
+        return Event("finished", "done", {"status": "dry-run", "final_state": report.final_state,
+                                          "estimated_s": round(p.seconds, 3), "executed_s": None},
+                     f"dry run done: {len(p.actions)} robot moves, estimated {p.seconds:.3f} s; "
+                     f"the rig ends holding the cube {report.orientation}")
+
+    def estop(self) -> dict[str, Any]:
+        """The emergency stop: onto the rig's line if one is open (none on a
+        virtual rig of the dry run's own); it stops before its next robot move either way."""
+        kind = self.cfg.rig.kind
+        if self.events is not None and self.events.estop():
+            return {"sent": True, "message": f"emergency stop sent to the {kind} rig"}
+        return {"sent": False, "message": f"emergency stop: the dry run's virtual {kind} rig stops before "
+                                          "its next robot move (no line to a rig was open to send it on)"}

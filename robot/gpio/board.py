@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -82,6 +83,20 @@ def is_mock(factory: Any) -> bool:
     from gpiozero.pins.mock import MockFactory
 
     return isinstance(factory, MockFactory)
+
+
+def on_mock_pins() -> bool:
+    """Whether this process's pins are gpiozero's mock ones, so a rig on them
+    is a simulation (what the panel tells the page). Asked without making a
+    factory: the one gpiozero has, else the one ``GPIOZERO_PIN_FACTORY``
+    would make; never raises (a machine without gpiozero has no mock pins)."""
+    try:
+        from gpiozero import Device
+    except ImportError:
+        return False
+    if Device.pin_factory is not None:
+        return is_mock(Device.pin_factory)
+    return os.environ.get("GPIOZERO_PIN_FACTORY", "").strip().lower() == "mock"
 
 
 def pins_of(config: Config) -> dict[str, int]:

@@ -16,6 +16,7 @@ for gpiozero's mock pins only, where no servo moves and the default is
 from __future__ import annotations
 
 import atexit
+import logging
 import math
 import threading
 import time
@@ -28,10 +29,14 @@ from ..rig.errors import UserError
 from ..rig.gpio_pins import GPIO_SCHEME, is_gpio_port
 from ..rig.inprocess_port import InProcessPort
 from .board import Board, is_mock, pin_factory, pins_of
+from .remote import Listener
 from .rig import GpioRig
 
+log = logging.getLogger(__name__)
 _LOCK = threading.Lock()
 _rig: GpioRig | None = None
+_listener: Listener | None = None
+"""Where `cuberobot estop` in another terminal reaches this process's rig (:mod:`.remote`)."""
 
 
 def parse_gpio_url(url: str) -> float | None | str:
@@ -92,15 +97,34 @@ def rig_for(config: Config, speed: float | None | str) -> GpioRig:
             rig = GpioRig(board, speed)
             held.append(rig)
             _rig = rig
+            _listen()
         else:
             rig.speed = speed
         return rig
 
 
+def _listen() -> None:
+    """This process drives the pins: it answers `cuberobot estop` from another
+    terminal from now on (a warning, and the run goes on, where it cannot)."""
+    global _listener
+    if _listener is not None:
+        return
+    try:
+        _listener = Listener(current_rig)
+    except OSError as e:
+        log.warning("`cuberobot estop` in another terminal cannot reach this command's rig on %s (%s); "
+                    "Ctrl-C, the panel's Stop or the [gpio] estop_button still stop it",
+                    GPIO_SCHEME, e.strerror or e)
+
+
 @atexit.register
 def _let_go() -> None:
-    """The process ends: the servos' pulses stop and the pins are given back."""
-    global _rig
+    """The process ends: the servos' pulses stop, the pins are given back
+    and nobody is told any more that this process drives them."""
+    global _rig, _listener
+    listener, _listener = _listener, None
+    if listener is not None:
+        listener.close()
     rig, _rig = _rig, None
     if rig is not None:
         rig.close()
@@ -164,9 +188,10 @@ class Serial(InProcessPort):
         if self.rig is None and _rig is not None:
             return _rig  # a port opened beside this process's run (a panel's stop): the same rig
         if self.rig is None:
-            # another process drives the pins (`cuberobot estop` beside a run): nothing here can reach them
+            # another process drives the pins: its rig takes orders through robot/gpio/remote.py, not bytes
             raise SerialException(f"the rig on {GPIO_SCHEME} lives inside the process that drives its pins; "
-                                  "stop it there (Ctrl-C, the panel's Stop, or the [gpio] estop_button)")
+                                  "`cuberobot estop` reaches it from here (or its Ctrl-C, the panel's Stop, "
+                                  "the [gpio] estop_button)")
         return self.rig
 
     def _reconfigure_port(self, *args: object) -> None:

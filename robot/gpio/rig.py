@@ -27,8 +27,7 @@ from ..rig import protocol as P
 from .board import Board
 
 QUEUE_CAPACITY = 4
-SERVOS = 3
-SERVO_MIN_US, SERVO_MAX_US, MAX_TRAVEL_MS = 400, 2600, 10000
+SERVOS, SERVO_MIN_US, SERVO_MAX_US, MAX_TRAVEL_MS = P.SERVOS, P.SERVO_MIN_US, P.SERVO_MAX_US, P.MAX_TRAVEL_MS
 """The firmware's limits (servo.h, app.cpp), so both rigs refuse the same."""
 FW_VERSION = (0, 1, 0)
 ESTOP_INPUT = 2
@@ -42,7 +41,7 @@ class _Active:
     ticks: int
 
 
-class GpioRig:
+class GpioRig(P.FirmwareSession):
     """The rig's side of the protocol, driving ``board``'s pins.
 
     ``speed``: times real time for the servos' travel (None: no wait at all),
@@ -76,8 +75,7 @@ class GpioRig:
         self.last_seq = 0
         self.last_reply = b""
         self.event_seq = 0
-        self.rx = P.FrameDecoder(realtime=True)
-        self.estop_run = 0
+        self.rx = P.FirmwareReceiver(lambda: self.stop(1), self._realtime_status, self._command)
         self.configured: set[int] = set()
         self._emit(P.Event(P.EventCode.BOOT, 1))
         self._light()
@@ -133,21 +131,12 @@ class GpioRig:
         return data
 
     def receive(self, data: bytes) -> None:
-        """Bytes from the host. ``RT_ESTOP`` never reaches the frame decoder
-        and stops only as the last of a run of ``ESTOP_RUN`` (docs/protocol.md 1.1)."""
+        """Bytes from the host, taken as the firmware takes them (:class:`P.FirmwareReceiver`)."""
         with self.lock:
-            for b in data:
-                if b == P.RT_ESTOP:
-                    self.estop_run = min(self.estop_run + 1, P.ESTOP_RUN)
-                    if self.estop_run == P.ESTOP_RUN:
-                        self.stop(1)
-                    continue
-                self.estop_run = 0
-                for item in self.rx.feed(bytes((b,))):
-                    if isinstance(item, int):
-                        self._emit(P.RealtimeStatus(*self._status_fields()))
-                    else:
-                        self._command(item)
+            self.rx.feed(data)
+
+    def _realtime_status(self) -> None:
+        self._emit(P.RealtimeStatus(*self._status_fields()))
 
     def stop(self, arg: int) -> None:
         """The emergency stop: pulses off at once, the queue emptied, latched."""
@@ -163,6 +152,19 @@ class GpioRig:
                 self._emit(P.Event(P.EventCode.ESTOP_LATCHED, arg))
             self._light()
             self._cond.notify_all()
+
+    def clear_latch(self) -> P.Ack | P.Err:
+        """CLEAR_ESTOP, from the host's session or from `cuberobot estop
+        --clear` in another terminal (:mod:`.remote`): refused while the
+        stop switch is held, as the firmware refuses it."""
+        with self.lock:
+            if self.board.estop_held:
+                return P.Err(P.ErrorCode.ESTOP, ESTOP_INPUT)
+            if self.estop:
+                self.estop = False
+                self._emit(P.Event(P.EventCode.ESTOP_CLEARED, 0))
+                self._light()
+            return P.Ack(self._queue_free())
 
     def press(self) -> None:
         """The start button, pressed (debounced by gpiozero)."""
@@ -184,35 +186,15 @@ class GpioRig:
         return (self.boot_id, flags, self.last_done_id, active, len(self.queue) + (self.active is not None),
                 uptime & 0xFFFFFFFF, min(255, self.rx.errors))
 
-    def _command(self, content: bytes) -> None:
-        seq = content[1]
-        try:
-            _, msg = P.decode(content)
-        except P.ProtocolError as e:
-            self._emit(P.Err(e.code, content[0]), seq)
-            return
-        if isinstance(msg, P.StatusQuery):
-            self._emit(P.Status(*self._status_fields()), seq)
-            return
-        if isinstance(msg, P.Hello):
-            if msg.version != P.PROTOCOL_VERSION:
-                self._emit(P.Err(P.ErrorCode.VERSION, P.PROTOCOL_VERSION), seq)
-                return
-            self.session = True
-            self.last_seq = seq
-            self.last_reply = self._emit(P.HelloOk(P.PROTOCOL_VERSION, *FW_VERSION, P.BOARD_GPIO,
-                                                   QUEUE_CAPACITY, self.boot_id, P.TICK_HZ), seq)
-            self._light()
-            return
-        if seq == self.last_seq and self.last_reply:
-            self.to_host += self.last_reply  # a repeat: answered from memory, not executed again
-            return
-        if not self.session:
-            self._emit(P.Err(P.ErrorCode.NO_SESSION), seq)
-            return
-        reply = self._execute(msg)
-        self.last_seq = seq
-        self.last_reply = self._emit(reply, seq)
+    BOARD = P.BOARD_GPIO
+    FIRMWARE = FW_VERSION
+    CAPACITY = QUEUE_CAPACITY
+
+    def _resend(self, reply: bytes) -> None:
+        self.to_host += reply
+
+    def _opened(self) -> None:
+        self._light()  # the status light says a host holds a session
 
     def _execute(self, msg: P.Message) -> P.Message:
         match msg:
@@ -228,13 +210,7 @@ class GpioRig:
             case P.ServoCommand():
                 return self._servo(msg)
             case P.ClearEstop():
-                if self.board.estop_held:
-                    return P.Err(P.ErrorCode.ESTOP, ESTOP_INPUT)
-                if self.estop:
-                    self.estop = False
-                    self._emit(P.Event(P.EventCode.ESTOP_CLEARED, 0))
-                    self._light()
-                return P.Ack(self._queue_free())
+                return self.clear_latch()
             case P.Release() if self.active is not None:
                 return P.Err(P.ErrorCode.BUSY)
             case P.Release():
@@ -253,19 +229,14 @@ class GpioRig:
         return P.Ack(self._queue_free())
 
     def _servo(self, msg: P.ServoCommand) -> P.Message:
-        if self.estop:
-            return P.Err(P.ErrorCode.ESTOP, ESTOP_INPUT if self.board.estop_held else 0)
-        if msg.servo >= SERVOS or not self.board.has_servo(msg.servo):
-            return P.Err(P.ErrorCode.BAD_ARG, 0)
-        if msg.servo not in self.configured:
-            return P.Err(P.ErrorCode.NOT_CONFIGURED, msg.servo)
-        lo, hi = self.board.limits[msg.servo]
-        if not lo <= msg.pulse_us <= hi:
-            return P.Err(P.ErrorCode.BAD_ARG, 1)
-        if msg.travel_ms > MAX_TRAVEL_MS:
-            return P.Err(P.ErrorCode.BAD_ARG, 2)
-        if self._queue_free() <= 0:
-            return P.Err(P.ErrorCode.QUEUE_FULL)
+        present = msg.servo < SERVOS and self.board.has_servo(msg.servo)
+        latch = (ESTOP_INPUT if self.board.estop_held else 0) if self.estop else None
+        refused = P.servo_refusal(msg, latch=latch,
+                                  present=present, configured=msg.servo in self.configured,
+                                  limits=self.board.limits[msg.servo] if present else (0, 0),
+                                  queue_free=self._queue_free())
+        if refused is not None:
+            return refused
         self.queue.append(msg)
         self.cut = False
         self._start_next()

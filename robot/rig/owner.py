@@ -61,7 +61,7 @@ _held: dict[str, _Held] = {}
 _held_lock = threading.Lock()
 
 
-def _command_line() -> str:
+def command_line() -> str:
     """What this process is, in words a person recognises (``cuberobot serve``)."""
     argv = sys.argv or ["?"]
     name = Path(argv[0]).name
@@ -166,7 +166,7 @@ def claim(lock_path: Path, what: str, advice: Callable[[dict[str, Any]], str], *
             if e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 raise UserError(f"cannot claim {what}: {e.strerror or e}") from None
             raise InUse(f"{what} is in use by {describe_holder(holder)}: {advice(holder)}", holder) from None
-        record = {"pid": os.getpid(), "command": _command_line(), "since": round(time.time(), 3),
+        record = {"pid": os.getpid(), "command": command_line(), "since": round(time.time(), 3),
                   **(details or {})}
         try:
             os.ftruncate(fd, 0)
@@ -223,7 +223,7 @@ def port_key(port: str) -> str | None:
     return os.path.realpath(port)
 
 
-def _runtime_dir() -> Path:
+def runtime_dir() -> Path:
     """The user's runtime folder (``$XDG_RUNTIME_DIR``, gone at logout or
     boot, like the processes whose claims it holds), or a private folder of
     the user's own in the temporary directory where there is none (a service,
@@ -236,7 +236,7 @@ def _runtime_dir() -> Path:
 
 
 def port_lock(key: str) -> Path:
-    folder = _runtime_dir() / "ports"
+    folder = runtime_dir() / "ports"
     name = "".join(c if c.isalnum() or c in "-_." else "_" for c in key).strip("_")[-120:] or "port"
     return folder / f"{name}.lock"
 

@@ -20,14 +20,14 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vision.errors import VisionError
 
 from ..app.engines import RunEngine, engine_for
-from ..app.events import Answer, Doubt, Event, Face, TurnEvents
+from ..app.events import Answer, Doubt, Event, Face
 from ..app.kinds import kind_of
-from ..app.limits import check_dry_run_hours
+from ..app.kindwork import WatchedDryRun, watched_dry_run
 from ..app.rigs import openable
 from ..app.solving import check_run
 from ..app.start import Engine
@@ -35,10 +35,6 @@ from ..rig.config import Config
 from ..rig.errors import RigError, UserError
 from ..rig.link import Link
 from .standing_rig import StandingRig
-
-if TYPE_CHECKING:
-    from ..app.mechanism_start import MechanismEngine  # at run time only when a run starts: it loads OpenCV
-    from ..rig.motion import MotorStep
 
 log = logging.getLogger(__name__)
 
@@ -162,8 +158,8 @@ class Panel:
         self.lock = threading.Lock()
         # A flipper or two-gripper holds the cube as it was put in until a run or a jog moves it.
         self.status = Status(orientation="URFDLB" if self.kind.tells_orientation else "")
-        self.mechanism_state: Any = None
-        """A flipper's or two-gripper's rig that outlives a run (:attr:`mechanism_port`): its whole
+        self.rig_state: Any = None
+        """A flipper's or two-gripper's rig that outlives a run (:attr:`lasting_port`): its whole
         state as the last run or jog left it (the cube's hold in the status's frame, and its parts);
         None while not known (none yet, or one ended part-way). A jog is followed from it."""
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY)
@@ -174,12 +170,11 @@ class Panel:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.subscribers: set[asyncio.Queue[dict[str, Any] | None]] = set()
         self.seq = 0
-        self.dry_link: Link | None = None
         self.timeline: bytes | None = None
         """The last dry run's motor timeline (PNG), as `dry-run --render` draws it."""
         self.dry_stop = threading.Event()
-        self.dry_events: Any = None
-        """A flipper or two-gripper dry run's events (its emergency stop goes there)."""
+        self.dry: WatchedDryRun | None = None
+        """The last dry run (its emergency stop goes there while it runs)."""
         self.held_by: str | None = None
         """What holds the rig between runs (:meth:`holding`): a jog
         (web/jogging.py) or a clear of the emergency stop; runs, dry runs and
@@ -187,7 +182,7 @@ class Panel:
         self.jog_link: Link | None = None
         """A flipper's or two-gripper's jog's line (its emergency stop goes there)."""
         self._latch_known_at = 0.0
-        """When :attr:`mechanism_latched` was learnt (time.monotonic)."""
+        """When :attr:`lasting_latched` was learnt (time.monotonic)."""
         self.jog_estop = threading.Event()
         """The emergency stop pressed during a flipper's or two-gripper's jog,
         perhaps before its line was open: the jog then makes no move at all."""
@@ -195,8 +190,8 @@ class Panel:
         """The server's shutdown, once begun (:meth:`begin_close`)."""
         self._latched_told = False
         """The latch in the last rig state told to the pages (:meth:`_rig_changed`)."""
-        self.mechanism_latched: bool | None = None
-        """A flipper's or two-gripper's rig that outlives a run (:attr:`mechanism_port`):
+        self.lasting_latched: bool | None = None
+        """A flipper's or two-gripper's rig that outlives a run (:attr:`lasting_port`):
         whether its emergency stop was latched when this panel last reached it
         (a run's or a jog's line as it closed, a stop sent, a clear); None
         before it has been reached."""
@@ -205,10 +200,10 @@ class Panel:
                                     on_change=self._rig_changed)
 
     @property
-    def mechanism(self) -> bool:
-        """A rig that moves the cube (flipper, two-gripper): its runs are made on
-        its virtual rig in the run's thread (robot/app/mechanism_start.py); no
-        line is kept open between runs."""
+    def own_lines(self) -> bool:
+        """The rig keeps no line open between runs (a flipper, two grippers:
+        robot/app/kinds.py says): each run, jog, stop or clear opens its own,
+        and the rig's latch is what it said then."""
         return not self.kind.keeps_its_line
 
     def open(self) -> None:
@@ -216,10 +211,10 @@ class Panel:
         flipper's or two-gripper's ``sim://NAME`` rig, the panel's own links
         (an idle stop, a clear) open it before any run has loaded the
         simulation, which registers ``sim://`` with pyserial."""
-        if not self.mechanism:
+        if not self.own_lines:
             self.standing.start()
         else:
-            openable(self.mechanism_port)
+            openable(self.lasting_port)
 
     # -- runs ------------------------------------------------------------------
     def start(self, *, seed: int | None = None, scan_only: bool = False, method: str | None = None,
@@ -258,138 +253,43 @@ class Panel:
         """Turn ``moves`` on a virtual rig of its own (the configured rig is
         not touched), with the same events as a run's turns, so the page's
         cube and turn list follow it; :class:`Busy` if a run is going on."""
-        from solver import SOLVED_CUBE, group_steps, parse_facelets
-
-        from ..app.dryrun_pictures import timeline
-        from ..rig.motion import estimate_s, plan
+        from solver import SOLVED_CUBE, parse_facelets
 
         cube = parse_facelets(start) if start else SOLVED_CUBE
         with self.lock:
             self.check_free()  # refused before the planning and drawing, which take seconds
-        if self.mechanism:
-            return self._start_mechanism_dry_run(moves, float(speed), cube)
-        # the run's one plan, the moves checked before anything starts: drawn, estimated, turned
-        steps = plan(group_steps(moves), self.cfg)
-        estimate = estimate_s(steps, self.cfg)
-        check_dry_run_hours(estimate, float(speed), speed, "speed")
-        import cv2
-
-        picture = cv2.imencode(".png", timeline(steps, self.cfg))[1].tobytes()
-        with self.lock:
-            self.check_free()
-            number = self.status.run + 1
-            self.status = Status(state="turning", run=number, kind="dry-run", started=time.time())
-            self.history.clear()
-            self.engine = None
-            self.timeline = picture
-            self.dry_stop = threading.Event()
-            self.thread = threading.Thread(target=self._dry_run, args=(cube, steps, estimate, speed),
-                                           daemon=True, name=f"dry-run-{number}")
-        texts = [s.text for s in steps]
-        self.publish(Event("solution", "turning", {
-            "facelets": cube.to_facelets(), "moves": " ".join(texts), "length": len(texts), "steps": texts,
-            "estimated_s": round(estimate, 3), "dry_run": True},
-            f"dry run: {len(steps)} turns, ~{estimate:.1f} s"))
-        self.thread.start()
-        return number
-
-    def _start_mechanism_dry_run(self, moves: str, speed: float, cube: Any) -> int:
-        """A flipper or two-gripper dry run: the moves planned into robot moves and
-        made on a virtual rig of its own, paced at ``speed``."""
-        import cv2
-
-        from ..app.mechanism_dryrun import mechanism_plan, timeline
-        from ..app.mechanism_events import MechanismEvents, step_texts
-
-        m, p = mechanism_plan(self.cfg, moves)
-        check_dry_run_hours(p.seconds, speed, f"{speed:g}", "speed")
-        picture = cv2.imencode(".png", timeline(self.cfg, m, p))[1].tobytes()
-        texts = step_texts(m, m.start(), p.actions)
+        dry = watched_dry_run(self.cfg, moves, speed, cube)
         with self.lock:
             self.check_free()
             number = self.status.run + 1
             self.status = Status(state="turning", run=number, kind="dry-run", started=time.time(),
-                                 rig_kind=self.cfg.rig.kind, orientation="URFDLB")
+                                 rig_kind=self.cfg.rig.kind,
+                                 orientation="URFDLB" if self.kind.tells_orientation else "")
             self.history.clear()
             self.engine = None
-            self.timeline = picture
+            self.timeline = dry.picture
             self.dry_stop = threading.Event()
-            events = MechanismEvents(WebFace(self, self.dry_stop), pace=speed)
-            events.stop_flag = self.dry_stop
-            self.dry_events = events
-            self.thread = threading.Thread(target=self._mechanism_dry_run, args=(cube, m, p, events),
-                                           daemon=True, name=f"dry-run-{number}")
-        self.publish(Event("solution", "turning", {
-            "facelets": cube.to_facelets(), "moves": " ".join(str(x) for x in p.solution),
-            "length": len(p.solution), "steps": texts, "estimated_s": round(p.seconds, 3), "dry_run": True,
-            "orientation": "URFDLB"},
-            f"dry run on the virtual {self.cfg.rig.kind} rig: {len(p.actions)} robot moves, "
-            f"~{p.seconds:.1f} s"))
+            opening = dry.begin(WebFace(self, self.dry_stop), self.dry_stop)
+            self.dry = dry
+            self.thread = threading.Thread(target=self._dry_run, args=(dry,), daemon=True,
+                                           name=f"dry-run-{number}")
+        self.publish(opening)
         self.thread.start()
         return number
 
-    def _mechanism_dry_run(self, cube: Any, m: Any, p: Any, events: Any) -> None:
-        from ..app.events import Stopped
-        from ..app.mechanism_dryrun import dry_run_mechanism
-        from ..rig.mechanisms.base import ImpossibleMove
+    def _dry_run(self, dry: WatchedDryRun) -> None:
+        """The dry run's thread: its moves, then how it ended, told to the page."""
+        self.publish(dry.run())
 
-        try:
-            report = dry_run_mechanism(self.cfg, cube, m, p, events)
-        except Stopped as e:
-            self.publish(Event("finished", "stopped", {"status": "stopped", "estop": e.estop}, str(e)))
-            return
-        except (RigError, UserError, ImpossibleMove) as e:
-            self.publish(Event("finished", "failed", {"status": "failed"}, str(e)))
-            return
-        self.publish(Event("finished", "done", {"status": "dry-run", "final_state": report.final_state,
-                                                "estimated_s": round(p.seconds, 3), "executed_s": None},
-                           f"dry run done: {len(p.actions)} robot moves, estimated {p.seconds:.3f} s; "
-                           f"the rig ends holding the cube {report.orientation}"))
+    def _run(self, engine: RunEngine) -> None:
+        """The run's thread: on the kept line when the rig keeps one, else on the run's own."""
+        if isinstance(engine, Engine):
+            self._run_on_kept_line(engine)
+        else:
+            self._run_on_own_line(engine)
 
-    def _dry_run(self, cube: Any, steps: list[MotorStep], estimate: float, speed: str) -> None:
-        from ..app.dryrun import dry_run
-        from ..app.events import Stopped
-        from ..rig import job
-
-        n = len(steps)
-        events = TurnEvents([s.text for s in steps], estimate)
-
-        def on_link(link: Link | None) -> None:
-            self.dry_link = link
-            if link is not None and n:
-                self.publish(events.started(0))
-
-        def on_turn(td: job.TurnDone) -> None:
-            self.publish(events.done(td.index, td.state, td.ticks))
-            if self.dry_stop.is_set():
-                raise Stopped("dry run stopped by request")
-            if td.index + 1 < n:
-                self.publish(events.started(td.index + 1))
-
-        try:
-            report = dry_run(self.cfg, cube, steps, speed=speed, on_turn=on_turn, on_link=on_link)
-        except Stopped as e:
-            estop = self.status.estop_sent
-            self.publish(Event("finished", "stopped", {"status": "stopped", "estop": estop},
-                               "emergency stop: the virtual rig was stopped" if estop else str(e)))
-            return
-        except (RigError, UserError) as e:
-            estop = self.status.estop_sent
-            self.publish(Event("finished", "stopped" if estop else "failed",
-                               {"status": "stopped" if estop else "failed", "estop": estop},
-                               f"emergency stop: {e}" if estop else str(e)))
-            return
-        executed = f"{report.executed_s:.3f} s" if report.executed_s is not None else "unknown"
-        self.publish(Event("finished", "done", {"status": "dry-run", "final_state": report.state,
-                                                "estimated_s": round(report.estimated_s, 3),
-                                                "executed_s": report.executed_s},
-                           f"dry run done: estimated {report.estimated_s:.3f} s, executed {executed} "
-                           "(the virtual rig's clock)"))
-
-    def _run(self, engine: Engine | MechanismEngine) -> None:
-        if not isinstance(engine, Engine):
-            self._run_mechanism(engine)
-            return
+    def _run_on_kept_line(self, engine: Engine) -> None:
+        """A run on the standing rig's line, which the panel holds between runs."""
         error: BaseException | None = None
         try:
             with self.standing.lock:  # the listener lets go of the line within one slice
@@ -408,8 +308,10 @@ class Panel:
         finally:
             self.standing.after_run(error)
 
-    def _run_mechanism(self, engine: MechanismEngine) -> None:
-        """A flipper or two-gripper run: every end it knows it tells as ``finished``."""
+    def _run_on_own_line(self, engine: Any) -> None:
+        """A run that opens its own line (a rig that moves the cube): every
+        end it knows it tells as ``finished``; then what the rig said of its
+        state and its latch as the line closed is kept for the next run or jog."""
         from ..app.events import Stopped
         from ..rig.mechanisms.base import ImpossibleMove
 
@@ -422,10 +324,10 @@ class Panel:
             log.exception("the run failed")
             self._finish_unreported(f"the run failed: {type(e).__name__}: {e}")
         finally:
-            self.mechanism_state = engine.events.rig_state
+            self.rig_state = engine.events.rig_state
             latched = engine.events.rig_latched
             if not (latched is False and self.status.estop_sent):  # a stop sent, no latch heard: not known
-                self.mechanism_latch(latched, heard_at=engine.events.rig_latched_at)
+                self.note_latch(latched, heard_at=engine.events.rig_latched_at)
 
     def _button(self) -> None:
         """The rig's start button, heard between runs: a run as the page's Start."""
@@ -486,7 +388,7 @@ class Panel:
         return True
 
     @property
-    def mechanism_port(self) -> str | None:
+    def lasting_port(self) -> str | None:
         """A flipper's or two-gripper's rig that outlives a run (a serial port,
         a sim-rig's pty, a named ``sim://NAME``), which keeps an emergency
         stop latched until it is cleared; None when each run and jog gets a
@@ -504,49 +406,49 @@ class Panel:
             return run_port(self.cfg, port) if parts.netloc + parts.path else None  # the URL runs use
         return port
 
-    def _estop_mechanism(self) -> dict[str, Any]:
+    def _estop_on_own_lines(self) -> dict[str, Any]:
+        """The emergency stop on a rig that keeps no line between runs: onto
+        the run's line or the jog's, else onto one opened for it."""
         kind = self.cfg.rig.kind
-        if self.running():
+        engine = self.engine
+        if engine is not None and self.running():
             self.status.estop_sent = True
-            engine, events = self.engine, self.dry_events
-            # the run's line, or a dry run's
-            if engine.estop() if engine is not None else events is not None and events.estop():
-                self.mechanism_latch(True)
+            if engine.estop():  # the run's line
+                self.note_latch(True)
                 return {"sent": True, "message": f"emergency stop sent to the {kind} rig"}
-            # no line took it (not open yet, or a dry run's virtual rig): nothing latched, nothing moves on
-            what = f"the dry run's virtual {kind} rig" if engine is None else f"the {kind} run"
-            return {"sent": False, "message": f"emergency stop: {what} stops before its next robot move "
-                                              "(no line to a rig was open to send it on)"}
+            # no line took it (not open yet): nothing latched, nothing moves on
+            return {"sent": False, "message": f"emergency stop: the {kind} run stops before its next robot "
+                                              "move (no line to a rig was open to send it on)"}
         jogging, link = self.held_by == "jog", self.jog_link  # as things stood at the press
         if jogging:
             self.jog_estop.set()  # a jog whose line is not open yet makes no move
         if link is not None and link.estop():
-            self.mechanism_latch(True)
+            self.note_latch(True)
             return {"sent": True, "message": f"emergency stop sent to the {kind} rig the jog moves"}
         if link is not None:
             log.warning("the jog's line did not take the emergency stop; sending it on a line of its own")
         if jogging and link is None:
             return {"sent": False, "message": "emergency stop: the jog makes no move (its line to the "
                                               f"{kind} rig was not open yet)"}
-        if self.mechanism_port is None:
+        if self.lasting_port is None:
             return {"sent": False, "message": f"no run is going on: the virtual {kind} rig is idle"}
-        sent = self._estop_port(self.mechanism_port)
+        sent = self._estop_port(self.lasting_port)
         if sent["sent"]:
-            self.mechanism_latch(True)
+            self.note_latch(True)
         return sent
 
-    def mechanism_latch(self, latched: bool | None, *, heard_at: float | None = None) -> None:
+    def note_latch(self, latched: bool | None, *, heard_at: float | None = None) -> None:
         """What this panel last knew of a flipper's or two-gripper's latch
         (only a rig that outlives a run keeps one); every open page is told.
         ``heard_at``: when a closing line began to listen for it; older than
         what the panel already knows (a stop sent meanwhile), it is dropped."""
-        if self.mechanism_port is None or latched is None:
+        if self.lasting_port is None or latched is None:
             return
         now = time.monotonic() if heard_at is None else heard_at
         if now < self._latch_known_at:
             return
         self._latch_known_at = now
-        self.mechanism_latched = latched
+        self.lasting_latched = latched
         self._rig_changed(self.describe_rig())
 
     def _estop_port(self, port: str) -> dict[str, Any]:
@@ -566,16 +468,12 @@ class Panel:
         """The emergency stop: onto the running link at once; with no run,
         through a link opened for it (a real rig latches it until cleared)."""
         engine = self.engine
-        if self.mechanism:
-            return self._estop_mechanism()
-        if engine is None and self.running():  # a dry run: onto its virtual rig's line
-            link = self.dry_link
+        dry = self.dry
+        if engine is None and dry is not None and self.running():  # a dry run: its virtual rig of its own
             self.status.estop_sent = True
-            self.dry_stop.set()
-            if link is not None:
-                link.estop()
-                return {"sent": True, "message": "emergency stop sent to the dry run's virtual rig"}
-            return {"sent": False, "message": "the dry run is stopping; it had not reached the rig yet"}
+            return dry.estop()
+        if self.own_lines:
+            return self._estop_on_own_lines()
         if engine is not None and self.running():
             if engine.estop() or self.standing.estop():  # the run's line, or the kept one it is about to use
                 return {"sent": True, "message": "emergency stop sent to the rig"}
@@ -585,7 +483,7 @@ class Panel:
 
     def estop_is_quick(self) -> bool:
         """The emergency stop is a write onto an open line (no connecting to do)."""
-        return self.running() or self.standing.handle is not None or self.mechanism
+        return self.running() or self.standing.handle is not None or self.own_lines
 
     def _estop_idle(self) -> dict[str, Any]:
         if self.standing.estop():
@@ -604,16 +502,16 @@ class Panel:
         """Clear a latched emergency stop (only between runs)."""
         if self.running():
             raise Busy("a run is going on: the emergency stop can be cleared only between runs")
-        if self.mechanism:
-            return self._clear_mechanism()
+        if self.own_lines:
+            return self._clear_on_own_line()
         self.standing.clear_estop()
         return {"cleared": True, "message": "emergency stop cleared"}
 
-    def _clear_mechanism(self) -> dict[str, Any]:
+    def _clear_on_own_line(self) -> dict[str, Any]:
         """A flipper's or two-gripper's rig keeps no line open between runs:
         the latch is cleared over one opened for it (only a rig that outlives
         a run keeps one)."""
-        port = self.mechanism_port
+        port = self.lasting_port
         if port is None:
             return {"cleared": True, "message": f"the virtual {self.cfg.rig.kind} rig keeps no latch: "
                                                 "nothing to clear"}
@@ -622,7 +520,7 @@ class Panel:
             try:
                 link.clear_latch()
             finally:
-                self.mechanism_latch(link.estop_latched)
+                self.note_latch(link.estop_latched)
         return {"cleared": True, "message": "emergency stop cleared"}
 
     def answer(self, answer: Answer) -> None:
@@ -766,7 +664,7 @@ class Panel:
             s.orientation = d.get("orientation", s.orientation)
         elif kind == "jogged":  # between runs: the state stays the last run's
             s.facelets = d["facelets"] or s.facelets
-            s.orientation = d["orientation"] if self.mechanism else ""
+            s.orientation = d["orientation"] if self.own_lines else ""
         elif kind == "finished":
             s.result, s.message, s.estop = d.get("status", ""), event.text, bool(d.get("estop", False))
             s.ended = time.time()
@@ -801,18 +699,28 @@ class Panel:
         two-gripper's. Those keep no line open between runs: the rig is
         reached when a run, a jog or a stop needs it, so its latch is what it
         said then, and ``connected`` says whether that is known."""
-        if self.mechanism:
+        if self.own_lines:
             kind, firmware = self.cfg.rig.kind, bool(self.options.firmware)
-            port = self.mechanism_port
+            port = self.lasting_port
             own = "the emulated firmware" if firmware else f"the virtual {kind} rig"
             # a sim:// rig is made by this process, unlatched: its latch is known from the start
-            known = port is None or port.startswith("sim://") or self.mechanism_latched is not None
+            known = port is None or port.startswith("sim://") or self.lasting_latched is not None
             return {"connected": known, "port": port or f"{own} (each run's own)",
                     "message": "" if known else "reached at each run, jog or stop; not reached yet",
-                    "buttons": 0, "estop_latched": bool(self.mechanism_latched),
-                    "simulated": firmware or (self.options.rig_port or self.cfg.rig.port).startswith("sim://"),
+                    "buttons": 0, "estop_latched": bool(self.lasting_latched),
+                    "simulated": firmware or _simulated(self.options.rig_port or self.cfg.rig.port),
                     "firmware": firmware, "kind": kind}
         return self.standing.describe()
+
+
+def _simulated(port: str) -> bool:
+    """Whether the rig on ``port`` is a simulation: ``sim://``, or the Pi's
+    pins when they are gpiozero's mock ones (the virtual rig they move)."""
+    if port.startswith("gpio://"):
+        from ..gpio.board import on_mock_pins
+
+        return on_mock_pins()
+    return port.startswith("sim://")
 
 
 def state_dir_runs(state_dir: str | None) -> Path:

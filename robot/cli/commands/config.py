@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ...rig.config import Config, rig_turn_costs
+from ...app.kindwork import rig_summary
+from ...rig.config import Config
 from ...rig.errors import UserError
 from ..limits import path
 from . import Registry
@@ -41,13 +42,8 @@ def _config_check(args: argparse.Namespace) -> int:
     profile_line = _profile_summary(cfg, own)
     notes = _config_notes(cfg, tomllib.loads(text))  # valid TOML: parse_config has read it
     print(f"{cfg.path}: ok")
-    if cfg.rig.kind == "six-motor":
-        q, h = rig_turn_costs(cfg)
-        motors = ", ".join(f"{f}:{m.motor}{'(inv)' if m.invert else ''}" for f, m in cfg.motors.items())
-        print(f"  rig: {cfg.rig.port} at {cfg.rig.baud} baud; motors {motors}")
-        print(f"  turn times: quarter {q:.3f} s, half {h:.3f} s (settle included)")
-    else:
-        _summarise_mechanism(cfg)
+    for line in rig_summary(cfg):
+        print(line)
     print(f"  cameras: {', '.join(c.name for c in cfg.cameras) or 'none'}; "
           f"views: {', '.join(v.name for v in cfg.views) or 'none'}")
     print(f"  solver: metric {cfg.solver.metric}, budget {cfg.solver.budget_ms} ms")
@@ -90,11 +86,13 @@ def _config_notes(cfg: Config, data: dict[str, Any]) -> list[str]:
     nothing, so that a maker is not misled by an ok: ``[motors.X]`` tables
     of faces the rig's kind does not drive (only a note: a maker may keep
     them to switch kinds back), and a file that sets nothing at all."""
+    from solver import FACES
+
     from ...rig.config import DRIVEN_FACES
 
     notes = []
     kind, driven = cfg.rig.kind, DRIVEN_FACES[cfg.rig.kind]
-    unused = [f"[motors.{face}]" for face in DRIVEN_FACES["six-motor"]
+    unused = [f"[motors.{face}]" for face in FACES
               if face in data.get("motors", {}) and face not in driven]
     if unused:
         one = len(unused) == 1
@@ -114,34 +112,6 @@ def _sets_nothing(table: dict[str, Any]) -> bool:
     """True when a TOML table holds no value, only (nested) empty tables or
     nothing at all: an empty file, or one of comments and headers."""
     return all(isinstance(v, dict) and _sets_nothing(v) for v in table.values())
-
-
-def _summarise_mechanism(cfg: Config) -> None:
-    """A flipper's or two-gripper's parts as read, and what each kind of robot
-    move takes (the quickest and slowest of it anywhere the rig can be)."""
-    from ...rig.mechanisms import mechanism_for
-
-    kind = cfg.rig.kind
-    print(f"  rig: {kind} on {cfg.rig.port} at {cfg.rig.baud} baud")
-    for sc in cfg.servos.values():
-        angles = ", ".join(f"{k.removesuffix('_deg')} {v:g}" for k, v in sc.angles)
-        print(f"  servo {sc.name}: pin {sc.pin}, {sc.min_us}-{sc.max_us} us over {sc.range_deg:g} degrees; "
-              f"{angles}")
-    if kind == "two-gripper":
-        steppers = ", ".join(f"{f}:{m.motor}{'(inv)' if m.invert else ''}" for f, m in cfg.motors.items()
-                             if f in "DL")
-        print(f"  gripper steppers: {steppers}")
-    m = mechanism_for(cfg)
-    assert m is not None
-    times: dict[str, list[float]] = {}
-    for row in m.graph.edges:
-        for action, _, seconds, _ in row:
-            key = f"{action.kind}{' ' + action.part if action.part else ''}" \
-                  f"{(' quarter', ' half')[abs(action.quarters) - 1] if action.quarters else ''}"
-            times.setdefault(key, []).append(seconds)
-    spans = (f"{k} {min(v):.2f}" + (f"-{max(v):.2f}" if max(v) - min(v) >= 0.005 else "") + " s"
-             for k, v in sorted(times.items()))
-    print(f"  robot moves: {', '.join(spans)}")
 
 
 def _import_cubotino(args: argparse.Namespace) -> int:

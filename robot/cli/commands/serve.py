@@ -7,6 +7,7 @@ import contextlib
 from dataclasses import replace
 from pathlib import Path
 
+from ...app.kinds import kind_of
 from ...app.limits import check_rig_options, rig_claims
 from ...rig.errors import UserError
 from ...rig.loading import load_config
@@ -24,8 +25,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     cfg = load_config(args.config)
     check_rig_options(cfg, args.rig, "--rig", args.firmware, args.state_dir)
-    # the first scan's captures: a six-motor rig's look-again turns add theirs (a flipper has none)
-    first_scan = cfg.start.recaptures + (cfg.start.look_again if cfg.rig.kind == "six-motor" else 0)
+    # the first scan's captures: a rig that looks again after turning a face adds those (a flipper has none)
+    first_scan = cfg.start.recaptures + (cfg.start.look_again if kind_of(cfg).look_again_scans else 0)
     lighting = sim_glare(first_scan) if args.sim_glare else None
     options = Options(rig_port=args.rig, firmware=args.firmware, state_dir=args.state_dir,
                       sim_lighting=lighting)

@@ -13,13 +13,14 @@ import numpy as np
 from solver import random_cube
 from solver.facelets import FACES, position_name
 
+from ...app.kinds import kind_of
+from ...app.kindwork import scan_by_rig
 from ...app.limits import (
     MAX_INPUT_FILES,
     MAX_JSON_BYTES,
     MAX_SEED,
     check_output_dir,
     check_output_file,
-    check_port,
     check_views,
     json_kind,
     loads_json,
@@ -212,8 +213,8 @@ def _scan(args: argparse.Namespace) -> int:
     from ...rig.loading import load_config
 
     cfg = load_config(args.config)
-    if cfg.rig.kind != "six-motor":
-        return _scan_mechanism(args, cfg)
+    if kind_of(cfg).scans_by_moving:
+        return _scan_by_rig(args, cfg)
     for flag, given in (("--port", args.port), ("--sim-view", args.sim_view)):
         if given:
             raise UserError(f"{flag} is for a flipper's or two-gripper's rig, which shows its one camera the "
@@ -250,16 +251,12 @@ def _scan(args: argparse.Namespace) -> int:
     return _report(args, result.classification, "annotated images")
 
 
-def _scan_mechanism(args: argparse.Namespace, cfg: Config) -> int:
-    """A flipper's or two-gripper's one camera sees one face at a time: the
-    rig shows it the six faces by its scan plan (whole-cube moves, no layer
-    turns), as `start` does, and the six pictures are read apart."""
+def _scan_by_rig(args: argparse.Namespace, cfg: Config) -> int:
+    """A rig whose one camera sees one face at a time shows it the six
+    faces (robot/app/kindwork.py), and the six pictures are read apart."""
     from dataclasses import replace
 
     from vision.scanning import write_debug
-
-    from ...app.limits import rig_claims
-    from ...app.mechanism_start import run_mechanism_start
 
     kind = cfg.rig.kind
     refused = {"--sim-state": (args.sim_state, f"a simulated {kind} rig holds the cube --seed N puts in"),
@@ -271,14 +268,9 @@ def _scan_mechanism(args: argparse.Namespace, cfg: Config) -> int:
             raise UserError(f"{flag} is for a six-motor set-up's cameras: {why}")
     if args.save_debug:
         check_output_dir(args.save_debug, "--save-debug")
-    check_port(args.port)
-    port = args.port or cfg.rig.port
-    with rig_claims(None if port.startswith("sim://") else port, None, folder=False):
-        run = run_mechanism_start(cfg, port=args.port, seed=args.seed, sim_view=args.sim_view, scan_only=True,
-                                  out=lambda _line: None)
-    result = run.scan
-    assert result is not None  # a scan-only run that returns has scanned
-    print(f"the rig showed the camera the six faces in {run.scan_robot_moves} robot moves; the next job "
+    scanned = scan_by_rig(cfg, args.port, args.seed, args.sim_view)
+    result = scanned.result
+    print(f"the rig showed the camera the six faces in {scanned.robot_moves} robot moves; the next job "
           "homes it", file=sys.stderr)
     if args.save_debug:
         write_debug(replace(result, images=result.frames), args.save_debug)
