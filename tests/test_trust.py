@@ -248,11 +248,15 @@ def test_a_refused_serve_new_token_leaves_the_kept_token_alone(tmp_path):
         line = _one_line(err)
         assert second.returncode == 1 and out == "", (out, err)
         assert f"is in use by `cuberobot serve` (process {first.pid}" in line, line
-        assert f"use the panel at {url.split('?')[0]}" in line, line
+        # the lost token found again (issue 48): the refusal names the running panel's whole address
+        assert f"use the panel at {url} (" in line, line
         after = (state / TOKEN_FILE).stat()
         assert (state / TOKEN_FILE).read_bytes() == kept and (after.st_ino, after.st_mtime_ns) == (
             before.st_ino, before.st_mtime_ns)
         assert not (state / (TOKEN_FILE + ".tmp")).exists()
+        # as the sign-in page says: a plain `cuberobot serve` on the folder prints it too, and starts nothing
+        code, out, err = _cli("serve", "--port", "0", "--state-dir", str(state))
+        assert code == 1 and out == "" and f"use the panel at {url} (" in _one_line(err), (out, err)
         assert first.poll() is None
     finally:
         first.send_signal(signal.SIGINT)

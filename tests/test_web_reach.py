@@ -371,6 +371,18 @@ def test_serve_on_every_interface_opens_by_lan_address_and_survives_a_restart(br
         assert state_text(browser) == "sign in" and shown(browser, "signin")
         browser.find_element(By.ID, "estop").click()  # the decision: stopping needs no token
         wait(browser, lambda d: d.find_element(By.ID, "signin-message").text.startswith("emergency stop"))
+        # the token lost, found again while the panel runs, as the sign-in page says: `cuberobot serve`
+        # with the panel's --state-dir starts nothing and names the panel's address with its token
+        lost = browser.find_element(By.ID, "signin-lost").text
+        assert "run cuberobot serve (with the same --state-dir" in lost and "with its token" in lost, lost
+        again = subprocess.run([sys.executable, "-m", "robot", "serve", "--port", "0", "--state-dir",
+                                str(state)], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert again.returncode == 1 and again.stdout == "", (again.stdout, again.stderr)
+        found = again.stderr.split("use the panel at ", 1)[1].split(" ", 1)[0]
+        assert found == first, again.stderr
+        browser.get(found)  # signed in (the rig latched by the stop pressed above)
+        wait(browser, lambda d: state_text(d) == "emergency stop" and shown(d, "latch-bar"))
+        assert not shown(browser, "signin")
         no_script_errors(browser)
     finally:
         server.stop()
@@ -404,6 +416,8 @@ def test_estop_idle_then_clear_on_the_page_then_a_run_solves(browser, tmp_path):
         time.sleep(1.5)  # the listener's STATUS meanwhile: still latched, as the rig is
         assert rig.estop and page_latched(browser)
         browser.find_element(By.ID, "clear-estop").click()
+        assert shown(browser, "clear-confirm") and rig.estop  # Clear asks once before it clears
+        browser.find_element(By.ID, "clear-yes").click()
         wait(browser, lambda d: not page_latched(d), 20)
         assert not rig.estop and not shown(browser, "clear-estop") and not shown(browser, "latch")
         browser.find_element(By.ID, "start").click()

@@ -136,6 +136,10 @@ class Status:
     orientation: str = ""
     """A rig that moves the cube: the cube face in each of its slots U R F D L B (URFDLB: as put in)."""
     rig_kind: str = ""
+    cleared: bool = False
+    """The rig's emergency stop was cleared after this run ended (by the page,
+    the terminal or the rig): the rig is idle, whatever this run ended as; the
+    page's badge then says so instead of a stale "emergency stop" or "failed"."""
 
     def to_json(self) -> dict[str, Any]:
         d = dict(self.__dict__)
@@ -184,6 +188,8 @@ class Panel:
         perhaps before its line was open: the jog then makes no move at all."""
         self._closing: threading.Thread | None = None
         """The server's shutdown, once begun (:meth:`begin_close`)."""
+        self._latched_told = False
+        """The latch in the last rig state told to the pages (:meth:`_rig_changed`)."""
         self.lasting_latched: bool | None = None
         """A flipper's or two-gripper's rig that outlives a run (:attr:`lasting_port`):
         whether its emergency stop was latched when this panel last reached it
@@ -600,6 +606,9 @@ class Panel:
         with self.lock:
             self._update(event)
             data["run"] = self.status.run
+            # the run's clock is the server's: a page computes elapsed from these, after a reload too
+            data["run_started"], data["run_ended"] = self.status.started, self.status.ended
+            data["run_kind"] = self.status.kind
             self.seq += 1
             data["seq"] = self.seq
             if event.result is not None:
@@ -613,7 +622,13 @@ class Panel:
     def _rig_changed(self, rig: dict[str, Any]) -> None:
         """From the rig's listener: the rig's state changed (connected, its
         emergency stop latched or cleared); every open page is told at once
-        (``event: rig`` on the stream, not one of the run's events)."""
+        (``event: rig`` on the stream, not one of the run's events). A latch
+        cleared between runs marks the last run's status ``cleared``."""
+        if rig.get("connected"):  # a line down tells nothing of the latch
+            latched = bool(rig.get("estop_latched"))
+            if self._latched_told and not latched and not self.running():
+                self.status.cleared = True
+            self._latched_told = latched
         loop = self.loop
         if loop is not None and not loop.is_closed():
             with contextlib.suppress(RuntimeError):
@@ -676,7 +691,8 @@ class Panel:
 
     def snapshot(self) -> dict[str, Any]:
         with self.lock:
-            return {**self.status.to_json(), "rig": self.describe_rig(), "seq": self.seq}
+            # ``now``: the server's clock, from which a page whose own clock is off reckons elapsed
+            return {**self.status.to_json(), "rig": self.describe_rig(), "seq": self.seq, "now": time.time()}
 
     def describe_rig(self) -> dict[str, Any]:
         """The rig as the page shows it: the kept line's, or a flipper's or

@@ -178,27 +178,9 @@ def _token(token_file: Path | None, new: bool) -> str:
     if token_file is None:
         return secrets.token_urlsafe(24)
     if not new:
-        try:
-            # never through a symbolic link, never waiting on a pipe: it is the panel's key
-            fd = os.open(token_file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-            with os.fdopen(fd, "rb") as f:
-                mode = os.fstat(fd).st_mode
-                if not stat.S_ISREG(mode):
-                    raise UserError(f"{token_file} is not a regular file (a pipe, a folder or a device), so "
-                                    "it holds no panel token: remove it, and serve makes a new one")
-                kept = f.read(200).decode("ascii", errors="replace").strip()
-                if _TOKEN.fullmatch(kept):
-                    if mode & 0o077:
-                        os.fchmod(fd, 0o600)  # readable by others: it no longer would be
-                    return kept
-            log.warning("%s holds no token: a new one is made", token_file)
-        except FileNotFoundError:
-            pass
-        except OSError as e:
-            if e.errno == errno.ELOOP:
-                raise UserError(f"{token_file} is a symbolic link: the panel's token is never read through "
-                                "one (it opens the panel); remove it, and serve makes a new one") from None
-            raise UserError(f"cannot read the panel's token from {token_file}: {e.strerror}") from None
+        kept = kept_token(token_file)
+        if kept is not None:
+            return kept
     token = secrets.token_urlsafe(24)
     try:
         token_file.parent.mkdir(parents=True, exist_ok=True)
@@ -212,6 +194,36 @@ def _token(token_file: Path | None, new: bool) -> str:
     except OSError as e:
         raise UserError(f"cannot keep the panel's token in {token_file}: {e.strerror}") from None
     return token
+
+
+def kept_token(token_file: Path) -> str | None:
+    """The token kept in ``token_file``, or None when there is none (no file,
+    or a file that holds no token); :class:`UserError` for a file that must
+    not be read. Read by the serve that keeps it, and by a second `serve` on
+    the same state folder, which is refused and prints the running panel's
+    address with it (a lost token found again, issue 48)."""
+    try:
+        # never through a symbolic link, never waiting on a pipe: it is the panel's key
+        fd = os.open(token_file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as f:
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                raise UserError(f"{token_file} is not a regular file (a pipe, a folder or a device), so "
+                                "it holds no panel token: remove it, and serve makes a new one")
+            kept = f.read(200).decode("ascii", errors="replace").strip()
+            if _TOKEN.fullmatch(kept):
+                if mode & 0o077:
+                    os.fchmod(fd, 0o600)  # readable by others: it no longer would be
+                return kept
+        log.warning("%s holds no token: a new one is made", token_file)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise UserError(f"{token_file} is a symbolic link: the panel's token is never read through "
+                            "one (it opens the panel); remove it, and serve makes a new one") from None
+        raise UserError(f"cannot read the panel's token from {token_file}: {e.strerror}") from None
+    return None
 
 
 def _bare(host: str) -> str:

@@ -209,10 +209,11 @@ class StandingRig:
     def describe(self) -> dict[str, Any]:
         """For ``GET /api/status``: connected or why not, and the latch as the rig told it."""
         handle = self.handle
+        kind = self.cfg.rig.kind  # the page words each kind its own way (a six-motor rig's too)
         if handle is None:
             port = self.port or ("simavr" if self.firmware else self.cfg.rig.port)
-            return {"connected": False, "port": port,
+            return {"connected": False, "port": port, "kind": kind,
                     "message": self.error or "connecting", "estop_latched": False, "buttons": self.buttons}
         return {"connected": True, "port": handle.port, "message": "", "buttons": self.buttons,
                 "estop_latched": handle.link.estop_latched, "simulated": handle.simulated is not None,
-                "firmware": bool(self.firmware)}
+                "firmware": bool(self.firmware), "kind": kind}

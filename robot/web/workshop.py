@@ -145,7 +145,7 @@ def calibrate_colours(panel: Panel, name: str) -> dict[str, Any]:
     (robot/rig/settings.py), so the next runs, the panel after a restart and
     the terminal's commands all use it."""
     from vision.errors import VisionError
-    from vision.profile import check_name, user_profile_dir
+    from vision.profile import TOO_CLOSE_DE, check_name, user_profile_dir
 
     from ..app.calibrate import check_learns_colours, learn_colours
     from ..rig.settings import save_settings
@@ -167,7 +167,8 @@ def calibrate_colours(panel: Panel, name: str) -> dict[str, Any]:
             "message": f"profile {learned.profile.name!r} saved to {learned.path} and put in use in "
                        f"{settings}: the panel and the terminal's commands use it from now on",
             "face_colors": {f: [round(float(x)) for x in c] for f, c in learned.profile.face_colors.items()},
-            "closest": {"delta_e": round(d, 1), "faces": [a, b]}, "too_close": learned.too_close}
+            "closest": {"delta_e": round(d, 1), "faces": [a, b]}, "too_close": learned.too_close,
+            "too_close_below": TOO_CLOSE_DE}  # the page's verdict says what would be enough
 
 
 def _settings_dir(panel: Panel) -> Path | None:

@@ -2,7 +2,7 @@
 // (colours, and the sticker grid by dragging corners), six photos read into
 // a cube, and the last runs. Each calls one API endpoint (docs/api.md).
 import { getJSON, post } from "./api.js";
-import { COLOURS, cornerOf, FACES, Net, showDoubt } from "./cube.js";
+import { COLOUR_NAMES, COLOURS, cornerOf, FACES, Net, showDoubt } from "./cube.js";
 import { showCube } from "./panel.js";
 
 const $ = (id) => document.getElementById(id);
@@ -65,7 +65,7 @@ $("dry-run").addEventListener("click", async () => {
   if (!moves) { say("dry-message", "type some moves first, e.g. R U R' U'", true); return; }
   const r = await post("/api/dry-run", { moves, speed: Number($("dry-speed").value) });
   if (!r.ok) { say("dry-message", errorText(r), true); return; }
-  say("dry-message", "turning on the virtual rig…"); // panel.js says how it ended
+  say("dry-message", "turning on the virtual rig…"); // panel.js says how it ended, in this card
   const img = $("dry-timeline");
   img.src = "/api/dry-run/timeline.png?t=" + Date.now();
   img.hidden = false;
@@ -90,11 +90,26 @@ $("cal-colours").addEventListener("click", async () => {
     list.append(el("li", {}, sw, `${f}: rgb(${red}, ${green}, ${blue})`));
   }
   box.append(list);
-  box.append(el("p", { id: "cal-closest", className: d.too_close ? "warn" : "",
-    textContent: `smallest colour difference: ${d.closest.faces.join("-")} ΔE ${d.closest.delta_e}` +
-      (d.too_close ? " (too close to tell apart reliably: whiter, more even light, then again)" : "") }));
+  box.append(verdict(d));
   box.append(el("p", { className: "hint", textContent: d.message }));
 });
+
+// The calibration's verdict in words, not a bare ΔE: whether the six colours can be told apart, the two
+// closest by name, and what to do when they are too close.
+function verdict(d) {
+  const [a, b] = d.closest.faces;
+  const pair = `${COLOUR_NAMES[a] || a} (${a}) and ${COLOUR_NAMES[b] || b} (${b})`;
+  const need = d.too_close_below ? `; ${d.too_close_below} or more tells them apart reliably` : "";
+  const p = el("p", { id: "cal-closest", className: d.too_close ? "warn" : "",
+    textContent: d.too_close
+      ? `Too close: ${pair} differ by only ΔE ${d.closest.delta_e}${need}. Light the cube with whiter, ` +
+        "more even light (no coloured or yellowish lamp, no glare on the stickers), then press Learn the " +
+        "colours again."
+      : `Good: the six colours are told apart. The closest two, ${pair}, differ by ΔE ${d.closest.delta_e}` +
+        `${need}.` });
+  p.dataset.verdict = d.too_close ? "too-close" : "good";
+  return p;
+}
 
 // A flipper or two-gripper rig reads each face in its own picture's light and keeps no colour
 // profile (the command refuses to learn one): the card offers only what such a rig needs set.
@@ -425,9 +440,18 @@ $("photos-solve").addEventListener("click", async () => {
 $("photos-start").addEventListener("click", async () => {
   const r = await post("/api/dry-run", { moves: photo.moves, start: photo.facelets, speed: 1 });
   if (!r.ok) { say("photos-solution", errorText(r), true); return; }
-  say("photos-solution", `${photo.moves}: turning on the virtual rig…`);
-  window.scrollTo({ top: 0, behavior: "smooth" }); // the cube and the progress are at the top
+  say("photos-solution", `${photo.moves}: turning on the virtual rig… (see Dry run)`);
+  showTool("dry-area"); // a dry run shows in its own card
 });
+
+// Bring a tool's card into view: on a phone its tab is opened (the others closed), on a wide screen,
+// where every card shows, it is scrolled to.
+function showTool(id) {
+  const tab = document.querySelector(`#tool-tabs button[data-tab='${id}']`);
+  if (tab && tab.offsetParent !== null) {
+    if (tab.getAttribute("aria-expanded") !== "true") tab.click();
+  } else $(id).scrollIntoView({ block: "start", behavior: "smooth" });
+}
 
 // ---------------------------------------------------------------- the last runs
 
