@@ -588,10 +588,10 @@ def test_the_estop_never_moves_and_clear_lives_apart_and_asks_once(browser, tmp_
             clear.click()
             browser.find_element(By.ID, "clear-yes").click()
             wait(browser, lambda d: not latched(d), 20)
-            assert not rig.estop
+            wait(browser, lambda d: not rig.estop, 20)
             wait(browser, lambda d: state_text(d) == "idle")  # not a stale "emergency stop"
-            assert not browser.find_element(By.ID, "latch-bar").is_displayed()
-            assert browser.find_element(By.ID, "start").is_enabled()
+            wait(browser, lambda d: not d.find_element(By.ID, "latch-bar").is_displayed(), 20)
+            wait(browser, lambda d: d.find_element(By.ID, "start").is_enabled(), 20)
             assert browser.execute_script(ESTOP_BOX_JS) == before
             no_script_errors(browser)
     finally:
@@ -618,11 +618,13 @@ def test_the_badge_and_the_rig_line_tell_the_truth_after_a_failure_and_a_clear(b
         wait(browser, lambda d: state_text(d) == "failed", timeout=60)
         browser.find_element(By.ID, "estop").click()
         wait(browser, lambda d: state_text(d) == "emergency stop", timeout=20)
-        assert "emergency stop latched" in browser.find_element(By.ID, "rig-line").text
+        # the rig line is the rig's own word, which comes on its event a moment after the badge's
+        wait(browser, lambda d: "emergency stop latched" in d.find_element(By.ID, "rig-line").text,
+             timeout=20)
         browser.find_element(By.ID, "clear-estop").click()
         browser.find_element(By.ID, "clear-yes").click()
         wait(browser, lambda d: state_text(d) == "idle", timeout=20)
-        assert browser.find_element(By.ID, "message").text == "emergency stop cleared"
+        wait(browser, lambda d: d.find_element(By.ID, "message").text == "emergency stop cleared", timeout=20)
         browser.refresh()
         wait(browser, lambda d: "the lamp broke" in d.find_element(By.ID, "message").text)  # the run's end
         assert state_text(browser) == "idle"  # the server knows the stop was cleared since
