@@ -41,7 +41,7 @@ from ..app.solving import check as check_solve
 from ..rig.errors import UserError
 from . import jogging, workshop
 from .guard import SlowBody
-from .runs import Busy, NotAsking, Panel
+from .runs import Busy, NotAsking, Panel, state_dir_runs
 
 log = logging.getLogger(__name__)
 
@@ -692,6 +692,13 @@ def build(panel: Panel) -> Starlette:
             raise ApiError(404, "not-found", f"no photo of face {face[:2]!r} read (yet)")
         return Response(data, media_type="image/jpeg", headers={"cache-control": "no-store"})
 
+    async def host(request: Request) -> Response:
+        """The machine the panel runs on: load, temperature, free disk of the state folder (robot/app/host.py)."""
+        from ..app.host import host_status
+
+        state = state_dir_runs(panel.options.state_dir).parent
+        return JSONResponse(await run_in_threadpool(host_status, state), headers={"cache-control": "no-store"})
+
     async def on_api_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
         return exc.response()
@@ -746,6 +753,7 @@ def build(panel: Panel) -> Starlette:
         Route("/api/photos", upload_photos, methods=["POST"]),
         Route("/api/photos/face", upload_face, methods=["POST"]),
         Route("/api/photos/{face}.jpg", photo_picture),
+        Route("/api/host", host),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
 
