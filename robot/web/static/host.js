@@ -1,6 +1,5 @@
 // The Host card: the machine the panel runs on (GET /api/host): its load, its temperature where the
-// board has a sensor, the free disk of the state folder. Read when the card is shown, then every 5 s
-// while it stays in view (on a phone, while its tab is open), never while nobody can see it.
+// board has a sensor, the free disk of the state folder.
 import { getJSON } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
@@ -49,15 +48,16 @@ async function showHost() {
   $("host-message").textContent = `read at ${new Date().toLocaleTimeString()}`;
 }
 
-function inView() { return document.visibilityState === "visible" && $("host-area").offsetParent !== null; }
-
-let shown = false;
-setInterval(() => {
-  const now = inView();
-  if (now) showHost();
-  shown = now;
-}, EVERY_MS);
-// at once when the card comes into view (its tab opened on a phone; the page loaded on a wide screen)
-const tab = document.querySelector("#tool-tabs button[data-tab='host-area']");
-if (tab) tab.addEventListener("click", () => setTimeout(() => { if (inView() && !shown) showHost(); }, 0));
-if (inView()) showHost();
+// Read while the card is on screen (an IntersectionObserver: its tab opened on a phone, scrolled to on
+// a wide screen, the window resized), every 5 s; not at all while nobody can see it.
+let timer = null;
+new IntersectionObserver((seen) => {
+  const visible = seen[seen.length - 1].isIntersecting;
+  if (visible && !timer) {
+    showHost();
+    timer = setInterval(() => { if (document.visibilityState === "visible") showHost(); }, EVERY_MS);
+  } else if (!visible && timer) {
+    clearInterval(timer);
+    timer = null;
+  }
+}).observe($("host-area"));
