@@ -66,8 +66,9 @@ const keep = (records) => { for (const r of records) {
   const name = r.attributeName === 'data-done' ? 'done' : 'remaining';
   window.__seen[name].push(r.oldValue); } };
 const o = new MutationObserver(keep);
-o.observe(document.getElementById('run-bar'), {attributes: true, attributeFilter: ['data-done'], attributeOldValue: true});
-o.observe(document.getElementById('remaining'), {attributes: true, attributeFilter: ['data-remaining'], attributeOldValue: true});
+const watch = (name) => ({attributes: true, attributeFilter: [name], attributeOldValue: true});
+o.observe(document.getElementById('run-bar'), watch('data-done'));
+o.observe(document.getElementById('remaining'), watch('data-remaining'));
 window.__watch = o;
 window.__events = []; window.__listening = false;
 const es = new EventSource('/api/events');
@@ -76,7 +77,8 @@ es.onmessage = (m) => window.__events.push(JSON.parse(m.data));
 """
 
 SEEN_JS = """
-window.__watch.takeRecords().forEach((r) => window.__seen[r.attributeName === 'data-done' ? 'done' : 'remaining'].push(r.oldValue));
+window.__watch.takeRecords().forEach((r) =>
+  window.__seen[r.attributeName === 'data-done' ? 'done' : 'remaining'].push(r.oldValue));
 return {done: window.__seen.done.concat([document.getElementById('run-bar').dataset.done]),
         remaining: window.__seen.remaining.concat([document.getElementById('remaining').dataset.remaining]),
         value: document.getElementById('run-bar').value,
@@ -96,8 +98,9 @@ def test_the_bar_rises_with_the_turns_and_the_time_left_falls_to_nothing(browser
         wait(browser, lambda d: d.execute_script("return window.__listening"))
         browser.find_element(By.ID, "start").click()
         wait(browser, lambda d: d.find_element(By.ID, "state").text == "solved", timeout=180)
+        planned = "return window.__events.filter(e => e.kind === 'solution')[0].steps.length"
         wait(browser, lambda d: d.find_element(By.ID, "run-bar").get_attribute("data-done")
-             == str(d.execute_script("return window.__events.filter(e => e.kind === 'solution')[0].steps.length")))
+             == str(d.execute_script(planned)))
         seen = browser.execute_script(SEEN_JS)
         turns = next(n for k, n in seen["events"] if k == "solution")
         reported = [i + 1 for k, i in seen["events"] if k == "turn-done"]
@@ -108,7 +111,8 @@ def test_the_bar_rises_with_the_turns_and_the_time_left_falls_to_nothing(browser
         assert done[-1] == turns and len(set(done) & set(reported)) >= turns // 2, (done, turns)
         left = [float(x) for x in seen["remaining"] if x not in (None, "")]
         assert left and left[0] > 0, left
-        assert all(b <= a + 1e-6 for a, b in zip(left, left[1:], strict=False)), left  # the time left only falls
+        # the time left only falls
+        assert all(b <= a + 1e-6 for a, b in zip(left, left[1:], strict=False)), left
         assert left[-1] == 0.0
         assert seen["value"] == 1.0 and "100%" in seen["line"] and "0.0 s" in seen["line"], seen["line"]
         # after a reload, from the server's status and history: full, nothing left
@@ -126,7 +130,8 @@ def open_tab(driver, card: str) -> None:
     """A tool's card into view: its tab opened on a phone, scrolled to on a wide screen."""
     driver.execute_script(
         "const t = document.querySelector(`#tool-tabs button[data-tab='${arguments[0]}']`);"
-        "if (t && t.offsetParent !== null) t.click(); document.getElementById(arguments[0]).scrollIntoView();",
+        "if (t && t.offsetParent !== null) t.click();"
+        "document.getElementById(arguments[0]).scrollIntoView();",
         card)
 
 
@@ -164,7 +169,8 @@ def test_the_log_keeps_the_last_200_lines_newest_last(browser, tmp_path):
         status, body, _ = client.post("/api/dry-run", {"moves": moves, "speed": 50})
         assert status == 202, body
         wait(browser, lambda d: log_lines(d) and "dry run: " in log_lines(d)[-1]
-             and d.execute_script("return document.querySelector('#log li:last-child').dataset.kind") == "finished")
+             and d.execute_script("return document.querySelector('#log li:last-child').dataset.kind")
+             == "finished")
         lines = log_lines(browser)
         assert len(lines) == 200, len(lines)
         assert "turn 260 of 260: U done" in lines[-2], lines[-2:]
@@ -180,7 +186,8 @@ def test_the_host_card_shows_load_temperature_and_free_disk(browser, tmp_path, p
         open_page(browser, base)
         open_tab(browser, "host-area")
         wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#host dd[data-name='load']"))
-        shown = {dd.get_attribute("data-name"): dd.text for dd in browser.find_elements(By.CSS_SELECTOR, "#host dd")}
+        shown = {dd.get_attribute("data-name"): dd.text
+                 for dd in browser.find_elements(By.CSS_SELECTOR, "#host dd")}
         status, host, _ = Client(base).get("/api/host")
         assert status == 200
         assert f"{host['cpus']} core(s)" in shown["load"], shown

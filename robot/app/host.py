@@ -70,8 +70,9 @@ def host_status(state_dir: Path, thermal: Path = THERMAL) -> dict[str, Any]:
         where = where.parent
     try:
         usage = shutil.disk_usage(where)
+        free = round(100 * usage.free / usage.total, 1) if usage.total else 0.0
         disk: dict[str, Any] = {"path": str(state_dir), "free_bytes": usage.free, "total_bytes": usage.total,
-                                "free_percent": round(100 * usage.free / usage.total, 1) if usage.total else 0.0}
+                                "free_percent": free}
     except OSError as e:
         disk = {"path": str(state_dir), "free_bytes": None, "total_bytes": None, "free_percent": None,
                 "message": f"cannot read its disk: {e.strerror or e}"}
