@@ -150,6 +150,7 @@ document.addEventListener("panel-event", (m) => {
   if (e.run_kind === "dry-run") return;
   if (e.kind === "solution") {
     Object.assign(run, { turns: e.steps.length, done: 0, estimate: e.estimated_s || 0, since: 0 });
+    run.robotMoves = e.orientation !== undefined; // a rig that moves the cube plans in robot moves
   } else if (e.kind === "turn-started" && !run.since) {
     run.since = e.t; // turning begins: the clock of the time left starts
   } else if (e.kind === "turn-done") {
