@@ -57,6 +57,7 @@ function showBar() {
   const value = full ? 1 : run.turns ? run.done / run.turns : 0;
   bar.value = value;
   bar.dataset.done = String(full ? run.turns : run.done);
+  bar.title = `${Math.floor(100 * value)}% of the plan's ${run.robotMoves ? "robot moves" : "turns"} done`;
   const left = remaining();
   const line = $("remaining");
   line.dataset.remaining = left === null ? "" : left.toFixed(3);
@@ -69,8 +70,8 @@ function showBar() {
       : run.number > 0 && !run.finished ? "the time left comes with the plan" : "";
   }
   else {
-    line.textContent = `${Math.floor(100 * value)}% · ${run.done} of ${run.turns} ${what} · ` +
-      `about ${left.toFixed(1)} s of turning left`;
+    // short enough for one line beside the bar on a phone (the bar shows the share; its title the %)
+    line.textContent = `${run.done} of ${run.turns} ${what} · about ${left.toFixed(1)} s left`;
   }
   const ticking = !run.finished && run.since && run.done < run.turns;
   if (ticking && !run.timer) run.timer = setInterval(showBar, 250);
