@@ -133,3 +133,28 @@ def test_the_port_card_on_a_phone_connects_the_rig_and_is_off_while_the_stop_is_
         errors = [e for e in browser.get_log("browser")
                   if e["level"] == "SEVERE" and e["source"] == "javascript"]
         assert not errors, errors
+
+
+def test_a_flipper_is_reached_on_the_chosen_port_at_its_next_stop(tmp_path):
+    """A rig that keeps no line between runs takes the port at its next run, jog or stop: here the
+    emergency stop, which latches the sim-rig behind the chosen port."""
+    from robot.rig.loading import load_config
+
+    path = ROOT / "config" / "examples" / "flipper.toml"
+    with SimRigProcess("--config", str(path), "--speed", "max") as sim, \
+            panel_server(tmp_path / "state", cfg=load_config(path), speed="max") as (base, panel, _):
+        panel.options.ports_root = str(machine(tmp_path / "root", sim.port))
+        client = Client(base)
+        status, body, _ = client.post("/api/port", {"port": "/dev/ttyACM0"})
+        assert status == 200 and body["connected"] is False, body
+        assert "reached at its next run, jog or stop" in body["message"]
+        chosen = str(tmp_path / "root/dev/ttyACM0")
+        assert body["rig"]["port"] == chosen
+        status, body, _ = client.post("/api/estop")
+        assert status == 200 and body["sent"] is True, body
+        rig = client.get("/api/status")[1]["rig"]
+        assert rig["port"] == chosen and rig["connected"] and rig["estop_latched"], rig
+        status, body, _ = client.post("/api/port", {"port": "/dev/ttyUSB0"})
+        assert status == 409 and body["error"]["kind"] == "estop-latched", body
+        assert client.post("/api/estop/clear")[0] == 200
+        assert client.get("/api/status")[1]["rig"]["estop_latched"] is False

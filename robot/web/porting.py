@@ -52,10 +52,12 @@ def choose(panel: Panel, wanted: str) -> dict[str, Any]:
             panel.lasting_latched, panel.rig_state = None, None
             rig = panel.describe_rig()
     said = f"the rig is on {port.name} ({port.describe})"
-    if rig.get("connected"):
+    if not panel.kind.keeps_its_line:
+        said += ": it is reached at its next run, jog or stop"
+    elif rig.get("connected"):
         said += ": connected"
-    elif rig.get("message"):
-        said += f": not connected ({rig['message']}); the panel keeps trying every few seconds"
+    else:
+        said += f": not connected ({rig.get('message') or 'no answer'}); the panel keeps trying every few seconds"
     return {"port": port.name, "connected": bool(rig.get("connected")), "rig": rig,
             "message": f"{said}. To keep it after a restart, put `port = \"{port.name}\"` under [rig] in "
                        "the set-up file, or serve with --rig."}
