@@ -57,7 +57,8 @@ def choose(panel: Panel, wanted: str) -> dict[str, Any]:
     elif rig.get("connected"):
         said += ": connected"
     else:
-        said += f": not connected ({rig.get('message') or 'no answer'}); the panel keeps trying every few seconds"
+        why = rig.get("message") or "no answer"
+        said += f": not connected ({why}); the panel keeps trying every few seconds"
     return {"port": port.name, "connected": bool(rig.get("connected")), "rig": rig,
             "message": f"{said}. To keep it after a restart, put `port = \"{port.name}\"` under [rig] in "
                        "the set-up file, or serve with --rig."}
