@@ -41,7 +41,7 @@ from ..app.solving import check as check_solve
 from ..rig.errors import UserError
 from . import jogging, workshop
 from .guard import SlowBody
-from .runs import Busy, NotAsking, Panel
+from .runs import Busy, NotAsking, Panel, state_dir_runs
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +65,8 @@ and the photos are read one upload at a time anyway); more get 429."""
 MAX_PIXEL = 100_000
 MIN_DRY_SPEED, MAX_DRY_SPEED = 0.25, 50.0
 SOLVE_THREADS = 4
+NO_STORE = {"cache-control": "no-store"}
+"""Answers that change from one call to the next (the host's load, the ports plugged in)."""
 """Searches at once (see :class:`SolvePool`)."""
 
 
@@ -692,6 +694,38 @@ def build(panel: Panel) -> Starlette:
             raise ApiError(404, "not-found", f"no photo of face {face[:2]!r} read (yet)")
         return Response(data, media_type="image/jpeg", headers={"cache-control": "no-store"})
 
+    async def host(request: Request) -> Response:
+        """The machine the panel runs on: load, temperature, free disk of the state folder
+        (robot/app/host.py)."""
+        from ..app.host import host_status
+
+        state = state_dir_runs(panel.options.state_dir).parent
+        return JSONResponse(await run_in_threadpool(host_status, state), headers=NO_STORE)
+
+    async def ports(request: Request) -> Response:
+        """The serial ports `cuberobot doctor` lists, the one in use (robot/web/porting.py)."""
+        from . import porting
+
+        return JSONResponse(await run_in_threadpool(porting.ports, panel), headers=NO_STORE)
+
+    async def choose_port(request: Request) -> Response:
+        """The standing rig moved onto a listed port, between runs and with the stop not latched."""
+        from . import porting
+
+        body = await read_json(request, ("port",))
+        wanted = field_str(body, "port", max_chars=256)
+        assert wanted is not None
+
+        def run() -> dict[str, Any]:
+            try:
+                return porting.choose(panel, wanted)
+            except Busy as e:
+                raise ApiError(409, "busy", str(e)) from None
+            except porting.Latched as e:
+                raise ApiError(409, "estop-latched", str(e)) from None
+
+        return JSONResponse(await in_thread(run))
+
     async def on_api_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
         return exc.response()
@@ -746,6 +780,9 @@ def build(panel: Panel) -> Starlette:
         Route("/api/photos", upload_photos, methods=["POST"]),
         Route("/api/photos/face", upload_face, methods=["POST"]),
         Route("/api/photos/{face}.jpg", photo_picture),
+        Route("/api/host", host),
+        Route("/api/ports", ports),
+        Route("/api/port", choose_port, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
 

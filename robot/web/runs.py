@@ -47,7 +47,8 @@ ANSWER_POLL_S = 0.1
 ASK_WAIT_S = 2.0
 """An answer that comes as the run says it needs help waits this long for it to ask."""
 _HOLDERS = {"jog": "a jog is moving the rig",
-            "clear": "the emergency stop is being cleared"}
+            "clear": "the emergency stop is being cleared",
+            "port": "the rig's serial port is being changed"}
 """What may hold the rig between runs (:meth:`Panel.holding`), as a refusal names it."""
 
 
@@ -74,6 +75,9 @@ class Options:
     user's config folder, which every command reads: robot/rig/settings.py)."""
     firmware_speed: str = "1"
     """The emulated rig's pace with ``firmware`` (1: real time, as a board turns)."""
+    ports_root: str = "/"
+    """Where the serial ports the page offers are looked for (robot/app/ports.py): the machine's
+    own /dev and /sys; a test gives a folder laid out as / is, its device nodes linked to sim-rigs."""
 
 
 

@@ -157,6 +157,23 @@ class StandingRig:
         if isinstance(error, LinkLost):
             self.drop()
 
+    def switch(self, port: str) -> dict[str, Any]:
+        """The rig is on ``port`` from now on (a port chosen on the page,
+        between runs: the panel checks): the line open on the old port is
+        let go and the new one connected at once, so the answer says whether
+        the rig is there; if it does not answer, the listener keeps trying
+        it every :data:`RETRY_S`, as at the server's start."""
+        with self.lock:
+            self.drop()
+            self.port, self.error = port, ""
+            try:
+                self.ready()
+            except (RigError, UserError) as e:
+                self.error = str(e)
+                self.drop()
+        self.report()
+        return self.describe()
+
     # -- at any moment ---------------------------------------------------------
     def estop(self) -> bool:
         """The emergency stop onto the open line (or the one being connected,

@@ -452,6 +452,8 @@ function onStatus(s) {
     $("fix-why").hidden = !s.why;
     say("the scan needs your help: check the stickers in doubt, then Accept");
   } else if (s.message && !isDry) say(s.message, s.state === "failed");
+  // for the page's other modules (runview.js: the progress bar, the log), after the page has taken it
+  document.dispatchEvent(new CustomEvent("panel-status", { detail: s }));
 }
 
 function onEvent(e) {
@@ -463,6 +465,8 @@ function onEvent(e) {
     document.body.dataset.seq = String(e.seq); // the last event the page has shown (for the tests)
   }
   takeRun(e.run, e.run_started, e.run_ended, e.run_kind);
+  // each event once, in order (a replay after a reload too, from the server's history): runview.js
+  document.dispatchEvent(new CustomEvent("panel-event", { detail: e }));
   if (page.status && typeof e.run === "number") {
     page.status = Object.assign(page.status, { run: e.run, kind: e.run_kind || page.status.kind });
   }
