@@ -86,8 +86,8 @@ def test_config_check_and_doctor_name_the_override_and_how_to_undo_it(folders):
     assert "config  overrides: none (no settings file saved for" in r.stdout, r.stdout
     assert cuberobot("calibrate", "--config", bench, "--seed", "1").returncode == 0
     saved = settings_path(bench)
-    named = (f"{saved} overrides [vision] profile = 'default' (the set-up file says none), saved by the panel "
-             f"or `cuberobot calibrate`; delete it to undo (rm {saved})")
+    named = (f"{saved} overrides [vision] profile = 'default' (the set-up file says none), saved by the "
+             f"panel or `cuberobot calibrate`; delete it to undo (rm {saved})")
     r = cuberobot("config", "check", bench)
     assert r.returncode == 0 and f"  override: {named}\n" in r.stdout, r.stdout
     r = cuberobot("doctor", "--config", bench, "--no-handshake", "--root", tmp_path / "empty")

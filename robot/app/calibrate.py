@@ -23,9 +23,9 @@ from ..rig.errors import UserError
 
 if TYPE_CHECKING:
     from vision.profile import Profile
+    from vision.setup import CameraSpec, ViewSpec
 
     from ..rig.config import Config
-    from vision.setup import CameraSpec, ViewSpec
 
 
 MIN_CLEAR_STICKERS = 6
@@ -275,9 +275,9 @@ def calibrate_and_use(cfg: Config, name: str | None = None, *, replace: bool = F
             if not replace:
                 uses = f"it uses {cfg.profile!r}" if cfg.profile else "it uses none"
                 raise ProfileExists(
-                    f"a colour profile {name!r} is already saved ({target}, made {made}) and this set-up does "
-                    f"not use it ({uses}): give another name, or say to replace it (`calibrate --replace`, or "
-                    "the panel's Replace it)")
+                    f"a colour profile {name!r} is already saved ({target}, made {made}) and this set-up "
+                    f"does not use it ({uses}): give another name, or say to replace it (`calibrate "
+                    "--replace`, or the panel's Replace it)")
         replaced = f"made {made}"
     learned = learn_colours(cfg.cameras, cfg.views, name, directory=folder, seed=seed, debug_dir=debug_dir)
     in_use = learned.profile.name if learned.path.parent == user_profile_dir() else str(learned.path)

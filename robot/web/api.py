@@ -579,7 +579,8 @@ def build(panel: Panel) -> Starlette:
         name = field_str(body, "profile", max_chars=100, required=False) or None  # None: as the terminal's
         replace_old = body.get("replace", False)
         if not isinstance(replace_old, bool):
-            raise ApiError(400, "bad-request", f"'replace' must be true or false, not {json_kind(replace_old)}")
+            raise ApiError(400, "bad-request",
+                           f"'replace' must be true or false, not {json_kind(replace_old)}")
 
         def calibrate_or_409() -> dict[str, Any]:
             from ..app.calibrate import ProfileExists
