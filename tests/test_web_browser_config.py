@@ -44,7 +44,8 @@ def _row(driver, key: str) -> tuple[str, str, str] | None:
 
 def test_calibrate_asks_before_replacing_and_the_config_card_shows_each_source(browser, tmp_path):
     setup = tmp_path / "bench.toml"
-    setup.write_text((ROOT / "config" / "rig.toml").read_text().replace("budget_ms = 100", "budget_ms = 250", 1))
+    shipped = (ROOT / "config" / "rig.toml").read_text()  # simulated cameras
+    setup.write_text(shipped.replace("budget_ms = 100", "budget_ms = 250", 1))
     cfg = load_config(setup, settings=False)
     profiles = tmp_path / "profiles"
     learn_colours(cfg.cameras, cfg.views, "shared", directory=profiles)  # another set-up's, not this one's
