@@ -113,3 +113,24 @@ def test_the_effective_configuration_says_where_each_value_comes_from(folders):
     assert got["solver.search_ms"] == (1000, "default")
     assert got["view.upper"][1] == "set-up file"
     assert eff.override is not None and eff.override.path == settings_path(bench)
+
+
+def test_the_config_endpoint_needs_the_token_and_names_the_override(folders):
+    tmp_path, (bench, _) = folders
+    assert cuberobot("calibrate", "--config", bench, "--seed", "1").returncode == 0
+    token = "s3cret-token-for-tests"
+    with panel_server(tmp_path / "state", cfg=load_config(bench), token=token) as (base, panel, _):
+        panel.options.settings_dir = None  # the user's config folder, where the terminal saved the profile
+        c = Client(base)
+        status, body, _ = c.get("/api/config")
+        assert status == 401 and body["error"]["kind"] == "token", body
+        status, body, _ = c.get("/api/config", headers={"Authorization": f"Bearer {token}"})
+        assert status == 200, body
+    saved = settings_path(bench)
+    assert body["setup"] == str(bench)
+    assert body["override"]["path"] == str(saved) and body["override"]["profile"] == "default"
+    assert f"rm {saved}" in body["override"]["message"]
+    got = {s["key"]: (s["value"], s["source"]) for s in body["settings"]}
+    assert got["vision.profile"] == ("default", "override") and got["solver.budget_ms"] == (100, "set-up file")
+    assert got["solver.search_ms"] == (1000, "default")
+    assert {s["source"] for s in body["settings"]} == {"set-up file", "override", "default"}
