@@ -1,5 +1,6 @@
-"""Settings made on the rig (the panel's sticker grid and colour
-calibration) that override the set-up file, kept in the user's config folder.
+"""Settings made on the rig (the panel's sticker grid, and the colour profile
+the panel's or the terminal's calibration put in use) that override the
+set-up file, kept in the user's config folder.
 
 The set-up file (``--config``, by default the repository's ``config/rig.toml``
 or the packaged copy) may not be writable, may be shared by several people,
@@ -175,9 +176,9 @@ def save_settings(cfg: Config, *, views: list[ViewSpec] | None = None, profile: 
     profile = profile if profile is not None else old_profile
     setup = str(Path(cfg.path).expanduser().resolve())
     lines = [f"# cuberobot's settings for the set-up file {setup},",
-             "# written by the panel (`cuberobot serve`). They override that file's [vision] profile and",
-             "# [[view]] corners for the panel and for every command that reads it (scan, start,",
-             "# calibrate). Delete this file to undo them.",
+             "# written by the panel (`cuberobot serve`) or `cuberobot calibrate`. They override that file's",
+             "# [vision] profile and [[view]] corners for the panel and for every command that reads it",
+             "# (scan, start, calibrate); `cuberobot config check` names this file. Delete it to undo them.",
              f"setup = {_string(setup)}"]
     if profile:
         lines.append(f"profile = {_string(profile)}")
