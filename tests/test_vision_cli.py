@@ -200,7 +200,9 @@ def test_calibrating_the_profile_a_config_names_says_the_config_already_uses_it(
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     example = (Path(__file__).resolve().parents[1] / "config" / "examples" /
                "uno-six-steppers-two-webcams.toml").read_text()
-    assert 'profile = "workshop"' in example and "--profile workshop" in readme
+    # the README's step names no profile: calibrate makes the one the set-up names (`workshop` there)
+    assert 'profile = "workshop"' in example and "`cuberobot calibrate --config my-rig.toml`" in readme
+    assert "names, `workshop` in the example" in readme
     assert '--profile home' not in readme
     cfg = tmp_path / "rig.toml"
     shipped = (Path(__file__).resolve().parents[1] / "config" / "rig.toml").read_text()  # simulated cameras
