@@ -317,3 +317,18 @@ def _made(path: Path) -> str:
         return time.strftime("%Y-%m-%d %H:%M", time.localtime(path.stat().st_mtime))
     except OSError:
         return "at an unknown time"
+
+
+def put_views_in_use(cfg: Config, views: Sequence[ViewSpec], *, settings_dir: Path | None = None
+                     ) -> tuple[Path, str]:
+    """Put new corners for ``views`` in use for ``cfg``'s set-up file: into
+    its settings file (robot/rig/settings.py), which the panel and every
+    command read; the file, and one line saying so, the same whether the
+    corners were clicked at the terminal (`calibrate --geometry`) or dragged
+    on the panel."""
+    from ..rig.settings import save_settings
+
+    path = save_settings(cfg, views=list(views), directory=settings_dir)
+    names = ", ".join(v.name for v in views) or "no view"
+    return path, (f"the corners of {names} saved to {path} and put in use for {cfg.path} (an override of "
+                  "its [[view]] corners, which the panel and every command read; delete that file to undo it)")

@@ -204,8 +204,7 @@ def set_geometry(panel: Panel, corners: dict[str, dict[str, list[list[float]]]])
     set-up file (robot/rig/settings.py), which the panel after a restart and
     every command that reads that set-up file apply; in use from the next
     scan on."""
-    from ..app.calibrate import save_geometry, view_from_corners
-    from ..rig.settings import save_settings
+    from ..app.calibrate import put_views_in_use, save_geometry, view_from_corners
 
     _idle(panel, "setting the sticker grid")
     known = {v.name for v in panel.cfg.views if not v.hand_held}
@@ -218,11 +217,10 @@ def set_geometry(panel: Panel, corners: dict[str, dict[str, list[list[float]]]])
             _inside(f"view {v.name!r}, face {face[:8]!r}", points, v.camera, sizes[v.camera])
     views = [view_from_corners(v, corners[v.name]) if v.name in corners else v for v in panel.cfg.views]
     changed = [v for v in views if v.name in corners]
-    out = save_settings(panel.cfg, views=changed, directory=_settings_dir(panel))
+    out, message = put_views_in_use(panel.cfg, changed, settings_dir=_settings_dir(panel))
     text = save_geometry([v for v in views if not v.hand_held], None)
     panel.cfg = replace(panel.cfg, views=views)
-    return {"path": str(out), "toml": text,
-            "message": f"saved to {out}: the panel and the terminal's commands use it from now on"}
+    return {"path": str(out), "toml": text, "message": message}
 
 
 def _inside(where: str, points: list[list[float]], camera: str, size: tuple[int, int]) -> None:

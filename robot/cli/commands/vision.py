@@ -466,10 +466,14 @@ def _calibrate(args: argparse.Namespace) -> int:
             frame = geometry_frame(cameras, v, seed=args.seed) if simulated else None
             new_views.append(click_geometry(by_name[v.camera], v.name, "".join(f.face for f in v.faces),
                                             frame=frame))
+        from ...app.calibrate import put_views_in_use
+
         text = save_geometry(new_views, args.output)
         if args.output:
             print(f"geometry written to {args.output}", file=sys.stderr)
         print(text)
+        # in use from the next scan on, as the panel's dragged corners are (stdout stays the TOML)
+        print(put_views_in_use(cfg, new_views)[1], file=sys.stderr)
         return 0
     from ...app.calibrate import calibrate_and_use
 
@@ -542,7 +546,8 @@ def register(sub: Registry) -> None:
     p.add_argument("--dir", metavar="DIR", type=path,
                    help="directory for the profile (default: the user's data directory,"
                         " ~/.local/share/cuberobot/profiles on Linux)")
-    p.add_argument("--geometry", action="store_true", help="click each face's corners in the live image")
+    p.add_argument("--geometry", action="store_true", help="click each face's corners in the live image; they are put in use for "
+                        "the set-up (its settings file, as the panel's dragged corners) and printed as TOML")
     p.add_argument("--output", metavar="FILE", type=path, help="with --geometry: also write the TOML here")
     p.set_defaults(func=_calibrate)
 
