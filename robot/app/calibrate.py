@@ -330,5 +330,6 @@ def put_views_in_use(cfg: Config, views: Sequence[ViewSpec], *, settings_dir: Pa
 
     path = save_settings(cfg, views=list(views), directory=settings_dir)
     names = ", ".join(v.name for v in views) or "no view"
-    return path, (f"the corners of {names} saved to {path} and put in use for {cfg.path} (an override of "
-                  "its [[view]] corners, which the panel and every command read; delete that file to undo it)")
+    return path, (f"the corners of {names} saved to {path} and put in use for {cfg.path} (an override "
+                  "of its [[view]] corners, which the panel and every command read; delete that file to undo "
+                  "it)")
