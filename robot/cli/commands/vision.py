@@ -547,8 +547,8 @@ def register(sub: Registry) -> None:
                    help="directory for the profile (default: the user's data directory,"
                         " ~/.local/share/cuberobot/profiles on Linux)")
     p.add_argument("--geometry", action="store_true",
-                   help="click each face's corners in the live image; they are put in use for the set-up (its "
-                        "settings file, as the panel's dragged corners) and printed as TOML")
+                   help="click each face's corners in the live image; they are put in use for the set-up "
+                        "(its settings file, as the panel's dragged corners) and printed as TOML")
     p.add_argument("--output", metavar="FILE", type=path, help="with --geometry: also write the TOML here")
     p.set_defaults(func=_calibrate)
 
