@@ -478,6 +478,29 @@ def test_dry_run_emergency_stop_reaches_the_virtual_rig(tmp_path):
         assert end["turn"] < 80
 
 
+def test_a_run_is_told_finished_only_once_its_record_is_kept(tmp_path):
+    """The page refreshes its last runs when a run ends, and a client asks
+    for them once the status says done: the record must be on disk by then
+    (the engines write it as they end, after telling the end; the panel
+    holds the end until the engine has returned)."""
+    with panel_server(tmp_path / "state") as (base, panel, _):
+        told: list[tuple[str, list[str]]] = []
+        publish = panel.publish
+
+        def watching(event):
+            if event.kind == "finished":
+                told.append((event.state, sorted(p.parent.name for p in
+                                                 (tmp_path / "state" / "runs").glob("*/run.json"))))
+            publish(event)
+
+        panel.publish = watching
+        c = Client(base)
+        c.post("/api/start", {"seed": 4})
+        c.wait_state("done", "failed", timeout=120)
+        (state, records), = told
+        assert state == "done" and len(records) == 1, told
+
+
 def test_last_runs_with_their_pictures(tmp_path):
     with panel_server(tmp_path / "state") as (base, panel, _):
         c = Client(base)

@@ -20,6 +20,7 @@ from solver import SOLVED
 from solver.facelets import FACES, position_name
 
 from ..rig.errors import UserError
+from .kinds import KINDS
 
 if TYPE_CHECKING:
     from vision.profile import Profile
@@ -83,7 +84,7 @@ def check_learns_colours(kind: str) -> None:
     light (``faces_apart``) and uses no colour profile: learning colours
     there would save a profile nothing reads, so it is refused in one line
     that says what does need calibrating."""
-    if kind != "six-motor":
+    if not KINDS[kind].learns_colours:
         raise UserError(f"a {kind} rig reads each face in its own picture's light and uses no colour "
                         "profile, so there are no colours to learn; only the camera's sticker grid needs "
                         "setting (`cuberobot calibrate --geometry`, or the panel's corners)")

@@ -23,6 +23,7 @@ from ..rig.config import Config
 from ..rig.errors import RigError, UserError
 from ..rig.journal import JOG_ID, Journal, default_state_dir
 from ..rig.timing import move_ticks, ticks_to_s
+from .kinds import kind_of
 from .limits import MAX_JOG_TURNS
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ def _waiting_job(cfg: Config, state_dir: str | Path | None, *, end: bool) -> boo
     """Whether the journal of ``state_dir`` (or the default folder) holds a
     job not yet finished; with ``end``, that job is ended as given up."""
     folder = Path(state_dir) if state_dir else default_state_dir()
-    if cfg.rig.kind == "six-motor":
+    if not kind_of(cfg).makes_robot_moves:
         with Journal(folder) as journal:
             js = journal.unfinished()
             if js is not None and end:

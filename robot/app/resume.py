@@ -34,6 +34,7 @@ from ..rig.mechanisms import mechanism_for, park
 from ..rig.mechanisms.drive import LinkMechanism
 from ..rig.mechanisms.journal import UNKNOWN, MechanismJournal, confirm_sent, resume_job
 from ..rig.mechanisms.left import remember
+from .kinds import KINDS
 from .limits import rig_claims
 
 
@@ -52,7 +53,7 @@ def refuse_other_kinds_job(folder: Path, kind: str) -> None:
     apart: "nothing to resume" is not said while the other journal of the
     same folder holds an unfinished job (a set-up of the wrong kind given)."""
     waiting = None
-    if kind == "six-motor":
+    if not KINDS[kind].makes_robot_moves:
         last = MechanismJournal(folder).last()
         waiting = last.kind if last is not None and last.end is None else None
     else:

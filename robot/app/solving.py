@@ -167,7 +167,7 @@ def _solve(req: SolveRequest) -> tuple[Solution, list[MotorStep] | None]:
         from ..rig.loading import load_config
 
         cfg = req.rig if req.rig is not None else load_config(None)
-        if cfg.rig.kind != "six-motor":
+        if kind_of(cfg).makes_robot_moves:
             cfg = dataclasses.replace(cfg, solver=dataclasses.replace(
                 cfg.solver, max_length=req.max_length, budget_ms=int(budget), workers=req.workers))
             return _cheapest_to_make(cfg, req.facelets), None

@@ -84,13 +84,25 @@ class WebFace(Face):
 
     auto_start = True
 
-    def __init__(self, panel: Panel, stop_flag: threading.Event):
+    def __init__(self, panel: Panel, stop_flag: threading.Event, *, hold_the_end: bool = False):
         self.panel = panel
         self.stop_flag = stop_flag
         self.answers: queue.Queue[Answer] = queue.Queue()
+        self.hold_the_end = hold_the_end
+        """A run's ``finished`` is held until :meth:`release` (see :meth:`Panel._run_engine`)."""
+        self.held: Event | None = None
 
     def emit(self, event: Event) -> None:
+        if self.hold_the_end and event.kind == "finished":
+            self.held = event
+            return
         self.panel.publish(event)
+
+    def release(self) -> None:
+        """The held ``finished``, told now."""
+        held, self.held = self.held, None
+        if held is not None:
+            self.panel.publish(held)
 
     def ask(self, doubt: Doubt) -> Answer | None:
         with self.panel.lock:
@@ -235,7 +247,7 @@ class Panel:
                                 firmware=self.options.firmware if own else None,
                                 state_dir=self.options.state_dir, seed=seed, scan_only=scan_only,
                                 sim_lighting=self.options.sim_lighting, started_by=by, no_wait=True)
-            engine.face = WebFace(self, engine.stop_flag)
+            engine.face = WebFace(self, engine.stop_flag, hold_the_end=True)
             self.engine = engine
             number = self.status.run + 1
             self.status = Status(state="scanning", run=number, kind="scan" if scan_only else "solve",
@@ -288,6 +300,18 @@ class Panel:
         else:
             self._run_on_own_line(engine)
 
+    @staticmethod
+    def _run_engine(engine: Any) -> None:
+        """``engine.run()``, its ``finished`` told once it has returned or
+        raised: an engine writes the run's record as it ends, after telling
+        the end, and a page or a client told "done" asks for the last runs at
+        once (the record was not always there yet)."""
+        try:
+            engine.run()
+        finally:
+            if isinstance(engine.face, WebFace):
+                engine.face.release()
+
     def _run_on_kept_line(self, engine: Engine) -> None:
         """A run on the standing rig's line, which the panel holds between runs."""
         error: BaseException | None = None
@@ -295,7 +319,7 @@ class Panel:
             with self.standing.lock:  # the listener lets go of the line within one slice
                 engine.rig = self.standing.ready()
                 self.standing.put_in(engine.seed)
-                engine.run()
+                self._run_engine(engine)
         except (RigError, UserError, VisionError) as e:  # told in their own words: a person's to mend
             error = e
             self._finish_unreported(str(e))
@@ -316,7 +340,7 @@ class Panel:
         from ..rig.mechanisms.base import ImpossibleMove
 
         try:
-            engine.run()
+            self._run_engine(engine)
         except (Stopped, RigError, UserError, ImpossibleMove, VisionError) as e:
             log.info("the %s run ended: %s", self.cfg.rig.kind, e)
             self._finish_unreported(str(e))
