@@ -217,7 +217,8 @@ def test_config_check_names_a_broken_profile_the_panel_saved_as_the_panels(tmp_p
     finally:
         saved.unlink()
     assert r.returncode == 2, r.stdout
-    assert f"{setup}: the colour profile the panel saved for it in {saved}: " in r.stderr, r.stderr
+    assert f"{setup}: the colour profile the panel or `cuberobot calibrate` saved for it in {saved}: " \
+        in r.stderr, r.stderr
     assert len(r.stderr.splitlines()) == 1
 
 

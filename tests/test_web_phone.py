@@ -102,7 +102,7 @@ def test_the_tools_are_tabs_on_a_phone(browser, tmp_path):
         try:
             open_page(browser, base)
             tools = ["cameras-area", "dry-area", "photos-area", "calibrate-area", "pocket-area", "runs-area",
-                     "jog-area"]
+                     "jog-area", "config-area"]
             assert not any(browser.find_element(By.ID, t).is_displayed() for t in tools)
             for t in tools:
                 browser.find_element(By.CSS_SELECTOR, f"#tool-tabs button[data-tab='{t}']").click()

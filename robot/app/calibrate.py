@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from vision.profile import Profile
     from vision.setup import CameraSpec, ViewSpec
 
+    from ..rig.config import Config
+
 
 MIN_CLEAR_STICKERS = 6
 """A face's colour is learned from at least this many of its 9 stickers read
@@ -198,3 +200,137 @@ def save_geometry(views: list[ViewSpec], output: str | Path | None) -> str:
         except OSError as e:
             raise UserError(f"cannot write {output}: {e.strerror or e}") from None
     return text
+
+
+# ---------------------------------------------------------------- one calibration, both faces
+
+
+class ProfileExists(UserError):
+    """A profile of the name asked for is already saved and this set-up does
+    not use it: made for another set-up, or by hand. Replacing it would
+    change what that other set-up reads, so it is refused unless asked for."""
+
+
+@dataclass
+class Calibrated:
+    """What :func:`calibrate_and_use` did, for a face to present."""
+
+    learned: Learned
+    in_use: str
+    """The profile as the settings name it: its name, or its file's path when
+    it is saved outside the user's profile folder."""
+    settings: Path | None
+    """The override file written to put it in use; None when the set-up
+    already used it and nothing needed writing."""
+    replaced: str | None
+    """When the profile file of that name that was there before was made, or None."""
+    message: str
+    """One paragraph saying all of the above, the same from both faces."""
+
+
+def default_profile_name(cfg: Config) -> str:
+    """The name a calibration saves under when none is given: the profile the
+    set-up uses now, when that is a plain name (a recalibration renews it),
+    else ``default``. The terminal and the panel both ask here."""
+    from vision.profile import ProfileError, check_name
+
+    if cfg.profile:
+        try:
+            return check_name(cfg.profile)
+        except ProfileError:  # a path: its file is the set-up's own, not a name to save under
+            pass
+    return "default"
+
+
+def calibrate_and_use(cfg: Config, name: str | None = None, *, replace: bool = False,
+                      profile_dir: Path | None = None, settings_dir: Path | None = None,
+                      seed: int | None = None, debug_dir: str | None = None) -> Calibrated:
+    """Learn the colours of the solved cube in the rig, save them as the
+    profile ``name`` (by default :func:`default_profile_name`) and put it in
+    use for ``cfg``'s set-up file through its settings file
+    (robot/rig/settings.py), which every command and the panel read.
+
+    `cuberobot calibrate` and the panel's Calibrate card both call this, so
+    a profile made in one is named, kept and used as one made in the other.
+    A profile of that name that this set-up does not use is not overwritten
+    unless ``replace``: :class:`ProfileExists` says so before any camera
+    opens."""
+    from vision.errors import VisionError
+    from vision.profile import check_name, user_profile_dir
+
+    from ..rig.settings import save_settings
+
+    check_learns_colours(cfg.rig.kind)
+    name = name or default_profile_name(cfg)
+    try:
+        check_name(name)
+    except VisionError as e:
+        raise UserError(f"profile: {e}") from None
+    folder = Path(profile_dir) if profile_dir is not None else user_profile_dir()
+    target = folder / f"{name}.json"
+    current = _profile_file(cfg.profile)
+    replaced = None
+    if target.is_file():
+        made = _made(target)
+        if current is None or current.resolve() != target.resolve():
+            if not replace:
+                uses = f"it uses {cfg.profile!r}" if cfg.profile else "it uses none"
+                raise ProfileExists(
+                    f"a colour profile {name!r} is already saved ({target}, made {made}) and this set-up "
+                    f"does not use it ({uses}): give another name, or say to replace it (`calibrate "
+                    "--replace`, or the panel's Replace it)")
+        replaced = f"made {made}"
+    learned = learn_colours(cfg.cameras, cfg.views, name, directory=folder, seed=seed, debug_dir=debug_dir)
+    in_use = learned.profile.name if learned.path.parent == user_profile_dir() else str(learned.path)
+    setup = cfg.path
+    current = _profile_file(cfg.profile)  # again: a name the set-up gave before it was made is found now
+    if current is not None and current.resolve() == learned.path.resolve():
+        settings = None
+        use = f"{setup} already uses it: the panel and every command read it from the next scan on"
+    else:
+        settings = save_settings(cfg, profile=in_use, directory=settings_dir)
+        use = (f"put in use for {setup} in {settings} (an override of its [vision] profile, which the panel "
+               "and every command read; delete that file to undo it)")
+    renewed = f" (replacing the one of that name {replaced})" if replaced else ""
+    message = f"profile {name!r} saved to {learned.path}{renewed}; {use}"
+    return Calibrated(learned, in_use, settings, replaced, message)
+
+
+def _profile_file(profile: str | None) -> Path | None:
+    """The file the set-up's profile is read from, or None (none set, not
+    made yet, or a name no file can have)."""
+    from vision.errors import VisionError
+    from vision.profile import find_profile
+
+    if not profile:
+        return None
+    try:
+        return find_profile(profile)
+    except VisionError:
+        return None
+
+
+def _made(path: Path) -> str:
+    """When a file was last written, in the machine's local time, to the minute."""
+    import time
+
+    try:
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(path.stat().st_mtime))
+    except OSError:
+        return "at an unknown time"
+
+
+def put_views_in_use(cfg: Config, views: Sequence[ViewSpec], *, settings_dir: Path | None = None
+                     ) -> tuple[Path, str]:
+    """Put new corners for ``views`` in use for ``cfg``'s set-up file: into
+    its settings file (robot/rig/settings.py), which the panel and every
+    command read; the file, and one line saying so, the same whether the
+    corners were clicked at the terminal (`calibrate --geometry`) or dragged
+    on the panel."""
+    from ..rig.settings import save_settings
+
+    path = save_settings(cfg, views=list(views), directory=settings_dir)
+    names = ", ".join(v.name for v in views) or "no view"
+    return path, (f"the corners of {names} saved to {path} and put in use for {cfg.path} (an override "
+                  "of its [[view]] corners, which the panel and every command read; delete that file to undo "
+                  "it)")

@@ -1,5 +1,6 @@
-"""Settings made on the rig (the panel's sticker grid and colour
-calibration) that override the set-up file, kept in the user's config folder.
+"""Settings made on the rig (the panel's sticker grid, and the colour profile
+the panel's or the terminal's calibration put in use) that override the
+set-up file, kept in the user's config folder.
 
 The set-up file (``--config``, by default the repository's ``config/rig.toml``
 or the packaged copy) may not be writable, may be shared by several people,
@@ -31,7 +32,7 @@ import json
 import logging
 import os
 import tomllib
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -63,14 +64,48 @@ def settings_path(setup: Path, directory: Path | None = None) -> Path:
         f"{resolved.stem}-{digest}.toml"
 
 
+@dataclass(frozen=True)
+class Override:
+    """A settings file in force for a set-up file, and what of it is used:
+    what `config check`, `doctor` and the panel's configuration card name."""
+
+    path: Path
+    """The settings file."""
+    setup: Path
+    """The set-up file it belongs to."""
+    profile: str | None
+    """The colour profile it puts in use instead of the set-up file's (None: it sets none)."""
+    views: tuple[str, ...]
+    """The views whose corners it sets (those the set-up file still has, showing the same faces)."""
+
+    def describe(self, own_profile: str | None) -> str:
+        """One line: the file, what it overrides (``own_profile``: the set-up
+        file's own ``[vision] profile``) and how to undo it."""
+        parts = []
+        if self.profile is not None:
+            parts.append(f"[vision] profile = {self.profile!r} (the set-up file says "
+                         f"{repr(own_profile) if own_profile else 'none'})")
+        if self.views:
+            parts.append(f"the [[view]] corners of {', '.join(self.views)}")
+        what = " and ".join(parts) if parts else "nothing the set-up file still has (its views changed)"
+        return (f"{self.path} overrides {what}, saved by the panel or `cuberobot calibrate`; "
+                f"delete it to undo (rm {self.path})")
+
+
 def apply_settings(cfg: Config, directory: Path | None = None) -> Config:
     """``cfg`` with its settings file's profile and view corners, if it has
     one; a UserError naming the file and line when the file is malformed."""
+    return settings_in_force(cfg, directory)[0]
+
+
+def settings_in_force(cfg: Config, directory: Path | None = None) -> tuple[Config, Override | None]:
+    """:func:`apply_settings`, and the :class:`Override` it applied (None
+    when the set-up file has no settings file)."""
     if cfg.path is None:
-        return cfg
+        return cfg, None
     path = settings_path(cfg.path, directory)
     if not path.is_file():
-        return cfg
+        return cfg, None
     profile, views = _read(path, cfg)
     by_name = {v.name: v for v in views}
     kept = []
@@ -87,7 +122,8 @@ def apply_settings(cfg: Config, directory: Path | None = None) -> Config:
     used = [v.name for v, old in zip(kept, cfg.views, strict=True) if v is not old]
     log.info("the settings in %s: profile %s; the corners of %s", path, profile or "(the set-up file's)",
              ", ".join(used) or "no view")
-    return replace(cfg, views=kept, profile=profile if profile is not None else cfg.profile)
+    override = Override(path, Path(cfg.path), profile or None, tuple(used))
+    return replace(cfg, views=kept, profile=profile if profile else cfg.profile), override
 
 
 def _read(path: Path, cfg: Config) -> tuple[str | None, list[ViewSpec]]:
@@ -140,9 +176,9 @@ def save_settings(cfg: Config, *, views: list[ViewSpec] | None = None, profile: 
     profile = profile if profile is not None else old_profile
     setup = str(Path(cfg.path).expanduser().resolve())
     lines = [f"# cuberobot's settings for the set-up file {setup},",
-             "# written by the panel (`cuberobot serve`). They override that file's [vision] profile and",
-             "# [[view]] corners for the panel and for every command that reads it (scan, start,",
-             "# calibrate). Delete this file to undo them.",
+             "# written by the panel (`cuberobot serve`) or `cuberobot calibrate`. They override that file's",
+             "# [vision] profile and [[view]] corners for the panel and for every command that reads it",
+             "# (scan, start, calibrate); `cuberobot config check` names this file. Delete it to undo them.",
              f"setup = {_string(setup)}"]
     if profile:
         lines.append(f"profile = {_string(profile)}")

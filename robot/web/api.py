@@ -577,10 +577,25 @@ def build(panel: Panel) -> Starlette:
         return JSONResponse(await in_thread(live.read))
 
     async def calibrate(request: Request) -> Response:
-        body = await read_json(request, ("profile",))
-        name = field_str(body, "profile", max_chars=100, required=False) or "default"
-        return JSONResponse(await in_thread(workshop.calibrate_colours, panel, name, status=422,
-                                            kind="calibration"))
+        body = await read_json(request, ("profile", "replace"))
+        name = field_str(body, "profile", max_chars=100, required=False) or None  # None: as the terminal's
+        replace_old = body.get("replace", False)
+        if not isinstance(replace_old, bool):
+            raise ApiError(400, "bad-request",
+                           f"'replace' must be true or false, not {json_kind(replace_old)}")
+
+        def calibrate_or_409() -> dict[str, Any]:
+            from ..app.calibrate import ProfileExists
+
+            try:
+                return workshop.calibrate_colours(panel, name, replace_old)
+            except ProfileExists as e:  # the page asks, then sends "replace": true
+                raise ApiError(409, "exists", str(e)) from None
+
+        return JSONResponse(await in_thread(calibrate_or_409, status=422, kind="calibration"))
+
+    async def effective_config(request: Request) -> Response:
+        return JSONResponse(await in_thread(workshop.effective_config, panel))
 
     async def geometry(request: Request) -> Response:
         return JSONResponse(workshop.geometry(panel))
@@ -770,6 +785,7 @@ def build(panel: Panel) -> Starlette:
         Route("/api/live/{view}.jpg", live_picture),
         Route("/api/calibrate", calibrate, methods=["POST"]),
         Route("/api/geometry", geometry),
+        Route("/api/config", effective_config),
         Route("/api/geometry", set_geometry, methods=["POST"]),
         Route("/api/geometry/{view}.jpg", geometry_picture),
         Route("/api/dry-run", dry_run, methods=["POST"]),

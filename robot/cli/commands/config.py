@@ -25,13 +25,13 @@ def _config_check(args: argparse.Namespace) -> int:
 
     from ...rig.config import parse_config
     from ...rig.loading import read_config_text
-    from ...rig.settings import apply_settings
+    from ...rig.settings import settings_in_force
 
     # load_config's steps, to keep the text, parsed again as plain TOML for what the file itself sets,
     # and to tell the file's own settings from those the panel saved on top of them.
     file, text = read_config_text(args.file)
     own = parse_config(text, file)
-    cfg = apply_settings(own)
+    cfg, override = settings_in_force(own)
     if cfg.rig.port.startswith("sim://"):  # the virtual rig reads its options only when first opened
         from ...sim.protocol_sim import parse_sim_url
 
@@ -48,6 +48,10 @@ def _config_check(args: argparse.Namespace) -> int:
           f"views: {', '.join(v.name for v in cfg.views) or 'none'}")
     print(f"  solver: metric {cfg.solver.metric}, budget {cfg.solver.budget_ms} ms")
     print(profile_line)
+    # every override in force, named with how to undo it: a value set on the panel or by `calibrate` that
+    # this file does not show must not surprise a maker reading the file
+    print(f"  override: {override.describe(own.profile)}" if override is not None else
+          "  overrides: none (no settings file saved for this set-up by the panel or `cuberobot calibrate`)")
     for note in notes:
         print(f"  note: {note}")
     return 0
@@ -71,7 +75,8 @@ def _profile_summary(cfg: Config, own: Config) -> str:
         from ...rig.settings import settings_path
 
         assert cfg.path is not None  # settings apply only to a file
-        where = f"{cfg.path}: the colour profile the panel saved for it in {settings_path(cfg.path)}"
+        where = (f"{cfg.path}: the colour profile the panel or `cuberobot calibrate` saved for it in "
+                 f"{settings_path(cfg.path)}")
     try:
         profile, path = open_profile(cfg.profile)
     except ProfileMissing as e:

@@ -433,9 +433,9 @@ def _ask_which(count: int) -> int:
 def _calibrate(args: argparse.Namespace) -> int:
     from vision.profile import TOO_CLOSE_DE, check_name
 
-    from ...app.calibrate import geometry_frame, learn_colours, save_geometry
+    from ...app.calibrate import geometry_frame, save_geometry
 
-    if not args.geometry:
+    if not args.geometry and args.profile is not None:
         check_name(args.profile)  # a name that cannot be saved is refused before anything is captured
     if args.save_debug:
         check_output_dir(args.save_debug, "--save-debug")
@@ -466,13 +466,20 @@ def _calibrate(args: argparse.Namespace) -> int:
             frame = geometry_frame(cameras, v, seed=args.seed) if simulated else None
             new_views.append(click_geometry(by_name[v.camera], v.name, "".join(f.face for f in v.faces),
                                             frame=frame))
+        from ...app.calibrate import put_views_in_use
+
         text = save_geometry(new_views, args.output)
         if args.output:
             print(f"geometry written to {args.output}", file=sys.stderr)
         print(text)
+        # in use from the next scan on, as the panel's dragged corners are (stdout stays the TOML)
+        print(put_views_in_use(cfg, new_views)[1], file=sys.stderr)
         return 0
-    learned = learn_colours(cameras, views, args.profile, directory=Path(args.dir) if args.dir else None,
-                            seed=args.seed, debug_dir=args.save_debug)
+    from ...app.calibrate import calibrate_and_use
+
+    done = calibrate_and_use(cfg, args.profile, replace=args.replace, profile_dir=Path(args.dir) if args.dir
+                             else None, seed=args.seed, debug_dir=args.save_debug)
+    learned = done.learned
     profile = learned.profile
     for line in learned.exposures:
         print(line)
@@ -485,26 +492,8 @@ def _calibrate(args: argparse.Namespace) -> int:
         print(f"warning: faces {a} and {b} are too close to tell apart reliably (ΔE {d:.1f} <"
               f" {TOO_CLOSE_DE:g}): improve the light (whiter, more even) and calibrate again",
               file=sys.stderr)
-    print(f"profile {profile.name!r} saved to {learned.path}")
-    print(_how_to_use(profile.name, args), file=sys.stderr)
+    print(done.message)
     return 0
-
-
-def _how_to_use(name: str, args: argparse.Namespace) -> str:
-    """What makes the next run read the profile just saved: the config's
-    ``[vision] profile`` (already so, or the line to set), or ``--profile``
-    for one scan."""
-    from ...rig.loading import load_config
-
-    try:
-        current = load_config(args.config).profile if args.config else None
-    except (UserError, OSError, ValueError):  # changed since the run read it: no hint
-        current = None
-    where = args.config or "your config"
-    if current == name:
-        return f"{where} already uses it ([vision] profile = {name!r}): the next scan and start read it"
-    return (f"to use it, set [vision] profile = \"{name}\" in {where} (start and scan then read it), "
-            f"or give scan --profile {name}")
 
 
 def register(sub: Registry) -> None:
@@ -549,12 +538,17 @@ def register(sub: Registry) -> None:
     p = sub.add_parser("calibrate", help="learn the colours under today's light from a solved cube,"
                                          " or set the geometry by clicking face corners")
     common(p)
-    p.add_argument("--profile", default="default", metavar="NAME", type=text("--profile", 100),
-                   help="name of the profile to write")
+    p.add_argument("--profile", default=None, metavar="NAME", type=text("--profile", 100),
+                   help="name of the profile to write and put in use (default: the one the set-up uses, "
+                        "else 'default')")
+    p.add_argument("--replace", action="store_true",
+                   help="overwrite a profile of that name that this set-up does not use (refused otherwise)")
     p.add_argument("--dir", metavar="DIR", type=path,
                    help="directory for the profile (default: the user's data directory,"
                         " ~/.local/share/cuberobot/profiles on Linux)")
-    p.add_argument("--geometry", action="store_true", help="click each face's corners in the live image")
+    p.add_argument("--geometry", action="store_true",
+                   help="click each face's corners in the live image; they are put in use for the set-up "
+                        "(its settings file, as the panel's dragged corners) and printed as TOML")
     p.add_argument("--output", metavar="FILE", type=path, help="with --geometry: also write the TOML here")
     p.set_defaults(func=_calibrate)
 

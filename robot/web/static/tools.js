@@ -73,13 +73,25 @@ $("dry-run").addEventListener("click", async () => {
 
 // ---------------------------------------------------------------- calibration: colours
 
-$("cal-colours").addEventListener("click", async () => {
+// The name as `cuberobot calibrate --profile` takes it; empty, the server names it as the terminal does
+// (the set-up's profile, else "default"). A profile of that name the set-up does not use is not
+// overwritten: the server says so (409) and the card asks once, with Replace it.
+async function learnColours(replace) {
   const box = $("cal-result");
   box.textContent = "capturing the solved cube…";
   $("cal-colours").disabled = true;
-  const r = await post("/api/calibrate", { profile: $("cal-name").value.trim() || "default" });
+  const name = $("cal-name").value.trim();
+  const body = name ? { profile: name } : {};
+  if (replace) body.replace = true;
+  const r = await post("/api/calibrate", body);
   $("cal-colours").disabled = false;
   box.textContent = "";
+  if (r.status === 409 && r.body.error && r.body.error.kind === "exists") {
+    const again = el("button", { id: "cal-replace", type: "button", textContent: "Replace it" });
+    again.addEventListener("click", () => learnColours(true));
+    box.append(el("p", { id: "cal-exists", className: "warn", textContent: errorText(r) }), again);
+    return;
+  }
   if (!r.ok) { box.append(el("p", { className: "warn", textContent: errorText(r) })); return; }
   const d = r.body;
   const list = el("ul", { className: "colours" });
@@ -91,8 +103,10 @@ $("cal-colours").addEventListener("click", async () => {
   }
   box.append(list);
   box.append(verdict(d));
-  box.append(el("p", { className: "hint", textContent: d.message }));
-});
+  box.append(el("p", { id: "cal-message", className: "hint", textContent: d.message }));
+}
+
+$("cal-colours").addEventListener("click", () => learnColours(false));
 
 // The calibration's verdict in words, not a bare ΔE: whether the six colours can be told apart, the two
 // closest by name, and what to do when they are too close.
