@@ -4,6 +4,7 @@ kind of rig; the log of the run's events, kept across a reload and bounded;
 the Host card. What the page shows is checked against what the server told
 (its event stream, its answers), each wait on what the page shows."""
 
+import re
 import shutil
 from pathlib import Path
 
@@ -196,7 +197,9 @@ def test_the_host_card_shows_load_temperature_and_free_disk(browser, tmp_path, p
             assert shown["temperature"].startswith("no sensor"), shown
         else:
             assert "°C" in shown["temperature"] and source in shown["temperature"], shown
-        assert f"({host['disk']['free_percent']}%)" in shown["free disk"], shown
+        # the page's reading and this one are two moments of a disk other tests write to: near, not equal
+        m = re.search(r"\(([\d.]+)%\)", shown["free disk"])
+        assert m and abs(float(m[1]) - host["disk"]["free_percent"]) < 0.5, (shown, host["disk"])
         assert shown["state folder"] == str(tmp_path)
         free = shutil.disk_usage(tmp_path).free
         assert abs(host["disk"]["free_bytes"] - free) < 64 << 20  # the state folder's own disk
