@@ -30,7 +30,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vision.profile import ProfileError, ProfileMissing, open_profile
 from vision.setup import CameraSpec, camera_kind, libcamera_index
 
 from ..rig.config import Config, RigConfig
@@ -557,6 +556,8 @@ def _check_profile(profile: str) -> Finding:
     """The set-up's colour profile: one not made yet is only said (colours
     are calibrated once the rig stands, often last, on the panel); one that
     is there but cannot be read is a problem, as `scan` and `start` refuse it."""
+    from vision.profile import ProfileError, ProfileMissing, open_profile  # lazy: loads numpy
+
     subject = "colour profile"
     try:
         loaded, path = open_profile(profile)

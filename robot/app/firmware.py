@@ -21,8 +21,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from solver.cache import cache_dir
-
 from ..rig.config import RigConfig
 from ..rig.errors import RigError, UserError
 from .doctor import handshake
@@ -91,6 +89,8 @@ def arduino_dir(given: str | None = None) -> Path:
 
 
 def default_build_dir() -> Path:
+    from solver.cache import cache_dir  # lazy: loads numpy
+
     return Path(cache_dir()) / "firmware"
 
 

@@ -26,11 +26,8 @@ from typing import TYPE_CHECKING, Any
 from solver import MAX_BUDGET_MS, MAX_SOLUTION_LENGTH, format_moves, group_steps, parse_facelets, simplify
 from solver.metrics import METHODS, RIG_METRICS
 
-from ..rig import mechanisms, motion  # their functions looked up when called (tests replace some)
 from ..rig.config import rig_turn_costs
 from ..rig.errors import RigError, UserError
-from ..rig.loading import load_config
-from ..rig.motion import estimate_s, fastest
 from .kinds import kind_of
 
 if TYPE_CHECKING:
@@ -153,8 +150,10 @@ def planned_solution(req: SolveRequest, cfg: Config) -> tuple[Solution, list[Mot
     planned once: with ``metric = "rig"`` the plan that won the choice among
     the candidates, otherwise the solution planned here. The press-start
     engine estimates, shows, journals and turns this one plan."""
+    from ..rig.motion import plan  # lazy: out of `cuberobot solve`'s start-up
+
     sol, steps = _solve(dataclasses.replace(req, rig=cfg))
-    return sol, steps if steps is not None else motion.plan(sol.steps, cfg)
+    return sol, steps if steps is not None else plan(sol.steps, cfg)
 
 
 def _solve(req: SolveRequest) -> tuple[Solution, list[MotorStep] | None]:
@@ -164,6 +163,8 @@ def _solve(req: SolveRequest) -> tuple[Solution, list[MotorStep] | None]:
     check(req)
     budget = DEFAULT_BUDGET_MS if req.budget_ms is None else req.budget_ms
     if req.metric == "rig":
+        from ..rig.loading import load_config  # lazy: out of `cuberobot solve`'s start-up
+
         cfg = req.rig if req.rig is not None else load_config(None)
         if kind_of(cfg).makes_robot_moves:
             cfg = dataclasses.replace(cfg, solver=dataclasses.replace(
@@ -203,15 +204,16 @@ def for_the_mechanism(cfg: Config, facelets: str, *,
     prices it."""
     from solver import solve  # lazy: loads numba
 
+    from ..rig.mechanisms import cheapest, mechanism_for  # lazy: out of `cuberobot solve`'s start-up
     from ..rig.mechanisms.search import best_solution  # lazy: loads numba
 
-    s, m = cfg.solver, mechanisms.mechanism_for(cfg)
+    s, m = cfg.solver, mechanism_for(cfg)
     assert m is not None, cfg.rig.kind
     sol = solve(facelets, max_length=s.max_length, budget_ms=s.budget_ms, candidates=max(1, s.candidates),
                 workers=s.workers)
     planned = [c for c in (sol, *sol.others) if s.max_length is None or c.length <= s.max_length]
     cands = [c.moves for c in planned]
-    i, best = mechanisms.cheapest(cands, m, start=start, objective="weighed")
+    i, best = cheapest(cands, m, start=start, objective="weighed")
     chosen = f"candidate {i + 1} of {len(cands)}"
     if s.search_ms > 0:  # then the search in the mechanism's own metric, the best candidate as the bar
         _, found = best_solution(facelets, m, start, s.search_ms / 1000, candidates=cands, workers=s.workers)
@@ -246,6 +248,8 @@ def _fastest_for_rig(cfg: Config, facelets: str, *, max_length: int | None, budg
                      workers: int | None) -> tuple[Solution, list[MotorStep]]:
     """:func:`for_the_rig` with the winner's plan, so nobody plans it again."""
     from solver import solve  # lazy: loads numba
+
+    from ..rig.motion import estimate_s, fastest  # lazy: out of `cuberobot solve`'s start-up
 
     q, h = rig_turn_costs(cfg)
     sol = solve(facelets, max_length=max_length, budget_ms=budget_ms, metric="axial", quarter_cost=q,
