@@ -78,8 +78,8 @@ class MechanismPlan:
 def mechanism_for(config: Config) -> Mechanism | None:
     """The config's mechanism (``[rig] kind``), or None for a six-motor rig
     (robot/rig/motion.py plans that one)."""
-    from .flipper import Flipper  # lazy: `cuberobot --help` loads the planner, not each kind's rules
-    from .grippers import TwoGripper  # lazy: as above
+    from .flipper import Flipper  # lazy: out of --help's start-up
+    from .grippers import TwoGripper  # lazy: out of --help's start-up
 
     kind = config.rig.kind
     if kind == "flipper":
