@@ -18,13 +18,16 @@ import numpy as np
 
 from solver import SOLVED
 from solver.facelets import FACES, position_name
+from vision.errors import VisionError
+from vision.profile import TOO_CLOSE_DE, build_profile, check_name, save_profile
+from vision.setup import FaceSpec, ViewSpec
 
 from ..rig.errors import UserError
 from .kinds import KINDS
 
 if TYPE_CHECKING:
     from vision.profile import Profile
-    from vision.setup import CameraSpec, ViewSpec
+    from vision.setup import CameraSpec
 
     from ..rig.config import Config
 
@@ -40,8 +43,13 @@ def check_solved(frames: dict[str, np.ndarray], views: list[ViewSpec],
     it is one (and the geometry fits) before storing anything. The stickers
     read as solved but in doubt (glare, shadow) are returned, to be left out
     of the colours learned; a face with too few clear stickers is refused."""
-    from vision.preview import annotate
-    from vision.scanning import ScanResult, classify_measured, measure, write_debug
+    from vision.preview import annotate  # lazy: loads OpenCV
+    from vision.scanning import (  # lazy: loads OpenCV and numba
+        ScanResult,
+        classify_measured,
+        measure,
+        write_debug,
+    )
 
     samples, spread, glare = measure(frames, views)
     cls = classify_measured(samples, spread, glare)
@@ -74,8 +82,6 @@ class Learned:
 
     @property
     def too_close(self) -> bool:
-        from vision.profile import TOO_CLOSE_DE
-
         return self.closest[0] < TOO_CLOSE_DE
 
 
@@ -96,8 +102,7 @@ def learn_colours(cameras: list[CameraSpec], views: list[ViewSpec], name: str, *
     """Capture every view of a solved cube (simulated cameras show one),
     check it is solved, and save each camera's view of each face's colour as
     the profile ``name``."""
-    from vision.profile import build_profile, check_name, save_profile
-    from vision.scanning import capture_frames, expand_views, measure
+    from vision.scanning import capture_frames, expand_views, measure  # lazy: loads OpenCV and numba
 
     check_name(name)
     settings: dict = {}
@@ -125,7 +130,7 @@ def fix_exposures(cameras: list[CameraSpec], settings: dict) -> list[str]:
     """Every camera's exposure and gain as the calibration ran them go into
     the profile (``settings``, changed in place), so `start` runs at the
     same ones with auto exposure off; one line a setting, saying which."""
-    from vision.capture import SIM_EXPOSURE
+    from vision.capture import SIM_EXPOSURE  # lazy: loads OpenCV
 
     lines = []
     for spec in cameras:
@@ -145,8 +150,8 @@ def fix_exposures(cameras: list[CameraSpec], settings: dict) -> list[str]:
 def geometry_frame(cameras: list[CameraSpec], view: ViewSpec, *, seed: int | None = None) -> np.ndarray:
     """The picture a view's corners are set on: a frame from its camera (a
     simulated camera shows a solved cube where the configuration puts it)."""
-    from vision.capture import open_camera
-    from vision.scanning import capture_frames
+    from vision.capture import open_camera  # lazy: loads OpenCV
+    from vision.scanning import capture_frames  # lazy: loads OpenCV and numba
 
     by_name = {c.name: c for c in cameras}
     if view.camera not in by_name:
@@ -166,9 +171,7 @@ def view_from_corners(view: ViewSpec, corners: Mapping[str, Sequence[Sequence[fl
     face's net top-left corner (the rest in any order); a face missing from
     ``corners`` keeps the ones it had. A UserError names a face whose
     corners do not make a convex face."""
-    from vision.errors import VisionError
-    from vision.geometry import order_corners
-    from vision.setup import FaceSpec
+    from vision.geometry import order_corners  # lazy: loads OpenCV
 
     unknown = set(corners) - {f.face for f in view.faces}
     if unknown:
@@ -183,15 +186,13 @@ def view_from_corners(view: ViewSpec, corners: Mapping[str, Sequence[Sequence[fl
             faces.append(FaceSpec(f.face, order_corners(corners[f.face]), 0, f.center_visible))
         except VisionError as e:
             raise UserError(f"view {view.name!r}, face {f.face}: {e}") from None
-    from vision.setup import ViewSpec as View
-
-    return View(view.name, view.camera, tuple(faces), view.hand_held)
+    return ViewSpec(view.name, view.camera, tuple(faces), view.hand_held)
 
 
 def save_geometry(views: list[ViewSpec], output: str | Path | None) -> str:
     """The views as the configuration's ``[[view]]`` TOML, written to
     ``output`` when given; the text."""
-    from vision.geometry import geometry_toml
+    from vision.geometry import geometry_toml  # lazy: loads OpenCV
 
     text = geometry_toml(views)
     if output:

@@ -33,6 +33,11 @@ from typing import Any
 from vision.setup import CameraSpec, camera_kind, libcamera_index
 
 from ..rig.config import Config, RigConfig
+from ..rig.errors import RigError, UserError
+from ..rig.gpio_pins import HEADER_PIN
+from ..rig.link import Link
+from ..rig.owner import describe_holder, port_holder
+from .limits import rig_claims
 
 # USB ids (vendor:product) of the boards the firmware runs on, and of the
 # USB-serial chips clones use instead.
@@ -375,15 +380,10 @@ def handshake(port: str, rig: RigConfig, boot_wait_s: float, *, claim: bool = Tr
     and queue. ``claim``: hold the rig meanwhile (off when the caller holds it)."""
     from dataclasses import replace
 
-    from ..rig.errors import RigError, UserError
-    from ..rig.link import Link
-
     cfg = Config(path=None, rig=replace(rig, port=port, boot_wait_s=boot_wait_s))
     if port.startswith("gpio://"):
-        from .. import gpio  # noqa: F401  (gpio:// ports)
+        from .. import gpio  # noqa: F401  (gpio:// ports; lazy: the Pi's pins plug in when asked for)
     try:
-        from .limits import rig_claims
-
         # HELLO is the same on every kind of rig: the link is opened for the set-up's own kind. It
         # only asks, so Ctrl-C meanwhile sends no emergency stop (that would latch an idle rig).
         with rig_claims(port if claim else None, None, folder=False), \
@@ -556,7 +556,7 @@ def _check_profile(profile: str) -> Finding:
     """The set-up's colour profile: one not made yet is only said (colours
     are calibrated once the rig stands, often last, on the panel); one that
     is there but cannot be read is a problem, as `scan` and `start` refuse it."""
-    from vision.profile import ProfileError, ProfileMissing, open_profile
+    from vision.profile import ProfileError, ProfileMissing, open_profile  # lazy: loads numpy
 
     subject = "colour profile"
     try:
@@ -632,8 +632,6 @@ def gpio_findings(m: Machine, config: Config) -> list[Finding]:
     whether another process holds it), and whether this user may open the
     GPIO chip, with the exact fix when not."""
     from ..gpio.board import PinsUnavailable, factory_name, pin_factory, pins_of  # gpiozero: when asked
-    from ..rig.gpio_pins import HEADER_PIN
-    from ..rig.owner import describe_holder, port_holder
 
     out: list[Finding] = []
     try:

@@ -26,8 +26,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from solver import parse_facelets, random_cube
+from solver import CubeError, parse_facelets, parse_moves, random_cube
 from solver.facelets import FACES, position_name
+
+from ..rig import job, motion  # motion.plan looked up when called (tests replace it)
+from ..rig.journal import Journal
 
 if TYPE_CHECKING:
     from vision.scan_result import ScanResult
@@ -111,7 +114,7 @@ def merge(earlier: ScanResult, moved: tuple[int, ...], later: ScanResult, fresh:
     """``later`` with its classification replaced by both looks' (see
     :func:`vision.classifier.combine_looks`); ``later`` as it is when
     either look has no evidence to add (too few stickers seen)."""
-    from vision.classifier import combine_looks
+    from vision.classifier import combine_looks  # lazy: loads numba
 
     a, b = earlier.classification, later.classification
     if a.evidence is None or b.evidence is None or not a.valid or not b.valid:
@@ -221,14 +224,8 @@ def turn_face(run: Run, facelets: str, move: str) -> None:
     """Turn ``move`` as a journalled job (the journal of the run's state
     folder), from the cube ``facelets`` as the scan reads it; each move a
     step of its own."""
-    from solver import parse_moves
-
-    from ..rig import job
-    from ..rig.journal import Journal
-    from ..rig.motion import plan
-
     link = run.rig.link
-    steps = plan([(m,) for m in parse_moves(move)], link.config)
+    steps = motion.plan([(m,) for m in parse_moves(move)], link.config)
     with Journal(run.state_dir) as journal:
         job.run(link, journal, parse_facelets(facelets), steps)
 
@@ -240,7 +237,7 @@ def admits_solved(result: ScanResult | None) -> bool:
     :data:`vision.classifier.PLAUSIBLE_NATS` more than the best). The rig
     turned a solution it had checked; what the scan cannot rule out it has
     no reason to doubt. A scan that rules the solved cube out is not this."""
-    from vision.classifier import PLAUSIBLE_NATS
+    from vision.classifier import PLAUSIBLE_NATS  # lazy: loads numba
 
     if result is None or result.classification.evidence is None:
         return False
@@ -253,8 +250,6 @@ def fixed_cube(facelets: str, emit: Callable[..., None]) -> str | None:
     """The cube a person fixed and accepted, when it is a valid one; else
     None, and ``emit`` tells the page why (``fix-invalid``) so that they can
     fix it again: the scan's question stays open."""
-    from solver import CubeError
-
     try:
         parse_facelets(facelets)
     except CubeError as e:

@@ -23,9 +23,10 @@ from solver import SOLVED_CUBE, Cube, group_steps, parse_facelets
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
 from ..rig.journal import Journal
+from ..rig.link import Link
 from ..rig.motion import estimate_s, plan
 from ..rig.timing import move_ticks, ticks_to_s
-from .events import Event, Face, TurnEvents
+from .events import Event, Face, Stopped, TurnEvents
 from .limits import (
     MAX_DRY_RUN_MOVES,
     MAX_RENDER_MOVES,
@@ -40,7 +41,6 @@ from .limits import (
 
 if TYPE_CHECKING:
     from ..rig import job
-    from ..rig.link import Link
     from ..rig.motion import MotorStep
 
 
@@ -68,7 +68,7 @@ def _checked_plan(cfg: Config, ask: DryRunAsk) -> list[MotorStep]:
     """Bounds of a six-motor dry run, before anything is opened: at most
     1000 moves (100 drawn), and at most an hour at the virtual rig's pace.
     Returns the run's one plan (checked, shown and turned)."""
-    from ..sim.virtual_rig import EventClock, make_clock
+    from ..sim.virtual_rig import EventClock, make_clock  # lazy: the simulation plugs in when asked for
 
     if ask.render:
         check_moves(ask.moves, "MOVES", MAX_RENDER_MOVES, " (drawing takes a third of a second a move)")
@@ -81,7 +81,7 @@ def _checked_plan(cfg: Config, ask: DryRunAsk) -> list[MotorStep]:
     check_port_and_folder(ask.port, ask.state_dir, default_folder=not ask.simulated)
     speed, where = ask.speed, "--speed"
     if ask.port is not None and ask.port.startswith("sim://"):
-        from ..sim.protocol_sim import parse_sim_url
+        from ..sim.protocol_sim import parse_sim_url  # lazy: the simulation plugs in when asked for
 
         try:
             speed, where = parse_sim_url(ask.port)[1].get("speed", "1"), "--port's speed"
@@ -106,7 +106,7 @@ def at_terminal(cfg: Config, ask: DryRunAsk, read_cube: Callable[[str], str],
     steps = _checked_plan(cfg, ask)  # the moves parsed and planned before anything opens
     start = parse_facelets(read_cube(ask.start)) if ask.start else SOLVED_CUBE
     if ask.render:
-        from .dryrun_pictures import check_path
+        from .dryrun_pictures import check_path  # lazy: loads OpenCV
         check_path(ask.render)
     profiles = cfg.profiles()
     check_port(ask.port)
@@ -130,15 +130,15 @@ def at_terminal(cfg: Config, ask: DryRunAsk, read_cube: Callable[[str], str],
         f"{len(steps)} steps, wall {report.wall_s:.3f} s")
     out(f"final state: {report.state}")
     if ask.render:
-        from .dryrun_pictures import render
+        from .dryrun_pictures import render  # lazy: loads OpenCV
         for path in render(ask.render, start, steps, cfg):
             out(f"wrote {path}")
 
 
 def virtual_port(start: Cube, speed: str) -> str:
     """A fresh virtual rig's address, holding ``start``, at ``speed``."""
-    from ..sim.protocol_sim import sim_url
-    from ..sim.virtual_rig import make_clock
+    from ..sim.protocol_sim import sim_url  # lazy: the simulation plugs in when asked for
+    from ..sim.virtual_rig import make_clock  # lazy: the simulation plugs in when asked for
 
     try:
         make_clock(speed)
@@ -164,9 +164,8 @@ def dry_run(cfg: Config, start: Cube, steps: Sequence[MotorStep], *, port: str |
     a new virtual rig at ``speed``), telling ``on_turn`` as the rig reports
     each one done. ``on_link`` hears the connected link (and None once it is closed), so
     that another thread can send it the emergency stop."""
-    from .. import sim  # noqa: F401  (sim:// ports)
-    from ..rig import job
-    from ..rig.link import Link
+    from .. import sim  # noqa: F401  (sim:// ports; lazy: the simulation plugs in when asked for)
+    from ..rig import job  # lazy: out of --help's start-up
 
     port = port or virtual_port(start, speed)
     with _journal_dir(port, state_dir) as journal_dir, Journal(journal_dir) as journal, \
@@ -191,7 +190,7 @@ class WatchedDryRun:
         """The run's one plan, the moves checked before anything starts: drawn, estimated, turned."""
         import cv2
 
-        from .dryrun_pictures import timeline
+        from .dryrun_pictures import timeline  # lazy: loads OpenCV
 
         self.cfg, self.speed, self.cube = cfg, speed, start
         self.steps = plan(group_steps(moves), cfg)
@@ -216,8 +215,6 @@ class WatchedDryRun:
 
     def run(self) -> Event:
         """Turn the plan, telling the face each turn; the ``finished`` event of however it ended."""
-        from .events import Stopped
-
         assert self.face is not None, "begin() first"
         face, n = self.face, len(self.steps)
         events = TurnEvents([s.text for s in self.steps], self.estimate)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .kinds import kind_of
+from .start import Engine
 
 if TYPE_CHECKING:
     from vision.render import Lighting
@@ -57,11 +58,9 @@ def engine_for(cfg: Config, face: Face, *, port: str | None = None, firmware: st
     moves go at the pace a person watches (the panel), else as fast as it
     can (the terminal)."""
     if kind_of(cfg).keeps_its_line:
-        from .start import Engine
-
         return Engine(cfg, face, port=port, firmware=firmware, state_dir=state_dir, seed=seed,
                       no_wait=no_wait, scan_only=scan_only, sim_lighting=sim_lighting, started_by=started_by)
-    from .mechanism_start import MechanismEngine
+    from .mechanism_start import MechanismEngine  # lazy: loads OpenCV and numba
 
     return MechanismEngine(cfg, face, port=port, firmware=firmware, state_dir=state_dir, seed=seed,
                            scan_only=scan_only, sim_lighting=sim_lighting, started_by=started_by, paced=paced)

@@ -26,7 +26,11 @@ from solver import Cube
 
 from ..rig.config import DRIVEN_FACES, Config, rig_turn_costs
 from ..rig.errors import RigError, UserError
+from ..rig.mechanisms import mechanism_for
+from ..rig.mechanisms.orientation import name
+from . import dryrun
 from .events import Event, Face
+from .jog import check_face_jog, jog_face, jog_mechanism
 from .limits import check_port, rig_claims
 from .resume import OpenLink, Resumed, resume_mechanism_job, resume_six_motor_job
 
@@ -153,8 +157,8 @@ class SixMotors:
                 f"  turn times: quarter {q:.3f} s, half {h:.3f} s (settle included)"]
 
     def start(self, cfg: Config, ask: StartAsk, out: Say, err: Say, progress: Say) -> None:
-        from .record import summary
-        from .start import run_start
+        from .record import summary  # lazy: out of --help's start-up
+        from .start import run_start  # lazy: out of --help's start-up
 
         if ask.sim_view:
             raise UserError("--sim-view is for a flipper's or two-gripper's sim-rig in another process; "
@@ -168,39 +172,29 @@ class SixMotors:
             err("note: the simulated rig's cube differed from the scan")
 
     def dry_run(self, cfg: Config, ask: DryRunAsk, read_cube: Callable[[str], str], out: Say) -> None:
-        from .dryrun import at_terminal
-
-        at_terminal(cfg, ask, read_cube, out)
+        dryrun.at_terminal(cfg, ask, read_cube, out)
 
     def resume(self, cfg: Config, state_dir: str | None, port: str | None, open_link: OpenLink,
                say: Say) -> Resumed:
         return resume_six_motor_job(cfg, state_dir, port, open_link, say)
 
     def check_jog(self, cfg: Config, words: str, turns: int | None, steps: int | None) -> Any:
-        from .jog import check_face_jog
-
         return check_face_jog(words, turns, steps)
 
     def check_panel_jog(self, cfg: Config, face: str | None, turns: int | None, steps: int | None,
                         moves: str | None) -> Any:
-        from .jog import check_face_jog
-
         if face is None or moves is not None:
             raise UserError("a six-motor rig jogs one face: send 'face' (U R F D L B) and 'turns' or "
                             "'steps'")
         return check_face_jog(face, turns, steps, names=("'face'", "'turns'", "'steps'"))
 
     def jog(self, link: Link, cfg: Config, jog: Any, out: Say) -> Jogged:
-        from .jog import jog_face
-
         done = jog_face(link, cfg, jog)
         return Jogged(done.describe(), {"face": jog.face, "motor": done.motor, "steps": done.steps,
                                         "quarter": done.quarter})
 
     def watched_dry_run(self, cfg: Config, moves: str, speed: str, start: Cube) -> WatchedDryRun:
-        from .dryrun import WatchedDryRun as SixMotorDryRun
-
-        return SixMotorDryRun(cfg, moves, speed, start)
+        return dryrun.WatchedDryRun(cfg, moves, speed, start)
 
     def follow(self, cfg: Config, jog: Any, before: Any) -> Followed:
         if jog.turns is None or not jog.turns % 4:  # a face between quarter turns is no cube to draw
@@ -214,8 +208,6 @@ class MovesTheCube:
     moves the whole cube between layer turns, in robot moves of its own."""
 
     def summary(self, cfg: Config) -> list[str]:
-        from ..rig.mechanisms import mechanism_for
-
         lines = [f"  rig: {cfg.rig.kind} on {cfg.rig.port} at {cfg.rig.baud} baud"]
         for sc in cfg.servos.values():
             angles = ", ".join(f"{k.removesuffix('_deg')} {v:g}" for k, v in sc.angles)
@@ -239,8 +231,8 @@ class MovesTheCube:
         return lines
 
     def start(self, cfg: Config, ask: StartAsk, out: Say, err: Say, progress: Say) -> None:
-        from .mechanism_start import MechanismEngine
-        from .terminal import TerminalFace
+        from .mechanism_start import MechanismEngine  # lazy: loads OpenCV and numba
+        from .terminal import TerminalFace  # lazy: out of --help's start-up
 
         class MoveProgress(TerminalFace):
             """On a terminal, the live progress line of the robot moves (the loop prints its own lines)."""
@@ -267,7 +259,7 @@ class MovesTheCube:
             raise RigError(f"the {cfg.rig.kind} rig's run ended {run.status}")
 
     def dry_run(self, cfg: Config, ask: DryRunAsk, read_cube: Callable[[str], str], out: Say) -> None:
-        from .mechanism_dryrun import at_terminal
+        from .mechanism_dryrun import at_terminal  # lazy: out of --help's start-up
 
         at_terminal(cfg, ask, read_cube, out)
 
@@ -288,7 +280,7 @@ class MovesTheCube:
 
     def check_panel_jog(self, cfg: Config, face: str | None, turns: int | None, steps: int | None,
                         moves: str | None) -> Any:
-        from ..rig.mechanisms.jog import EXAMPLES
+        from ..rig.mechanisms.jog import EXAMPLES  # lazy: out of --help's start-up
 
         if moves is None or face is not None:
             raise UserError(f"a {cfg.rig.kind} rig jogs by robot moves: send 'moves', e.g. "
@@ -298,16 +290,13 @@ class MovesTheCube:
     @staticmethod
     def _check(cfg: Config, text: str) -> Any:
         """Robot moves (or servo angles) checked against the rig's rules from home."""
-        from ..rig.mechanisms import mechanism_for
-        from ..rig.mechanisms.jog import check_any_jog
+        from ..rig.mechanisms.jog import check_any_jog  # lazy: out of --help's start-up
 
         mech = mechanism_for(cfg)
         assert mech is not None
         return check_any_jog(cfg, mech, text)
 
     def jog(self, link: Link, cfg: Config, jog: Any, out: Say) -> Jogged:
-        from .jog import jog_mechanism
-
         lines: list[str] = []
 
         def told(line: str) -> None:
@@ -318,15 +307,13 @@ class MovesTheCube:
         return Jogged(summary, {"moves": [line.strip() for line in lines]})
 
     def watched_dry_run(self, cfg: Config, moves: str, speed: str, start: Cube) -> WatchedDryRun:
-        from .mechanism_dryrun import WatchedDryRun as RobotMovesDryRun
+        from .mechanism_dryrun import WatchedDryRun as RobotMovesDryRun  # lazy: out of --help's start-up
 
         return RobotMovesDryRun(cfg, moves, speed, start)
 
     def follow(self, cfg: Config, jog: Any, before: Any) -> Followed:
         """Turned and held as the homing and the robot moves leave it."""
-        from ..rig.mechanisms import mechanism_for
-        from ..rig.mechanisms.jog import ServoJog
-        from ..rig.mechanisms.orientation import name
+        from ..rig.mechanisms.jog import ServoJog  # lazy: out of --help's start-up
 
         if isinstance(jog, ServoJog):  # a part set to an angle may have tipped or turned the cube
             return Followed(None, None, f"servo angles set by hand: {HOLD_UNKNOWN}")
@@ -408,7 +395,7 @@ def scan_by_rig(cfg: Config, port: str | None, seed: int | None, sim_view: str |
     pictures are read apart (`cuberobot scan` where the kind's
     ``scans_by_moving`` says so: a six-motor rig's cameras see the cube
     where it stands)."""
-    from .mechanism_start import run_mechanism_start
+    from .mechanism_start import run_mechanism_start  # lazy: loads OpenCV and numba
 
     check_port(port)
     rig_port = port or cfg.rig.port

@@ -288,7 +288,7 @@ def check_port_and_folder(port: str | None, state_dir: str | None, *, default_fo
     """A command's --port not blank, and --state-dir (or the default one,
     where the command would use it) a folder that can be written, made if
     missing: checked before anything opens, the same for every kind of rig."""
-    from ..rig import journal
+    from ..rig import journal  # lazy: out of check's start-up
 
     check_port(port)
     if state_dir is not None:
@@ -302,8 +302,8 @@ def check_firmware(firmware: str | None) -> None:
     every refusal says how to build one."""
     if firmware is None:
         return
-    from ..sim.simavr import BUILD_HINT
-    from ..sim.simavr import check_firmware as check_elf
+    from ..sim.simavr import BUILD_HINT  # lazy: the simulation plugs in when asked for
+    from ..sim.simavr import check_firmware as check_elf  # lazy: the simulation plugs in when asked for
 
     # A missing file or a folder: check_elf says so; anything else must be a small regular file.
     if Path(firmware).exists() and not Path(firmware).is_dir():
@@ -316,7 +316,7 @@ def check_firmware(firmware: str | None) -> None:
 
 def check_faults(spec: str) -> None:
     """A virtual rig's --faults: what the rig accepts, with finite times."""
-    from ..sim.virtual_rig import Faults
+    from ..sim.virtual_rig import Faults  # lazy: the simulation plugs in when asked for
 
     if len(spec) > 1000:
         raise UserError(f"--faults: {len(spec)} characters; at most 1000")
@@ -345,8 +345,8 @@ def rig_claims(rig_port: str | None, state_dir: str | None, *, folder: bool = Tr
     cannot be one is named now, before anything is scanned or moved. Yields
     a function that adds to what the claims tell the next comer (`serve`'s
     address, known once it listens)."""
-    from ..rig import journal
-    from ..rig.owner import holding
+    from ..rig import journal  # lazy: out of check's start-up
+    from ..rig.owner import holding  # lazy: out of check's start-up
 
     where = (Path(state_dir) if state_dir else journal.default_state_dir()) if folder else None
     with holding(rig_port, where, details={"url": url} if url else None) as describe:
@@ -360,7 +360,7 @@ def check_rig_options(cfg: Config, port: str | None, port_flag: str, firmware: s
     """What `start` and `serve` check before they open a rig: the views, one
     of --firmware and the port flag, the port, the firmware file and a
     writable state folder."""
-    from ..rig.journal import default_state_dir
+    from ..rig.journal import default_state_dir  # lazy: out of check's start-up
 
     check_views(cfg)
     if firmware and port:

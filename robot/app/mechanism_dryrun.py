@@ -28,12 +28,15 @@ from solver import SOLVED_CUBE, Cube, CubeError, parse_facelets, parse_moves
 
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
+from ..rig.journal import default_state_dir
 from ..rig.mechanisms import mechanism_for
 from ..rig.mechanisms.base import Action, ImpossibleMove, Mechanism
+from ..rig.mechanisms.drive import LinkMechanism
 from ..rig.mechanisms.journal import run_job
+from ..rig.mechanisms.left import remember
 from ..rig.mechanisms.orientation import name
 from ..rig.mechanisms.planner import MechanismPlan, apply_to_cube, plan
-from .events import Event, Face
+from .events import Event, Face, Stopped
 from .jog import refuse_unfinished
 from .limits import (
     MAX_DRY_RUN_MOVES,
@@ -45,6 +48,7 @@ from .limits import (
     rig_claims,
 )
 from .mechanism_events import MechanismEvents, step_texts
+from .rigs import attach_rig, connect_rig, pace_of
 
 if TYPE_CHECKING:
     from .dryrun import DryRunAsk
@@ -119,7 +123,7 @@ def dry_run_mechanism(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan,
 
 def _on_virtual_rig(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan,
                     events: MechanismEvents) -> MechanismDryRun:
-    from ..sim.mechanisms import Fault, virtual_mechanism
+    from ..sim.mechanisms import Fault, virtual_mechanism  # lazy: the simulation plugs in when asked for
 
     rig = virtual_mechanism(cfg, start.to_facelets())
     setup = f"check [servos.*] in {cfg.path}" if cfg.path else "check the set-up's [servos.*]"
@@ -141,11 +145,6 @@ def _over_link(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan, events:
                port: str, state_dir: str | Path | None) -> MechanismDryRun:
     """The rig is homed first (a rig a killed run left part-way is then
     where the plan starts), as a run's is before its scan."""
-    from ..rig.journal import default_state_dir
-    from ..rig.mechanisms.drive import LinkMechanism
-    from ..rig.mechanisms.left import remember
-    from .rigs import attach_rig, connect_rig
-
     handle = connect_rig(attach_rig(cfg, port=port, firmware=None, seed=None, kind=m.kind))
     link = events.link = handle.link  # the events' emergency stop goes onto it, as a run's
     try:
@@ -172,7 +171,7 @@ def _check_virtual_port(port: str | None, kind: str) -> None:
     it is refused (a sim-rig on a pty takes them)."""
     if port is None or not port.startswith("sim://"):
         return
-    from ..sim.protocol_sim import parse_sim_url
+    from ..sim.protocol_sim import parse_sim_url  # lazy: the simulation plugs in when asked for
 
     try:
         options = parse_sim_url(port)[1]
@@ -191,8 +190,6 @@ def at_terminal(cfg: Config, ask: DryRunAsk, read_cube: Callable[[str], str],
     the rig at ``ask.port`` (homed first, journalled as a run), a line for
     each; ``render`` writes the timeline (one lane per servo and stepper)
     beside the name given. ``read_cube`` reads the starting cube as given."""
-    from .rigs import pace_of
-
     kind = cfg.rig.kind
     limit = MAX_RENDER_MOVES if ask.render else MAX_DRY_RUN_MOVES
     check_moves(ask.moves, "MOVES", limit, "" if not ask.render else " (with --render)")
@@ -207,7 +204,7 @@ def at_terminal(cfg: Config, ask: DryRunAsk, read_cube: Callable[[str], str],
     check_dry_run_hours(p.seconds, pace, ask.speed, "--speed")
     tl_path = None
     if ask.render:
-        from .dryrun_pictures import check_path
+        from .dryrun_pictures import check_path  # lazy: loads OpenCV
 
         given = check_path(ask.render)
         tl_path = Path(given).with_name(Path(given).stem + "-timeline.png")
@@ -339,8 +336,6 @@ class WatchedDryRun:
 
     def run(self) -> Event:
         """Make the robot moves, telling the face each; the ``finished`` event of however it ended."""
-        from .events import Stopped
-
         assert self.events is not None, "begin() first"
         p = self.plan
         try:

@@ -35,8 +35,10 @@ from typing import TYPE_CHECKING, Any
 
 from solver import FACES
 
+from ..rig.mechanisms import park
 from ..rig.mechanisms.base import Action, Mechanism, State
 from ..rig.mechanisms.journal import MechanismJournal
+from ..rig.mechanisms.left import parts_left
 from ..rig.mechanisms.orientation import Orientation, face_move, name, rotate
 from .doubt import doubtful_stickers, why_in_doubt
 from .events import Event, Face, Stopped
@@ -205,8 +207,6 @@ class MechanismEvents:
         (:func:`~robot.rig.mechanisms.parking`: a two-gripper's jaws left
         across squared), the cube left as it is: nothing to tell the faces,
         but :attr:`rig_state` follows every move."""
-        from ..rig.mechanisms import park
-
         def moving(action: Action) -> None:
             self.check_stop()
             self.rig_state = None
@@ -223,8 +223,6 @@ class MechanismEvents:
         rig left across (stopped between two moves) squared, by
         :meth:`park` from the note of where it left them
         (robot/rig/mechanisms/left.py); nothing when there is no note."""
-        from ..rig.mechanisms.left import parts_left
-
         assert self.mech is not None
         left = parts_left(self.mech, link)
         if left is not None:

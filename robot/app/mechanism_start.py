@@ -21,19 +21,20 @@ import random
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from solver import SOLVED, CubeError, SolveError, normalize_facelets
 from vision.render import Lighting, render_view
-from vision.scanning import ScanResult, classify_measured
+from vision.scanning import ScanResult, capture_frames, classify_measured
 
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
+from ..rig.journal import default_state_dir
 from ..rig.link import STOP_HEARD_S, Link
 from ..rig.mechanisms import HeldCube, Mechanism, State, mechanism_for
 from ..rig.mechanisms.base import ImpossibleMove
+from ..rig.mechanisms.drive import LinkMechanism
 from ..rig.mechanisms.journal import run_job
 from ..rig.mechanisms.left import remember
 from ..rig.mechanisms.scanplan import rescan_plan, scan_plan
@@ -42,11 +43,9 @@ from .events import Doubt, Face, Stopped
 from .mechanism_events import MechanismEvents, MechanismRun
 from .mechanism_scan import Measured, capture_shots, scan_with_plan
 from .record import RunRecord
-from .rigs import pace_of
+from .rigs import attach_rig, connect_rig, pace_of, run_port
 from .solving import check_run, for_the_mechanism, unsolvable
-
-if TYPE_CHECKING:
-    from ..rig.mechanisms.drive import LinkMechanism
+from .start import _run_dir, _save_images
 
 log = logging.getLogger(__name__)
 
@@ -101,10 +100,6 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
     ``scan-doubtful``, the reading in ``run.scan``. ``sim_lighting``: the
     simulated camera's light for each capture of the run (the panel's
     ``--sim-glare``); by default one drawn at random for the run."""
-    from ..rig.journal import default_state_dir
-    from ..rig.mechanisms.drive import LinkMechanism
-    from .rigs import attach_rig, connect_rig, run_port
-
     if not scan_only:
         check_run(cfg)  # what the faces refuse, should a caller have set it all the same
     if len(cfg.views) != 1 or len(cfg.cameras) != 1:
@@ -151,8 +146,6 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, link
 
     def picture() -> np.ndarray:
         if sim_state is None:  # a real camera on a real rig
-            from vision.scanning import capture_frames
-
             return capture_frames([cam], [view])[view.name]
         lit = light if sim_lighting is None else sim_lighting(ev.captures)
         return render_view(sim_state(), view, (cam.width, cam.height), lighting=lit, rng=rng)
@@ -352,8 +345,6 @@ class MechanismEngine:
             self.keep_record(run, message)
 
     def keep_record(self, run: MechanismRun, message: str) -> None:
-        from .start import _run_dir, _save_images
-
         ev = self.events
         port = None if self.firmware else self.port or self.cfg.rig.port
         record = self.record = RunRecord(seed=self.seed, port=port, start_by=ev.started_by,

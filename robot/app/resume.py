@@ -28,7 +28,7 @@ from solver import SOLVED_CUBE
 
 from ..rig.config import Config
 from ..rig.errors import UserError
-from ..rig.journal import Journal
+from ..rig.journal import Journal, default_state_dir
 from ..rig.link import Link
 from ..rig.mechanisms import mechanism_for, park
 from ..rig.mechanisms.drive import LinkMechanism
@@ -74,7 +74,7 @@ def resume_six_motor_job(cfg: Config, state_dir: str | None, port: str | None, o
     folder) finished from the rig's word (robot/rig/job.py decides), on
     ``port`` or else the port the job ran on (not an in-process ``sim://``)
     or the config's; ``say`` hears the steps as they happen."""
-    from ..rig import job
+    from ..rig import job  # lazy: out of --help's start-up
 
     with Journal(state_dir) as journal:
         js = journal.unfinished()
@@ -106,8 +106,6 @@ def resume_mechanism_job(cfg: Config, state_dir: str | None, port: str | None, o
     default folder) finished from the rig's word on ``port`` (or the
     config's), or ended "state unknown" with nothing moved. ``say`` hears
     the steps as they happen."""
-    from ..rig.journal import default_state_dir
-
     port = port or cfg.rig.port
     with rig_claims(None if port.startswith("sim://") else port, state_dir):
         return _resume_mechanism_job(cfg, Path(state_dir or default_state_dir()), port,

@@ -27,23 +27,38 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from solver import Cube, parse_facelets, random_cube
+import solver
+import vision
+from solver import Cube, format_moves, parse_facelets, random_cube, simplify
+from solver.cfop import solve_cfop
 from solver.facelets import FACES, position_name
+from solver.metrics import Step, axial_cost, group_steps
+from solver.solution import Solution
 from solver.talk import ticking
+from vision.profile import load_profile
 
-from ..rig import job
+from ..rig import job, motion  # motion.plan looked up when called (tests replace it)
 from ..rig.config import Config, rig_turn_costs
 from ..rig.errors import RigError, UserError
 from ..rig.journal import Journal, default_state_dir
-from .doubt import MAX_RESCANS, doubtful_stickers, why_in_doubt
+from ..rig.motion import estimate_s
+from .doubt import (
+    MAX_RESCANS,
+    admits_solved,
+    doubtful_stickers,
+    fixed_cube,
+    look_again,
+    merge_recapture,
+    why_in_doubt,
+)
 from .events import Doubt, Face, Stopped, TurnEvents
 from .record import RunRecord
 from .rigs import RigHandle, attach_rig, connect_rig
 from .run import Run
 from .solving import SolveRequest, planned_solution
+from .terminal import TerminalFace
 
 if TYPE_CHECKING:
-    from solver.solution import Solution
     from vision.profile import Profile
     from vision.render import Lighting
     from vision.scan_result import ScanResult
@@ -69,7 +84,7 @@ class ScanDoubtful(RigError):
 def check_cameras(run: Run) -> None:
     """Open every real camera once, so a missing one is reported before the
     user presses start."""
-    from vision.capture import open_camera
+    from vision.capture import open_camera  # lazy: loads OpenCV
 
     for spec in run.cfg.cameras:
         if spec.source == "sim":
@@ -113,7 +128,7 @@ class _Scanner:
     simulated cube stay the same between captures)."""
 
     def __init__(self, run: Run, purpose: str):
-        from vision.scanning import expand_views
+        from vision.scanning import expand_views  # lazy: loads OpenCV and numba
 
         self.run, self.purpose = run, purpose
         self.profile = _profile(run.cfg)
@@ -124,7 +139,7 @@ class _Scanner:
 
     def capture(self, which: list[ViewSpec]) -> ScanResult:
         """Capture ``which`` views again (the others are kept) and classify."""
-        from vision.scanning import capture_frames
+        from vision.scanning import capture_frames  # lazy: loads OpenCV and numba
 
         run = self.run
         run.check_stop()
@@ -139,8 +154,13 @@ class _Scanner:
         return self.evaluate()
 
     def evaluate(self) -> ScanResult:
-        from vision.preview import annotate
-        from vision.scanning import ScanResult, classify_measured, faces_seen_apart, measure
+        from vision.preview import annotate  # lazy: loads OpenCV
+        from vision.scanning import (  # lazy: loads OpenCV and numba
+            ScanResult,
+            classify_measured,
+            faces_seen_apart,
+            measure,
+        )
 
         samples, spread, glare = measure(self.frames, self.flat, self.profile)
         cls = classify_measured(samples, spread, glare, profile=self.profile,
@@ -177,8 +197,6 @@ def scan(run: Run, *, purpose: str = "scan") -> tuple[ScanResult, str]:
 def _recapture(scanner: _Scanner, before: ScanResult, views: list[ViewSpec]) -> ScanResult:
     """Capture ``views`` again; both captures' evidence counts (a worse
     picture adds little rather than replacing a better one)."""
-    from .doubt import merge_recapture
-
     return merge_recapture(before, scanner.capture(views), views)
 
 
@@ -186,14 +204,10 @@ def resolve_doubt(run: Run, scanner: _Scanner, result: ScanResult) -> tuple[Scan
     """A trusted scan goes on; a doubtful one goes to a person, who fixes
     stickers and accepts, asks for a new capture, or stops. With nobody to
     ask, the run ends and says which stickers are in doubt and why."""
-    from .doubt import fixed_cube
-
     purpose = scanner.purpose
     doubt = doubtful_stickers(result, run.cfg.start.min_confidence)
     # the rig turns a face or two so doubtful stickers are seen elsewhere, before anyone is asked
     if purpose == "scan" and doubt and run.cfg.start.look_again:
-        from .doubt import look_again
-
         settled = look_again(run, result, doubt, rescan=lambda: scanner.capture(run.cfg.views),
                              doubtful=lambda r: doubtful_stickers(r, run.cfg.start.min_confidence))
         if settled is not None:
@@ -233,8 +247,6 @@ def _confirm(run: Run) -> tuple[ScanResult, str]:
     solved cube (:func:`.doubt.admits_solved`) counts as solved, with the
     doubt recorded (``confirmation_in_doubt``); one that rules it out ends
     the run as any doubtful scan does."""
-    from .doubt import admits_solved
-
     try:
         return scan(run, purpose="confirmation scan")
     except ScanDoubtful as e:
@@ -268,8 +280,6 @@ def _names(indices: Iterable[int]) -> str:
 def _profile(cfg: Config) -> Profile | None:
     if not cfg.profile:
         return None
-    from vision.profile import load_profile
-
     return load_profile(cfg.profile)
 
 
@@ -278,17 +288,13 @@ def solve(run: Run, facelets: str) -> tuple[Solution, list[MotorStep]]:
     and turned). A cube the solver cannot answer as configured (no solution
     within ``[solver] max_length``) ends the run with a RigError before any
     motor turns."""
-    import solver
-
-    from ..rig.motion import plan
-
     run.check_stop()
     run.emit("solving", "solving", facelets=facelets, method=run.cfg.solver.method)
     s = run.cfg.solver
     if s.method == "cfop":
         q, h = rig_turn_costs(run.cfg)
         cfop = _solve_cfop(run, facelets, q, h)
-        return cfop, plan(cfop.steps, run.cfg)
+        return cfop, motion.plan(cfop.steps, run.cfg)
     try:  # the one solving service, priced at this rig's turning times
         return planned_solution(SolveRequest(facelets, metric=s.metric, max_length=s.max_length,
                                              budget_ms=s.budget_ms, workers=s.workers), run.cfg)
@@ -313,11 +319,6 @@ def cfop_solution(facelets: str, quarter_cost: float, half_cost: float) -> tuple
     too, where a stage ending ``U2 B`` and the next beginning ``B U2`` read
     ``U2 B2 U2``. The steps stay each stage's own, so that every turn the
     rig makes is under its stage's label."""
-    from solver import format_moves, simplify
-    from solver.cfop import solve_cfop
-    from solver.metrics import Step, axial_cost, group_steps
-    from solver.solution import Solution
-
     sol = solve_cfop(parse_facelets(facelets))
     steps: list[Step] = []
     labels: list[str] = []
@@ -407,8 +408,6 @@ class Engine:
     def run(self) -> RunRecord:
         """The whole loop. Returns the run record (also written to the state
         dir); raises what ended it (the record says so too)."""
-        import solver
-
         cfg = self.cfg
         t_prepare = time.monotonic()
         # a fresh machine builds tables and compiles for half a minute or more:
@@ -525,8 +524,6 @@ class Engine:
         solution, steps = solve(run, facelets)  # the one plan: estimated, shown, journaled and turned
         t_solved = time.monotonic()
         log.info("solution (%s metric, cost %.2f): %s", solution.metric, solution.cost, solution.moves)
-        from ..rig.motion import estimate_s
-
         estimate = estimate_s(steps, cfg)
         record.compute_s = t_solved - t_scanned
         record.moves = solution.moves
@@ -571,8 +568,6 @@ def run_start(cfg: Config, *, port: str | None = None, headless: bool = False, f
     """The whole loop with the terminal (and, unless ``headless``, the
     preview window) as its face. Returns the run record (also written to the
     state dir). ``progress`` hears about the solver's one-time table build."""
-    from .terminal import TerminalFace
-
     face = TerminalFace(out, headless=headless)
     engine = Engine(cfg, face, port=port, firmware=firmware, state_dir=state_dir, seed=seed, no_wait=no_wait,
                     sim_lighting=sim_lighting, progress=progress)
@@ -585,8 +580,7 @@ def run_start(cfg: Config, *, port: str | None = None, headless: bool = False, f
 def _warm_up_vision() -> None:
     """Classify a made-up scan once, so the classifier's compiled code is
     loaded before the user presses start rather than after."""
-    import vision
-    from vision.render import SCHEME, SHADES
+    from vision.render import SCHEME, SHADES  # lazy: loads OpenCV
 
     cube = random_cube(0).to_facelets()
     samples = np.array([SHADES[SCHEME[f]][0] for f in cube], float)

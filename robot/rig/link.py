@@ -24,6 +24,8 @@ import serial
 
 from . import protocol as P
 from .errors import RigError, UserError
+from .mechanisms.commands import Commands
+from .timing import move_ticks, ticks_to_s
 
 if TYPE_CHECKING:
     from .config import Config
@@ -232,8 +234,6 @@ class Link:
             # A flipper's or two-gripper's servos: their pulse limits, so the
             # rig refuses a pulse the servo cannot take (docs/protocol.md 7).
             # A pulse the rig already holds stays (a regripped cube must not drop).
-            from .mechanisms.commands import Commands
-
             for msg in Commands(self.config).setup():
                 self.request(msg)
         st = self.status()
@@ -242,7 +242,6 @@ class Link:
         return hello
 
     def _longest_move_s(self) -> float:
-        from .timing import move_ticks, ticks_to_s
         profiles = self.config.profiles()
         longest = max(sum(move_ticks([(m, 2 * self.config.motor_for_index(m).steps_per_quarter)], profiles))
                       for m in range(6))

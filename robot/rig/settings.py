@@ -156,7 +156,7 @@ def save_settings(cfg: Config, *, views: list[ViewSpec] | None = None, profile: 
     corners) and ``profile`` replace what it held, the rest is kept; the
     file's path. The file is written whole and then renamed into place, so
     a command reading it never sees half of it."""
-    from vision.geometry import geometry_toml
+    from vision.geometry import geometry_toml  # lazy: loads OpenCV
 
     if cfg.path is None:
         raise UserError("these settings belong to a set-up file, and this configuration was read from none")

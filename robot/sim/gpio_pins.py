@@ -23,6 +23,8 @@ from typing import Any
 
 from gpiozero.pins.mock import MockPWMPin
 
+from ..gpio.board import is_mock, pin_factory
+from ..gpio.protocol_gpio import current_rig
 from ..rig.config import Config
 from ..rig.mechanisms.commands import servo_numbers
 from ..rig.protocol import ServoCommand
@@ -87,14 +89,10 @@ class PinnedRig:
     def press(self) -> None:
         g = self.config.gpio
         if g is not None and g.start_button is not None:
-            from ..gpio.board import pin_factory
-
             pin = pin_factory().pin(g.start_button)
             pin.drive_low()  # pressed: the button pulls its pin to ground
             pin.drive_high()
             return
-        from ..gpio.protocol_gpio import current_rig
-
         rig = current_rig()
         if rig is not None:
             rig.press()
@@ -115,8 +113,6 @@ def attach_pins(config: Config, port: str, scramble: str) -> PinnedRig | None:
     """The virtual rig behind ``port`` when gpiozero's pins are its mock
     ones (None on real pins), holding the cube ``scramble``."""
     global _watch
-    from ..gpio.board import is_mock, pin_factory
-
     factory = pin_factory()
     if not is_mock(factory):
         return None

@@ -28,6 +28,7 @@ from solver import SOLVED_CUBE, Cube, CubeError, Move, parse_facelets
 
 from ..rig import protocol as P
 from ..rig.timing import Profile, step_ticks
+from .mechanisms import Fault, virtual_mechanism
 
 if TYPE_CHECKING:
     from ..rig.config import Config, OverlapModel
@@ -368,8 +369,6 @@ class VirtualRig(P.FirmwareSession):
             if self.mechanics is None:
                 self.mechanics = Mechanics.from_config(config)
             if self.mechanism is None and config.rig.kind != "six-motor":
-                from .mechanisms import virtual_mechanism
-
                 self.mechanism = virtual_mechanism(config, self.cube.to_facelets())
 
     def facelets(self) -> str:
@@ -576,8 +575,6 @@ class VirtualRig(P.FirmwareSession):
     def _apply_mechanism(self, a: _Active, steps_by_motor: dict[int, int], complete: bool) -> None:
         """A servo's pulse (set when its move started, so it goes there even
         when the move is cut short) or a gripper's steps, to the parts."""
-        from .mechanisms import Fault
-
         assert self.mechanism is not None
         moving = {m: s for m, s in steps_by_motor.items() if s}
         for m, s in moving.items():
