@@ -195,18 +195,20 @@ for one of these fixtures is marked slow too."""
 
 
 LONGEST = [
-    "test_wheel::test_a_wheel_installs_into_a_fresh_venv_and_runs_start_and_firmware_build",
-    "test_solver_tables::test_real_tables_cold_concurrent_then_corrupted",
     "test_first_run::test_the_first_run_shows_progress_until_the_first_solve_and_verbose_stays_under_200_lines",
+    "test_solver_tables::test_real_tables_cold_concurrent_then_corrupted",
+    "test_wheel::test_a_wheel_installs_into_a_fresh_venv_and_runs_start_and_firmware_build",
     "test_solver_tables::test_prepare_reports_progress_of_a_build_and_nothing_after",
-    "test_trust::test_ctrl_c_at_random_moments_then_a_cleared_stop_never_makes_resume_lie",
-    "test_solver_tables::test_zeroed_pruning_tables_under_a_fresh_hash_are_rebuilt",
     "test_mechanism_floor::test_the_counts_bound_the_positions_really_reached",
+    "test_web_browser_mechanisms::test_the_page_draws_the_cube_as_the_rig_holds_it",
+    "test_web_mechanisms::test_the_panel_runs_and_jogs_a_flipper_on_the_firmware",
+    "test_trust::test_two_dry_runs_on_one_folder_and_the_winner_killed_stays_resumable",
+    "test_solver_tables::test_zeroed_pruning_tables_under_a_fresh_hash_are_rebuilt",
 ]
-"""The tests of a minute or more on a busy machine, longest first. In a
-parallel run each worker starts on one of them (see _spread_the_longest):
-in collection order they came last (test_wheel, test_trust) and one worker
-ran them alone while the others had finished."""
+"""The tests of 20 s or more in a quiet full run (2026-12-06), longest
+first. In a parallel run they are the first each worker takes (see
+_spread_the_longest): in collection order they came last (test_wheel,
+test_trust) and one worker ran them alone while the others had finished."""
 
 
 def pytest_collection_modifyitems(config, items):
