@@ -26,8 +26,8 @@ def test_status_page_and_files(client):
     assert status == 200 and body["state"] in ("idle", "done", "stopped", "failed")
     status, page, r = client.get("/")
     assert status == 200 and b"<html" in page and r.getheader("content-type").startswith("text/html")
-    for name in ("panel.js", "cube.js", "api.js", "tools.js", "pocket.js", "jog.js", "runview.js", "host.js",
-                 "ports.js", "config.js", "panel.css"):
+    for name in ("panel.js", "cube.js", "api.js", "dom.js", "tools.js", "pocket.js", "jog.js", "runview.js",
+                 "host.js", "ports.js", "config.js", "panel.css"):
         status, data, r = client.get(f"/static/{name}")
         assert status == 200 and len(data) > 100, name
         if name.endswith(".js"):  # a browser runs a module only when it is served as JavaScript

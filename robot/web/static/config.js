@@ -2,15 +2,7 @@
 // from, so that a value the set-up file does not show (an override the Calibrate card or
 // `cuberobot calibrate` saved) is never a surprise. Nothing here changes the configuration.
 import { getJSON } from "./api.js";
-
-const $ = (id) => document.getElementById(id);
-
-function el(tag, props, ...children) {
-  const e = document.createElement(tag);
-  Object.assign(e, props || {});
-  for (const c of children) e.append(c);
-  return e;
-}
+import { $, el } from "./dom.js";
 
 // A value as one line: a view's corners as "U (x, y) …" per face, a list joined, absent as "none".
 function shown(value) {

@@ -2,17 +2,9 @@
 // (colours, and the sticker grid by dragging corners), six photos read into
 // a cube, and the last runs. Each calls one API endpoint (docs/api.md).
 import { getJSON, post } from "./api.js";
+import { $, el } from "./dom.js";
 import { COLOUR_NAMES, COLOURS, cornerOf, FACES, Net, showDoubt } from "./cube.js";
 import { showCube } from "./panel.js";
-
-const $ = (id) => document.getElementById(id);
-
-function el(tag, props, ...children) {
-  const e = document.createElement(tag);
-  Object.assign(e, props || {});
-  for (const c of children) e.append(c);
-  return e;
-}
 
 function errorText(r) {
   return (r.body && r.body.error && r.body.error.message) || ("refused (" + r.status + ")");
