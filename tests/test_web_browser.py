@@ -74,17 +74,24 @@ def assert_3d_cube_solved(driver):
     assert len({c[0] for c in faces.values()}) == 6
 
 
+
+def start_held_at_turn_3(browser, base, rig) -> None:
+    """Start a run from the page and wait until it shows turn 3: the rig
+    stands still after its second turn (robot/sim ``hold_after``), so the
+    page is seen there however slowly a busy machine draws it (a turn at
+    real speed shows for about 0.2 s). The caller releases the rig
+    (``rig.release()``, in a finally)."""
+    rig.hold_after(2)
+    open_page(browser, base)
+    browser.find_element(By.ID, "start").click()
+    wait(browser, lambda d: "turn 3 of" in d.find_element(By.ID, "turn-line").text, timeout=90)
+
 def test_a_simulated_solve_from_the_page(browser, tmp_path):
     desktop(browser)
     with panel_server(tmp_path, speed="1") as (base, panel, rig_url):
-        # the rig stands still after its second turn (robot/sim), so the page is seen at turn 3 however
-        # slowly a busy machine draws it (a turn at real speed shows for ~0.2 s), then goes on
         rig = rig_for_url(rig_url)
-        rig.hold_after(2)
         try:
-            open_page(browser, base)
-            browser.find_element(By.ID, "start").click()
-            wait(browser, lambda d: "turn 3 of" in d.find_element(By.ID, "turn-line").text, timeout=90)
+            start_held_at_turn_3(browser, base, rig)
             assert browser.find_elements(By.CSS_SELECTOR, "#steps li.current")
             shot(browser, "web-panel-turning.png")
         finally:
@@ -170,11 +177,8 @@ def test_emergency_stop_mid_solve(browser, tmp_path):
     desktop(browser)
     with panel_server(tmp_path, speed="1") as (base, panel, rig_url):
         rig = rig_for_url(rig_url)
-        rig.hold_after(2)
         try:
-            open_page(browser, base)
-            browser.find_element(By.ID, "start").click()
-            wait(browser, lambda d: "turn 3 of" in d.find_element(By.ID, "turn-line").text, timeout=90)
+            start_held_at_turn_3(browser, base, rig)
             shown = [(e["kind"], e.get("index"), e.get("text")) for e in panel.history]
             assert rig.held and len(rig.record) == 2, (rig.held, rig.record, shown)
             deadline = time.monotonic() + 30
@@ -653,11 +657,8 @@ def test_elapsed_is_the_servers_after_a_reload_and_a_new_run_resets_it(browser, 
         with panel_server(tmp_path, speed="1") as (base, panel, rig_url):
             client = Client(base)
             rig = rig_for_url(rig_url)
-            rig.hold_after(2)
             try:
-                open_page(browser, base)
-                browser.find_element(By.ID, "start").click()
-                wait(browser, lambda d: "turn 3 of" in d.find_element(By.ID, "turn-line").text, timeout=90)
+                start_held_at_turn_3(browser, base, rig)
                 browser.refresh()
                 wait(browser, lambda d: state_text(d) == "turning")
                 wait(browser, lambda d: d.find_element(By.ID, "times").text.startswith("elapsed"))
