@@ -33,3 +33,27 @@ def start_browser():
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service(DRIVER), options=options)
+
+
+PAGE_LINES = ("state", "message", "turn-line")
+"""What a failed wait says the page showed, by default."""
+
+
+def wait(driver, what, timeout: float = 60, *, lines: tuple[str, ...] = PAGE_LINES, say: str = ""):
+    """Until ``what(driver)`` holds (its value); an element the page replaced
+    while it was being read (the live view swaps its pictures) is simply
+    read again. On a timeout the test fails saying what the page showed:
+    the text of the elements ``lines`` names."""
+    from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.05,
+                             ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: what(d))
+    except TimeoutException:
+        shown = driver.execute_script(
+            "return arguments[0].map(i => { const e = document.getElementById(i);"
+            " return i + ': ' + (e ? e.textContent.trim() : '(none)'); }).join(' | ')", list(lines))
+        import pytest
+
+        pytest.fail(f"waited {timeout} s{say}; the page shows {shown}")

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from chromium import HAS_BROWSER, shot
+from chromium import HAS_BROWSER, shot, wait
 from webserver import NO_LOOK_AGAIN, panel_server, rig_for_url
 
 from robot.cli.commands.serve import sim_glare
@@ -18,9 +18,7 @@ if not HAS_BROWSER:
     pytest.skip("needs Debian's chromium and chromium-driver (./run-tests installs them)",
                 allow_module_level=True)
 
-from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
 def desktop(driver):
@@ -29,20 +27,6 @@ def desktop(driver):
 
 def state_text(driver):
     return driver.find_element(By.ID, "state").text
-
-
-def wait(driver, what, timeout=60):
-    """Until ``what`` holds; an element the page replaced while it was being
-    read (the live view swaps its pictures) is simply read again. On a
-    timeout the failure says what the page showed."""
-    try:
-        return WebDriverWait(driver, timeout, poll_frequency=0.05,
-                             ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: what(d))
-    except TimeoutException:
-        shown = driver.execute_script(
-            "return ['state', 'message', 'turn-line'].map(i => { const e = document.getElementById(i);"
-            " return i + ': ' + (e ? e.textContent.trim() : '(none)'); }).join(' | ')")
-        pytest.fail(f"waited {timeout} s; the page shows {shown}")
 
 
 def open_page(driver, base):

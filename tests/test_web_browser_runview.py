@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from chromium import HAS_BROWSER
+from chromium import wait as page_wait
 from webserver import Client, panel_server
 
 from robot.app.host import cpu_temperature
@@ -21,9 +22,7 @@ if not HAS_BROWSER:
     pytest.skip("needs Debian's chromium and chromium-driver (./run-tests installs them)",
                 allow_module_level=True)
 
-from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True}
 
@@ -37,15 +36,9 @@ def size(driver, phone: bool) -> None:
 
 
 def wait(driver, what, timeout=90, say=""):
-    try:
-        return WebDriverWait(driver, timeout, poll_frequency=0.05,
-                             ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: what(d))
-    except TimeoutException:
-        shown = driver.execute_script(
-            "return ['state', 'message', 'turn-line', 'remaining', 'log-count'].map(i => {"
-            " const e = document.getElementById(i); return i + ': ' + (e ? e.textContent.trim() : '(none)');"
-            " }).join(' | ')")
-        pytest.fail(f"waited {timeout} s{say}; the page shows {shown}")
+    """chromium.wait, saying the bar's and the log's lines too."""
+    return page_wait(driver, what, timeout, lines=("state", "message", "turn-line", "remaining", "log-count"),
+                     say=say)
 
 
 def open_page(driver, base):
