@@ -22,8 +22,10 @@ scans afresh.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -89,7 +91,9 @@ def runtime_dir(folder: Path) -> Path:
     can be longer (then `cuberobot estop` could not reach the pins)."""
     digest = hashlib.sha1(str(folder.resolve()).encode()).hexdigest()[:12]
     run = Path(tempfile.gettempdir()) / f"cr-run-{digest}"
-    run.mkdir(mode=0o700, exist_ok=True)
+    if not run.exists():
+        run.mkdir(mode=0o700)
+        atexit.register(shutil.rmtree, run, ignore_errors=True)  # gone with the process that made it
     return run
 
 
