@@ -12,10 +12,9 @@ from robot.app.engines import engine_for
 from robot.app.events import Face
 from robot.rig.loading import load_config
 from robot.sim.protocol_sim import forget, sim_url
-from robot.web.between_runs import rig_between_runs
 from robot.web.kept_line import KeptLine
 from robot.web.own_lines import OwnLines
-from robot.web.runs import Options, Status
+from robot.web.runs import Options, Status, rig_between_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "config" / "examples"

@@ -5,29 +5,42 @@ listener hears the rig's button, and an emergency stop goes out at once on
 it: :mod:`.kept_line`); a flipper or two-gripper keeps none, and each run,
 jog, stop or clear opens its own, so what the panel knows of the rig's latch
 is what the rig said then (:mod:`.own_lines`). Which of the two applies is
-asked once, here, when the panel is made (robot/app/kinds.py says); from
-then on the panel (the run controller, robot/web/runs.py) asks the holder it
-was given, never the kind.
+asked once, when the panel is made (robot/web/runs.py ``rig_between_runs``);
+from then on the panel (the run controller) asks the holder it was given,
+never the kind.
 """
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ..app.kinds import kind_of
+from ..app.kindwork import follow_jog
 from ..rig.config import Config
 from ..rig.errors import RigError
 from ..rig.link import Link
+from .options import Options
 
 if TYPE_CHECKING:
     from ..app.engines import RunEngine
-    from .runs import Options, Panel, Status
 
 Hold = Callable[[str], AbstractContextManager[None]]
 """The panel's :meth:`~.runs.Panel.holding`: the rig held against runs and jogs while a block runs."""
+Jogged = Callable[[list[str] | None, str | None, str], None]
+"""The panel's :meth:`~.runs.Panel.jogged`: the page's cube follows a jog (its moves, the hold, the words)."""
+GIVE_UP_OR_RESUME = ("give it up to jog (the next Start scans the cube afresh), or stop the panel and run "
+                     "`cuberobot resume` to finish it")
+GAVE_UP = "; the unfinished job was given up"
+
+
+class StopMark(Protocol):
+    """The run's status as the holder marks it (robot/web/runs.py ``Status``):
+    an emergency stop sent during the run."""
+
+    estop_sent: bool
 
 
 class RigBetweenRuns(ABC):
@@ -43,6 +56,10 @@ class RigBetweenRuns(ABC):
         two-gripper's: the cube's hold in the status's frame, and its parts);
         None while not known (none yet, or one ended part-way). A jog is
         followed from it."""
+        self.jog_estop = threading.Event()
+        """The emergency stop pressed during a jog, perhaps before its line
+        was open (cleared as a jog begins: robot/web/jogging.py); a jog on a
+        line of its own then makes no move at all."""
 
     @abstractmethod
     def open(self) -> None:
@@ -54,13 +71,13 @@ class RigBetweenRuns(ABC):
         (None, None: the holder lends it its line when the run starts)."""
 
     @abstractmethod
-    def run(self, engine: RunEngine, status: Status, go: Callable[[], None],
+    def run(self, engine: RunEngine, status: StopMark, go: Callable[[], None],
             failed: Callable[[str], None]) -> None:
         """The run's thread: ``go()`` (the engine's run) on the run's line;
         an end the engine could not tell is given to ``failed``."""
 
     @abstractmethod
-    def estop(self, engine: RunEngine | None, status: Status, held_by: str | None) -> dict[str, Any]:
+    def estop(self, engine: RunEngine | None, status: StopMark, held_by: str | None) -> dict[str, Any]:
         """The emergency stop: onto the running ``engine``'s line (None: no
         run is going on), else onto the jog's or an idle line; ``held_by``:
         what holds the rig between runs as the stop was pressed."""
@@ -75,8 +92,10 @@ class RigBetweenRuns(ABC):
         """Clear a latched emergency stop (the panel has checked no run is going on)."""
 
     @abstractmethod
-    def jog(self, panel: Panel, checked: Any, give_up_job: bool) -> dict[str, Any]:
-        """A checked jog (robot/web/jogging.py), the panel holding the rig for it."""
+    def jog(self, jog: Any, give_up_job: bool, jogged: Jogged, *, after_dry_run: bool) -> dict[str, Any]:
+        """A checked jog (robot/web/jogging.py), the panel holding the rig for
+        it; ``jogged`` tells the page's cube; ``after_dry_run``: the cube the
+        page shows is a dry run's, a virtual rig's of its own, not this one's."""
 
     @abstractmethod
     def switch(self, port: str) -> dict[str, Any]:
@@ -103,18 +122,11 @@ class RigBetweenRuns(ABC):
             link.close()
         return {"sent": True, "message": "emergency stop sent to the idle rig; clear it before the next run"}
 
-
-def rig_between_runs(cfg: Config, options: Options, *, on_change: Callable[[dict[str, Any]], None],
-                     on_button: Callable[[], None], busy: Callable[[], bool]) -> RigBetweenRuns:
-    """The holder for ``cfg``'s rig: the standing line's for a rig that keeps
-    one, else the own-line-per-run one. ``on_change``: the rig's state
-    changed (every page is told); ``on_button``: the rig's start button,
-    heard between runs; ``busy``: a run is going on."""
-    if kind_of(cfg).keeps_its_line:
-        from .kept_line import KeptLine
-
-        return KeptLine(cfg, options, on_change=on_change, on_button=on_button, busy=busy)
-    from .own_lines import OwnLines
-
-    return OwnLines(cfg, options, on_change=on_change)
-
+    def follow(self, jog: Any, jogged: Jogged, after_dry_run: bool) -> None:
+        """The page's cube after a jog on the rig the runs use (robot/app/kindwork.py
+        follows it), from where the last run or jog left the rig (:attr:`rig_state`)."""
+        before, self.rig_state = self.rig_state, None
+        followed = follow_jog(self.cfg, jog, None if after_dry_run else before)
+        self.rig_state = followed.state
+        if followed.tell:
+            jogged(followed.moves, followed.orientation, followed.text)

@@ -12,14 +12,16 @@ from typing import TYPE_CHECKING, Any
 
 from vision.errors import VisionError
 
+from ..app.jog import clear_to_jog
+from ..app.kindwork import jog as make_jog
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
-from .between_runs import Hold, RigBetweenRuns
+from .between_runs import GAVE_UP, GIVE_UP_OR_RESUME, Hold, Jogged, RigBetweenRuns, StopMark
+from .options import Options
 from .standing_rig import StandingRig
 
 if TYPE_CHECKING:
     from ..app.engines import RunEngine
-    from .runs import Options, Panel, Status
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +43,7 @@ class KeptLine(RigBetweenRuns):
     def line_for_a_run(self) -> tuple[str | None, str | None]:
         return None, None  # the run's thread is given the kept line when it starts
 
-    def run(self, engine: RunEngine, status: Status, go: Callable[[], None],
+    def run(self, engine: RunEngine, status: StopMark, go: Callable[[], None],
             failed: Callable[[str], None]) -> None:
         """A run on the standing rig's line, which the listener lets go of within one slice."""
         error: BaseException | None = None
@@ -63,7 +65,7 @@ class KeptLine(RigBetweenRuns):
         finally:
             self.standing.after_run(error)
 
-    def estop(self, engine: RunEngine | None, status: Status, held_by: str | None) -> dict[str, Any]:
+    def estop(self, engine: RunEngine | None, status: StopMark, held_by: str | None) -> dict[str, Any]:
         if engine is not None:
             if engine.estop() or self.standing.estop():  # the run's line, or the kept one it is about to use
                 return {"sent": True, "message": "emergency stop sent to the rig"}
@@ -89,10 +91,21 @@ class KeptLine(RigBetweenRuns):
         self.standing.clear_estop()
         return {"cleared": True, "message": "emergency stop cleared"}
 
-    def jog(self, panel: Panel, checked: Any, give_up_job: bool) -> dict[str, Any]:
-        from .jogging import on_kept_line
-
-        return on_kept_line(panel, self.standing, checked, give_up_job)
+    def jog(self, jog: Any, give_up_job: bool, jogged: Jogged, *, after_dry_run: bool) -> dict[str, Any]:
+        """A face jog on the kept line, under its lock (the listener lets go of it within one slice)."""
+        with self.standing.lock:
+            link = self.standing.ready().link
+            gave_up = clear_to_jog(link, self.cfg, self.options.state_dir, give_up=give_up_job,
+                                   then=GIVE_UP_OR_RESUME)
+            try:
+                done = make_jog(link, self.cfg, jog, lambda _line: None)
+            except RigError:
+                self.standing.report()
+                raise
+        self.standing.report()
+        self.follow(jog, jogged, after_dry_run)
+        return {"moved": True, "message": done.summary + (GAVE_UP if gave_up else ""), **done.details,
+                "gave_up_job": gave_up}
 
     def switch(self, port: str) -> dict[str, Any]:
         return self.standing.switch(port)

@@ -5,22 +5,24 @@ rig's latch and of the cube's hold is what the rig said then."""
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from vision.errors import VisionError
 
+from ..app.jog import clear_to_jog, refuse_unfinished
+from ..app.kindwork import HOLD_UNKNOWN
+from ..app.kindwork import jog as make_jog
 from ..app.rigs import openable
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
-from ..rig.link import Link
-from .between_runs import Hold, RigBetweenRuns
+from ..rig.link import STOP_HEARD_S, Link
+from .between_runs import GAVE_UP, GIVE_UP_OR_RESUME, Hold, Jogged, RigBetweenRuns, StopMark
+from .options import Options
 
 if TYPE_CHECKING:
     from ..app.engines import RunEngine
-    from .runs import Options, Panel, Status
 
 log = logging.getLogger(__name__)
 
@@ -39,9 +41,6 @@ class OwnLines(RigBetweenRuns):
         """When :attr:`latched` was learnt (time.monotonic)."""
         self.jog_link: Link | None = None
         """A jog's line (its emergency stop goes there)."""
-        self.jog_estop = threading.Event()
-        """The emergency stop pressed during a jog, perhaps before its line
-        was open: the jog then makes no move at all."""
 
     @property
     def lasting_port(self) -> str | None:
@@ -70,7 +69,7 @@ class OwnLines(RigBetweenRuns):
     def line_for_a_run(self) -> tuple[str | None, str | None]:
         return self.options.rig_port, self.options.firmware  # the run opens its own line
 
-    def run(self, engine: RunEngine, status: Status, go: Callable[[], None],
+    def run(self, engine: RunEngine, status: StopMark, go: Callable[[], None],
             failed: Callable[[str], None]) -> None:
         """A run that opens its own line (a rig that moves the cube): every
         end it knows it tells as ``finished``; then what the rig said of its
@@ -93,7 +92,7 @@ class OwnLines(RigBetweenRuns):
             if not (latched is False and status.estop_sent):  # a stop sent, no latch heard: not known
                 self.note_latch(latched, heard_at=said.events.rig_latched_at)
 
-    def estop(self, engine: RunEngine | None, status: Status, held_by: str | None) -> dict[str, Any]:
+    def estop(self, engine: RunEngine | None, status: StopMark, held_by: str | None) -> dict[str, Any]:
         """Onto the run's line or the jog's, else onto one opened for it."""
         kind = self.cfg.rig.kind
         if engine is not None:
@@ -140,11 +139,51 @@ class OwnLines(RigBetweenRuns):
                 self.note_latch(link.estop_latched)
         return {"cleared": True, "message": "emergency stop cleared"}
 
-    def jog(self, panel: Panel, checked: Any, give_up_job: bool) -> dict[str, Any]:
-        from .jogging import on_own_line
+    def jog(self, jog: Any, give_up_job: bool, jogged: Jogged, *, after_dry_run: bool) -> dict[str, Any]:
+        """Robot moves on a link opened for them (a ``sim://`` port with no name
+        or ``--firmware``: a virtual or emulated rig of the jog's own, as for a
+        run), which the emergency stop reaches."""
+        from ..app.rigs import attach_rig, connect_rig, run_port
 
-        self.jog_estop.clear()  # from here the emergency stop is this jog's
-        return on_own_line(panel, self, checked, give_up_job)
+        cfg, options = self.cfg, self.options
+        if not give_up_job:  # refused before the port is opened; given up only once the rig answers
+            refuse_unfinished(cfg, options.state_dir, then=GIVE_UP_OR_RESUME)
+        firmware = options.firmware
+        port = None if firmware else run_port(cfg, options.rig_port)
+        handle = attach_rig(cfg, port=port, firmware=firmware, seed=None, kind=cfg.rig.kind)
+        self.jog_link = handle.link
+        runs_rig = self.lasting_port is not None  # whose cube the page draws; not a rig of the jog's own
+        lines: list[str] = []  # the robot moves made, should the jog stop part-way
+        try:
+            connect_rig(handle)
+            gave_up = clear_to_jog(handle.link, cfg, options.state_dir, give_up=give_up_job,
+                                   then=GIVE_UP_OR_RESUME)
+            if self.jog_estop.is_set():  # pressed while the line opened: from here it would reach the line
+                raise RigError("the emergency stop was pressed before the jog's first move: nothing moved")
+            try:
+                done = make_jog(handle.link, cfg, jog, lines.append)
+            except RigError:
+                if lines and runs_rig:  # the rig was homed and may have moved: its hold is not known any more
+                    self.rig_state = None
+                    jogged(None, None, f"the jog stopped part-way: {HOLD_UNKNOWN}")
+                raise
+            if runs_rig:
+                self.follow(jog, jogged, after_dry_run)
+        finally:
+            self.jog_link = None
+            if handle.link.hello is not None:
+                heard_at = time.monotonic()  # a stop sent from here on is newer than this word
+                wait_s = STOP_HEARD_S if self.jog_estop.is_set() else 0.0
+                self.note_latch(handle.link.latch_heard(wait_s), heard_at=heard_at)
+            handle.close()
+        kind, where = cfg.rig.kind, ""
+        if firmware:
+            where = f" on an emulated {kind} rig of its own (the firmware in simavr)"
+        elif handle.simulated is not None:
+            where = (f" on a virtual {kind} rig of its own (the port is sim://)" if self.lasting_port is None
+                     else f" on the virtual {kind} rig")
+        return {"moved": True, "message": done.summary + where + (GAVE_UP if gave_up else ""),
+                **done.details, "gave_up_job": gave_up}
 
     def switch(self, port: str) -> dict[str, Any]:
         """Reached at its next run, jog or stop: its latch and the cube's hold are not known until then."""

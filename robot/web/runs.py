@@ -28,7 +28,10 @@ from ..app.kinds import kind_of
 from ..app.kindwork import WatchedDryRun, watched_dry_run
 from ..app.solving import check_run
 from ..rig.config import Config
-from .between_runs import rig_between_runs
+from .between_runs import RigBetweenRuns
+from .kept_line import KeptLine
+from .options import Options
+from .own_lines import OwnLines
 
 log = logging.getLogger(__name__)
 
@@ -54,24 +57,6 @@ class NotAsking(Exception):
     """An answer came when no scan is waiting for one."""
 
 
-@dataclass
-class Options:
-    """How runs are started: the rig and where records go."""
-
-    rig_port: str | None = None
-    firmware: str | None = None
-    state_dir: str | None = None
-    sim_lighting: Callable[[int], Any] | None = None
-    profile_dir: str | None = None
-    """Where the page's colour calibration saves profiles (None: the user's)."""
-    settings_dir: str | None = None
-    """Where the page's sticker grid and profile choice are kept (None: the
-    user's config folder, which every command reads: robot/rig/settings.py)."""
-    firmware_speed: str = "1"
-    """The emulated rig's pace with ``firmware`` (1: real time, as a board turns)."""
-    ports_root: str = "/"
-    """Where the serial ports the page offers are looked for (robot/app/ports.py): the machine's
-    own /dev and /sys; a test gives a folder laid out as / is, its device nodes linked to sim-rigs."""
 
 
 
@@ -542,6 +527,19 @@ class Panel:
     def describe_rig(self) -> dict[str, Any]:
         """The rig as the page shows it (robot/web/between_runs.py)."""
         return self.rig.describe()
+
+
+def rig_between_runs(cfg: Config, options: Options, *, on_change: Callable[[dict[str, Any]], None],
+                     on_button: Callable[[], None], busy: Callable[[], bool]) -> RigBetweenRuns:
+    """The holder of ``cfg``'s rig between runs, the one place that asks
+    whether the rig keeps its line (robot/app/kinds.py): the standing line's
+    (six motors), else a line of its own for each run, jog, stop or clear (a
+    flipper, two grippers). ``on_change``: the rig's state changed (every
+    page is told); ``on_button``: the rig's start button, heard between
+    runs; ``busy``: a run is going on."""
+    if kind_of(cfg).keeps_its_line:
+        return KeptLine(cfg, options, on_change=on_change, on_button=on_button, busy=busy)
+    return OwnLines(cfg, options, on_change=on_change)
 
 
 def state_dir_runs(state_dir: str | None) -> Path:
