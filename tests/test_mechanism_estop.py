@@ -208,7 +208,6 @@ def test_a_stop_pressed_while_a_jogs_line_opens_makes_the_jog_move_nothing(tmp_p
     from robot.rig.mechanisms import mechanism_for
     from robot.rig.mechanisms.jog import check_any_jog
     from robot.sim.protocol_sim import forget, rig_for_url, sim_url
-    from robot.web import jogging
 
     cfg = load_config(FLIPPER)
     url = sim_url(f"jog-stop-{time.monotonic_ns()}")
@@ -220,7 +219,8 @@ def test_a_stop_pressed_while_a_jogs_line_opens_makes_the_jog_move_nothing(tmp_p
                 status, body, _ = Client(base).post("/api/estop")
                 assert status == 200 and not body["sent"] and "the jog makes no move" in body["message"], body
                 with pytest.raises(RigError, match="nothing moved"):
-                    jogging._on_own_line(panel, check_any_jog(cfg, mech, "flip, flip"), False)
+                    panel.rig.jog(check_any_jog(cfg, mech, "flip, flip"), False, panel.jogged,
+                                  after_dry_run=False)
             assert rig.record == []  # not even homed
     finally:
         forget(url)
@@ -262,7 +262,7 @@ def test_a_closing_lines_older_word_does_not_undo_a_stop_sent_since(tmp_path):
         listening = time.monotonic()  # a run's line begins to listen for the rig's last word
         status, body, _ = Client(base).post("/api/estop")  # the idle stop, sent meanwhile
         assert status == 200 and body["sent"], body
-        panel.note_latch(False, heard_at=listening)  # the older word, told as the line closes
+        panel.rig.note_latch(False, heard_at=listening)  # the older word, told as the line closes
         assert Client(base).get("/api/status")[1]["rig"]["estop_latched"] is True
-        panel.note_latch(False, heard_at=time.monotonic())  # a newer word is taken
+        panel.rig.note_latch(False, heard_at=time.monotonic())  # a newer word is taken
         assert Client(base).get("/api/status")[1]["rig"]["estop_latched"] is False

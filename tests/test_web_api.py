@@ -554,8 +554,8 @@ def _wait_run(client, number, timeout=30):
 
 def _rig_status(panel):
     """The rig's own STATUS, asked on the panel's kept line between runs."""
-    with panel.standing.lock:
-        return panel.standing.ready().link.status()
+    with panel.rig.standing.lock:
+        return panel.rig.standing.ready().link.status()
 
 
 @pytest.fixture(scope="module")
@@ -578,14 +578,14 @@ def test_serve_with_the_real_firmware_in_simavr(tmp_path, firmware_elf):
         assert events[-1]["status"] == "solved", events[-1]
         done = [e for e in events if e["kind"] == "turn-done"]
         assert done and parse_facelets(done[-1]["state_facelets"]).is_solved()
-        assert parse_facelets(panel.standing.handle.simulated.state()).is_solved()
+        assert parse_facelets(panel.rig.standing.handle.simulated.state()).is_solved()
         status, body, _ = client.post("/api/estop")
         assert status == 200 and body["sent"] is True, body
         assert _rig_status(panel).estop
         assert client.get("/api/status")[1]["rig"]["estop_latched"] is True
         status, body, _ = client.post("/api/estop/clear")
         assert status == 200 and body["cleared"] and not _rig_status(panel).estop
-        panel.standing.handle.simulated.press()  # the emulated board's button
+        panel.rig.standing.handle.simulated.press()  # the emulated board's button
         body = _wait_run(client, 2)
         assert body["by"] == "button"
         assert client.wait_state("done", "failed", "stopped", timeout=120)["result"] == "solved"
@@ -602,9 +602,9 @@ def test_estop_mid_solve_reaches_the_firmware_and_latches(tmp_path, firmware_elf
         assert body["estop"] is True and body["turn"] < body["turns"]
         st = _rig_status(panel)
         assert st.estop and not st.moving
-        cube = panel.standing.handle.simulated.state()
+        cube = panel.rig.standing.handle.simulated.state()
         time.sleep(0.5)
-        assert panel.standing.handle.simulated.state() == cube and not parse_facelets(cube).is_solved()
+        assert panel.rig.standing.handle.simulated.state() == cube and not parse_facelets(cube).is_solved()
         status, body, _ = client.post("/api/start", {})  # refused at once while the firmware is latched
         assert status == 409 and "emergency stop is latched" in body["error"]["message"], body
         assert client.post("/api/estop/clear")[0] == 200 and not _rig_status(panel).estop

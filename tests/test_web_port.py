@@ -86,7 +86,7 @@ def test_the_ports_doctor_lists_and_the_rig_moved_onto_one(tmp_path):
         for _ in range(200):
             if client.get("/api/status")[1]["rig"]["estop_latched"]:
                 break
-            panel.standing._closed.wait(0.05)
+            panel.rig.standing._closed.wait(0.05)
         status, body, _ = client.post("/api/port", {"port": "/dev/ttyUSB0"})
         assert status == 409 and body["error"]["kind"] == "estop-latched", body
         assert client.post("/api/estop/clear")[0] == 200

@@ -432,7 +432,7 @@ def test_estop_idle_then_clear_on_the_page_then_a_run_solves(browser, tmp_path):
 
 def rig_estop_from_elsewhere(panel) -> None:
     """An emergency stop onto the rig's line that is not the page's."""
-    panel.standing.handle.link.estop()
+    panel.rig.standing.handle.link.estop()
 
 
 # ---------------------------------------------------------------- settings that stick

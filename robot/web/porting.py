@@ -46,11 +46,7 @@ def choose(panel: Panel, wanted: str) -> dict[str, Any]:
             raise Latched("the rig's emergency stop is latched: clear it first (Clear emergency stop), then "
                           "choose the port")
         panel.options.rig_port = port.path
-        if panel.kind.keeps_its_line:
-            rig = panel.standing.switch(port.path)
-        else:  # reached at each run, jog or stop: its latch and the cube's hold are not known until then
-            panel.lasting_latched, panel.rig_state = None, None
-            rig = panel.describe_rig()
+        rig = panel.rig.switch(port.path)  # the kept line moved, or latch and hold unknown
     said = f"the rig is on {port.name} ({port.describe})"
     if not panel.kind.keeps_its_line:
         said += ": it is reached at its next run, jog or stop"

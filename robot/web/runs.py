@@ -22,19 +22,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vision.errors import VisionError
-
 from ..app.engines import RunEngine, engine_for
 from ..app.events import Answer, Doubt, Event, Face
 from ..app.kinds import kind_of
 from ..app.kindwork import WatchedDryRun, watched_dry_run
-from ..app.rigs import openable
 from ..app.solving import check_run
-from ..app.start import Engine
 from ..rig.config import Config
-from ..rig.errors import RigError, UserError
-from ..rig.link import Link
-from .standing_rig import StandingRig
+from .between_runs import RigBetweenRuns
+from .kept_line import KeptLine
+from .options import Options
+from .own_lines import OwnLines
 
 log = logging.getLogger(__name__)
 
@@ -60,24 +57,6 @@ class NotAsking(Exception):
     """An answer came when no scan is waiting for one."""
 
 
-@dataclass
-class Options:
-    """How runs are started: the rig and where records go."""
-
-    rig_port: str | None = None
-    firmware: str | None = None
-    state_dir: str | None = None
-    sim_lighting: Callable[[int], Any] | None = None
-    profile_dir: str | None = None
-    """Where the page's colour calibration saves profiles (None: the user's)."""
-    settings_dir: str | None = None
-    """Where the page's sticker grid and profile choice are kept (None: the
-    user's config folder, which every command reads: robot/rig/settings.py)."""
-    firmware_speed: str = "1"
-    """The emulated rig's pace with ``firmware`` (1: real time, as a board turns)."""
-    ports_root: str = "/"
-    """Where the serial ports the page offers are looked for (robot/app/ports.py): the machine's
-    own /dev and /sys; a test gives a folder laid out as / is, its device nodes linked to sim-rigs."""
 
 
 
@@ -165,19 +144,22 @@ class Status:
 
 
 class Panel:
-    """The runs the web panel starts, and who listens to them."""
+    """The run controller: the runs the web panel starts (one at a time, a
+    dry run too), who listens to them, the person's answers, and what holds
+    the rig between runs. The rig's own state between runs (its line, its
+    latch, the cube's hold) is :attr:`rig`'s, chosen for the kind of rig."""
 
     def __init__(self, cfg: Config, options: Options):
-        self.cfg, self.options = cfg, options
+        self.options = options
         self.kind = kind_of(cfg)
         """What applies to this rig (robot/app/kinds.py): asked, never named."""
+        self.rig = rig_between_runs(cfg, options, on_change=self._rig_changed, on_button=self._button,
+                                    busy=self.running)
+        """The rig between runs (robot/web/between_runs.py): the standing line's, or one line per need."""
+        self.cfg = cfg
         self.lock = threading.Lock()
         # A flipper or two-gripper holds the cube as it was put in until a run or a jog moves it.
         self.status = Status(orientation="URFDLB" if self.kind.tells_orientation else "")
-        self.rig_state: Any = None
-        """A flipper's or two-gripper's rig that outlives a run (:attr:`lasting_port`): its whole
-        state as the last run or jog left it (the cube's hold in the status's frame, and its parts);
-        None while not known (none yet, or one ended part-way). A jog is followed from it."""
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY)
         self.images: dict[str, bytes] = {}
         self.engine: RunEngine | None = None
@@ -195,42 +177,23 @@ class Panel:
         """What holds the rig between runs (:meth:`holding`): a jog
         (web/jogging.py) or a clear of the emergency stop; runs, dry runs and
         jogs are refused meanwhile, naming it."""
-        self.jog_link: Link | None = None
-        """A flipper's or two-gripper's jog's line (its emergency stop goes there)."""
-        self._latch_known_at = 0.0
-        """When :attr:`lasting_latched` was learnt (time.monotonic)."""
-        self.jog_estop = threading.Event()
-        """The emergency stop pressed during a flipper's or two-gripper's jog,
-        perhaps before its line was open: the jog then makes no move at all."""
         self._closing: threading.Thread | None = None
         """The server's shutdown, once begun (:meth:`begin_close`)."""
         self._latched_told = False
         """The latch in the last rig state told to the pages (:meth:`_rig_changed`)."""
-        self.lasting_latched: bool | None = None
-        """A flipper's or two-gripper's rig that outlives a run (:attr:`lasting_port`):
-        whether its emergency stop was latched when this panel last reached it
-        (a run's or a jog's line as it closed, a stop sent, a clear); None
-        before it has been reached."""
-        self.standing = StandingRig(cfg, port=options.rig_port, firmware=options.firmware,
-                                    speed=options.firmware_speed, on_button=self._button, busy=self.running,
-                                    on_change=self._rig_changed)
 
     @property
-    def own_lines(self) -> bool:
-        """The rig keeps no line open between runs (a flipper, two grippers:
-        robot/app/kinds.py says): each run, jog, stop or clear opens its own,
-        and the rig's latch is what it said then."""
-        return not self.kind.keeps_its_line
+    def cfg(self) -> Config:
+        """The set-up the runs use (the page may change its colours and corners)."""
+        return self._cfg
+
+    @cfg.setter
+    def cfg(self, cfg: Config) -> None:
+        self._cfg = self.rig.cfg = cfg
 
     def open(self) -> None:
-        """Server start: connect to the rig and listen for its button. With a
-        flipper's or two-gripper's ``sim://NAME`` rig, the panel's own links
-        (an idle stop, a clear) open it before any run has loaded the
-        simulation, which registers ``sim://`` with pyserial."""
-        if not self.own_lines:
-            self.standing.start()
-        else:
-            openable(self.lasting_port)
+        """Server start: the rig made ready (robot/web/between_runs.py)."""
+        self.rig.open()
 
     # -- runs ------------------------------------------------------------------
     def start(self, *, seed: int | None = None, scan_only: bool = False, method: str | None = None,
@@ -245,10 +208,8 @@ class Panel:
             if self.describe_rig().get("estop_latched"):  # refused at once, not after a scan and a solve
                 raise Busy("the rig's emergency stop is latched: check it is safe, then press Clear "
                            "emergency stop (or run `cuberobot estop --clear`) and start again")
-            # a rig that keeps its line (the standing rig's) is given it when the run's thread starts
-            own = not self.kind.keeps_its_line
-            engine = engine_for(cfg, Face(), port=self.options.rig_port if own else None,
-                                firmware=self.options.firmware if own else None,
+            port, firmware = self.rig.line_for_a_run()  # none: the rig lends the run its line as it starts
+            engine = engine_for(cfg, Face(), port=port, firmware=firmware,
                                 state_dir=self.options.state_dir, seed=seed, scan_only=scan_only,
                                 sim_lighting=self.options.sim_lighting, started_by=by, no_wait=True)
             engine.face = WebFace(self, engine.stop_flag, hold_the_end=True)
@@ -298,11 +259,8 @@ class Panel:
         self.publish(dry.run())
 
     def _run(self, engine: RunEngine) -> None:
-        """The run's thread: on the kept line when the rig keeps one, else on the run's own."""
-        if isinstance(engine, Engine):
-            self._run_on_kept_line(engine)
-        else:
-            self._run_on_own_line(engine)
+        """The run's thread, on the line the rig lends it (the kept one, or the run's own)."""
+        self.rig.run(engine, self.status, lambda: self._run_engine(engine), self._finish_unreported)
 
     @staticmethod
     def _run_engine(engine: Any) -> None:
@@ -315,47 +273,6 @@ class Panel:
         finally:
             if isinstance(engine.face, WebFace):
                 engine.face.release()
-
-    def _run_on_kept_line(self, engine: Engine) -> None:
-        """A run on the standing rig's line, which the panel holds between runs."""
-        error: BaseException | None = None
-        try:
-            with self.standing.lock:  # the listener lets go of the line within one slice
-                engine.rig = self.standing.ready()
-                self.standing.put_in(engine.seed)
-                self._run_engine(engine)
-        except (RigError, UserError, VisionError) as e:  # told in their own words: a person's to mend
-            error = e
-            self._finish_unreported(str(e))
-            _name_the_failure(engine, str(e))
-        except Exception as e:  # noqa: BLE001 - a run's failure is told to the page, not lost in a thread
-            error = e
-            log.exception("the run failed")
-            self._finish_unreported(f"the run failed: {type(e).__name__}: {e}")
-            _name_the_failure(engine, f"the run failed: {type(e).__name__}: {e}")
-        finally:
-            self.standing.after_run(error)
-
-    def _run_on_own_line(self, engine: Any) -> None:
-        """A run that opens its own line (a rig that moves the cube): every
-        end it knows it tells as ``finished``; then what the rig said of its
-        state and its latch as the line closed is kept for the next run or jog."""
-        from ..app.events import Stopped
-        from ..rig.mechanisms.base import ImpossibleMove
-
-        try:
-            self._run_engine(engine)
-        except (Stopped, RigError, UserError, ImpossibleMove, VisionError) as e:
-            log.info("the %s run ended: %s", self.cfg.rig.kind, e)
-            self._finish_unreported(str(e))
-        except Exception as e:  # noqa: BLE001 - a run's failure is told to the page, not lost in a thread
-            log.exception("the run failed")
-            self._finish_unreported(f"the run failed: {type(e).__name__}: {e}")
-        finally:
-            self.rig_state = engine.events.rig_state
-            latched = engine.events.rig_latched
-            if not (latched is False and self.status.estop_sent):  # a stop sent, no latch heard: not known
-                self.note_latch(latched, heard_at=engine.events.rig_latched_at)
 
     def _button(self) -> None:
         """The rig's start button, heard between runs: a run as the page's Start."""
@@ -415,141 +332,26 @@ class Panel:
         engine.stop()
         return True
 
-    @property
-    def lasting_port(self) -> str | None:
-        """A flipper's or two-gripper's rig that outlives a run (a serial port,
-        a sim-rig's pty, a named ``sim://NAME``), which keeps an emergency
-        stop latched until it is cleared; None when each run and jog gets a
-        virtual rig or an emulated firmware of its own (a bare ``sim://``,
-        ``--firmware``)."""
-        import urllib.parse
-
-        from ..app.rigs import run_port
-
-        port = self.options.rig_port or self.cfg.rig.port
-        if self.options.firmware:
-            return None
-        if port.startswith("sim://"):
-            parts = urllib.parse.urlsplit(port)
-            return run_port(self.cfg, port) if parts.netloc + parts.path else None  # the URL runs use
-        return port
-
-    def _estop_on_own_lines(self) -> dict[str, Any]:
-        """The emergency stop on a rig that keeps no line between runs: onto
-        the run's line or the jog's, else onto one opened for it."""
-        kind = self.cfg.rig.kind
-        engine = self.engine
-        if engine is not None and self.running():
-            self.status.estop_sent = True
-            if engine.estop():  # the run's line
-                self.note_latch(True)
-                return {"sent": True, "message": f"emergency stop sent to the {kind} rig"}
-            # no line took it (not open yet): nothing latched, nothing moves on
-            return {"sent": False, "message": f"emergency stop: the {kind} run stops before its next robot "
-                                              "move (no line to a rig was open to send it on)"}
-        jogging, link = self.held_by == "jog", self.jog_link  # as things stood at the press
-        if jogging:
-            self.jog_estop.set()  # a jog whose line is not open yet makes no move
-        if link is not None and link.estop():
-            self.note_latch(True)
-            return {"sent": True, "message": f"emergency stop sent to the {kind} rig the jog moves"}
-        if link is not None:
-            log.warning("the jog's line did not take the emergency stop; sending it on a line of its own")
-        if jogging and link is None:
-            return {"sent": False, "message": "emergency stop: the jog makes no move (its line to the "
-                                              f"{kind} rig was not open yet)"}
-        if self.lasting_port is None:
-            return {"sent": False, "message": f"no run is going on: the virtual {kind} rig is idle"}
-        sent = self._estop_port(self.lasting_port)
-        if sent["sent"]:
-            self.note_latch(True)
-        return sent
-
-    def note_latch(self, latched: bool | None, *, heard_at: float | None = None) -> None:
-        """What this panel last knew of a flipper's or two-gripper's latch
-        (only a rig that outlives a run keeps one); every open page is told.
-        ``heard_at``: when a closing line began to listen for it; older than
-        what the panel already knows (a stop sent meanwhile), it is dropped."""
-        if self.lasting_port is None or latched is None:
-            return
-        now = time.monotonic() if heard_at is None else heard_at
-        if now < self._latch_known_at:
-            return
-        self._latch_known_at = now
-        self.lasting_latched = latched
-        self._rig_changed(self.describe_rig())
-
-    def _estop_port(self, port: str) -> dict[str, Any]:
-        """No run holds the line: the stop goes through a link opened for it
-        (the stop is the same bytes on every kind of rig)."""
-        link = Link(self.cfg, port=port, kind=self.cfg.rig.kind)
-        try:
-            link.open()
-            link.estop()
-        except RigError as e:
-            return {"sent": False, "message": f"no run is going on and the rig could not be reached: {e}"}
-        finally:
-            link.close()
-        return {"sent": True, "message": "emergency stop sent to the idle rig; clear it before the next run"}
-
     def estop(self) -> dict[str, Any]:
         """The emergency stop: onto the running link at once; with no run,
         through a link opened for it (a real rig latches it until cleared)."""
         engine = self.engine
         dry = self.dry
-        if engine is None and dry is not None and self.running():  # a dry run: its virtual rig of its own
+        running = self.running()
+        if engine is None and dry is not None and running:  # a dry run: its virtual rig of its own
             self.status.estop_sent = True
             return dry.estop()
-        if self.own_lines:
-            return self._estop_on_own_lines()
-        if engine is not None and self.running():
-            if engine.estop() or self.standing.estop():  # the run's line, or the kept one it is about to use
-                return {"sent": True, "message": "emergency stop sent to the rig"}
-            return {"sent": False, "message": "the run is stopping; the rig is not connected "
-                                              f"({self.standing.error or 'connecting'})"}
-        return self._estop_idle()
+        return self.rig.estop(engine if running else None, self.status, self.held_by)
 
     def estop_is_quick(self) -> bool:
         """The emergency stop is a write onto an open line (no connecting to do)."""
-        return self.running() or self.standing.handle is not None or self.own_lines
-
-    def _estop_idle(self) -> dict[str, Any]:
-        if self.standing.estop():
-            handle = self.standing.handle
-            if handle is not None:  # sent: latched as far as anyone here knows, until the rig says otherwise
-                handle.link.estop_latched = True
-            what = "the rig the jog moves" if self.held_by == "jog" else "the idle rig"
-            return {"sent": True, "message": f"emergency stop sent to {what}; clear it before the next run"}
-        if self.options.firmware:
-            return {"sent": False, "message": "the emulated rig is not running: "
-                                              f"{self.standing.error or 'it is starting'}"}
-        # the kept line is down: try the port as it is
-        return self._estop_port(self.options.rig_port or self.cfg.rig.port)
+        return self.running() or self.rig.estop_is_quick()
 
     def clear_estop(self) -> dict[str, Any]:
         """Clear a latched emergency stop (only between runs)."""
         if self.running():
             raise Busy("a run is going on: the emergency stop can be cleared only between runs")
-        if self.own_lines:
-            return self._clear_on_own_line()
-        self.standing.clear_estop()
-        return {"cleared": True, "message": "emergency stop cleared"}
-
-    def _clear_on_own_line(self) -> dict[str, Any]:
-        """A flipper's or two-gripper's rig keeps no line open between runs:
-        the latch is cleared over one opened for it (only a rig that outlives
-        a run keeps one)."""
-        port = self.lasting_port
-        if port is None:
-            return {"cleared": True, "message": f"the virtual {self.cfg.rig.kind} rig keeps no latch: "
-                                                "nothing to clear"}
-        with self.holding("clear"), Link(self.cfg, port=port, kind=self.cfg.rig.kind) as link:
-            link.connect()
-            try:
-                link.clear_latch()
-            finally:
-                self.note_latch(link.estop_latched)
-        return {"cleared": True, "message": "emergency stop cleared"}
+        return self.rig.clear(self.holding)
 
     def answer(self, answer: Answer) -> None:
         """A person's answer to the scan that waits for one. The run tells
@@ -596,7 +398,7 @@ class Panel:
         self.stop()
         if self.thread is not None:
             self.thread.join(timeout=0.5)
-        self.standing.close(timeout=0.5)
+        self.rig.close(timeout=0.5)
         self.end_streams()
 
     def end_streams(self) -> None:
@@ -692,7 +494,7 @@ class Panel:
             s.orientation = d.get("orientation", s.orientation)
         elif kind == "jogged":  # between runs: the state stays the last run's
             s.facelets = d["facelets"] or s.facelets
-            s.orientation = d["orientation"] if self.own_lines else ""
+            s.orientation = d["orientation"] if self.kind.tells_orientation else ""
         elif kind == "finished":
             s.result, s.message, s.estop = d.get("status", ""), event.text, bool(d.get("estop", False))
             s.ended = time.time()
@@ -723,32 +525,21 @@ class Panel:
             return {**self.status.to_json(), "rig": self.describe_rig(), "seq": self.seq, "now": time.time()}
 
     def describe_rig(self) -> dict[str, Any]:
-        """The rig as the page shows it: the kept line's, or a flipper's or
-        two-gripper's. Those keep no line open between runs: the rig is
-        reached when a run, a jog or a stop needs it, so its latch is what it
-        said then, and ``connected`` says whether that is known."""
-        if self.own_lines:
-            kind, firmware = self.cfg.rig.kind, bool(self.options.firmware)
-            port = self.lasting_port
-            own = "the emulated firmware" if firmware else f"the virtual {kind} rig"
-            # a sim:// rig is made by this process, unlatched: its latch is known from the start
-            known = port is None or port.startswith("sim://") or self.lasting_latched is not None
-            return {"connected": known, "port": port or f"{own} (each run's own)",
-                    "message": "" if known else "reached at each run, jog or stop; not reached yet",
-                    "buttons": 0, "estop_latched": bool(self.lasting_latched),
-                    "simulated": firmware or _simulated(self.options.rig_port or self.cfg.rig.port),
-                    "firmware": firmware, "kind": kind}
-        return self.standing.describe()
+        """The rig as the page shows it (robot/web/between_runs.py)."""
+        return self.rig.describe()
 
 
-def _simulated(port: str) -> bool:
-    """Whether the rig on ``port`` is a simulation: ``sim://``, or the Pi's
-    pins when they are gpiozero's mock ones (the virtual rig they move)."""
-    if port.startswith("gpio://"):
-        from ..gpio.board import on_mock_pins
-
-        return on_mock_pins()
-    return port.startswith("sim://")
+def rig_between_runs(cfg: Config, options: Options, *, on_change: Callable[[dict[str, Any]], None],
+                     on_button: Callable[[], None], busy: Callable[[], bool]) -> RigBetweenRuns:
+    """The holder of ``cfg``'s rig between runs, the one place that asks
+    whether the rig keeps its line (robot/app/kinds.py): the standing line's
+    (six motors), else a line of its own for each run, jog, stop or clear (a
+    flipper, two grippers). ``on_change``: the rig's state changed (every
+    page is told); ``on_button``: the rig's start button, heard between
+    runs; ``busy``: a run is going on."""
+    if kind_of(cfg).keeps_its_line:
+        return KeptLine(cfg, options, on_change=on_change, on_button=on_button, busy=busy)
+    return OwnLines(cfg, options, on_change=on_change)
 
 
 def state_dir_runs(state_dir: str | None) -> Path:
@@ -756,20 +547,3 @@ def state_dir_runs(state_dir: str | None) -> Path:
     from ..rig.journal import default_state_dir
 
     return (Path(state_dir) if state_dir else default_state_dir()) / "runs"
-
-
-def _name_the_failure(engine: Engine, message: str) -> None:
-    """A run that ended on an error the engine does not name (a camera
-    missing, a scan that broke) wrote its record without a status: the
-    last-runs list then showed "· ?". The record is written again saying
-    it failed, and why, as the page was told."""
-    from pathlib import Path
-
-    record = engine.record
-    if record.status is not None or not record.run_dir:
-        return  # named by the engine, or no record written at all (the rig never answered)
-    record.status, record.message = "failed", message
-    try:
-        record.write(Path(record.run_dir))
-    except OSError as e:
-        log.warning("could not write the failed run's record again: %s", e)
