@@ -79,7 +79,6 @@ SLOW = {
     "test_mechanism_link::test_the_firmware_s_pins_show_a_wrong_move_as_a_fault",
     "test_mechanism_jog::test_a_flipper_jog_on_the_firmware_in_simavr",
     "test_mechanism_scan_cli::test_scan_has_the_rig_show_the_camera_each_face",
-    "test_solver_tables::test_real_tables_cold_concurrent_then_corrupted",
     "test_solver_tables::test_prepare_reports_progress_of_a_build_and_nothing_after",
     "test_link_pty::test_solves_ride_out_noise_bursts_stalls_and_a_pulled_cable",
     "test_link_pty::test_a_power_cut_that_takes_the_journals_tail_never_turns_a_face_twice",
@@ -196,7 +195,6 @@ for one of these fixtures is marked slow too."""
 
 LONGEST = [
     "test_first_run::test_the_first_run_shows_progress_until_the_first_solve_and_verbose_stays_under_200_lines",
-    "test_solver_tables::test_real_tables_cold_concurrent_then_corrupted",
     "test_wheel::test_a_wheel_installs_into_a_fresh_venv_and_runs_start_and_firmware_build",
     "test_solver_tables::test_prepare_reports_progress_of_a_build_and_nothing_after",
     "test_mechanism_floor::test_the_counts_bound_the_positions_really_reached",
