@@ -77,7 +77,7 @@ def test_the_ports_doctor_lists_and_the_rig_moved_onto_one(tmp_path):
         status, body, _ = client.post("/api/port", {"port": "/dev/ttyACM0"})
         assert status == 200 and body["connected"] is True, body
         assert body["rig"]["port"] == str(tmp_path / "root/dev/ttyACM0")
-        assert 'port = "/dev/ttyACM0"' in body["message"]
+        assert f"Kept for the next start in {tmp_path / 'state/settings/setups'}" in body["message"]
         status, snap, _ = client.get("/api/status")
         assert snap["rig"]["connected"] and snap["rig"]["port"] == body["rig"]["port"]
 
@@ -158,3 +158,65 @@ def test_a_flipper_is_reached_on_the_chosen_port_at_its_next_stop(tmp_path):
         assert status == 409 and body["error"]["kind"] == "estop-latched", body
         assert client.post("/api/estop/clear")[0] == 200
         assert client.get("/api/status")[1]["rig"]["estop_latched"] is False
+
+
+def test_the_chosen_port_is_kept_for_the_next_start_and_named_as_an_override(tmp_path):
+    """The port chosen on the page outlives the panel: kept beside the panel's other settings for the
+    set-up file (the file itself untouched), in use at the next start, and named where the overrides are
+    named (GET /api/ports, the Config card, `config check`)."""
+    from incli import cuberobot
+    from webserver import sim_url
+
+    from robot.rig.loading import load_config
+    from robot.rig.settings import settings_path
+
+    own = sim_url(f"own-port-{tmp_path.name}")
+    setup = tmp_path / "rig.toml"
+    setup.write_text((ROOT / "config" / "rig.toml").read_text().replace('port = "sim://"', f'port = "{own}"'))
+    before = setup.read_bytes()
+    kept = settings_path(setup)
+    with SimRigProcess("--speed", "max") as sim:
+        root = machine(tmp_path / "root", sim.port)
+        chosen = str(root / "dev/ttyACM0")
+        with panel_server(tmp_path / "state", cfg=load_config(setup), as_served=True) as (base, panel, _):
+            panel.options.ports_root = str(root)
+            client = Client(base)
+            status, body, _ = client.get("/api/ports")
+            assert status == 200 and body["current"] == own and body["saved"] is None, body
+            status, body, _ = client.post("/api/port", {"port": "/dev/ttyACM0"})
+            assert status == 200 and body["connected"] is True, body
+            assert body["kept_in"] == str(kept) and f"Kept for the next start in {kept}" in body["message"]
+        assert setup.read_bytes() == before  # the maker's file is not rewritten
+        assert f'port = "{chosen}"' in kept.read_text()
+
+        # the next start: on the kept port from the first, with where it is kept said
+        with panel_server(tmp_path / "state", cfg=load_config(setup), as_served=True) as (base, panel, _):
+            panel.options.ports_root = str(root)
+            client = Client(base)
+            rig = client.get("/api/status")[1]["rig"]
+            for _ in range(400):
+                if rig["connected"]:
+                    break
+                panel.standing._closed.wait(0.05)
+                rig = client.get("/api/status")[1]["rig"]
+            assert rig["port"] == chosen and rig["connected"], rig
+            status, body, _ = client.get("/api/ports")
+            assert status == 200, body
+            assert (body["current"], body["saved"], body["kept_in"], body["configured"]) == \
+                (chosen, chosen, str(kept), own), body
+            status, body, _ = client.get("/api/config")
+            assert status == 200 and chosen in body["override"]["message"], body
+            assert [(s["value"], s["source"]) for s in body["settings"] if s["key"] == "rig.port"] == \
+                [(chosen, "override")]
+
+    # `config check` says the saved port overrides the file's, and where it is kept
+    r = cuberobot("config", "check", str(setup))
+    assert r.returncode == 0, r.stderr
+    line = next(x for x in r.stdout.splitlines() if x.startswith("  override:"))
+    assert f"[rig] port = {chosen!r} (the set-up file says {own!r}" in line and str(kept) in line, line
+
+    # a kept port that is no serial port: every command refuses it in one line naming the file and the key
+    kept.write_text(kept.read_text().replace(f'port = "{chosen}"', 'port = "gpio://"'))
+    r = cuberobot("config", "check", str(setup))
+    assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert f"{kept}: port: expected the serial port chosen on the panel" in r.stderr

@@ -42,19 +42,23 @@ def steady_light(capture: int) -> Lighting:
 
 @contextmanager
 def panel_server(state_dir, *, speed="8", token=None, sim_lighting=steady_light, cfg=None, firmware=None,
-                 firmware_speed="1", host="127.0.0.1", body_grace_s=None, rig_port=None, limits=None):
+                 firmware_speed="1", host="127.0.0.1", body_grace_s=None, rig_port=None, limits=None,
+                 as_served=False):
     """Yields (base url, panel, rig url); the simulated rig is fresh (with
     ``firmware``, the real firmware in simavr, kept for the server's life;
-    with ``rig_port``, the rig behind that port, a sim-rig's pty say)."""
+    with ``rig_port``, the rig behind that port, a sim-rig's pty say; with
+    ``as_served``, the one ``cfg`` names, and the settings kept in the user's
+    config folder, as `cuberobot serve` has them)."""
     global _n
     _n += 1
     rig_url = sim_url(f"web-{_n}-{time.monotonic_ns()}", speed=speed)
     served = bind(host, 0)
     if token is not None:
         served = Served(served.sock, served.url, served.hosts, token)
-    options = Options(rig_port=None if firmware else rig_port or rig_url, state_dir=str(state_dir),
+    options = Options(rig_port=None if firmware or as_served else rig_port or rig_url,
+                      state_dir=str(state_dir),
                       sim_lighting=sim_lighting, firmware=firmware, firmware_speed=firmware_speed,
-                      settings_dir=str(Path(state_dir) / "settings"))
+                      settings_dir=None if as_served else str(Path(state_dir) / "settings"))
     server, panel = make_server(cfg or load_config(), options, served, body_grace_s=body_grace_s,
                                 limits=limits)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [served.sock]}, daemon=True)
