@@ -220,3 +220,60 @@ def test_the_chosen_port_is_kept_for_the_next_start_and_named_as_an_override(tmp
     r = cuberobot("config", "check", str(setup))
     assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert f"{kept}: port: expected the serial port chosen on the panel" in r.stderr
+
+
+WIDEST = """const wide = [];
+for (const e of document.querySelectorAll('body *')) {
+  const r = e.getBoundingClientRect();
+  if (r.width && r.height && r.right > innerWidth + 0.5) wide.push(`${e.tagName}#${e.id}: ${r.right}`);
+}
+return [document.documentElement.scrollWidth, innerWidth, wide];"""
+
+
+def test_a_long_error_on_a_phone_wraps_and_folds_to_its_first_sentence(browser, tmp_path):
+    """Issue 48: messages written for a terminal overflowed a 390x844 phone. A long error with long
+    paths in it (a port with nothing behind it, and where the choice is kept) wraps inside the phone's
+    width, shows its first sentence, and the rest on a tap; no element is wider than the phone, folded
+    or unfolded, and the message is the element's whole text either way."""
+    from chromium import HAS_BROWSER, wait
+
+    if not HAS_BROWSER:
+        pytest.skip("needs Debian's chromium and chromium-driver (./run-tests installs them)")
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    with SimRigProcess("--speed", "max") as sim, \
+            panel_server(tmp_path / "state", speed="max") as (base, panel, _):
+        panel.options.ports_root = str(machine(tmp_path / "root", sim.port))
+        browser.get(base)
+        wait(browser, lambda d: d.find_element("id", "state").text == "idle")
+        browser.execute_script("document.querySelector(\"#tool-tabs button[data-tab='port-area']\").click()")
+        wait(browser, lambda d: len(d.find_elements("css selector", "#port-select option")) == 2)
+        browser.execute_script("const s = document.getElementById('port-select'); s.value = '/dev/ttyUSB0';"
+                               "document.getElementById('port-connect').click()")
+        message = browser.find_element("id", "port-message")
+        wait(browser, lambda d: "not connected" in message.text and message.find_elements("css selector",
+                                                                                           "button.more"))
+        whole = message.get_attribute("textContent")
+        assert len(whole) > 200 and str(tmp_path) in whole and "Kept for the next start" in whole, whole
+        shown = message.text
+        first = whole[:whole.index("seconds.") + len("seconds.")]
+        assert shown.startswith(first) and "Kept for the next start" not in shown, shown
+        assert "error" in message.get_attribute("class")
+        scroll, width, wide = browser.execute_script(WIDEST)
+        assert width == 390 and scroll <= width and not wide, (scroll, wide)
+        more = message.find_element("css selector", "button.more")
+        more.click()
+        wait(browser, lambda d: "Kept for the next start" in message.text)
+        assert more.get_attribute("aria-expanded") == "true"
+        assert message.get_attribute("textContent") == whole
+        scroll, width, wide = browser.execute_script(WIDEST)
+        assert scroll <= width and not wide, (scroll, wide)
+        # a short message replaces it whole, unfolded
+        browser.execute_script("document.querySelector(\"#tool-tabs button[data-tab='port-area']\").click();"
+                               "document.querySelector(\"#tool-tabs button[data-tab='port-area']\").click()")
+        browser.execute_script("document.getElementById('port-list').click()")
+        wait(browser, lambda d: not message.get_attribute("textContent"))
+        assert not browser.find_elements("css selector", "#port-message button.more")
+        errors = [e for e in browser.get_log("browser")
+                  if e["level"] == "SEVERE" and e["source"] == "javascript"]
+        assert not errors, errors
