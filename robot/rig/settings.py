@@ -140,8 +140,8 @@ def settings_in_force(cfg: Config, directory: Path | None = None) -> tuple[Confi
     for name in by_name:
         log.warning("%s: the set-up file has no view %r: its corners are not used", path, name)
     used = [v.name for v, old in zip(kept, cfg.views, strict=True) if v is not old]
-    log.info("the settings in %s: port %s; profile %s; the corners of %s", path,
-             port or "(the set-up file's)", profile or "(the set-up file's)", ", ".join(used) or "no view")
+    log.info("the settings in %s: profile %s; the corners of %s%s", path, profile or "(the set-up file's)",
+             ", ".join(used) or "no view", f"; port {port}" if port else "")
     override = Override(path, Path(cfg.path), profile or None, tuple(used), port or None, cfg.rig.port)
     rig = replace(cfg.rig, port=port) if port else cfg.rig
     return replace(cfg, rig=rig, views=kept, profile=profile if profile else cfg.profile), override
