@@ -7,9 +7,10 @@
 // and folds what they are given, so the text stays the element's text (textContent is the whole message,
 // folded or not: the button's label is drawn by the CSS) and no card needs to know about phones.
 
+// (the Config card's override line and the Port card's kept port are not messages but what is in force,
+// named with how to undo it: they wrap, whole)
 const AREAS = ["message", "signin-message", "fix-message", "dry-message", "pocket-message", "geo-message",
-               "photos-message", "jog-message", "host-message", "port-message", "port-kept",
-               "config-override"];
+               "photos-message", "jog-message", "host-message", "port-message"];
 const LONG = 120;      // characters: shorter messages are shown whole
 const NARROW = window.matchMedia("(max-width: 700px)");
 const folded = new WeakMap();  // element -> the text it was folded from
