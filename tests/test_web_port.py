@@ -277,3 +277,36 @@ def test_a_long_error_on_a_phone_wraps_and_folds_to_its_first_sentence(browser, 
         errors = [e for e in browser.get_log("browser")
                   if e["level"] == "SEVERE" and e["source"] == "javascript"]
         assert not errors, errors
+
+
+def test_the_port_card_names_the_kept_port_and_where_it_is_kept(browser, tmp_path):
+    """At the next start the Port card says which port is in use, that it was chosen on the page, and
+    the file it is kept in, beside the set-up file's own port (the file kept as a panel before left it)."""
+    from chromium import HAS_BROWSER, wait
+    from webserver import sim_url
+
+    from robot.rig.loading import load_config
+    from robot.rig.settings import save_settings
+
+    if not HAS_BROWSER:
+        pytest.skip("needs Debian's chromium and chromium-driver (./run-tests installs them)")
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    own = sim_url(f"own-port-{tmp_path.name}")
+    setup = tmp_path / "rig.toml"
+    setup.write_text((ROOT / "config" / "rig.toml").read_text().replace('port = "sim://"', f'port = "{own}"'))
+    with SimRigProcess("--speed", "max") as sim:
+        root = machine(tmp_path / "root", sim.port)
+        chosen = str(root / "dev/ttyACM0")
+        kept = save_settings(load_config(setup), port=chosen)
+        with panel_server(tmp_path / "state", cfg=load_config(setup), as_served=True) as (base, panel, _):
+            panel.options.ports_root = str(root)
+            browser.get(base)
+            wait(browser, lambda d: d.find_element("id", "state").text == "idle")
+            browser.execute_script("document.querySelector(\"#tool-tabs [data-tab='port-area']\").click()")
+            line = wait(browser, lambda d: d.find_element("id", "port-kept").text)
+            assert line.startswith(f"{chosen} was chosen on this page and is kept in {kept}"), line
+            current = browser.find_element("id", "port-current").text
+            assert current == f"in use: {chosen} · the set-up file says {own}", current
+            box = browser.find_element("id", "port-area").rect
+            assert box["x"] >= 0 and box["x"] + box["width"] <= 390
