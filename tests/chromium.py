@@ -12,13 +12,33 @@ HAS_BROWSER = bool(shutil.which(CHROMIUM) and shutil.which(DRIVER))
 IMAGES = Path(__file__).resolve().parents[1] / "docs" / "images"
 
 
+DESKTOP = (1200, 1000)
+"""A desktop picture's size, as docs/panel.md gives it: the browser's window is
+that big, but its page (the viewport) is shorter by the window's frame, so a
+desktop picture is taken with the page itself made that size for the moment."""
+
+
 def shot(driver, name: str) -> None:
     """With CUBEROBOT_SCREENSHOTS set, the page as it is now into docs/images
     (the README's pictures are taken by the tests, so they show the panel as
-    it really is)."""
-    if os.environ.get("CUBEROBOT_SCREENSHOTS"):
-        IMAGES.mkdir(parents=True, exist_ok=True)
+    it really is): a phone's as its screen is, a desktop's at :data:`DESKTOP`."""
+    if not os.environ.get("CUBEROBOT_SCREENSHOTS"):
+        return
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    width = driver.execute_script("return innerWidth")
+    desktop = width == DESKTOP[0]  # a phone's test has set its own screen, 390 wide
+    if desktop:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": DESKTOP[0], "height": DESKTOP[1], "deviceScaleFactor": 1,
+                                "mobile": False})
+        # two frames: the page laid out and painted at its new height before the picture
+        driver.execute_async_script("const done = arguments[0];"
+                                    "requestAnimationFrame(() => requestAnimationFrame(() => done()))")
+    try:
         driver.save_screenshot(str(IMAGES / name))
+    finally:
+        if desktop:
+            driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 def start_browser():

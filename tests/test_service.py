@@ -164,3 +164,54 @@ def test_the_units_tmp_is_never_followed_nor_waited_on(home, what):
             line = _one_line(cuberobot("service", *args, env=env))
             assert "cuberobot.service is not a regular file" in line, line
         assert (folder / "cuberobot.service").exists()
+
+
+def _stand_in_systemctl(home: Path, answers: dict[str, tuple[int, str]]) -> dict:
+    """An environment whose PATH finds first a `systemctl` that logs its arguments to ``home/calls``
+    and answers each action (its fourth word: disable, daemon-reload, ...) as ``answers`` says:
+    (exit status, what it prints on stderr); any other action succeeds."""
+    bin_dir = home / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    cases = "\n".join(f"  {action}) echo {said!r} >&2; exit {code};;"
+                      for action, (code, said) in answers.items())
+    script = bin_dir / "systemctl"
+    script.write_text(f'#!/bin/sh\necho "$@" >> {str(home / "calls")!r}\ncase "$2" in\n{cases}\n'
+                      "  *) exit 0;;\nesac\n")
+    script.chmod(0o755)
+    return dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+
+
+def test_uninstall_checks_systemds_answers(home):
+    """Issue 48: uninstall said "stopped and removed" when systemctl could not reach systemd. Now a
+    refusal is one line with systemctl's reason, a non-zero exit, and the unit kept (systemd may still
+    run it); a reload that fails after the removal is said too; a systemd that answers removes it."""
+    unit = home / "config" / "systemd" / "user" / "cuberobot.service"
+    assert cuberobot("service", "install", "--no-start", env=dict(os.environ)).returncode == 0
+    text = unit.read_text()
+
+    env = _stand_in_systemctl(home, {"disable": (1, "Failed to connect to bus: No medium found")})
+    p = cuberobot("service", "uninstall", env=env)
+    assert p.returncode == 1 and p.stdout == "" and p.stderr.count("\n") == 1, (p.stdout, p.stderr)
+    assert "`systemctl --user disable --now cuberobot.service` failed (Failed to connect to bus: No medium " \
+           f"found): {unit} is kept" in p.stderr and "Traceback" not in p.stderr, p.stderr
+    assert unit.read_text() == text
+    assert (home / "calls").read_text().splitlines() == ["--user disable --now cuberobot.service"]
+
+    # install too: a unit written but not started, with systemctl's reason, is no success
+    (home / "calls").unlink()
+    env = _stand_in_systemctl(home, {"daemon-reload": (1, "Failed to connect to bus: No medium found")})
+    p = cuberobot("service", "install", env=env)
+    assert p.returncode == 1 and "No medium found" in p.stdout and "started" not in p.stdout, p.stdout
+
+    env = _stand_in_systemctl(home, {"daemon-reload": (1, "Failed to connect to bus: Permission denied")})
+    p = cuberobot("service", "uninstall", env=env)
+    assert p.returncode == 1 and p.stderr.count("\n") == 1 and not unit.exists(), p.stderr
+    assert f"stopped, disabled and removed {unit}, but `systemctl --user daemon-reload` failed " \
+           "(Failed to connect to bus: Permission denied)" in p.stderr
+
+    assert cuberobot("service", "install", "--no-start", env=dict(os.environ)).returncode == 0
+    (home / "calls").unlink()
+    p = cuberobot("service", "uninstall", env=_stand_in_systemctl(home, {}))
+    assert p.returncode == 0 and p.stdout == f"stopped and removed {unit}\n" and not unit.exists(), p
+    assert (home / "calls").read_text().splitlines() == ["--user disable --now cuberobot.service",
+                                                         "--user daemon-reload"]

@@ -27,12 +27,12 @@ def test_status_page_and_files(client):
     status, page, r = client.get("/")
     assert status == 200 and b"<html" in page and r.getheader("content-type").startswith("text/html")
     for name in ("panel.js", "cube.js", "api.js", "dom.js", "tools.js", "pocket.js", "jog.js", "runview.js",
-                 "host.js", "ports.js", "config.js", "panel.css"):
+                 "host.js", "ports.js", "config.js", "messages.js", "panel.css"):
         status, data, r = client.get(f"/static/{name}")
         assert status == 200 and len(data) > 100, name
         if name.endswith(".js"):  # a browser runs a module only when it is served as JavaScript
             assert r.getheader("content-type").startswith(("text/javascript", "application/javascript")), name
-    assert page.count(b'<script type="module"') == 8 and b"<script src" not in page
+    assert page.count(b'<script type="module"') == 9 and b"<script src" not in page
     assert b"http://" not in page and b"https://" not in page  # nothing from outside: works offline
 
 

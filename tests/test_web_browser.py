@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from chromium import HAS_BROWSER, shot, wait
-from webserver import NO_LOOK_AGAIN, panel_server, rig_for_url
+from webserver import NO_LOOK_AGAIN, panel_server, rig_for_url, shown
 
 from robot.cli.commands.serve import sim_glare
 
@@ -245,7 +245,7 @@ def test_live_camera_view(browser, tmp_path):
 def test_calibrate_colours_and_drag_a_corner(browser, tmp_path):
     desktop(browser)
     with panel_server(tmp_path / "state") as (base, panel, rig_url):
-        panel.options.profile_dir = str(tmp_path / "profiles")
+        panel.options.profile_dir = shown(tmp_path / "profiles")  # a screenshot shows "profiles/page.json"
         open_page(browser, base)
         scroll_to(browser, "calibrate-area")
         browser.find_element(By.ID, "cal-name").clear()

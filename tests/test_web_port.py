@@ -77,7 +77,7 @@ def test_the_ports_doctor_lists_and_the_rig_moved_onto_one(tmp_path):
         status, body, _ = client.post("/api/port", {"port": "/dev/ttyACM0"})
         assert status == 200 and body["connected"] is True, body
         assert body["rig"]["port"] == str(tmp_path / "root/dev/ttyACM0")
-        assert 'port = "/dev/ttyACM0"' in body["message"]
+        assert f"Kept for the next start in {tmp_path / 'state/settings/setups'}" in body["message"]
         status, snap, _ = client.get("/api/status")
         assert snap["rig"]["connected"] and snap["rig"]["port"] == body["rig"]["port"]
 
@@ -158,3 +158,155 @@ def test_a_flipper_is_reached_on_the_chosen_port_at_its_next_stop(tmp_path):
         assert status == 409 and body["error"]["kind"] == "estop-latched", body
         assert client.post("/api/estop/clear")[0] == 200
         assert client.get("/api/status")[1]["rig"]["estop_latched"] is False
+
+
+def test_the_chosen_port_is_kept_for_the_next_start_and_named_as_an_override(tmp_path):
+    """The port chosen on the page outlives the panel: kept beside the panel's other settings for the
+    set-up file (the file itself untouched), in use at the next start, and named where the overrides are
+    named (GET /api/ports, the Config card, `config check`)."""
+    from incli import cuberobot
+    from webserver import sim_url
+
+    from robot.rig.loading import load_config
+    from robot.rig.settings import settings_path
+
+    own = sim_url(f"own-port-{tmp_path.name}")
+    setup = tmp_path / "rig.toml"
+    setup.write_text((ROOT / "config" / "rig.toml").read_text().replace('port = "sim://"', f'port = "{own}"'))
+    before = setup.read_bytes()
+    kept = settings_path(setup)
+    with SimRigProcess("--speed", "max") as sim:
+        root = machine(tmp_path / "root", sim.port)
+        chosen = str(root / "dev/ttyACM0")
+        with panel_server(tmp_path / "state", cfg=load_config(setup), as_served=True) as (base, panel, _):
+            panel.options.ports_root = str(root)
+            client = Client(base)
+            status, body, _ = client.get("/api/ports")
+            assert status == 200 and body["current"] == own and body["saved"] is None, body
+            status, body, _ = client.post("/api/port", {"port": "/dev/ttyACM0"})
+            assert status == 200 and body["connected"] is True, body
+            assert body["kept_in"] == str(kept) and f"Kept for the next start in {kept}" in body["message"]
+        assert setup.read_bytes() == before  # the maker's file is not rewritten
+        assert f'port = "{chosen}"' in kept.read_text()
+
+        # the next start: on the kept port from the first, with where it is kept said
+        with panel_server(tmp_path / "state", cfg=load_config(setup), as_served=True) as (base, panel, _):
+            panel.options.ports_root = str(root)
+            client = Client(base)
+            rig = client.get("/api/status")[1]["rig"]
+            for _ in range(400):
+                if rig["connected"]:
+                    break
+                panel.standing._closed.wait(0.05)
+                rig = client.get("/api/status")[1]["rig"]
+            assert rig["port"] == chosen and rig["connected"], rig
+            status, body, _ = client.get("/api/ports")
+            assert status == 200, body
+            assert (body["current"], body["saved"], body["kept_in"], body["configured"]) == \
+                (chosen, chosen, str(kept), own), body
+            status, body, _ = client.get("/api/config")
+            assert status == 200 and chosen in body["override"]["message"], body
+            assert [(s["value"], s["source"]) for s in body["settings"] if s["key"] == "rig.port"] == \
+                [(chosen, "override")]
+
+    # `config check` says the saved port overrides the file's, and where it is kept
+    r = cuberobot("config", "check", str(setup))
+    assert r.returncode == 0, r.stderr
+    line = next(x for x in r.stdout.splitlines() if x.startswith("  override:"))
+    assert f"[rig] port = {chosen!r} (the set-up file says {own!r}" in line and str(kept) in line, line
+
+    # a kept port that is no serial port: every command refuses it in one line naming the file and the key
+    kept.write_text(kept.read_text().replace(f'port = "{chosen}"', 'port = "gpio://"'))
+    r = cuberobot("config", "check", str(setup))
+    assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert f"{kept}: port: expected the serial port chosen on the panel" in r.stderr
+
+
+WIDEST = """const wide = [];
+for (const e of document.querySelectorAll('body *')) {
+  const r = e.getBoundingClientRect();
+  if (r.width && r.height && r.right > innerWidth + 0.5) wide.push(`${e.tagName}#${e.id}: ${r.right}`);
+}
+return [document.documentElement.scrollWidth, innerWidth, wide];"""
+
+
+def test_a_long_error_on_a_phone_wraps_and_folds_to_its_first_sentence(browser, tmp_path):
+    """Issue 48: messages written for a terminal overflowed a 390x844 phone. A long error with long
+    paths in it (a port with nothing behind it, and where the choice is kept) wraps inside the phone's
+    width, shows its first sentence, and the rest on a tap; no element is wider than the phone, folded
+    or unfolded, and the message is the element's whole text either way."""
+    from chromium import HAS_BROWSER, wait
+
+    if not HAS_BROWSER:
+        pytest.skip("needs Debian's chromium and chromium-driver (./run-tests installs them)")
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    with SimRigProcess("--speed", "max") as sim, \
+            panel_server(tmp_path / "state", speed="max") as (base, panel, _):
+        panel.options.ports_root = str(machine(tmp_path / "root", sim.port))
+        browser.get(base)
+        wait(browser, lambda d: d.find_element("id", "state").text == "idle")
+        browser.execute_script("document.querySelector(\"#tool-tabs button[data-tab='port-area']\").click()")
+        wait(browser, lambda d: len(d.find_elements("css selector", "#port-select option")) == 2)
+        browser.execute_script("const s = document.getElementById('port-select'); s.value = '/dev/ttyUSB0';"
+                               "document.getElementById('port-connect').click()")
+        message = browser.find_element("id", "port-message")
+        wait(browser, lambda d: "not connected" in message.text and message.find_elements("css selector",
+                                                                                           "button.more"))
+        whole = message.get_attribute("textContent")
+        assert len(whole) > 200 and str(tmp_path) in whole and "Kept for the next start" in whole, whole
+        shown = message.text
+        first = whole[:whole.index("seconds.") + len("seconds.")]
+        assert shown.startswith(first) and "Kept for the next start" not in shown, shown
+        assert "error" in message.get_attribute("class")
+        scroll, width, wide = browser.execute_script(WIDEST)
+        assert width == 390 and scroll <= width and not wide, (scroll, wide)
+        more = message.find_element("css selector", "button.more")
+        more.click()
+        wait(browser, lambda d: "Kept for the next start" in message.text)
+        assert more.get_attribute("aria-expanded") == "true"
+        assert message.get_attribute("textContent") == whole
+        scroll, width, wide = browser.execute_script(WIDEST)
+        assert scroll <= width and not wide, (scroll, wide)
+        # a short message replaces it whole, unfolded
+        browser.execute_script("document.querySelector(\"#tool-tabs button[data-tab='port-area']\").click();"
+                               "document.querySelector(\"#tool-tabs button[data-tab='port-area']\").click()")
+        browser.execute_script("document.getElementById('port-list').click()")
+        wait(browser, lambda d: not message.get_attribute("textContent"))
+        assert not browser.find_elements("css selector", "#port-message button.more")
+        errors = [e for e in browser.get_log("browser")
+                  if e["level"] == "SEVERE" and e["source"] == "javascript"]
+        assert not errors, errors
+
+
+def test_the_port_card_names_the_kept_port_and_where_it_is_kept(browser, tmp_path):
+    """At the next start the Port card says which port is in use, that it was chosen on the page, and
+    the file it is kept in, beside the set-up file's own port (the file kept as a panel before left it)."""
+    from chromium import HAS_BROWSER, wait
+    from webserver import sim_url
+
+    from robot.rig.loading import load_config
+    from robot.rig.settings import save_settings
+
+    if not HAS_BROWSER:
+        pytest.skip("needs Debian's chromium and chromium-driver (./run-tests installs them)")
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    own = sim_url(f"own-port-{tmp_path.name}")
+    setup = tmp_path / "rig.toml"
+    setup.write_text((ROOT / "config" / "rig.toml").read_text().replace('port = "sim://"', f'port = "{own}"'))
+    with SimRigProcess("--speed", "max") as sim:
+        root = machine(tmp_path / "root", sim.port)
+        chosen = str(root / "dev/ttyACM0")
+        kept = save_settings(load_config(setup), port=chosen)
+        with panel_server(tmp_path / "state", cfg=load_config(setup), as_served=True) as (base, panel, _):
+            panel.options.ports_root = str(root)
+            browser.get(base)
+            wait(browser, lambda d: d.find_element("id", "state").text == "idle")
+            browser.execute_script("document.querySelector(\"#tool-tabs [data-tab='port-area']\").click()")
+            line = wait(browser, lambda d: d.find_element("id", "port-kept").text)
+            assert line.startswith(f"{chosen} was chosen on this page and is kept in {kept}"), line
+            current = browser.find_element("id", "port-current").text
+            assert current == f"in use: {chosen} · the set-up file says {own}", current
+            box = browser.find_element("id", "port-area").rect
+            assert box["x"] >= 0 and box["x"] + box["width"] <= 390

@@ -248,16 +248,53 @@ def install(text: str, *, start: bool = True, force: bool = False, run: Runner =
     return Installed(path, started, notes, replaced, unchanged=old == text)
 
 
-def uninstall(*, run: Runner = run_command) -> tuple[Path, bool]:
-    """Stop, disable and remove the unit: (its path, whether there was one)."""
+class SystemdRefused(UserError):
+    """systemctl failed or could not reach systemd: the command was right,
+    the machine's session was not (exit 1, as a rig that does not answer)."""
+
+    exit_code = 1
+
+
+def _last_line(said: str, code: int) -> str:
+    """What a command said last (systemctl's reason is its last line), or its exit status."""
+    return said.strip().splitlines()[-1][:300] if said.strip() else f"exit status {code}"
+
+
+def uninstall(*, run: Runner = run_command, user: str | None = None) -> tuple[Path, bool]:
+    """Stop, disable and remove the unit: (its path, whether there was one).
+
+    systemd's answers are checked. When it cannot stop and disable the unit
+    (no systemctl, no user session bus to reach: a shell without a login,
+    ``sudo``, a container) the unit file is kept, so that what systemd
+    still runs or starts at boot is not left without its file, and a
+    :class:`SystemdRefused` says what systemctl answered and how to finish.
+    When only the reload after the removal fails, the unit is gone and
+    stopped, and the SystemdRefused says that systemd lists it until reloaded."""
     path = unit_dir() / UNIT
     if not os.path.lexists(path):
         return path, False
     if not os.path.islink(path):
         read_unit(path)  # a folder or a pipe there is not ours to remove
-    run(["systemctl", "--user", "disable", "--now", UNIT])
-    path.unlink()
-    run(["systemctl", "--user", "daemon-reload"])
+    disable = ["systemctl", "--user", "disable", "--now", UNIT]
+    code, said = run(disable)
+    if code != 0:
+        raise SystemdRefused(f"`{' '.join(disable)}` failed ({_last_line(said, code)}): {path} is kept; "
+                             f"run `cuberobot service uninstall` again in a login session of "
+                             f"{user or _user()}, where systemctl --user reaches systemd (on a machine "
+                             f"without systemd: rm {path})")
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass  # removed meanwhile: what was asked is done
+    except OSError as e:
+        raise UserError(f"stopped and disabled the service, but cannot remove {path}: {e.strerror or e}") \
+            from None
+    reload = ["systemctl", "--user", "daemon-reload"]
+    code, said = run(reload)
+    if code != 0:
+        raise SystemdRefused(f"stopped, disabled and removed {path}, but `{' '.join(reload)}` failed "
+                             f"({_last_line(said, code)}): systemd lists the unit until it reloads; run that "
+                             f"command in a login session of {user or _user()}")
     return path, True
 
 

@@ -94,6 +94,8 @@ def effective_config(path: str | os.PathLike | None = None, *, settings_dir: Pat
                                    SET_UP if f.name in given else DEFAULT))
 
     table("rig", cfg.rig, data.get("rig"))
+    if override is not None and override.port is not None:  # the port chosen on the panel's Port card
+        out = [Setting(s.key, s.value, OVERRIDE) if s.key == "rig.port" else s for s in out]
     for face, motor in cfg.motors.items():
         if face not in DRIVEN_FACES[cfg.rig.kind]:
             continue  # a table the rig's kind never drives (config check notes it): not in force

@@ -388,5 +388,6 @@ def effective_config(panel: Panel) -> dict[str, Any]:
     return {"setup": str(panel.cfg.path),
             "override": None if override is None else {
                 "path": str(override.path), "profile": override.profile, "views": list(override.views),
+                "port": override.port,
                 "message": override.describe(eff.own_profile)},
             "settings": [{"key": s.key, "value": s.value, "source": s.source} for s in eff.settings]}

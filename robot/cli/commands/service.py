@@ -37,7 +37,7 @@ def _install(args: argparse.Namespace) -> int:
         print(f"note: {config} drives the simulated rig")
     for note in done.notes:
         print(f"note: {note}")
-    return 0
+    return 0 if done.started or args.no_start else 1  # systemd not reached: the unit is written, not running
 
 
 def _status(args: argparse.Namespace) -> int:
@@ -50,6 +50,9 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _uninstall(args: argparse.Namespace) -> int:
+    """Stop, disable and remove the unit; systemctl's refusal is a one-line
+    error and a non-zero exit (robot/app/service.py's uninstall keeps the
+    file then), never "removed"."""
     from ...app.service import uninstall
 
     where, existed = uninstall()

@@ -8,7 +8,7 @@ const $ = (id) => document.getElementById(id);
 async function listPorts() {
   const r = await getJSON("/api/ports");
   if (!r.ok) { say((r.body.error && r.body.error.message) || `not listed (${r.status})`, true); return; }
-  const { ports, current, configured, choosable } = r.body;
+  const { ports, current, configured, choosable, saved, kept_in: keptIn } = r.body;
   const select = $("port-select");
   select.replaceChildren(...ports.map((p) => {
     const o = document.createElement("option");
@@ -19,6 +19,10 @@ async function listPorts() {
   }));
   $("port-current").textContent = `in use: ${current}` + (configured && configured !== current
     ? ` · the set-up file says ${configured}` : "");
+  // the port chosen here before, kept over the set-up file's for the next start: where, so it is no surprise
+  $("port-kept").textContent = saved ? `${saved} was chosen on this page and is kept in ${keptIn}` +
+    " (over the set-up file's port; choose again, or delete its port line, to change it)" : "";
+  $("port-kept").hidden = !saved;
   $("port-connect").dataset.choosable = choosable ? "yes" : "no";
   if (!choosable) say("the emulated rig (serve --firmware) has no serial port to choose");
   else if (!ports.length) say("no USB serial port found: plug the board in, then press List again");
@@ -47,6 +51,7 @@ $("port-connect").addEventListener("click", async () => {
   if (r.ok) {
     const current = r.body.rig && r.body.rig.port;
     if (current) $("port-current").textContent = `in use: ${current}`;
+    $("port-kept").hidden = true;  // the message says where it is kept now
   }
   enable();
 });
