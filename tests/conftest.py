@@ -256,15 +256,31 @@ _warmup: subprocess.Popen | None = None
 def _warm_up(config) -> None:
     """In a parallel run, the controller (not a worker) runs tests/warmup.py:
     the solver's tables and compiled searches before the workers start (a
-    few seconds, or about 30 on a fresh machine), the firmware in the
+    few seconds, or about 30 in a fresh checkout, where numba compiles
+    anew), the test modules' collection beside it, the firmware in the
     background beside the first tests."""
     global _warmup
     parallel = getattr(config.option, "numprocesses", None)
     if hasattr(config, "workerinput") or not parallel or config.option.collectonly:
         return
     script = str(Path(__file__).with_name("warmup.py"))
+    # Beside it, on the other core: the test modules collected once, which
+    # leaves pytest's rewritten modules in __pycache__ for the workers to
+    # load (rewriting them is most of a collection, 5 s of CPU in each of
+    # four workers otherwise); not where bytecode is not written.
+    collect = None
+    if not sys.dont_write_bytecode:
+        collect = subprocess.Popen([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist",
+                                    "-p", "no:cacheprovider", *config.args], stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=config.rootpath)
     subprocess.run([sys.executable, script, "solver"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                    timeout=600, check=False)
+    if collect is not None:
+        try:
+            collect.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            collect.kill()
+            collect.wait()
     _warmup = subprocess.Popen([sys.executable, script, "firmware"], stdin=subprocess.DEVNULL,
                                stdout=subprocess.DEVNULL)
 
