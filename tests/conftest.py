@@ -197,7 +197,6 @@ LONGEST = [
     "test_first_run::test_the_first_run_shows_progress_until_the_first_solve_and_verbose_stays_under_200_lines",
     "test_wheel::test_a_wheel_installs_into_a_fresh_venv_and_runs_start_and_firmware_build",
     "test_solver_tables::test_prepare_reports_progress_of_a_build_and_nothing_after",
-    "test_mechanism_floor::test_the_counts_bound_the_positions_really_reached",
     "test_web_browser_mechanisms::test_the_page_draws_the_cube_as_the_rig_holds_it",
     "test_web_mechanisms::test_the_panel_runs_and_jogs_a_flipper_on_the_firmware",
     "test_trust::test_two_dry_runs_on_one_folder_and_the_winner_killed_stays_resumable",
