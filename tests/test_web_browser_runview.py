@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from chromium import HAS_BROWSER
 from chromium import wait as page_wait
-from webserver import Client, panel_server
+from webserver import Client, panel_server, rig_for_url
 
 from robot.app.host import cpu_temperature
 from robot.rig.loading import load_config
@@ -113,6 +113,45 @@ def test_the_bar_rises_with_the_turns_and_the_time_left_falls_to_nothing(browser
         browser.refresh()
         wait(browser, lambda d: d.find_element(By.ID, "run-bar").get_attribute("value") == "1"
              and d.find_element(By.ID, "remaining").get_attribute("data-remaining") == "0.000")
+        no_script_errors(browser)
+
+
+def test_the_time_left_goes_at_the_rigs_pace_not_the_plans(browser, tmp_path):
+    """A rig 8 times faster than its plan (a virtual rig at ?speed=8), held
+    after its second turn: the time left is the plan's for the turns left
+    at the pace the rig's first two turns had by the server's clock (their
+    events), less one turn's share (the wait at the next turn's mark), not
+    the plan's own (issue 48)."""
+    size(browser, phone=False)
+    with panel_server(tmp_path, speed="8") as (base, _panel, rig_url):
+        rig = rig_for_url(rig_url)
+        rig.hold_after(2)
+        try:
+            open_page(browser, base)
+            browser.execute_script(WATCH_JS)
+            wait(browser, lambda d: d.execute_script("return window.__listening"))
+            browser.find_element(By.ID, "start").click()
+            events = ("return window.__events.filter("
+                      "e => ['solution', 'turn-started', 'turn-done'].includes(e.kind))")
+            wait(browser, lambda d: sum(e["kind"] == "turn-done" for e in d.execute_script(events)) == 2
+                 and d.find_element(By.ID, "run-bar").get_attribute("data-done") == "2")
+            seen = browser.execute_script(events)
+            plan = next(e for e in seen if e["kind"] == "solution")
+            turns, estimate = len(plan["steps"]), plan["estimated_s"]
+            began = next(e["t"] for e in seen if e["kind"] == "turn-started")
+            second = next(e["t"] for e in seen if e["kind"] == "turn-done" and e["index"] == 1)
+            pace = (second - began) / (estimate / turns * 2)
+            assert pace < 0.5, pace  # the rig is faster than the plan
+            each = estimate / turns * pace
+            want = max(0.0, each * (turns - 3))  # the turns left, less the wait at the mark
+            left = "return document.getElementById('remaining').dataset"
+            wait(browser, lambda d: abs(float(d.execute_script(left)["remaining"]) - want) < 0.002,
+                 say=f"the time left at the rig's pace {pace:.3f}: {want:.3f} s, not the plan's "
+                     f"{estimate / turns * (turns - 3):.3f} s")
+            assert abs(float(browser.execute_script(left)["pace"]) - pace) < 1e-3
+        finally:
+            rig.release()
+        wait(browser, lambda d: d.find_element(By.ID, "state").text == "solved", timeout=180)
         no_script_errors(browser)
 
 

@@ -4,10 +4,11 @@
 // history after a reload), so they need no event stream of their own.
 //
 // The bar is the plan's: how many of the plan's turns (a flipper's or two-gripper's robot moves) the
-// server has reported done. The time left is the plan's estimate for the turns not yet done, less the
-// time since the last one was reported, reckoned on the server's clock (the status's `now` gives the
-// offset; every event's `t` is the server's), so a phone whose clock is off, or a page reloaded half way
-// through, shows the same.
+// server has reported done. The time left is the plan's estimate for the turns not yet done, at the
+// rig's own pace once it has done two (a rig slower or faster than its plan: a slow motor, a virtual
+// rig's ?speed=), less the time since the last one was reported, reckoned on the server's clock (the
+// status's `now` gives the offset; every event's `t` is the server's), so a phone whose clock is off, or
+// a page reloaded half way through, shows the same.
 
 const $ = (id) => document.getElementById(id);
 
@@ -20,6 +21,8 @@ const run = {
   done: 0, // reported done
   estimate: 0, // the plan's turning time (s)
   since: 0, // when the last turn was reported done, or turning began (server clock, s); 0: not yet
+  began: 0, // when turning began (server clock, s); 0: not yet
+  shown: null, // the time left last shown for this run: it never rises
   started: 0, // the run's start (server clock), for the log's times
   finished: "", // how it ended ("solved", "failed", …); "" while it goes on
   offset: 0, // the server's clock minus this browser's (s)
@@ -32,22 +35,34 @@ function serverNow() { return Date.now() / 1000 + run.offset; }
 // A new run (or the first the page hears of): the bar empty, the log cleared.
 function takeRun(number, kind, started) {
   if (typeof number !== "number" || number === run.number) return;
-  Object.assign(run, { number, kind: kind || "", turns: 0, done: 0, estimate: 0, since: 0,
-                       started: started || 0, finished: "", robotMoves: false });
+  Object.assign(run, { number, kind: kind || "", turns: 0, done: 0, estimate: 0, since: 0, began: 0,
+                       shown: null, started: started || 0, finished: "", robotMoves: false });
   $("log").textContent = "";
 }
 
-// The time left: the plan's estimate for the turns left, less the time since the last turn was done,
-// but at most one turn's share of the plan: a rig running behind its plan waits at the next turn's
-// mark instead of counting down to 0 with turns still to come, and the time left never rises when the
-// late turn is then reported.
+// The rig's pace: the time its turns so far took over the plan's time for them (1: as planned), once
+// two are done (one says little: the first waits on the rig's set-up); bounded, so that a clock step
+// cannot make it absurd.
+function pace() {
+  if (!run.began || run.done < 2 || !run.turns || !run.estimate) return 1;
+  const took = run.since - run.began;
+  const planned = (run.estimate / run.turns) * run.done;
+  return took > 0 && planned > 0 ? Math.min(20, Math.max(0.05, took / planned)) : 1;
+}
+
+// The time left: the plan's estimate for the turns left at the rig's pace, less the time since the last
+// turn was done, but at most one turn's share: a rig running behind waits at the next turn's mark
+// instead of counting down to 0 with turns still to come. It never rises within a run (a late turn, a
+// pace that slows): it waits instead, as it does at a mark.
 function remaining() {
   if (run.finished === "solved" || run.finished === "already-solved") return 0;
   if (!run.turns || !run.estimate) return null;
-  const each = run.estimate / run.turns;
+  const each = (run.estimate / run.turns) * pace();
   const planned = each * (run.turns - run.done);
   const spent = run.since ? Math.min(each, Math.max(0, serverNow() - run.since)) : 0;
-  return Math.max(0, planned - spent);
+  const left = Math.max(0, planned - spent);
+  run.shown = run.shown === null ? left : Math.min(run.shown, left);
+  return run.shown;
 }
 
 function showBar() {
@@ -61,6 +76,7 @@ function showBar() {
   const left = remaining();
   const line = $("remaining");
   line.dataset.remaining = left === null ? "" : left.toFixed(3);
+  line.dataset.pace = pace().toFixed(3);
   const what = run.robotMoves ? "robot moves" : "turns";
   if (full) line.textContent = "100% · 0.0 s of turning left";
   else if (run.finished && run.turns) {
@@ -150,10 +166,11 @@ document.addEventListener("panel-event", (m) => {
   addLog(e);
   if (e.run_kind === "dry-run") return;
   if (e.kind === "solution") {
-    Object.assign(run, { turns: e.steps.length, done: 0, estimate: e.estimated_s || 0, since: 0 });
+    Object.assign(run, { turns: e.steps.length, done: 0, estimate: e.estimated_s || 0, since: 0, began: 0,
+                         shown: null });
     run.robotMoves = e.orientation !== undefined; // a rig that moves the cube plans in robot moves
   } else if (e.kind === "turn-started" && !run.since) {
-    run.since = e.t; // turning begins: the clock of the time left starts
+    run.since = run.began = e.t; // turning begins: the clock of the time left starts
   } else if (e.kind === "turn-done") {
     run.turns = e.turns;
     run.done = Math.max(run.done, e.index + 1);
