@@ -98,14 +98,19 @@ def test_the_ports_doctor_lists_and_the_rig_moved_onto_one(tmp_path):
 
 
 
+def on_a_phone(browser, has_browser: bool) -> None:
+    """The browser at a phone's size (390x844), or the test skipped without one."""
+    if not has_browser:
+        pytest.skip("needs Debian's chromium and chromium-driver (./run-tests installs them)")
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+
+
 def test_the_port_card_on_a_phone_connects_the_rig_and_is_off_while_the_stop_is_latched(browser, tmp_path):
     from chromium import HAS_BROWSER
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
-    if not HAS_BROWSER:
-        pytest.skip("needs Debian's chromium and chromium-driver (./run-tests installs them)")
-    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                            {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    on_a_phone(browser, HAS_BROWSER)
     with SimRigProcess("--speed", "max") as sim, \
             panel_server(tmp_path / "state", speed="max") as (base, panel, _):
         panel.options.ports_root = str(machine(tmp_path / "root", sim.port))
@@ -237,10 +242,7 @@ def test_a_long_error_on_a_phone_wraps_and_folds_to_its_first_sentence(browser, 
     or unfolded, and the message is the element's whole text either way."""
     from chromium import HAS_BROWSER, wait
 
-    if not HAS_BROWSER:
-        pytest.skip("needs Debian's chromium and chromium-driver (./run-tests installs them)")
-    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                            {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    on_a_phone(browser, HAS_BROWSER)
     with SimRigProcess("--speed", "max") as sim, \
             panel_server(tmp_path / "state", speed="max") as (base, panel, _):
         panel.options.ports_root = str(machine(tmp_path / "root", sim.port))
@@ -288,10 +290,7 @@ def test_the_port_card_names_the_kept_port_and_where_it_is_kept(browser, tmp_pat
     from robot.rig.loading import load_config
     from robot.rig.settings import save_settings
 
-    if not HAS_BROWSER:
-        pytest.skip("needs Debian's chromium and chromium-driver (./run-tests installs them)")
-    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                            {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    on_a_phone(browser, HAS_BROWSER)
     own = sim_url(f"own-port-{tmp_path.name}")
     setup = tmp_path / "rig.toml"
     setup.write_text((ROOT / "config" / "rig.toml").read_text().replace('port = "sim://"', f'port = "{own}"'))
