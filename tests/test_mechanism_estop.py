@@ -190,7 +190,7 @@ def test_a_stop_pressed_before_the_line_opens_moves_nothing(tmp_path):
     url = sim_url(f"early-stop-{time.monotonic_ns()}")
     rig = rig_for_url(url)  # held here, to count what it did
     events = MechanismEvents(Quiet())
-    assert events.estop() is False  # no line yet: nothing sent
+    assert events.run.estop() is False  # no line yet: nothing sent
     try:
         with pytest.raises(Stopped) as got:
             run_mechanism_start(load_config(FLIPPER), port=url, seed=3, state_dir=tmp_path, events=events,

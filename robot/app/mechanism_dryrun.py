@@ -146,7 +146,7 @@ def _over_link(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan, events:
     """The rig is homed first (a rig a killed run left part-way is then
     where the plan starts), as a run's is before its scan."""
     handle = connect_rig(attach_rig(cfg, port=port, firmware=None, seed=None, kind=m.kind))
-    link = events.link = handle.link  # the events' emergency stop goes onto it, as a run's
+    link = events.run.link = handle.link  # the events' emergency stop goes onto it, as a run's
     try:
         with link.estop_on_interrupt():  # Ctrl-C at the terminal stops the rig
             drive = LinkMechanism(link, cfg, m.start())
@@ -159,7 +159,7 @@ def _over_link(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan, events:
                                   ids=drive.ids, last_id=drive.last_id)
             events.park(drive.do, state)  # a two-gripper's jaws left square, for the next job
     finally:
-        events.link = None
+        events.run.link = None
         remember(link, m.kind, events.rig_state)
         handle.close()
     return MechanismDryRun(p, events.steps, cube, name(m.orientation(state)), None)
@@ -326,7 +326,7 @@ class WatchedDryRun:
         event that opens it (the face turns, the robot moves, the estimate)."""
         m, p = self.m, self.plan
         self.events = MechanismEvents(face, pace=self.pace)
-        self.events.stop_flag = stop_flag
+        self.events.run.stop_flag = stop_flag
         return Event("solution", "turning", {
             "facelets": self.cube.to_facelets(), "moves": " ".join(str(x) for x in p.solution),
             "length": len(p.solution), "steps": step_texts(m, m.start(), p.actions),
@@ -353,7 +353,7 @@ class WatchedDryRun:
         """The emergency stop: onto the rig's line if one is open (none on a
         virtual rig of the dry run's own); it stops before its next robot move either way."""
         kind = self.cfg.rig.kind
-        if self.events is not None and self.events.estop():
+        if self.events is not None and self.events.run.estop():
             return {"sent": True, "message": f"emergency stop sent to the {kind} rig"}
         return {"sent": False, "message": f"emergency stop: the dry run's virtual {kind} rig stops before "
                                           "its next robot move (no line to a rig was open to send it on)"}

@@ -119,18 +119,18 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
         handle.close()
         raise UserError(f"camera {cfg.cameras[0].name!r} is simulated, but the rig on {handle.port} is not: "
                         "simulated cameras can only show a simulated rig (sim:// or --firmware)")
-    ev.link = handle.link  # the emergency stop goes onto the line from the moment it opens
+    ev.run.link = handle.link  # the emergency stop goes onto the line from the moment it opens
     try:
         connect_rig(handle)
         with handle.link.estop_on_interrupt():  # Ctrl-C at the terminal stops the rig
             return _run(cfg, m, run, ev, handle.link, sim_state, seed, state_dir or default_state_dir(),
                         LinkMechanism, out, scan_only, sim_lighting)
     finally:
-        ev.link = None
+        ev.run.link = None
         if handle.link.hello is not None:
             remember(handle.link, m.kind, ev.rig_state)
             ev.rig_latched_at = time.monotonic()
-            ev.rig_latched = handle.link.latch_heard(STOP_HEARD_S if ev.estop_flag.is_set() else 0.0)
+            ev.rig_latched = handle.link.latch_heard(STOP_HEARD_S if ev.run.estop_flag.is_set() else 0.0)
         handle.close()
 
 
@@ -147,7 +147,7 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, link
     def picture() -> np.ndarray:
         if sim_state is None:  # a real camera on a real rig
             return capture_frames([cam], [view])[view.name]
-        lit = light if sim_lighting is None else sim_lighting(ev.captures)
+        lit = light if sim_lighting is None else sim_lighting(ev.run.captures)
         return render_view(sim_state(), view, (cam.width, cam.height), lighting=lit, rng=rng)
 
     def scan(start: State | None, purpose: str = "scan") -> tuple[ScanResult, State]:
@@ -293,7 +293,7 @@ class MechanismEngine:
         self.seed = random.SystemRandom().randrange(2**31) if seed is None else seed
         pace = pace_of(port or cfg.rig.port) if paced and firmware is None else None
         self.events = MechanismEvents(face, started_by=started_by, pace=pace)
-        self.stop_flag = self.events.stop_flag
+        self.stop_flag = self.events.run.stop_flag
         self.record: RunRecord | None = None
         """The run record once :meth:`run` kept it (``run_dir`` set when it was written)."""
 
@@ -303,13 +303,13 @@ class MechanismEngine:
 
     @face.setter
     def face(self, face: Face) -> None:
-        self.events.face = face
+        self.events.run.face = face
 
     def stop(self) -> None:
-        self.events.stop()
+        self.events.run.stop()
 
     def estop(self) -> bool:
-        return self.events.estop()
+        return self.events.run.estop()
 
     def run(self) -> MechanismRun:
         """The run, told to the face to its end, and kept as a run record
@@ -328,16 +328,16 @@ class MechanismEngine:
             run.status, message = "stopped", str(e)
             raise
         except KeyboardInterrupt:  # Ctrl-C at the terminal: the record says how far the run got
-            if not ev.finished:
+            if not ev.run.finished:
                 ev.emit("finished", "stopped", "interrupted", status="interrupted")
             run.status = "interrupted"
             raise
         except (RigError, UserError, ImpossibleMove) as e:
-            if ev.estop_flag.is_set():  # the rig stopped on the emergency stop it was sent
-                if not ev.finished:
+            if ev.run.estop_flag.is_set():  # the rig stopped on the emergency stop it was sent
+                if not ev.run.finished:
                     ev.emit("finished", "stopped", f"emergency stop: {e}", status="stopped", estop=True)
                 run.status = "stopped"
-            elif not ev.finished:
+            elif not ev.run.finished:
                 ev.emit("finished", "failed", str(e), status="failed")
             message = str(e)
             raise
@@ -347,20 +347,20 @@ class MechanismEngine:
     def keep_record(self, run: MechanismRun, message: str) -> None:
         ev = self.events
         port = None if self.firmware else self.port or self.cfg.rig.port
-        record = self.record = RunRecord(seed=self.seed, port=port, start_by=ev.started_by,
+        record = self.record = RunRecord(seed=self.seed, port=port, start_by=ev.run.started_by,
                            config=str(self.cfg.path) if self.cfg.path else None, status=run.status,
-                           message=message or None, estop=ev.estop_flag.is_set() or None,
+                           message=message or None, estop=ev.run.estop_flag.is_set() or None,
                            facelets=run.facelets, scan_correct=run.scan_correct, compute_s=run.compute_s,
                            moves=run.moves, length=run.length, turns=run.robot_moves,
                            estimated_turning_s=run.planned_s, confirmed=run.confirmed,
-                           total_s=round(time.monotonic() - ev.t0, 3), captures=ev.captures,
-                           started=time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(ev.wall0)))
-        if record.facelets is None and "scan" in ev.results:  # stopped or failed after the scan
-            record.facelets = ev.results["scan"].facelets
+                           total_s=round(time.monotonic() - ev.run.t0, 3), captures=ev.run.captures,
+                           started=time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(ev.run.wall0)))
+        if record.facelets is None and "scan" in ev.run.results:  # stopped or failed after the scan
+            record.facelets = ev.run.results["scan"].facelets
         try:
             run_dir = _run_dir(self.state_dir)
             for purpose, prefix in (("scan", "scan"), ("confirmation scan", "confirm")):
-                result = ev.results.get(purpose)
+                result = ev.run.results.get(purpose)
                 if result is not None:
                     _save_images(run_dir, prefix, result)
             record.run_dir = str(run_dir)

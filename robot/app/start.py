@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import random
-import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -377,33 +376,40 @@ class Engine:
                  scan_only: bool = False, sim_lighting: Callable[[int], Lighting] | None = None,
                  progress: Callable[[str], None] | None = None, rig: RigHandle | None = None,
                  started_by: str | None = None):
-        self.cfg, self.face = cfg, face
+        self.cfg = cfg
         self.port, self.firmware, self.state_dir = port, firmware, state_dir
         self.seed = random.SystemRandom().randrange(2**31) if seed is None else seed
         self.no_wait, self.scan_only = no_wait, scan_only
         self.sim_lighting, self.progress = sim_lighting, progress
-        self.stop_flag, self.estop_flag = threading.Event(), threading.Event()
         self.rig = rig
         """An already-open rig to run on and leave open (the web panel keeps one for its
         life); None: the run opens its own and closes it."""
         self.started_by = started_by
         """How the run was started when that happened before it (the rig's button heard
         by the panel): the run does not wait for start then."""
-        self._rig: RigHandle | None = rig
-        self.record = RunRecord()
+        self.current = Run(face, seed=self.seed, sim_lighting=sim_lighting, state_dir=state_dir)
+        """The run: its face, its stop, the line its emergency stop goes onto."""
+        self.current.cfg = cfg
+        self.stop_flag, self.estop_flag = self.current.stop_flag, self.current.estop_flag
+        self.record = self.current.record
+
+    @property
+    def face(self) -> Face:
+        return self.current.face
+
+    @face.setter
+    def face(self, face: Face) -> None:
+        self.current.face = face
 
     def stop(self) -> None:
         """End the run at the next step (after the turn the rig reports next)."""
-        self.stop_flag.set()
+        self.current.stop()
 
     def estop(self) -> bool:
         """The emergency stop: straight onto the rig's line, from the calling
         thread (as Ctrl-C's handler does), then the run ends. True when an
         open line took it."""
-        self.estop_flag.set()
-        self.stop_flag.set()
-        rig = self._rig
-        return rig is not None and rig.link.estop()
+        return self.current.estop()
 
     def run(self) -> RunRecord:
         """The whole loop. Returns the run record (also written to the state
@@ -420,13 +426,11 @@ class Engine:
             if say is not None:
                 say.quietly("connecting to the rig")
             rig = self._connect()
-        self._rig = rig
+        run = self.current
+        run.rig, run.link = rig, rig.link
         if self.estop_flag.is_set():
             rig.link.estop()  # pressed while connecting
         log.info("connected to the rig on %s (firmware %s)", rig.port, rig.link.hello)
-        run = Run(cfg, rig, self.face, seed=self.seed, sim_lighting=self.sim_lighting,
-                  stop_flag=self.stop_flag, estop_flag=self.estop_flag, record=self.record,
-                  state_dir=self.state_dir)
         record = run.record
         record.seed = self.seed
         record.port = rig.port
@@ -468,7 +472,7 @@ class Engine:
             run.emit("finished", "failed", str(e), status="failed")
             raise
         finally:
-            self._rig = None
+            run.link = None
             if self.rig is None:
                 rig.close()
             record.run_dir = str(run_dir)
@@ -479,9 +483,10 @@ class Engine:
         reset since), or one opened now."""
         if self.rig is None:
             # Known before the handshake, so that a stop pressed meanwhile reaches the line.
-            handle = self._rig = attach_rig(self.cfg, port=self.port, firmware=self.firmware, seed=self.seed)
+            handle = attach_rig(self.cfg, port=self.port, firmware=self.firmware, seed=self.seed)
+            self.current.link = handle.link
             return connect_rig(handle)
-        self._rig = self.rig
+        self.current.link = self.rig.link
         self.rig.link.handshake()
         return self.rig
 
