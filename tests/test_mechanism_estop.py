@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from webserver import Client, panel_server
 
+from robot.app.engines import Engine
 from robot.app.events import Face
-from robot.app.mechanism_start import MechanismEngine
 from robot.rig.link import Link
 from robot.rig.loading import load_config
 from robot.sim.pty_rig import SimRigProcess
@@ -98,7 +98,7 @@ def test_a_runs_emergency_stop_goes_onto_its_line():
         def emit(self, event):
             events.append(event)
 
-    engine = MechanismEngine(cfg, Seen(), port="sim://?speed=1", seed=4)
+    engine = Engine(cfg, Seen(), port="sim://?speed=1", seed=4)
     errors = []
     thread = threading.Thread(target=lambda: errors.append(_ended(engine)))
     thread.start()
@@ -111,7 +111,7 @@ def test_a_runs_emergency_stop_goes_onto_its_line():
     assert not thread.is_alive()
     finished = [e for e in events if e.kind == "finished"]
     assert len(finished) == 1 and finished[0].state == "stopped" and finished[0].data["estop"], finished
-    assert engine.events.rig_latched is True  # the rig's own word
+    assert engine.current.rig_latched is True  # the rig's own word
     assert engine.record is not None and engine.record.estop
 
 

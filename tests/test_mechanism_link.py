@@ -217,7 +217,7 @@ def test_a_flipper_whose_cover_flips_runs_on_the_firmware_in_simavr(elf, tmp_pat
     run = run_mechanism_start(_cfg("cubotino"), seed=4, state_dir=tmp_path, firmware=str(elf),
                               out=lambda _l: None)
     assert run.status == "solved" and run.confirmed and run.scan_correct, run
-    assert run.robot_moves and run.length and run.robot_moves < 4 * run.length  # no cover move between turns
+    assert run.turns and run.length and run.turns < 4 * run.length  # no cover move between turns
 
 
 def test_two_gripper_runs_on_the_firmware_in_simavr(elf, tmp_path):

@@ -231,7 +231,8 @@ class MovesTheCube:
         return lines
 
     def start(self, cfg: Config, ask: StartAsk, out: Say, err: Say, progress: Say) -> None:
-        from .mechanism_start import MechanismEngine  # lazy: loads OpenCV and numba
+        from .engines import Engine
+        from .mechanism_events import robot_moves_summary  # lazy: out of --help's start-up
         from .terminal import TerminalFace  # lazy: out of --help's start-up
 
         class MoveProgress(TerminalFace):
@@ -245,18 +246,18 @@ class MovesTheCube:
         port = None if ask.firmware else (ask.port or cfg.rig.port)
         with rig_claims(None if port is None or port.startswith("sim://") else port, ask.state_dir):
             # the engine keeps the run record (runs/<time>/run.json) as it does for the panel's runs
-            engine = MechanismEngine(cfg, face, port=ask.port, seed=ask.seed, state_dir=ask.state_dir,
-                                     firmware=ask.firmware, sim_view=ask.sim_view, started_by="no-wait",
-                                     out=out, paced=False)
+            engine = Engine(cfg, face, port=ask.port, seed=ask.seed, state_dir=ask.state_dir,
+                            firmware=ask.firmware, sim_view=ask.sim_view, started_by="no-wait", out=out,
+                            paced=False)
             try:
-                run = engine.run()
+                record = engine.run()
             finally:
                 face.close()
-        out(run.summary())
-        if engine.record is not None and engine.record.run_dir is not None:
-            out(f"run record and scan images: {engine.record.run_dir}")
-        if run.status not in ("solved", "already-solved"):
-            raise RigError(f"the {cfg.rig.kind} rig's run ended {run.status}")
+        out(robot_moves_summary(cfg.rig.kind, record))
+        if record.run_dir is not None:
+            out(f"run record and scan images: {record.run_dir}")
+        if record.status not in ("solved", "already-solved"):
+            raise RigError(f"the {cfg.rig.kind} rig's run ended {record.status}")
 
     def dry_run(self, cfg: Config, ask: DryRunAsk, read_cube: Callable[[str], str], out: Say) -> None:
         from .mechanism_dryrun import at_terminal  # lazy: out of --help's start-up
@@ -395,12 +396,13 @@ def scan_by_rig(cfg: Config, port: str | None, seed: int | None, sim_view: str |
     pictures are read apart (`cuberobot scan` where the kind's
     ``scans_by_moving`` says so: a six-motor rig's cameras see the cube
     where it stands)."""
+    from .mechanism_events import MechanismEvents  # lazy: out of --help's start-up
     from .mechanism_start import run_mechanism_start  # lazy: loads OpenCV and numba
 
     check_port(port)
     rig_port = port or cfg.rig.port
+    events = MechanismEvents()
     with rig_claims(None if rig_port.startswith("sim://") else rig_port, None, folder=False):
-        run = run_mechanism_start(cfg, port=port, seed=seed, sim_view=sim_view, scan_only=True,
-                                  out=lambda _line: None)
-    assert run.scan is not None  # a scan-only run that returns has scanned
-    return RigScan(run.scan, run.scan_robot_moves)
+        record = run_mechanism_start(cfg, port=port, seed=seed, sim_view=sim_view, scan_only=True,
+                                     out=lambda _line: None, events=events)
+    return RigScan(events.run.results["scan"], record.scan_moves or 0)  # a scan-only run that returns scanned

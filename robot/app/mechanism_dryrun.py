@@ -160,7 +160,7 @@ def _over_link(cfg: Config, start: Cube, m: Mechanism, p: MechanismPlan, events:
             events.park(drive.do, state)  # a two-gripper's jaws left square, for the next job
     finally:
         events.run.link = None
-        remember(link, m.kind, events.rig_state)
+        remember(link, m.kind, events.run.rig_state)
         handle.close()
     return MechanismDryRun(p, events.steps, cube, name(m.orientation(state)), None)
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +40,7 @@ from ..rig.mechanisms.left import parts_left
 from ..rig.mechanisms.orientation import Orientation, face_move, name, rotate
 from .doubt import doubtful_stickers, why_in_doubt
 from .events import Face
+from .record import RunRecord
 from .run import Run
 
 if TYPE_CHECKING:
@@ -88,31 +88,13 @@ def step_texts(mech: Mechanism, state: State, actions: tuple[Action, ...] | list
     return texts
 
 
-@dataclass
-class MechanismRun:
-    """What a run did, for the summary line and the tests."""
-
-    kind: str
-    status: str = "failed"
-    """solved, already-solved, scan-doubtful or failed."""
-    facelets: str | None = None
-    scan_correct: bool | None = None
-    moves: str | None = None
-    length: int | None = None
-    robot_moves: int | None = None
-    planned_s: float | None = None
-    scan_robot_moves: int = 0
-    confirmed: bool | None = None
-    compute_s: float | None = None
-    scan: ScanResult | None = None
-    """The first scan's reading (the whole of `cuberobot scan`'s run)."""
-
-    def summary(self) -> str:
-        if self.status != "solved":
-            return f"{self.kind} rig: {self.status}"
-        return (f"solved on the {self.kind} rig in {self.length} moves: {self.robot_moves} robot "
-                f"moves, {self.planned_s:.1f} s planned (scans {self.scan_robot_moves} robot moves); "
-                f"confirmed {'solved' if self.confirmed else 'NOT solved'}")
+def robot_moves_summary(kind: str, record: RunRecord) -> str:
+    """The line a terminal prints at the end of a run on a rig that moves the cube."""
+    if record.status != "solved":
+        return f"{kind} rig: {record.status}"
+    return (f"solved on the {kind} rig in {record.length} moves: {record.turns} robot "
+            f"moves, {record.estimated_turning_s or 0:.1f} s planned (scans {record.scan_moves or 0} robot "
+            f"moves); confirmed {'solved' if record.confirmed else 'NOT solved'}")
 
 
 BETWEEN_MOVES = " between two robot moves"
@@ -145,17 +127,6 @@ class MechanismEvents:
         """The camera's view (its one [[view]])."""
         self.index = 0
         """The robot move of the solution that comes next."""
-        self.rig_latched: bool | None = None
-        """Whether the rig's emergency stop was latched as its line closed
-        (None: it never answered)."""
-        self.rig_state: State | None = None
-        """The rig's whole state (the cube's hold, in this run's frame, and
-        its parts) after the last robot move it reported made; None before
-        homing and while a move is under way, so a run that ends in one (a
-        stop, a fault) leaves it not known. A jog after the run starts here."""
-        self.rig_latched_at = 0.0
-        """When that word began to be listened for (time.monotonic): a stop
-        sent since is newer knowledge than it."""
 
     @property
     def face(self) -> Face:
@@ -174,9 +145,9 @@ class MechanismEvents:
             self.check_stop()
             assert self.mech is not None
             fields, after = move_fields(self.mech, state, action)
-            self.rig_state = None
+            self.run.rig_state = None
             do(action)  # told once made: a move the rig refused or was stopped in is not reported
-            self.rig_state = after
+            self.run.rig_state = after
             self.emit("scan-move", "scanning", purpose=purpose, step=str(action), **fields)
             if self.pace:
                 self.run.stop_flag.wait(self.mech.apply(state, action).seconds / self.pace)
@@ -190,11 +161,11 @@ class MechanismEvents:
         but :attr:`rig_state` follows every move."""
         def moving(action: Action) -> None:
             self.check_stop()
-            self.rig_state = None
+            self.run.rig_state = None
             do(action)
 
         def moved(state: State) -> None:
-            self.rig_state = state
+            self.run.rig_state = state
 
         assert self.mech is not None
         park(self.mech, start, moving, moved)
@@ -214,11 +185,12 @@ class MechanismEvents:
         """The rig went home: its parts are home and the cube is held as this
         run's scan will find it (the run's frame)."""
         assert self.mech is not None
-        self.rig_state = self.mech.start()
+        self.run.rig_state = self.mech.start()
 
     def started(self, mech: Mechanism) -> None:
         self.mech = mech
         self.run.restart_clock()
+        self.run.record.start_by = self.run.started_by
         self.emit("started", "scanning", by=self.run.started_by)
 
     def scanning(self, purpose: str, view: str) -> None:
@@ -267,7 +239,7 @@ class MechanismEvents:
             i = self.index
             fields, _ = move_fields(self.mech, self.move_state, action)
             self.emit("turn-started", "turning", index=i, turns=len(self.steps), step=self.steps[i], **fields)
-            self.rig_state = None  # until the journal has it done (:meth:`done`)
+            self.run.rig_state = None  # until the journal has it done (:meth:`done`)
             do(action)
             if self.pace:  # a stop cuts the wait short; it is honoured once the move is journalled
                 self.run.stop_flag.wait(self.mech.apply(self.move_state, action).seconds / self.pace)
@@ -278,7 +250,7 @@ class MechanismEvents:
         """The journal wrote move ``i`` done: the faces hear it, then a stop may end the run."""
         assert self.mech is not None and self.move_state is not None
         fields, _ = move_fields(self.mech, self.move_state, self.actions[i])
-        self.move_state = self.rig_state = state
+        self.move_state = self.run.rig_state = state
         self.index = i + 1
         elapsed = time.monotonic() - self.t_turn
         self.emit("turn-done", "turning", index=i, turns=len(self.steps), step=self.steps[i],
@@ -294,7 +266,7 @@ class MechanismEvents:
     def confirmed(self, solved: bool, facelets: str) -> None:
         self.emit("confirmed", solved=solved, facelets=facelets)
 
-    def ended(self, run: MechanismRun) -> None:
+    def ended(self, run: RunRecord) -> None:
         """The run's end as its status says, unless already told."""
         if self.run.finished:
             return
@@ -311,7 +283,8 @@ class MechanismEvents:
             self.emit("finished", "done", "the cube is already solved: no layer turns",
                       status="already-solved")
         else:
-            self.emit("finished", "failed", run.summary(), status="failed")
+            kind = self.mech.kind if self.mech is not None else "robot-move"
+            self.emit("finished", "failed", robot_moves_summary(kind, run), status="failed")
 
 
 

@@ -13,6 +13,7 @@ another's to know what a run is.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -22,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..rig.errors import UserError
 from .events import Event, Face, Stopped
-from .record import RunRecord
+from .record import PICTURES, RunRecord, run_dir, save_images
 
 if TYPE_CHECKING:
     from vision.render import Lighting
@@ -31,7 +33,10 @@ if TYPE_CHECKING:
 
     from ..rig.config import Config
     from ..rig.link import Link
+    from ..rig.mechanisms.base import State
     from .rigs import RigHandle
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(eq=False)
@@ -69,6 +74,17 @@ class Run:
     """A label a solution step (the CFOP stage it belongs to), or None."""
     t0: float = field(default_factory=time.monotonic)
     wall0: float = field(default_factory=time.time)
+    rig_state: State | None = None
+    """A rig that moves the cube: its whole state (the cube's hold, in this
+    run's frame, and its parts) after the last robot move it reported made;
+    None before homing and while a move is under way, so a run that ends in
+    one (a stop, a fault) leaves it not known. A jog after the run starts here."""
+    rig_latched: bool | None = None
+    """Whether the rig's emergency stop was latched as the run's own line
+    closed (None: it never answered, or the line is kept between runs)."""
+    rig_latched_at: float = 0.0
+    """When that word began to be listened for (time.monotonic): a stop
+    sent since is newer knowledge than it."""
     cfg: Config = field(init=False)
     rig: RigHandle = field(init=False)
 
@@ -113,3 +129,33 @@ class Run:
     def restart_clock(self) -> None:
         """The run's time starts now (when start is pressed)."""
         self.t0, self.wall0 = time.monotonic(), time.time()
+
+
+def keep_record(run: Run, state_dir: str | Path | None) -> None:
+    """The run's record, filled where every kind fills it alike, kept as
+    ``runs/<time>/run.json`` (the time the run began) with the pictures of
+    its scans; ``record.run_dir`` says where. A folder that cannot be made
+    or written is told in the log, not raised: the run has ended as it
+    ended, and that is what its caller hears."""
+    record = run.record
+    record.seed = run.seed
+    cfg = getattr(run, "cfg", None)
+    record.config = str(cfg.path) if cfg is not None and cfg.path else None
+    if record.started is None:
+        record.started = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(run.wall0))
+    if record.captures is None:
+        record.captures = run.captures
+    if record.estop is None and run.estop_flag.is_set():
+        record.estop = True
+    if record.facelets is None and "scan" in run.results:  # stopped or failed after the scan
+        record.facelets = run.results["scan"].facelets
+    if record.total_s is None:
+        record.total_s = round(time.monotonic() - run.t0, 3)
+    try:
+        folder = run_dir(state_dir, run.wall0)
+        for purpose, prefix in PICTURES:
+            save_images(folder, prefix, run.results.get(purpose))
+        record.run_dir = str(folder)
+        record.write(folder)
+    except (OSError, UserError) as e:
+        log.warning("could not keep the run's record: %s", e)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import random
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -39,7 +38,7 @@ from vision.profile import load_profile
 from ..rig import job, motion  # motion.plan looked up when called (tests replace it)
 from ..rig.config import Config, rig_turn_costs
 from ..rig.errors import RigError, UserError
-from ..rig.journal import Journal, default_state_dir
+from ..rig.journal import Journal
 from ..rig.motion import estimate_s
 from .doubt import (
     MAX_RESCANS,
@@ -50,7 +49,8 @@ from .doubt import (
     merge_recapture,
     why_in_doubt,
 )
-from .events import Doubt, Face, Stopped, TurnEvents
+from .engines import Engine
+from .events import Doubt, TurnEvents
 from .record import RunRecord
 from .rigs import RigHandle, attach_rig, connect_rig
 from .run import Run
@@ -74,6 +74,8 @@ class ScanDoubtful(RigError):
     """The scan could not be trusted; nothing was moved."""
 
     exit_code = EXIT_SCAN_DOUBTFUL
+    status = "scan-doubtful"
+    """What the run record and the ``finished`` event say of a run it ended."""
 
     def __init__(self, message: str, result: ScanResult | None = None):
         super().__init__(message)
@@ -365,153 +367,92 @@ def _settle_after_stop(run: Run) -> None:
             link.poll(0.05)
 
 
-class Engine:
-    """The press-start loop as one object that faces watch: :meth:`run` goes
-    through the named stages below, telling ``face`` what happens and asking
-    it when a scan is in doubt; :meth:`stop` and :meth:`estop` may be called
-    from any thread at any moment."""
+class SixMotorStages:
+    """Six motors, one on each face: the stages of a press of start that
+    the :class:`~robot.app.engines.Engine` runs on such a rig (its shell
+    tells the ends these do not, keeps the record and honours the stops)."""
 
-    def __init__(self, cfg: Config, face: Face, *, port: str | None = None, firmware: str | None = None,
-                 state_dir: str | Path | None = None, seed: int | None = None, no_wait: bool = False,
-                 scan_only: bool = False, sim_lighting: Callable[[int], Lighting] | None = None,
-                 progress: Callable[[str], None] | None = None, rig: RigHandle | None = None,
-                 started_by: str | None = None):
-        self.cfg = cfg
-        self.port, self.firmware, self.state_dir = port, firmware, state_dir
-        self.seed = random.SystemRandom().randrange(2**31) if seed is None else seed
-        self.no_wait, self.scan_only = no_wait, scan_only
-        self.sim_lighting, self.progress = sim_lighting, progress
-        self.rig = rig
-        """An already-open rig to run on and leave open (the web panel keeps one for its
-        life); None: the run opens its own and closes it."""
-        self.started_by = started_by
-        """How the run was started when that happened before it (the rig's button heard
-        by the panel): the run does not wait for start then."""
-        self.current = Run(face, seed=self.seed, sim_lighting=sim_lighting, state_dir=state_dir)
-        """The run: its face, its stop, the line its emergency stop goes onto."""
-        self.current.cfg = cfg
-        self.stop_flag, self.estop_flag = self.current.stop_flag, self.current.estop_flag
-        self.record = self.current.record
+    between = ""
+    """A stop ends the run at its next step, as its words say."""
 
-    @property
-    def face(self) -> Face:
-        return self.current.face
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self.opened: RigHandle | None = None
+        """The rig this run opened (and closes); None while it runs on a rig it was given."""
 
-    @face.setter
-    def face(self, face: Face) -> None:
-        self.current.face = face
-
-    def stop(self) -> None:
-        """End the run at the next step (after the turn the rig reports next)."""
-        self.current.stop()
-
-    def estop(self) -> bool:
-        """The emergency stop: straight onto the rig's line, from the calling
-        thread (as Ctrl-C's handler does), then the run ends. True when an
-        open line took it."""
-        return self.current.estop()
-
-    def run(self) -> RunRecord:
-        """The whole loop. Returns the run record (also written to the state
-        dir); raises what ended it (the record says so too)."""
-        cfg = self.cfg
+    def go(self, run: Run) -> None:
+        """Prepare, connect, then check cameras, wait for start, scan, solve, turn, confirm."""
+        engine = self.engine
         t_prepare = time.monotonic()
         # a fresh machine builds tables and compiles for half a minute or more:
         # the ticker keeps the progress line alive through each silent stretch
-        with ticking(self.progress) as say:
+        with ticking(engine.progress) as say:
             solver.prepare(say)  # tables loaded before the button: pressing start is answered at once
             if say is not None:
                 say.quietly("compiling the colour classifier, or loading it once compiled")
             _warm_up_vision()
             if say is not None:
                 say.quietly("connecting to the rig")
-            rig = self._connect()
-        run = self.current
+            rig = self._connect(run)
         run.rig, run.link = rig, rig.link
-        if self.estop_flag.is_set():
+        if run.estop_flag.is_set():
             rig.link.estop()  # pressed while connecting
         log.info("connected to the rig on %s (firmware %s)", rig.port, rig.link.hello)
         record = run.record
-        record.seed = self.seed
         record.port = rig.port
-        record.config = str(cfg.path) if cfg.path else None
-        record.started = time.strftime("%Y-%m-%dT%H:%M:%S")
         record.prepare_s = time.monotonic() - t_prepare
         run.emit("connected", "idle", port=rig.port, simulated=rig.simulated is not None,
                  firmware=str(rig.link.hello))
-        run_dir = _run_dir(self.state_dir)
-        try:
-            self._stages(run, run_dir)
-            return record
-        except ScanDoubtful as e:
-            record.status = "scan-doubtful"
-            record.message = str(e)
-            run.emit("finished", "failed", str(e), status="scan-doubtful")
-            raise
-        except Stopped as e:
-            if not e.estop:
-                _settle_after_stop(run)
-            record.status = "stopped"
-            record.message = str(e)
-            record.estop = e.estop
-            run.emit("finished", "stopped", str(e), status="stopped", estop=e.estop)
-            raise
-        except KeyboardInterrupt:
-            record.status = "interrupted"
-            run.emit("finished", "stopped", "interrupted", status="interrupted")
-            raise
-        except RigError as e:
-            if self.estop_flag.is_set():  # the job saw the latched stop first and says what it knows
-                record.status = "stopped"
-                record.message = f"emergency stop: {e}"
-                record.estop = True
-                run.emit("finished", "stopped", f"emergency stop: {e}", status="stopped", estop=True)
-                raise Stopped(f"emergency stop: {e}", estop=True) from None
-            record.status = "failed"
-            record.message = str(e)
-            run.emit("finished", "failed", str(e), status="failed")
-            raise
-        finally:
-            run.link = None
-            if self.rig is None:
-                rig.close()
-            record.run_dir = str(run_dir)
-            record.write(run_dir)
+        self._stages(run)
 
-    def _connect(self) -> RigHandle:
+    def after_stop(self, run: Run, estop: bool) -> None:
+        if not estop and run.link is not None:
+            _settle_after_stop(run)
+
+    def let_go(self, run: Run) -> None:
+        run.link = None
+        if self.opened is not None:
+            self.opened.close()
+            self.opened = None
+
+    def _connect(self, run: Run) -> RigHandle:
         """The rig for this run: the one given, greeted again (it may have been
         reset since), or one opened now."""
-        if self.rig is None:
+        engine = self.engine
+        if engine.rig is None:
             # Known before the handshake, so that a stop pressed meanwhile reaches the line.
-            handle = attach_rig(self.cfg, port=self.port, firmware=self.firmware, seed=self.seed)
-            self.current.link = handle.link
-            return connect_rig(handle)
-        self.current.link = self.rig.link
-        self.rig.link.handshake()
-        return self.rig
+            handle = attach_rig(engine.cfg, port=engine.port, firmware=engine.firmware, seed=engine.seed)
+            run.link = handle.link
+            self.opened = connect_rig(handle)  # which closes it if the handshake fails
+            return self.opened
+        run.link = engine.rig.link
+        engine.rig.link.handshake()
+        return engine.rig
 
-    def _stages(self, run: Run, run_dir: Path) -> None:
+    def _stages(self, run: Run) -> None:
         """check cameras, wait for start, scan, solve, turn, confirm."""
         cfg, rig, record = run.cfg, run.rig, run.record
         check_cameras(run)
-        record.start_by = self.started_by or wait_for_start(run, no_wait=self.no_wait)
+        record.start_by = self.engine.started_by or wait_for_start(run, no_wait=self.engine.no_wait)
         run.emit("started", by=record.start_by)
-        t_start = time.monotonic()
+        run.restart_clock()
+        t_start = run.t0
         try:
             result, facelets = scan(run)
         except ScanDoubtful as e:
-            _save_images(run_dir, "scan", e.result)
+            if e.result is not None:
+                run.results["scan"] = e.result
             raise
         finally:
             record.captures = run.captures
-        _save_images(run_dir, "scan", result)
+        run.results["scan"] = result
         run.images = dict(result.images)
         t_scanned = time.monotonic()
         record.scan_s = t_scanned - t_start
         record.facelets = facelets
         if rig.sim_state is not None:
             record.scan_correct = facelets == rig.sim_state()
-        if self.scan_only:
+        if self.engine.scan_only:
             record.status = "scanned"
             run.emit("finished", "done", f"scanned {facelets}", status="scanned", facelets=facelets)
             return
@@ -544,7 +485,7 @@ class Engine:
                  metric=solution.metric, steps=[s.text for s in steps],
                  estimated_s=round(estimate, 3))
         run.check_stop()
-        with Journal(self.state_dir) as journal:
+        with Journal(run.state_dir) as journal:
             t_turn = time.monotonic()
             report = turn(run, start_cube, steps, journal)
         t_turned = time.monotonic()
@@ -555,7 +496,7 @@ class Engine:
         record.host_s_per_turn = report.host_s / max(1, len(steps))
         if cfg.start.confirm_scan:
             confirm, seen = _confirm(run)
-            _save_images(run_dir, "confirm", confirm)
+            run.results["confirmation scan"] = confirm
             record.confirmed = parse_facelets(seen).is_solved()
             run.emit("confirmed", solved=record.confirmed, facelets=seen)
             if not record.confirmed:
@@ -590,29 +531,3 @@ def _warm_up_vision() -> None:
     cube = random_cube(0).to_facelets()
     samples = np.array([SHADES[SCHEME[f]][0] for f in cube], float)
     vision.classify(samples)
-
-
-def _run_dir(state_dir: str | Path | None) -> Path:
-    base = Path(state_dir) if state_dir is not None else default_state_dir()
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    for n in range(1000):
-        d = base / "runs" / (f"{stamp}" if n == 0 else f"{stamp}-{n}")
-        try:
-            d.mkdir(parents=True)
-            return d
-        except FileExistsError:
-            continue
-        except OSError as e:
-            raise UserError(f"cannot create the run directory {d}: {e.strerror}") from None
-    raise UserError(f"too many runs in {base / 'runs'} this second")
-
-
-def _save_images(run_dir: Path, prefix: str, result: ScanResult | None) -> None:
-    if result is None:
-        return
-    import cv2
-
-    for name, img in result.images.items():
-        cv2.imwrite(str(run_dir / f"{prefix}-{name.replace(':', '-')}.png"), img)
-
-

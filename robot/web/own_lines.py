@@ -77,7 +77,7 @@ class OwnLines(RigBetweenRuns):
         from ..app.events import Stopped
         from ..rig.mechanisms.base import ImpossibleMove
 
-        said: Any = engine  # the events it kept of the rig (its state and its latch)
+        said: Any = engine  # its run kept what the rig said (its state and its latch)
         try:
             go()
         except (Stopped, RigError, UserError, ImpossibleMove, VisionError) as e:
@@ -87,10 +87,10 @@ class OwnLines(RigBetweenRuns):
             log.exception("the run failed")
             failed(f"the run failed: {type(e).__name__}: {e}")
         finally:
-            self.rig_state = said.events.rig_state
-            latched = said.events.rig_latched
+            self.rig_state = said.current.rig_state
+            latched = said.current.rig_latched
             if not (latched is False and status.estop_sent):  # a stop sent, no latch heard: not known
-                self.note_latch(latched, heard_at=said.events.rig_latched_at)
+                self.note_latch(latched, heard_at=said.current.rig_latched_at)
 
     def estop(self, engine: RunEngine | None, status: StopMark, held_by: str | None) -> dict[str, Any]:
         """Onto the run's line or the jog's, else onto one opened for it."""
