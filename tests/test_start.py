@@ -22,6 +22,7 @@ from robot.sim.protocol_sim import forget, rig_for_url, sim_url
 from solver import SOLVED, parse_facelets, random_cube
 from vision.render import Lighting
 
+ROOT = Path(__file__).resolve().parents[1]
 _n = 0
 
 
@@ -270,6 +271,27 @@ def test_engine_tells_its_face_every_step_in_order(cfg, tmp_path):
     for e in face.events:  # every event is plain JSON for the web
         json.dumps(e.to_json())
     forget(url)
+
+
+@pytest.mark.parametrize("setup", ["rig.toml", "examples/flipper.toml"])
+def test_a_run_that_cannot_reach_its_rig_is_told_once_and_kept_on_every_kind(setup, tmp_path):
+    """The one engine's shell, whatever the kind: a run that fails before it
+    could start (no such port; a simulated camera on a real rig) is told to
+    its face as one ``finished`` failed event and kept as a run record
+    saying why (a six-motor run used to be neither)."""
+    from robot.app.engines import Engine
+    from robot.rig.errors import RigError, UserError
+
+    face = Recorder()
+    port = str(tmp_path / "no-such-port")
+    with pytest.raises((RigError, UserError)) as got:
+        Engine(load_config(ROOT / "config" / setup), face, port=port, state_dir=tmp_path, seed=1,
+               paced=False).run()
+    finished = [e for e in face.events if e.kind == "finished"]
+    assert [(e.state, e.data, e.text) for e in finished] == [("failed", {"status": "failed"}, str(got.value))]
+    [kept] = (tmp_path / "runs").glob("*/run.json")
+    record = json.loads(kept.read_text())
+    assert (record["status"], record["message"], record["seed"]) == ("failed", str(got.value), 1)
 
 
 def test_a_person_fixes_a_doubtful_scan_through_the_face(cfg, tmp_path):
