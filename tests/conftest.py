@@ -94,6 +94,7 @@ SLOW = {
     "test_start::test_start_against_the_real_firmware_in_simavr",
     "test_start::test_a_person_fixes_a_doubtful_scan_through_the_face",
     "test_start::test_an_invalid_fix_is_asked_again_and_a_rescan_captures_again",
+    "test_start::test_a_person_has_at_most_max_rescans_new_captures",
     "test_start::test_random_scrambles_end_solved",
     "test_vision_photos::test_scan_images_refuses_bad_photos_in_one_line",
     "test_vision_photo_turns::test_rendered_symmetric_cubes_are_never_read_sure_and_wrong",

@@ -332,6 +332,29 @@ def test_an_invalid_fix_is_asked_again_and_a_rescan_captures_again(cfg, tmp_path
     forget(url)
 
 
+def test_a_person_has_at_most_max_rescans_new_captures(cfg, tmp_path, monkeypatch):
+    """The one doubt path (app/doubt.ask_a_person, both kinds'): a person who
+    keeps asking for a new capture gets MAX_RESCANS of them, each checked,
+    then the run ends in doubt with no motor moved (the six-motor loop used
+    to make one capture more and never look at it)."""
+    import robot.app.doubt
+    from robot.app.events import Answer
+    from robot.app.start import Engine
+
+    MAX_RESCANS = 2  # noqa: N806 - sized down from 20: a capture a second is slow enough
+    monkeypatch.setattr(robot.app.doubt, "MAX_RESCANS", MAX_RESCANS)
+    url = fresh_url()
+    face = Recorder([lambda d: Answer("rescan")] * (MAX_RESCANS + 1))
+    cfg = replace(cfg, start=replace(cfg.start, look_again=0, recaptures=0))  # straight to the person
+    with pytest.raises(ScanDoubtful, match=f"still doubtful after {MAX_RESCANS} new captures"):
+        Engine(cfg, face, port=url, state_dir=tmp_path, seed=22, sim_lighting=_glare_on(10**6)).run()
+    assert face.kinds().count("scanning") == 1 + MAX_RESCANS
+    assert face.kinds().count("scan") == 1 + MAX_RESCANS  # every new capture was read
+    assert len(face.asked) == MAX_RESCANS + 1 and not face.answers
+    assert rig_for_url(url).record == []
+    forget(url)
+
+
 @pytest.mark.parametrize("emergency", [False, True], ids=["stop", "estop"])
 def test_stop_and_emergency_stop_mid_solve(cfg, tmp_path, emergency):
     import threading

@@ -21,6 +21,7 @@ second is tried; only then is a person asked.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,7 @@ from solver.facelets import FACES, position_name
 
 from ..rig import job, motion  # motion.plan looked up when called (tests replace it)
 from ..rig.journal import Journal
+from .events import Doubt
 
 if TYPE_CHECKING:
     from vision.scan_result import ScanResult
@@ -256,3 +258,50 @@ def fixed_cube(facelets: str, emit: Callable[..., None]) -> str | None:
         emit("fix-invalid", "needs_help", f"still not a valid cube: {e}", error=e.to_dict())
         return None
     return facelets
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What became of a scan put to a person: the scan as it stands, the
+    cube to solve (None: not trusted), and why not (``nobody``: there is
+    nobody to ask; ``stop``: they stopped, ``message`` their words;
+    ``rescans``: they asked for new captures :data:`MAX_RESCANS` times;
+    ``message`` says so)."""
+
+    result: ScanResult
+    facelets: str | None
+    ended: str = ""
+    message: str = ""
+
+
+def ask_a_person(run: Run, purpose: str, result: ScanResult, *, trusted: Callable[[ScanResult], bool],
+                 rescan: Callable[[], ScanResult], min_confidence: float) -> Asked:
+    """A scan in doubt goes to a person, on every kind of rig alike (the
+    panel; a headless terminal has nobody to ask): they fix stickers and
+    accept, have the rig capture the cube again (``rescan``: the kind's way,
+    new pictures of the views, or the faces shown to its camera again), or
+    stop. ``trusted``: the kind's test of a scan that needs nobody."""
+    rescans = 0
+    while not trusted(result):
+        doubt, why = doubtful_stickers(result, min_confidence), why_in_doubt(result)
+        names = ", ".join(position_name(i) for i in doubt)
+        run.emit("doubt", "needs_help", f"{purpose}: {len(doubt)} doubtful sticker(s) ({names}): {why}",
+                 purpose=purpose, facelets=result.facelets, doubtful=doubt, why=why)
+        while True:
+            answer = run.face.ask(Doubt(purpose, result, doubt, why))
+            run.check_stop()
+            if answer is None:
+                return Asked(result, None, "nobody")
+            run.emit("answer", "scanning", action=answer.action)
+            if answer.action == "stop":
+                return Asked(result, None, "stop", answer.message)
+            if answer.action == "rescan":
+                if rescans == MAX_RESCANS:
+                    return Asked(result, None, "rescans", f"still doubtful after {rescans} new captures")
+                rescans += 1
+                result = rescan()
+                break
+            fixed = fixed_cube(answer.facelets, run.emit)
+            if fixed is not None:
+                return Asked(result, fixed)
+    return Asked(result, result.facelets)

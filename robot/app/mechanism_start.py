@@ -37,8 +37,7 @@ from ..rig.mechanisms.drive import LinkMechanism
 from ..rig.mechanisms.journal import run_job
 from ..rig.mechanisms.left import remember
 from ..rig.mechanisms.scanplan import rescan_plan, scan_plan
-from .doubt import MAX_RESCANS, doubtful_stickers, fixed_cube, why_in_doubt
-from .events import Doubt
+from .doubt import ask_a_person, why_in_doubt
 from .mechanism_events import BETWEEN_MOVES, MechanismEvents
 from .mechanism_scan import Measured, capture_shots, scan_with_plan
 from .record import RunRecord
@@ -193,7 +192,16 @@ def _run(cfg: Config, m: Mechanism, run: RunRecord, ev: MechanismEvents, link: L
     held = normalize_facelets(sim_state()) if sim_state is not None else None
     scanned, scan_end = scan(None)
     run.scan_correct = scanned.facelets == held if held is not None else None
-    scanned, scan_end, facelets = _ask_a_person(ev, scanned, scan_end, scan, cfg.start.min_confidence)
+    ends = {"now": scan_end}
+
+    def rescan() -> ScanResult:
+        """The faces shown to the camera again, from where the last scan left the cube."""
+        again, ends["now"] = scan(ends["now"])
+        return again
+
+    asked = ask_a_person(ev.run, "scan", scanned, trusted=lambda r: r.ok, rescan=rescan,
+                         min_confidence=cfg.start.min_confidence)
+    scanned, scan_end, facelets = asked.result, ends["now"], asked.facelets
     run.facelets = facelets or scanned.facelets  # a doubtful reading is kept too
     run.captures = ev.run.captures
     if scan_only:
@@ -245,35 +253,6 @@ def _run(cfg: Config, m: Mechanism, run: RunRecord, ev: MechanismEvents, link: L
         out("note: the simulated rig's cube is not solved, though the confirmation scan read it solved")
     ev.ended(run)
     return run
-
-
-def _ask_a_person(ev: MechanismEvents, scanned: ScanResult, end: State,
-                  rescan: Callable[[State], tuple[ScanResult, State]],
-                  min_confidence: float) -> tuple[ScanResult, State, str | None]:
-    """A scan in doubt goes to a person, as a six-motor run's does (the
-    panel; the terminal's headless run has nobody to ask): they fix stickers
-    and accept, have the rig show the camera the faces again, or stop. The
-    scan, where it left the rig, and the cube to solve (None: not trusted)."""
-    rescans = 0
-    while not scanned.ok:
-        doubt, why = doubtful_stickers(scanned, min_confidence), why_in_doubt(scanned)
-        ev.emit("doubt", "needs_help", f"scan: {len(doubt)} doubtful sticker(s): {why}", purpose="scan",
-                facelets=scanned.facelets, doubtful=doubt, why=why)
-        answer = ev.face.ask(Doubt("scan", scanned, doubt, why))
-        ev.check_stop()
-        if answer is None or answer.action == "stop":
-            return scanned, end, None
-        ev.emit("answer", "scanning", action=answer.action)
-        if answer.action == "rescan":
-            if rescans == MAX_RESCANS:
-                return scanned, end, None
-            rescans += 1
-            scanned, end = rescan(end)
-            continue
-        fixed = fixed_cube(answer.facelets, ev.emit)
-        if fixed is not None:
-            return scanned, end, fixed
-    return scanned, end, scanned.facelets
 
 
 class RobotMoveStages:

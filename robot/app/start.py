@@ -41,16 +41,15 @@ from ..rig.errors import RigError, UserError
 from ..rig.journal import Journal
 from ..rig.motion import estimate_s
 from .doubt import (
-    MAX_RESCANS,
     admits_solved,
+    ask_a_person,
     doubtful_stickers,
-    fixed_cube,
     look_again,
     merge_recapture,
     why_in_doubt,
 )
 from .engines import Engine
-from .events import Doubt, TurnEvents
+from .events import TurnEvents
 from .record import RunRecord
 from .rigs import RigHandle, attach_rig, connect_rig
 from .run import Run
@@ -213,34 +212,21 @@ def resolve_doubt(run: Run, scanner: _Scanner, result: ScanResult) -> tuple[Scan
                              doubtful=lambda r: doubtful_stickers(r, run.cfg.start.min_confidence))
         if settled is not None:
             return settled
-    for _ in range(MAX_RESCANS + 1):
-        doubt = doubtful_stickers(result, run.cfg.start.min_confidence)
-        if result.classification.valid and not doubt:
-            return result, result.facelets
-        run.emit("doubt", "needs_help", f"{purpose}: {len(doubt)} doubtful sticker(s) ({_names(doubt)}): "
-                 f"{why_in_doubt(result)}", purpose=purpose, facelets=result.facelets, doubtful=doubt,
-                 why=why_in_doubt(result))
-        while True:
-            answer = run.face.ask(Doubt(purpose, result, doubt, why_in_doubt(result)))
-            run.check_stop()
-            if answer is None:
-                raise ScanDoubtful(
-                    f"{purpose}: cannot trust the scan after {run.captures} capture(s): "
-                    f"{why_in_doubt(result)}. "
-                    f"Doubtful stickers: {_names(doubt) or 'none named'}. {_moved(run)} "
-                    "Check the light (glare, shadows) and run again, or run without --headless to fix them",
-                    result)
-            run.emit("answer", "scanning", action=answer.action)
-            if answer.action == "stop":
-                raise ScanDoubtful(answer.message or f"{purpose} rejected. {_moved(run)}", result)
-            if answer.action == "rescan":
-                result = scanner.capture(run.cfg.views)
-                break
-            fixed = fixed_cube(answer.facelets, run.emit)
-            if fixed is not None:
-                return result, fixed
-    raise ScanDoubtful(f"{purpose}: still doubtful after {MAX_RESCANS} new captures. {_moved(run)}",
-                       result)
+    asked = ask_a_person(run, purpose, result, rescan=lambda: scanner.capture(run.cfg.views),
+                         trusted=lambda r: r.classification.valid and not doubtful_stickers(
+                             r, run.cfg.start.min_confidence), min_confidence=run.cfg.start.min_confidence)
+    result = asked.result
+    if asked.facelets is not None:
+        return result, asked.facelets
+    if asked.ended == "stop":
+        raise ScanDoubtful(asked.message or f"{purpose} rejected. {_moved(run)}", result)
+    if asked.ended == "rescans":
+        raise ScanDoubtful(f"{purpose}: {asked.message}. {_moved(run)}", result)
+    doubt = doubtful_stickers(result, run.cfg.start.min_confidence)
+    raise ScanDoubtful(f"{purpose}: cannot trust the scan after {run.captures} capture(s): "
+                       f"{why_in_doubt(result)}. Doubtful stickers: {_names(doubt) or 'none named'}. "
+                       f"{_moved(run)} Check the light (glare, shadows) and run again, or run without "
+                       "--headless to fix them", result)
 
 
 def _confirm(run: Run) -> tuple[ScanResult, str]:
