@@ -120,7 +120,7 @@ def test_start_refuses_before_any_motor_turns(tmp_path):
 
     import pytest
 
-    from robot.app.start import run_start
+    from robot.app.engines import run_start
     from robot.rig.errors import RigError
     from robot.rig.journal import Journal
     from robot.rig.loading import load_config

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from incli import cuberobot
 
-from robot.app.start import ScanDoubtful, run_start
+from robot.app.engines import run_start
+from robot.app.start import ScanDoubtful
 from robot.rig.journal import Journal
 from robot.rig.loading import load_config
 from robot.sim.protocol_sim import forget, rig_for_url, sim_url
@@ -247,7 +248,7 @@ class Recorder:
 
 
 def test_engine_tells_its_face_every_step_in_order(cfg, tmp_path):
-    from robot.app.start import Engine
+    from robot.app.engines import Engine
 
     url = fresh_url()
     face = Recorder()
@@ -295,8 +296,8 @@ def test_a_run_that_cannot_reach_its_rig_is_told_once_and_kept_on_every_kind(set
 
 
 def test_a_person_fixes_a_doubtful_scan_through_the_face(cfg, tmp_path):
+    from robot.app.engines import Engine
     from robot.app.events import Answer
-    from robot.app.start import Engine
 
     url = fresh_url()
     truth = {}
@@ -316,8 +317,8 @@ def test_a_person_fixes_a_doubtful_scan_through_the_face(cfg, tmp_path):
 
 
 def test_an_invalid_fix_is_asked_again_and_a_rescan_captures_again(cfg, tmp_path):
+    from robot.app.engines import Engine
     from robot.app.events import Answer
-    from robot.app.start import Engine
 
     url = fresh_url()
     face = Recorder([lambda d: Answer("accept", "U" * 54), lambda d: Answer("rescan"),
@@ -338,8 +339,8 @@ def test_a_person_has_at_most_max_rescans_new_captures(cfg, tmp_path, monkeypatc
     then the run ends in doubt with no motor moved (the six-motor loop used
     to make one capture more and never look at it)."""
     import robot.app.doubt
+    from robot.app.engines import Engine
     from robot.app.events import Answer
-    from robot.app.start import Engine
 
     MAX_RESCANS = 2  # noqa: N806 - sized down from 20: a capture a second is slow enough
     monkeypatch.setattr(robot.app.doubt, "MAX_RESCANS", MAX_RESCANS)
@@ -359,8 +360,8 @@ def test_a_person_has_at_most_max_rescans_new_captures(cfg, tmp_path, monkeypatc
 def test_stop_and_emergency_stop_mid_solve(cfg, tmp_path, emergency):
     import threading
 
+    from robot.app.engines import Engine
     from robot.app.events import Stopped
-    from robot.app.start import Engine
 
     url = fresh_url()
     url = url.replace("speed=max", "speed=4")

@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from robot.app.dryrun import dry_run
-from robot.app.start import cfop_solution, run_start
+from robot.app.engines import run_start
+from robot.app.start import cfop_solution
 from robot.rig import job, motion
 from robot.rig.journal import Journal, JournalDamaged
 from robot.rig.link import Link, LinkLost

@@ -16,13 +16,15 @@ import logging
 import random
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from ..rig.errors import RigError, UserError
 from ..rig.mechanisms.base import ImpossibleMove
 from .events import Face, Stopped
 from .record import RunRecord
 from .run import Run, keep_record
+from .stages import KindStages
+from .terminal import TerminalFace
 
 if TYPE_CHECKING:
     from vision.render import Lighting
@@ -31,24 +33,6 @@ if TYPE_CHECKING:
     from .rigs import RigHandle
 
 log = logging.getLogger(__name__)
-
-
-class KindStages(Protocol):
-    """What a kind of rig does in a run; the :class:`Engine` does the rest."""
-
-    between: str
-    """Where a stop ends this kind's run, as its words say (:attr:`Run.between`)."""
-
-    def go(self, run: Run) -> None:
-        """Connect, run the stages, and tell the ends the stages know
-        (solved, scanned, already solved, a scan in doubt that ends the run
-        without raising); raise what ended it otherwise."""
-
-    def after_stop(self, run: Run, estop: bool) -> None:
-        """A stop ended the run: what the rig is let finish before its line is let go."""
-
-    def let_go(self, run: Run) -> None:
-        """The run has ended, however: the rig's line it opened is closed."""
 
 
 def _six_motors(engine: Engine) -> KindStages:
@@ -179,6 +163,23 @@ def engine_for(cfg: Config, face: Face, *, port: str | None = None, firmware: st
     """The engine of one run on ``cfg``'s rig (see :class:`Engine`)."""
     return Engine(cfg, face, port=port, firmware=firmware, state_dir=state_dir, seed=seed, no_wait=no_wait,
                   scan_only=scan_only, sim_lighting=sim_lighting, started_by=started_by, paced=paced)
+
+
+def run_start(cfg: Config, *, port: str | None = None, headless: bool = False, firmware: str | None = None,
+              state_dir: str | Path | None = None, seed: int | None = None, no_wait: bool = False,
+              sim_lighting: Callable[[int], Lighting] | None = None,
+              out: Callable[[str], None] = print, progress: Callable[[str], None] | None = None) -> RunRecord:
+    """The whole loop with the terminal (and, unless ``headless``, the
+    preview window) as its face, on any kind of rig. Returns the run record
+    (also written to the state dir). ``progress`` hears about the solver's
+    one-time table build."""
+    face = TerminalFace(out, headless=headless)
+    engine = Engine(cfg, face, port=port, firmware=firmware, state_dir=state_dir, seed=seed, no_wait=no_wait,
+                    sim_lighting=sim_lighting, progress=progress)
+    try:
+        return engine.run()
+    finally:
+        face.close()
 
 
 RunEngine = Engine

@@ -157,8 +157,8 @@ class SixMotors:
                 f"  turn times: quarter {q:.3f} s, half {h:.3f} s (settle included)"]
 
     def start(self, cfg: Config, ask: StartAsk, out: Say, err: Say, progress: Say) -> None:
+        from .engines import run_start  # lazy: out of --help's start-up
         from .record import summary  # lazy: out of --help's start-up
-        from .start import run_start  # lazy: out of --help's start-up
 
         if ask.sim_view:
             raise UserError("--sim-view is for a flipper's or two-gripper's sim-rig in another process; "

@@ -45,8 +45,8 @@ from .rigs import attach_rig, connect_rig, pace_of, run_port
 from .solving import check_run, for_the_mechanism, unsolvable
 
 if TYPE_CHECKING:
-    from .engines import Engine
     from .run import Run
+    from .stages import EngineView
 
 log = logging.getLogger(__name__)
 
@@ -263,7 +263,7 @@ class RobotMoveStages:
 
     between = BETWEEN_MOVES
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: EngineView):
         self.engine = engine
         paced = engine.paced and engine.firmware is None
         self.pace = pace_of(engine.port or engine.cfg.rig.port) if paced else None

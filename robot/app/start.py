@@ -1,10 +1,12 @@
-"""Press start: connect, wait for the button, scan, solve, turn, confirm.
+"""Press start on a six-motor rig: connect, wait for the button, scan,
+solve, turn, confirm.
 
-This is the one place where vision, solver and rig meet. The :class:`Engine`
-runs the stages, each a function of its own so the order reads top-down in
-:meth:`Engine._stages`; the stages share a :class:`Run` that collects what
-the summary and the run record need. The engine shows nothing itself: it
-tells a :class:`Face` what happens (an :class:`Event`) and asks it when a
+This is where vision, solver and a six-motor rig meet. The engine
+(app/engines.py) runs these stages through :class:`SixMotorStages`, each a
+function of its own so the order reads top-down in
+:meth:`SixMotorStages.go`; the stages share a :class:`Run` that collects what
+the summary and the run record need. They show nothing themselves: they
+tell a :class:`Face` what happens (an :class:`Event`) and ask it when a
 person is needed (an :class:`Answer`). The terminal with its preview window
 (:mod:`robot.app.terminal`) and the web panel (:mod:`robot.web`) are faces.
 
@@ -19,8 +21,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -48,13 +49,10 @@ from .doubt import (
     merge_recapture,
     why_in_doubt,
 )
-from .engines import Engine
 from .events import TurnEvents
-from .record import RunRecord
 from .rigs import RigHandle, attach_rig, connect_rig
 from .run import Run
 from .solving import SolveRequest, planned_solution
-from .terminal import TerminalFace
 
 if TYPE_CHECKING:
     from vision.profile import Profile
@@ -63,6 +61,7 @@ if TYPE_CHECKING:
     from vision.setup import ViewSpec
 
     from ..rig.motion import MotorStep
+    from .stages import EngineView
 
 log = logging.getLogger(__name__)
 
@@ -361,7 +360,7 @@ class SixMotorStages:
     between = ""
     """A stop ends the run at its next step, as its words say."""
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: EngineView):
         self.engine = engine
         self.opened: RigHandle | None = None
         """The rig this run opened (and closes); None while it runs on a rig it was given."""
@@ -491,22 +490,6 @@ class SixMotorStages:
         record.status = "solved"
         record.total_s = time.monotonic() - t_start
         run.emit("finished", "done", "solved", status="solved", total_s=round(record.total_s, 3))
-
-
-def run_start(cfg: Config, *, port: str | None = None, headless: bool = False, firmware: str | None = None,
-              state_dir: str | Path | None = None, seed: int | None = None, no_wait: bool = False,
-              sim_lighting: Callable[[int], Lighting] | None = None,
-              out: Callable[[str], None] = print, progress: Callable[[str], None] | None = None) -> RunRecord:
-    """The whole loop with the terminal (and, unless ``headless``, the
-    preview window) as its face. Returns the run record (also written to the
-    state dir). ``progress`` hears about the solver's one-time table build."""
-    face = TerminalFace(out, headless=headless)
-    engine = Engine(cfg, face, port=port, firmware=firmware, state_dir=state_dir, seed=seed, no_wait=no_wait,
-                    sim_lighting=sim_lighting, progress=progress)
-    try:
-        return engine.run()
-    finally:
-        face.close()
 
 
 def _warm_up_vision() -> None:
