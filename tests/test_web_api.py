@@ -444,7 +444,12 @@ def test_geometry_corners_are_saved_like_calibrate_geometry(tmp_path):
 def test_dry_run_turns_on_a_virtual_rig_with_the_runs_events(tmp_path):
     with panel_server(tmp_path / "state") as (base, panel, rig_url):
         c = Client(base)
-        before = rig_for_url(rig_url).cube.to_facelets() if rig_for_url(rig_url) else None
+        # the configured rig as the panel holds it: connecting puts a scrambled cube in a virtual rig
+        deadline = time.monotonic() + 20
+        while not c.get("/api/status")[1]["rig"]["connected"]:
+            assert time.monotonic() < deadline, "the panel did not connect its rig"
+            time.sleep(0.02)
+        before = rig_for_url(rig_url).cube.to_facelets()
         moves = "R U R' U' F2 D"
         status, body, _ = c.post("/api/dry-run", {"moves": moves, "speed": 10})
         assert status == 202, body
