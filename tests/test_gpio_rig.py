@@ -281,7 +281,10 @@ def _cli(tmp_path, *args, timeout=240):
 
 
 def test_start_headless_solves_on_the_mock_pins(tmp_path):
-    r = _cli(tmp_path, "start", "--headless", "--config", str(PI), "--state-dir", str(tmp_path / "state"))
+    # seeded: an unseeded run draws its simulated light at random, and now and then a light the
+    # camera clips, which rightly ends the run in doubt before any move (seen once in ten suites)
+    r = _cli(tmp_path, "start", "--headless", "--config", str(PI), "--state-dir", str(tmp_path / "state"),
+             "--seed", "11")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "confirmed solved" in r.stdout, r.stdout + r.stderr
 
@@ -584,7 +587,7 @@ def test_a_run_killed_mid_job_resumes_as_state_unknown_and_moves_nothing(tmp_pat
     import signal
 
     state = tmp_path / "state"
-    run, journal = _moving(tmp_path, "start", "--headless", stdout=subprocess.DEVNULL,
+    run, journal = _moving(tmp_path, "start", "--headless", "--seed", "11", stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
     run.send_signal(signal.SIGKILL)
     run.wait(timeout=30)
