@@ -47,11 +47,10 @@ class KeptLine(RigBetweenRuns):
             failed: Callable[[str], None]) -> None:
         """A run on the standing rig's line, which the listener lets go of within one slice."""
         error: BaseException | None = None
-        run: Any = engine  # the line is lent to it: its ``rig`` and ``seed``
         try:
-            with self.standing.lock:
-                run.rig = self.standing.ready()
-                self.standing.put_in(run.seed)
+            with self.standing.lock:  # the line is lent to the run
+                engine.rig = self.standing.ready()
+                self.standing.put_in(engine.seed)
                 go()
         except (RigError, UserError, VisionError) as e:  # told in their own words: a person's to mend
             error = e

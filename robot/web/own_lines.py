@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from vision.errors import VisionError
 
+from ..app.events import Stopped
 from ..app.jog import clear_to_jog, refuse_unfinished
 from ..app.kindwork import HOLD_UNKNOWN
 from ..app.kindwork import jog as make_jog
@@ -18,6 +19,7 @@ from ..app.rigs import openable
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
 from ..rig.link import STOP_HEARD_S, Link
+from ..rig.mechanisms.base import ImpossibleMove
 from .between_runs import GAVE_UP, GIVE_UP_OR_RESUME, Hold, Jogged, RigBetweenRuns, StopMark
 from .options import Options
 
@@ -74,10 +76,6 @@ class OwnLines(RigBetweenRuns):
         """A run that opens its own line (a rig that moves the cube): every
         end it knows it tells as ``finished``; then what the rig said of its
         state and its latch as the line closed is kept for the next run or jog."""
-        from ..app.events import Stopped
-        from ..rig.mechanisms.base import ImpossibleMove
-
-        said: Any = engine  # its run kept what the rig said (its state and its latch)
         try:
             go()
         except (Stopped, RigError, UserError, ImpossibleMove, VisionError) as e:
@@ -87,10 +85,11 @@ class OwnLines(RigBetweenRuns):
             log.exception("the run failed")
             failed(f"the run failed: {type(e).__name__}: {e}")
         finally:
-            self.rig_state = said.current.rig_state
-            latched = said.current.rig_latched
+            said = engine.current  # the run kept what the rig said of its state and its latch
+            self.rig_state = said.rig_state
+            latched = said.rig_latched
             if not (latched is False and status.estop_sent):  # a stop sent, no latch heard: not known
-                self.note_latch(latched, heard_at=said.current.rig_latched_at)
+                self.note_latch(latched, heard_at=said.rig_latched_at)
 
     def estop(self, engine: RunEngine | None, status: StopMark, held_by: str | None) -> dict[str, Any]:
         """Onto the run's line or the jog's, else onto one opened for it."""
