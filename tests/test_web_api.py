@@ -219,6 +219,10 @@ def test_stop_and_emergency_stop_mid_solve(tmp_path, emergency):
 def test_estop_with_no_run_reaches_the_idle_rig(tmp_path):
     with panel_server(tmp_path) as (base, panel, rig_url):
         client = Client(base)
+        deadline = time.monotonic() + 20  # the idle rig: once the panel has connected it
+        while not client.get("/api/status")[1]["rig"]["connected"]:
+            assert time.monotonic() < deadline, "the panel did not connect its rig"
+            time.sleep(0.02)
         status, body, _ = client.post("/api/estop")
         assert status == 200 and body["sent"] is True
         assert rig_for_url(rig_url).estop
