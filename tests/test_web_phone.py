@@ -307,8 +307,14 @@ def test_six_photos_give_a_net_to_solve_and_start(browser, tmp_path):
             assert len(inputs) == 6 and {i.get_attribute("capture") for i in inputs} == {"environment"}
             for face, p in paths.items():
                 browser.find_element(By.CSS_SELECTOR, f"#photo-inputs input[name='{face}']").send_keys(p)
+            # each photo is read as it is taken, its nine stickers drawn under it: Read is pressed once
+            # the page shows all six, as a person would, and not while the drawn grids still move it
+            # down the page (a click aimed before a grid lands can land on the grid's label instead)
+            wait(browser, lambda d: all("done" in attr(d, f"face-read-{f}", "class") for f in "URFDLB"),
+                 lines=tuple(f"face-read-{f}" for f in "URFDLB"))
             browser.find_element(By.ID, "photos-read").click()
-            wait(browser, lambda d: d.find_element(By.ID, "photos-cube").is_displayed(), timeout=90)
+            wait(browser, lambda d: d.find_element(By.ID, "photos-cube").is_displayed(), timeout=90,
+                 lines=("photos-message", *(f"face-read-{f}" for f in "URFDLB")))
             net = lambda: "".join(b.get_attribute("data-letter")  # noqa: E731
                                   for b in browser.find_elements(By.CSS_SELECTOR, "#photos-net button"))
             assert net() == truth
