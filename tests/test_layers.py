@@ -140,3 +140,34 @@ def test_every_kind_has_its_work():
     from robot.rig.config import RIG_KINDS
 
     assert set(WORK) == set(KINDS) == set(RIG_KINDS)
+
+
+def _js_kind_tests(text: str) -> list[int]:
+    """The lines of a page script that compare with a kind's name (``kind
+    === "six-motor"``, ``"flipper" !== x``) or key a table by one (``{
+    flipper: ...}``, ``"two-gripper": ...``)."""
+    import re
+
+    from robot.app.kinds import KINDS
+
+    names = "|".join(re.escape(k) for k in KINDS)
+    compare = re.compile(rf"""[!=]==?\s*["']({names})["']|["']({names})["']\s*[!=]==?""")
+    keyed = re.compile(rf"""(?:^\s*|[{{,]\s*)(?:["']({names})["']|(flipper))\s*:""")
+    return [n for n, line in enumerate(text.splitlines(), 1)
+            if not line.lstrip().startswith("//") and (compare.search(line) or keyed.search(line))]
+
+
+def test_the_page_only_presents():
+    """The panel's scripts read what applies to the rig from the rig's own
+    description (``does``: app/kinds.py) and never compare with a kind's
+    name (issue 45, part 5: the page is a face too)."""
+    from pathlib import Path
+
+    static = Path(__file__).resolve().parents[1] / "robot" / "web" / "static"
+    scripts = sorted(static.glob("*.js"))
+    assert len(scripts) > 5
+    assert {s.name: hits for s in scripts if (hits := _js_kind_tests(s.read_text()))} == {}
+    # the check sees each way a script would name a kind
+    sample = ('if (kind === "six-motor") return;\nconst x = "two-gripper" !== k;\n'
+              'const HOW = { flipper: "a",\n  "two-gripper": "b" };\n// a "flipper" === comment\nok();\n')
+    assert _js_kind_tests(sample) == [1, 2, 3, 4]

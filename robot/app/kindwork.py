@@ -31,6 +31,7 @@ from ..rig.mechanisms.orientation import name
 from . import dryrun
 from .events import Event, Face
 from .jog import check_face_jog, jog_face, jog_mechanism
+from .kinds import kind_of
 from .limits import check_port, rig_claims
 from .resume import OpenLink, Resumed, resume_mechanism_job, resume_six_motor_job
 
@@ -337,6 +338,17 @@ WORK: dict[str, KindWork] = {"six-motor": SixMotors(), "flipper": _MOVES_THE_CUB
 def work_for(cfg: Config) -> KindWork:
     """The work of ``cfg``'s kind of rig (the config has checked the name)."""
     return WORK[cfg.rig.kind]
+
+
+def rig_facts(cfg: Config) -> dict[str, Any]:
+    """What applies to ``cfg``'s rig as a page reads it (app/kinds.py), with
+    an example of its jogs by robot moves and by servo angle (empty where
+    the rig jogs a face by steps): the page asks these, never the kind."""
+    from ..rig.mechanisms.jog import EXAMPLES, SERVO_EXAMPLE  # lazy: out of --help's start-up
+
+    kind = cfg.rig.kind
+    return {**kind_of(cfg).for_page(), "jog_example": EXAMPLES.get(kind, ""),
+            "servo_example": SERVO_EXAMPLE.get(kind, "")}
 
 
 def rig_summary(cfg: Config) -> list[str]:

@@ -25,7 +25,7 @@ from typing import Any
 from ..app.engines import RunEngine, engine_for
 from ..app.events import Answer, Doubt, Event, Face
 from ..app.kinds import kind_of
-from ..app.kindwork import WatchedDryRun, watched_dry_run
+from ..app.kindwork import WatchedDryRun, rig_facts, watched_dry_run
 from ..app.solving import check_run
 from ..rig.config import Config
 from .between_runs import RigBetweenRuns
@@ -153,6 +153,8 @@ class Panel:
         self.options = options
         self.kind = kind_of(cfg)
         """What applies to this rig (robot/app/kinds.py): asked, never named."""
+        self.does = rig_facts(cfg)
+        """The same, as the page reads it with every description of the rig."""
         self.rig = rig_between_runs(cfg, options, on_change=self._rig_changed, on_button=self._button,
                                     busy=self.running)
         """The rig between runs (robot/web/between_runs.py): the standing line's, or one line per need."""
@@ -462,7 +464,7 @@ class Panel:
         loop = self.loop
         if loop is not None and not loop.is_closed():
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(self._fan_out, {"rig": rig})
+                loop.call_soon_threadsafe(self._fan_out, {"rig": {**rig, "does": self.does}})
 
     def _fan_out(self, data: dict[str, Any]) -> None:
         for q in list(self.subscribers):
@@ -526,7 +528,7 @@ class Panel:
 
     def describe_rig(self) -> dict[str, Any]:
         """The rig as the page shows it (robot/web/between_runs.py)."""
-        return self.rig.describe()
+        return {**self.rig.describe(), "does": self.does}
 
 
 def rig_between_runs(cfg: Config, options: Options, *, on_change: Callable[[dict[str, Any]], None],

@@ -355,27 +355,22 @@ function showRig(rig) {
   if (was !== page.latched && page.shown) showState(...page.shown);
 }
 
-// Each kind of rig in its own words: a six-motor rig turns the faces where they are; a flipper or a
-// two-gripper moves the whole cube, one robot move at a time.
-const HOW = {
-  "six-motor": "Start scans, solves and turns it, a face (or two opposite faces) at a time",
-  flipper: "Start scans, solves and turns it one robot move at a time (a flip, a spin, a layer turn)",
-  "two-gripper": "Start scans, solves and turns it one robot move at a time (a regrip, a layer turn)",
-};
+// The rig line, in the rig's own words: what applies to it comes with it (``does``: app/kinds.py), the
+// page never asks which kind it is.
 function rigLine(rig) {
-  const kind = rig.kind || "six-motor";
+  const kind = rig.kind, does = rig.does || {};
   const latch = rig.estop_latched ? " · emergency stop latched" : "";
   if (!rig.connected) {
     return `the ${kind} rig is not connected (${rig.message}): whether its emergency stop is latched is ` +
       "not known until it is";
   }
-  const how = HOW[kind] || "Start scans, solves and turns it";
-  const button = kind === "six-motor" ? "; its start button starts a run too" : "";
+  const how = does.turns ? `Start scans, solves and turns it ${does.turns}` : "Start scans, solves and turns it";
+  const button = does.start_button ? "; its start button starts a run too" : "";
   if (rig.simulated) {
     const what = rig.firmware ? `the emulated ${kind} rig (its real firmware in simavr)` : `the virtual ${kind} rig`;
     return `${what}: ${how}${button}${latch}`;
   }
-  const reached = kind === "six-motor" ? "" : " · reached at each run, jog or stop";
+  const reached = does.reached_each_time ? " · reached at each run, jog or stop" : "";
   return `the ${kind} rig on ${rig.port}${latch}${reached} · ${how}${button}`;
 }
 
@@ -421,8 +416,8 @@ function showCameras(views, capture) {
 function onStatus(s) {
   if (typeof s.seq === "number" && s.seq < page.seq) page.seq = 0; // a new server: its events start at 1 again
   page.status = s;
-  page.mechanism = (s.rig && s.rig.kind) || s.rig_kind || "";
-  if (page.mechanism === "six-motor") page.mechanism = "";
+  // a rig that makes robot moves (its name, for the words; "" for one that turns faces directly)
+  page.mechanism = s.rig && s.rig.does && s.rig.does.robot_moves ? s.rig.kind : "";
   showChoices();
   const isDry = s.kind === "dry-run"; // the status is a dry run's: its card shows it, not the run's cards
   if (isDry) dryStatus(s);

@@ -121,8 +121,9 @@ function verdict(d) {
 // profile (the command refuses to learn one): the card offers only what such a rig needs set.
 async function colourCalibrationFor() {
   const r = await getJSON("/api/status");
-  const kind = (r.ok && r.body.rig && r.body.rig.kind) || r.body.rig_kind || "six-motor";
-  if (kind === "six-motor") return;
+  const rig = (r.ok && r.body.rig) || {};
+  if (!rig.does || rig.does.learns_colours) return;
+  const kind = rig.kind;
   $("cal-colours-row").hidden = true;
   $("cal-hint").textContent = `Colours: none to learn. A ${kind} rig shows the camera one face at a time ` +
     "and reads each in its own picture's light, so no colour profile is kept. Only the sticker grid " +
