@@ -1,47 +1,35 @@
-"""A dry run: a plan turned on the virtual rig (or a given port) and timed,
-shared by `cuberobot dry-run` and the web panel's dry-run page. Each makes
-its plan once (:func:`robot.rig.motion.plan`), estimates and draws it, and
-hands that same plan here to be turned.
+"""The one dry run, on any kind of rig (issue 45): a plan turned without a
+scan, on the virtual rig of its own or on the rig behind a port, shared by
+`cuberobot dry-run` and the web panel's dry-run card.
 
-A virtual rig made for the run starts from ``start`` and keeps its journal
-in a temporary folder, so a dry run leaves nothing behind; a real port's
-journal is the usual one (``state_dir``)."""
+What every dry run does lives here: the request's bounds, checked before
+anything opens (:func:`check_ask`), and the shell a page watches
+(:class:`WatchedDryRun`): the opening event, every end told once as a
+``finished`` event, the stop and the emergency stop from any thread. What
+differs between kinds is a :class:`DryRunPart` the kind's work makes
+(app/kindwork.py): six motors plan motor steps and turn them
+(app/dryrun_six_motors.py); a flipper or two grippers plan robot moves and
+make them (app/dryrun_robot_moves.py). The shell asks the part, never
+which kind it is.
+"""
 
 from __future__ import annotations
 
-import contextlib
-import tempfile
 import threading
-import time
-from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from solver import SOLVED_CUBE, Cube, group_steps, parse_facelets
-
-from ..rig.config import Config
 from ..rig.errors import RigError, UserError
-from ..rig.journal import Journal
-from ..rig.link import Link
-from ..rig.motion import estimate_s, plan
-from ..rig.timing import move_ticks, ticks_to_s
-from .events import Event, Face, Stopped, TurnEvents
+from ..rig.mechanisms.base import ImpossibleMove
+from .events import Event, Face, Stopped
 from .limits import (
     MAX_DRY_RUN_MOVES,
     MAX_RENDER_MOVES,
     check_cube_text,
-    check_dry_run_hours,
     check_moves,
     check_output_file,
-    check_port,
     check_port_and_folder,
-    rig_claims,
 )
-
-if TYPE_CHECKING:
-    from ..rig import job
-    from ..rig.motion import MotorStep
 
 
 @dataclass(frozen=True)
@@ -64,199 +52,80 @@ class DryRunAsk:
         return self.port is None or self.port.startswith("sim://")
 
 
-def _checked_plan(cfg: Config, ask: DryRunAsk) -> list[MotorStep]:
-    """Bounds of a six-motor dry run, before anything is opened: at most
-    1000 moves (100 drawn), and at most an hour at the virtual rig's pace.
-    Returns the run's one plan (checked, shown and turned)."""
-    from ..sim.virtual_rig import EventClock, make_clock  # lazy: the simulation plugs in when asked for
-
+def check_ask(ask: DryRunAsk) -> None:
+    """The bounds every dry run keeps, before anything is planned or opened:
+    at most 1000 moves (100 when they are drawn), the starting cube's text,
+    the picture's file, and the port with its journal's folder."""
     if ask.render:
-        check_moves(ask.moves, "MOVES", MAX_RENDER_MOVES, " (drawing takes a third of a second a move)")
+        check_moves(ask.moves, "MOVES", MAX_RENDER_MOVES, " (with --render: drawing takes a while a move)")
+        check_output_file(ask.render, "--render")
     else:
-        check_moves(ask.moves, "MOVES", MAX_DRY_RUN_MOVES, " (the rig turns each move)")
+        check_moves(ask.moves, "MOVES", MAX_DRY_RUN_MOVES, " (the rig makes each move)")
     if ask.start:
         check_cube_text(ask.start, "--from")
-    if ask.render:
-        check_output_file(ask.render, "--render")
     check_port_and_folder(ask.port, ask.state_dir, default_folder=not ask.simulated)
-    speed, where = ask.speed, "--speed"
-    if ask.port is not None and ask.port.startswith("sim://"):
-        from ..sim.protocol_sim import parse_sim_url  # lazy: the simulation plugs in when asked for
-
-        try:
-            speed, where = parse_sim_url(ask.port)[1].get("speed", "1"), "--port's speed"
-        except ValueError as e:
-            raise UserError(f"--port {ask.port}: {e}") from None
-    try:
-        clock = make_clock(speed)
-    except ValueError as e:
-        raise UserError(f"{where}: {e}") from None
-    steps = plan(group_steps(ask.moves), cfg)
-    if ask.simulated and not isinstance(clock, EventClock):
-        check_dry_run_hours(estimate_s(steps, cfg), float(speed), speed, where)
-    return steps
 
 
-def at_terminal(cfg: Config, ask: DryRunAsk, read_cube: Callable[[str], str],
-                out: Callable[[str], None]) -> None:
-    """A six-motor dry run as `cuberobot dry-run` shows it: a line for each
-    turn (its motors, the estimate and the rig's own time), the totals, and
-    with ``render`` the animation and the timeline. ``read_cube`` reads the
-    starting cube as given."""
-    steps = _checked_plan(cfg, ask)  # the moves parsed and planned before anything opens
-    start = parse_facelets(read_cube(ask.start)) if ask.start else SOLVED_CUBE
-    if ask.render:
-        from .dryrun_pictures import check_path  # lazy: loads OpenCV
-        check_path(ask.render)
-    profiles = cfg.profiles()
-    check_port(ask.port)
-    header = [f"{'step':>4}  {'turn':<7} {'motors':<22} {'estimate':>9} {'rig':>9}"]
+class DryRunPart(Protocol):
+    """A kind's dry run for a page to watch, planned, bounded and drawn when
+    made, on a virtual rig of its own (app/dryrun_six_motors.py,
+    app/dryrun_robot_moves.py)."""
 
-    def on_turn(td: job.TurnDone) -> None:
-        if header:
-            out(header.pop())
-        est = ticks_to_s(sum(move_ticks(td.step.parts, profiles)))
-        motors = " ".join(f"{cfg.motor_for_index(m).face}:{s:+d}" for m, s in td.step.parts)
-        rig = f"{ticks_to_s(td.ticks):.3f} s" if td.ticks is not None else "?"
-        out(f"{td.index + 1:>4}  {td.step.text:<7} {motors:<22} {est:>7.3f} s {rig:>9}")
+    picture: bytes
+    """Its timeline (PNG): the motors', or the rig's parts'."""
+    rig: str
+    """The rig it runs on, in a person's words ("the virtual flipper rig")."""
 
-    # A virtual rig of its own; with no --state-dir, a journal of its own too.
-    with rig_claims(None if ask.simulated else ask.port, ask.state_dir,
-                    folder=not ask.simulated or ask.state_dir is not None):
-        report = dry_run(cfg, start, steps, port=ask.port, speed=ask.speed, state_dir=ask.state_dir,
-                         on_turn=on_turn)
-    executed = f"{report.executed_s:.3f} s" if report.executed_s is not None else "unknown (a DONE was lost)"
-    out(f"total: estimated {report.estimated_s:.3f} s, executed {executed} (rig's clock), "
-        f"{len(steps)} steps, wall {report.wall_s:.3f} s")
-    out(f"final state: {report.state}")
-    if ask.render:
-        from .dryrun_pictures import render  # lazy: loads OpenCV
-        for path in render(ask.render, start, steps, cfg):
-            out(f"wrote {path}")
+    def opening(self) -> Event:
+        """The event that opens it: the moves, the steps, the estimate."""
 
+    def make(self, face: Face, stop_flag: threading.Event) -> Event:
+        """Make the moves, telling ``face`` each, stopping between two once
+        ``stop_flag`` is set (:class:`Stopped`); the ``finished`` event of a
+        dry run that got to its end. Raises what ended it otherwise."""
 
-def virtual_port(start: Cube, speed: str) -> str:
-    """A fresh virtual rig's address, holding ``start``, at ``speed``."""
-    from ..sim.protocol_sim import sim_url  # lazy: the simulation plugs in when asked for
-    from ..sim.virtual_rig import make_clock  # lazy: the simulation plugs in when asked for
-
-    try:
-        make_clock(speed)
-    except ValueError as e:
-        raise UserError(f"speed {speed!r}: {e}") from None
-    return sim_url(f"dry-run-{time.monotonic_ns()}", speed=speed, state=start.to_facelets())
-
-
-@contextlib.contextmanager
-def _journal_dir(port: str, state_dir: str | Path | None) -> Iterator[str | Path | None]:
-    if state_dir is None and port.startswith("sim://"):
-        with tempfile.TemporaryDirectory(prefix="cuberobot-dry-run-") as tmp:
-            yield tmp
-    else:
-        yield state_dir
-
-
-def dry_run(cfg: Config, start: Cube, steps: Sequence[MotorStep], *, port: str | None = None,
-            speed: str = "1", state_dir: str | Path | None = None,
-            on_turn: Callable[[job.TurnDone], None] | None = None,
-            on_link: Callable[[Link | None], None] | None = None) -> job.JobReport:
-    """Turn the plan ``steps`` as it is from ``start`` on ``port`` (default:
-    a new virtual rig at ``speed``), telling ``on_turn`` as the rig reports
-    each one done. ``on_link`` hears the connected link (and None once it is closed), so
-    that another thread can send it the emergency stop."""
-    from .. import sim  # noqa: F401  (sim:// ports; lazy: the simulation plugs in when asked for)
-    from ..rig import job  # lazy: out of --help's start-up
-
-    port = port or virtual_port(start, speed)
-    with _journal_dir(port, state_dir) as journal_dir, Journal(journal_dir) as journal, \
-            Link(cfg, port) as link:
-        link.connect()
-        if on_link is not None:
-            on_link(link)
-        try:
-            return job.run(link, journal, start, steps, on_turn=on_turn)
-        finally:
-            if on_link is not None:
-                on_link(None)
+    def estop(self) -> bool:
+        """The emergency stop onto the rig's line; False when no line is open yet."""
 
 
 class WatchedDryRun:
-    """A six-motor dry run a page watches (the panel's dry-run card): planned,
-    bounded and drawn when made, then turned on a virtual rig of its own with
-    the same events as a run's turns; stopped, or emergency-stopped onto the
-    virtual rig's line, from any thread."""
+    """A dry run a page watches (the panel's dry-run card), on any kind of
+    rig: its part planned and drew it; this shell tells its events, ends it
+    once, and takes the stop and the emergency stop from any thread."""
 
-    def __init__(self, cfg: Config, moves: str, speed: str, start: Cube):
-        """The run's one plan, the moves checked before anything starts: drawn, estimated, turned."""
-        import cv2
-
-        from .dryrun_pictures import timeline  # lazy: loads OpenCV
-
-        self.cfg, self.speed, self.cube = cfg, speed, start
-        self.steps = plan(group_steps(moves), cfg)
-        self.estimate = estimate_s(self.steps, cfg)
-        check_dry_run_hours(self.estimate, float(speed), speed, "speed")
-        self.picture: bytes = cv2.imencode(".png", timeline(self.steps, cfg))[1].tobytes()
-        """The motor timeline (PNG), as `dry-run --render` draws it."""
-        self.link: Link | None = None
+    def __init__(self, part: DryRunPart):
+        self.part = part
+        self.picture = part.picture
         self.face: Face | None = None
         self.stop_flag = threading.Event()
         self.estop_sent = False
 
     def begin(self, face: Face, stop_flag: threading.Event) -> Event:
-        """Tell the run's events to ``face``, stopped by ``stop_flag``; the
-        event that opens it (the moves, the estimate)."""
+        """Its events go to ``face`` and ``stop_flag`` stops it; the event that opens it."""
         self.face, self.stop_flag = face, stop_flag
-        texts = [s.text for s in self.steps]
-        return Event("solution", "turning", {
-            "facelets": self.cube.to_facelets(), "moves": " ".join(texts), "length": len(texts),
-            "steps": texts, "estimated_s": round(self.estimate, 3), "dry_run": True},
-            f"dry run: {len(self.steps)} turns, ~{self.estimate:.1f} s")
+        return self.part.opening()
 
     def run(self) -> Event:
-        """Turn the plan, telling the face each turn; the ``finished`` event of however it ended."""
+        """The dry run, its moves told to the face; the ``finished`` event of however it ended."""
         assert self.face is not None, "begin() first"
-        face, n = self.face, len(self.steps)
-        events = TurnEvents([s.text for s in self.steps], self.estimate)
-
-        def on_link(link: Link | None) -> None:
-            self.link = link
-            if link is not None and n:
-                face.emit(events.started(0))
-
-        def on_turn(td: job.TurnDone) -> None:
-            face.emit(events.done(td.index, td.state, td.ticks))
-            if self.stop_flag.is_set():
-                raise Stopped("dry run stopped by request")
-            if td.index + 1 < n:
-                face.emit(events.started(td.index + 1))
-
         try:
-            report = dry_run(self.cfg, self.cube, self.steps, speed=self.speed, on_turn=on_turn,
-                             on_link=on_link)
+            return self.part.make(self.face, self.stop_flag)
         except Stopped as e:
-            estop = self.estop_sent
+            estop = e.estop or self.estop_sent
             return Event("finished", "stopped", {"status": "stopped", "estop": estop},
-                         "emergency stop: the virtual rig was stopped" if estop else str(e))
-        except (RigError, UserError) as e:
-            estop = self.estop_sent
-            return Event("finished", "stopped" if estop else "failed",
-                         {"status": "stopped" if estop else "failed", "estop": estop},
-                         f"emergency stop: {e}" if estop else str(e))
-        executed = f"{report.executed_s:.3f} s" if report.executed_s is not None else "unknown"
-        return Event("finished", "done", {"status": "dry-run", "final_state": report.state,
-                                          "estimated_s": round(report.estimated_s, 3),
-                                          "executed_s": report.executed_s},
-                     f"dry run done: estimated {report.estimated_s:.3f} s, executed {executed} "
-                     "(the virtual rig's clock)")
+                         f"emergency stop: {self.part.rig} was stopped" if estop else str(e))
+        except (RigError, UserError, ImpossibleMove) as e:
+            if self.estop_sent:  # the rig stopped on the emergency stop it was sent, and says so
+                return Event("finished", "stopped", {"status": "stopped", "estop": True},
+                             f"emergency stop: {e}")
+            return Event("finished", "failed", {"status": "failed", "estop": False}, str(e))
 
     def estop(self) -> dict[str, Any]:
-        """The emergency stop onto the virtual rig's line, if it has one yet;
-        the run ends at its next turn either way."""
-        link = self.link
+        """The emergency stop onto the rig's line if one is open; the dry run
+        ends before its next move either way."""
         self.estop_sent = True
         self.stop_flag.set()
-        if link is not None:
-            link.estop()
-            return {"sent": True, "message": "emergency stop sent to the dry run's virtual rig"}
-        return {"sent": False, "message": "the dry run is stopping; it had not reached the rig yet"}
+        if self.part.estop():
+            return {"sent": True, "message": f"emergency stop sent to {self.part.rig}"}
+        return {"sent": False, "message": f"the dry run stops before its next move ({self.part.rig} had no "
+                                          "line open yet to send the emergency stop on)"}

@@ -17,7 +17,6 @@ on real hardware, or a command that only summarises, never needs.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -28,8 +27,9 @@ from ..rig.config import DRIVEN_FACES, Config, rig_turn_costs
 from ..rig.errors import RigError, UserError
 from ..rig.mechanisms import mechanism_for
 from ..rig.mechanisms.orientation import name
-from . import dryrun
-from .events import Event, Face
+from . import dryrun_six_motors
+from .dryrun import DryRunAsk, WatchedDryRun
+from .events import Event
 from .jog import check_face_jog, jog_face, jog_mechanism
 from .kinds import kind_of
 from .limits import check_port, rig_claims
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from vision.scan_result import ScanResult
 
     from ..rig.link import Link
-    from .dryrun import DryRunAsk
 
 Say = Callable[[str], None]
 """Where a face wants a line of text to go."""
@@ -57,24 +56,6 @@ class StartAsk:
     no_wait: bool = False
     sim_view: str | None = None
     """A sim-rig in another process shows its cube through this file."""
-
-
-class WatchedDryRun(Protocol):
-    """A dry run a page watches (the panel's dry-run card), on a virtual rig
-    of its own: planned, bounded and drawn when made (app/dryrun.py,
-    app/mechanism_dryrun.py)."""
-
-    picture: bytes
-    """Its timeline (PNG): the motors', or the rig's parts'."""
-
-    def begin(self, face: Face, stop_flag: threading.Event) -> Event:
-        """Its events go to ``face`` and ``stop_flag`` stops it; the event that opens it."""
-
-    def run(self) -> Event:
-        """The dry run, its moves told to the face; the ``finished`` event of however it ended."""
-
-    def estop(self) -> dict[str, Any]:
-        """The emergency stop from any thread: ``sent`` and a ``message`` for a person."""
 
 
 @dataclass(frozen=True)
@@ -173,7 +154,7 @@ class SixMotors:
             err("note: the simulated rig's cube differed from the scan")
 
     def dry_run(self, cfg: Config, ask: DryRunAsk, read_cube: Callable[[str], str], out: Say) -> None:
-        dryrun.at_terminal(cfg, ask, read_cube, out)
+        dryrun_six_motors.at_terminal(cfg, ask, read_cube, out)
 
     def resume(self, cfg: Config, state_dir: str | None, port: str | None, open_link: OpenLink,
                say: Say) -> Resumed:
@@ -195,7 +176,7 @@ class SixMotors:
                                         "quarter": done.quarter})
 
     def watched_dry_run(self, cfg: Config, moves: str, speed: str, start: Cube) -> WatchedDryRun:
-        return dryrun.WatchedDryRun(cfg, moves, speed, start)
+        return WatchedDryRun(dryrun_six_motors.SixMotorDryRun(cfg, moves, speed, start))
 
     def follow(self, cfg: Config, jog: Any, before: Any) -> Followed:
         if jog.turns is None or not jog.turns % 4:  # a face between quarter turns is no cube to draw
@@ -261,7 +242,7 @@ class MovesTheCube:
             raise RigError(f"the {cfg.rig.kind} rig's run ended {record.status}")
 
     def dry_run(self, cfg: Config, ask: DryRunAsk, read_cube: Callable[[str], str], out: Say) -> None:
-        from .mechanism_dryrun import at_terminal  # lazy: out of --help's start-up
+        from .dryrun_robot_moves import at_terminal  # lazy: out of --help's start-up
 
         at_terminal(cfg, ask, read_cube, out)
 
@@ -309,9 +290,9 @@ class MovesTheCube:
         return Jogged(summary, {"moves": [line.strip() for line in lines]})
 
     def watched_dry_run(self, cfg: Config, moves: str, speed: str, start: Cube) -> WatchedDryRun:
-        from .mechanism_dryrun import WatchedDryRun as RobotMovesDryRun  # lazy: out of --help's start-up
+        from .dryrun_robot_moves import RobotMoveDryRun  # lazy: out of --help's start-up
 
-        return RobotMovesDryRun(cfg, moves, speed, start)
+        return WatchedDryRun(RobotMoveDryRun(cfg, moves, speed, start))
 
     def follow(self, cfg: Config, jog: Any, before: Any) -> Followed:
         """Turned and held as the homing and the robot moves leave it."""

@@ -1,17 +1,16 @@
-"""A dry run on a rig that moves the cube (flipper, two-gripper): face
-turns planned into robot moves (robot/rig/mechanisms/planner.py) and made
-on the kind's virtual rig or on the rig behind a port, with the same events
-as a run's robot moves (:mod:`robot.app.mechanism_events`), and the
-timeline of the moves on the rig's parts: one lane for each servo and
-stepper.
+"""A dry run on a rig that moves the cube (flipper, two-gripper), for the
+one dry run (app/dryrun.py) that `cuberobot dry-run` and the web panel's
+dry-run card share: face turns planned into robot moves
+(robot/rig/mechanisms/planner.py) and made on the kind's virtual rig or on
+the rig behind a port, with the same events as a run's robot moves
+(:mod:`robot.app.mechanism_events`), and the timeline of the moves on the
+rig's parts: one lane for each servo and stepper.
 
-Shared by `cuberobot dry-run` and the web panel's dry-run card, as
-:mod:`robot.app.dryrun` is for a six-motor rig. A virtual rig is made for
-the run and its journal kept in a temporary folder: a dry run on it leaves
-nothing behind. On a rig behind a port (a real one, or a sim-rig on a pty)
-the robot moves go over the link as a run's do, homed first and journalled
-in the rig's journal, so that a dry run cut short is resumed or said to be
-unknown like a run."""
+A virtual rig is made for the run and its journal kept in a temporary
+folder: a dry run on it leaves nothing behind. On a rig behind a port (a
+real one, or a sim-rig on a pty) the robot moves go over the link as a
+run's do, homed first and journalled in the rig's journal, so that a dry
+run cut short is resumed or said to be unknown like a run."""
 
 from __future__ import annotations
 
@@ -20,7 +19,6 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -36,22 +34,12 @@ from ..rig.mechanisms.journal import run_job
 from ..rig.mechanisms.left import remember
 from ..rig.mechanisms.orientation import name
 from ..rig.mechanisms.planner import MechanismPlan, apply_to_cube, plan
-from .events import Event, Face, Stopped
+from .dryrun import DryRunAsk, check_ask
+from .events import Event, Face
 from .jog import refuse_unfinished
-from .limits import (
-    MAX_DRY_RUN_MOVES,
-    MAX_RENDER_MOVES,
-    check_cube_text,
-    check_dry_run_hours,
-    check_moves,
-    check_port_and_folder,
-    rig_claims,
-)
+from .limits import check_dry_run_hours, rig_claims
 from .mechanism_events import MechanismEvents, step_texts
 from .rigs import attach_rig, connect_rig, pace_of
-
-if TYPE_CHECKING:
-    from .dryrun import DryRunAsk
 
 RESUME_OR_START = "run `cuberobot resume` first, or `cuberobot start`, which scans the cube afresh"
 """What the terminal says to do about a job waiting in the journal a dry run would move under."""
@@ -191,11 +179,7 @@ def at_terminal(cfg: Config, ask: DryRunAsk, read_cube: Callable[[str], str],
     each; ``render`` writes the timeline (one lane per servo and stepper)
     beside the name given. ``read_cube`` reads the starting cube as given."""
     kind = cfg.rig.kind
-    limit = MAX_RENDER_MOVES if ask.render else MAX_DRY_RUN_MOVES
-    check_moves(ask.moves, "MOVES", limit, "" if not ask.render else " (with --render)")
-    if ask.start:
-        check_cube_text(ask.start, "--from")
-    check_port_and_folder(ask.port, ask.state_dir, default_folder=not ask.simulated)
+    check_ask(ask)
     _check_virtual_port(ask.port, kind)
     fast = ask.speed.strip().lower() in ("max", "inf", "event")
     pace = pace_of(ask.port) if ask.port else (None if fast else float(ask.speed))
@@ -304,29 +288,25 @@ def timeline(cfg: Config, m: Mechanism, p: MechanismPlan, width: int = 1000) -> 
     return img
 
 
-class WatchedDryRun:
-    """A flipper's or two-gripper's dry run a page watches (the panel's
-    dry-run card): the moves planned into robot moves, bounded and drawn
-    when made, then made on a virtual rig of its own at ``speed``, with the
-    same events as a run's robot moves; stopped, or emergency-stopped, from
-    any thread."""
+class RobotMoveDryRun:
+    """A flipper's or two-gripper's dry run a page watches, the part the one
+    dry run's shell runs (app/dryrun.py): the moves planned into robot moves,
+    bounded and drawn when made, then made on a virtual rig of its own at
+    ``speed``, with the same events as a run's robot moves."""
 
     def __init__(self, cfg: Config, moves: str, speed: str, start: Cube):
         import cv2
 
         self.cfg, self.cube, self.pace = cfg, start, float(speed)
+        self.rig = f"the dry run's virtual {cfg.rig.kind} rig"
         self.m, self.plan = mechanism_plan(cfg, moves)
         check_dry_run_hours(self.plan.seconds, self.pace, f"{self.pace:g}", "speed")
         self.picture: bytes = cv2.imencode(".png", timeline(cfg, self.m, self.plan))[1].tobytes()
         """The timeline of the rig's parts (PNG), as `dry-run --render` draws it."""
         self.events: MechanismEvents | None = None
 
-    def begin(self, face: Face, stop_flag: threading.Event) -> Event:
-        """Tell the run's events to ``face``, stopped by ``stop_flag``; the
-        event that opens it (the face turns, the robot moves, the estimate)."""
+    def opening(self) -> Event:
         m, p = self.m, self.plan
-        self.events = MechanismEvents(face, pace=self.pace)
-        self.events.run.stop_flag = stop_flag
         return Event("solution", "turning", {
             "facelets": self.cube.to_facelets(), "moves": " ".join(str(x) for x in p.solution),
             "length": len(p.solution), "steps": step_texts(m, m.start(), p.actions),
@@ -334,26 +314,16 @@ class WatchedDryRun:
             f"dry run on the virtual {self.cfg.rig.kind} rig: {len(p.actions)} robot moves, "
             f"~{p.seconds:.1f} s")
 
-    def run(self) -> Event:
-        """Make the robot moves, telling the face each; the ``finished`` event of however it ended."""
-        assert self.events is not None, "begin() first"
+    def make(self, face: Face, stop_flag: threading.Event) -> Event:
         p = self.plan
-        try:
-            report = dry_run_mechanism(self.cfg, self.cube, self.m, p, self.events)
-        except Stopped as e:
-            return Event("finished", "stopped", {"status": "stopped", "estop": e.estop}, str(e))
-        except (RigError, UserError, ImpossibleMove) as e:
-            return Event("finished", "failed", {"status": "failed"}, str(e))
+        self.events = MechanismEvents(face, pace=self.pace)
+        self.events.run.stop_flag = stop_flag
+        report = dry_run_mechanism(self.cfg, self.cube, self.m, p, self.events)
         return Event("finished", "done", {"status": "dry-run", "final_state": report.final_state,
                                           "estimated_s": round(p.seconds, 3), "executed_s": None},
                      f"dry run done: {len(p.actions)} robot moves, estimated {p.seconds:.3f} s; "
                      f"the rig ends holding the cube {report.orientation}")
 
-    def estop(self) -> dict[str, Any]:
-        """The emergency stop: onto the rig's line if one is open (none on a
-        virtual rig of the dry run's own); it stops before its next robot move either way."""
-        kind = self.cfg.rig.kind
-        if self.events is not None and self.events.run.estop():
-            return {"sent": True, "message": f"emergency stop sent to the {kind} rig"}
-        return {"sent": False, "message": f"emergency stop: the dry run's virtual {kind} rig stops before "
-                                          "its next robot move (no line to a rig was open to send it on)"}
+    def estop(self) -> bool:
+        """Onto the rig's line if one is open (none on a virtual rig of the dry run's own)."""
+        return self.events is not None and self.events.run.estop()
