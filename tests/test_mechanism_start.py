@@ -186,3 +186,30 @@ def test_a_scans_robot_moves_are_told_with_the_cube_as_the_rig_holds_it(tmp_path
                 assert e.data["orientation"] == held  # a regrip: the cube stays as it is held
             held = e.data["orientation"]
     assert any("rotation" in e.data for e in moves)
+
+
+@pytest.mark.parametrize("setup", ["rig", "examples/flipper", "examples/two-gripper"])
+def test_one_trust_rule_on_every_kind(setup, tmp_path):
+    """``[start] min_confidence`` is honoured on every kind (issue 45: one
+    rule, app/doubt.py's ``trusted``): with a bar no reading clears, the scan
+    is in doubt, and with nobody to ask (and no second look) the run ends
+    before any face turns."""
+    from robot.app.engines import Engine
+    from robot.app.events import Face
+    from vision.render import HARD_ORANGE, HARD_RED, Lighting
+
+    cfg = load_config(ROOT / "config" / f"{setup}.toml")
+    cfg = replace(cfg, start=replace(cfg.start, min_confidence=0.9999, look_again=False, recaptures=0))
+    # a warm lamp on a red and an orange close together: every sticker read right, and sure by the
+    # classifier's own rule, but a few short of the bar (their confidence 0.999)
+    dim = Lighting(kelvin=2700, intensity=0.6, noise=3.0, shades={"R": HARD_RED, "L": HARD_ORANGE})
+    engine = Engine(cfg, Face(), seed=3, state_dir=tmp_path, no_wait=True, paced=False,
+                    sim_lighting=lambda _capture: dim)
+    with pytest.raises(Exception) as caught:
+        record = engine.run()
+        assert record.status == "scan-doubtful", record.status  # a rig that ends it without raising
+        raise AssertionError("ended as it should")
+    record = engine.record
+    assert record.status == "scan-doubtful", (record.status, caught.value)
+    assert not record.moves and not (tmp_path / "journal.jsonl").exists()
+    assert not (tmp_path / "mechanism-journal.jsonl").exists()

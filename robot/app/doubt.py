@@ -53,6 +53,21 @@ def doubtful_stickers(result: ScanResult, min_confidence: float) -> list[int]:
     return sorted(set(c.suspects) | {i for i in range(54) if c.confidence[i] < min_confidence})
 
 
+def trusted(result: ScanResult, min_confidence: float) -> bool:
+    """The one rule every kind of rig acts on (``[start] min_confidence``):
+    a valid cube, and no sticker a suspect or read with less confidence."""
+    return result.classification.valid and not doubtful_stickers(result, min_confidence)
+
+
+def confirms_solved(result: ScanResult, min_confidence: float) -> bool:
+    """The one rule a confirmation scan is judged by, on every kind of rig:
+    a trusted scan that reads the solved cube, or one in doubt that the
+    solved cube explains (:func:`admits_solved`)."""
+    if trusted(result, min_confidence):
+        return result.facelets == "".join(FACES[i // 9] for i in range(54))
+    return admits_solved(result)
+
+
 def why_in_doubt(result: ScanResult) -> str:
     """Why a scan is in doubt, in one phrase: not a valid cube (and why),
     the classifier's warnings, or else low confidence."""

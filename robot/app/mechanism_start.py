@@ -37,7 +37,7 @@ from ..rig.mechanisms.drive import LinkMechanism
 from ..rig.mechanisms.journal import run_job
 from ..rig.mechanisms.left import remember
 from ..rig.mechanisms.scanplan import rescan_plan, scan_plan
-from .doubt import ask_a_person, why_in_doubt
+from .doubt import ask_a_person, confirms_solved, trusted, why_in_doubt
 from .mechanism_events import BETWEEN_MOVES, MechanismEvents
 from .mechanism_scan import Measured, capture_shots, scan_with_plan
 from .record import RunRecord
@@ -168,7 +168,7 @@ def _run(cfg: Config, m: Mechanism, run: RunRecord, ev: MechanismEvents, link: L
         for shot in sp.shots:
             used[shot.face].add(shot.turns)
         for _ in range(cfg.start.recaptures):
-            if result.ok:
+            if trusted(result, cfg.start.min_confidence):
                 break
             faces = {i // 9 for i in result.classification.suspects} or set(range(6))
             faces = {f for f in faces if len(used[f]) < 4}
@@ -199,8 +199,8 @@ def _run(cfg: Config, m: Mechanism, run: RunRecord, ev: MechanismEvents, link: L
         again, ends["now"] = scan(ends["now"])
         return again
 
-    asked = ask_a_person(ev.run, "scan", scanned, trusted=lambda r: r.ok, rescan=rescan,
-                         min_confidence=cfg.start.min_confidence)
+    asked = ask_a_person(ev.run, "scan", scanned, trusted=lambda r: trusted(r, cfg.start.min_confidence),
+                         rescan=rescan, min_confidence=cfg.start.min_confidence)
     scanned, scan_end, facelets = asked.result, ends["now"], asked.facelets
     run.facelets = facelets or scanned.facelets  # a doubtful reading is kept too
     run.captures = ev.run.captures
@@ -240,11 +240,12 @@ def _run(cfg: Config, m: Mechanism, run: RunRecord, ev: MechanismEvents, link: L
             boot_id=link.hello.boot_id if link.hello else None, ids=rig.ids, last_id=rig.last_id)
     again, again_end = scan(plan.end, "confirmation scan")
     ev.park(rig.do, again_end)  # the next job then starts where its plan does (a two-gripper's jaws square)
-    # as the six-motor engine does: a confirmation still in doubt whose
-    # reading is the solved cube confirms, with a word
-    run.confirmed = again.facelets == SOLVED
+    # the one rule of every kind (app/doubt.py): a confirmation still in doubt that the solved cube
+    # explains confirms, with a word
+    doubtful = not trusted(again, cfg.start.min_confidence)
+    run.confirmed = confirms_solved(again, cfg.start.min_confidence)
     ev.confirmed(run.confirmed, again.facelets)
-    if run.confirmed and not again.ok:
+    if run.confirmed and doubtful:
         out("the confirmation scan stayed in doubt, but what it saw fits a solved cube")
     # solved is what the rig did and the confirming scan saw, on a real rig as on a simulated one; the
     # simulation's own cube only says, for the tests and benchmarks, when the two disagree

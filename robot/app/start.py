@@ -47,6 +47,7 @@ from .doubt import (
     doubtful_stickers,
     look_again,
     merge_recapture,
+    trusted,
     why_in_doubt,
 )
 from .events import TurnEvents
@@ -212,8 +213,8 @@ def resolve_doubt(run: Run, scanner: _Scanner, result: ScanResult) -> tuple[Scan
         if settled is not None:
             return settled
     asked = ask_a_person(run, purpose, result, rescan=lambda: scanner.capture(run.cfg.views),
-                         trusted=lambda r: r.classification.valid and not doubtful_stickers(
-                             r, run.cfg.start.min_confidence), min_confidence=run.cfg.start.min_confidence)
+                         trusted=lambda r: trusted(r, run.cfg.start.min_confidence),
+                         min_confidence=run.cfg.start.min_confidence)
     result = asked.result
     if asked.facelets is not None:
         return result, asked.facelets
