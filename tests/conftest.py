@@ -65,12 +65,11 @@ SLOW = {
     "test_web_phone", "test_web_reach", "test_firmware_servo", "test_firmware_overlap",
     "test_web_browser_mechanisms", "test_camera_fuzz",
     # single tests of 4 s or more on a quiet machine
-    "test_start::test_start_command_headless",
     "test_gpio_rig::test_start_headless_solves_on_the_mock_pins",
     "test_gpio_rig::test_a_run_killed_mid_job_resumes_as_state_unknown_and_moves_nothing",
     "test_gpio_rig::test_the_panel_solves_on_the_mock_pins",
     "test_gpio_soak",  # three `cuberobot` commands killed with SIGKILL mid-job, each resumed: 7 s
-    "test_mechanism_start::test_several_runs_in_process",
+    "test_start_every_kind::test_several_runs_in_process",
     "test_web_mechanisms::test_a_two_gripper_run_stopped_on_the_panel_leaves_the_next_run_free_to_solve",
     "test_mechanism_link_faults",
     "test_mechanism_link::test_kill_9_then_resume_in_a_new_process",
@@ -124,7 +123,7 @@ SLOW = {
     "test_web_api::test_the_rigs_start_button_starts_a_run",
     # the flipper and two-gripper through the terminal, the panel and the e-stop: a `cuberobot`
     # process or a server per test and whole runs at the rig's pace (5-15 s each on a busy machine);
-    # --quick keeps one press-start on each kind (test_mechanism_start::
+    # --quick keeps one press-start on each kind (test_start_every_kind::
     # test_start_command_headless_on_each_kind, test_web_mechanisms::
     # test_the_panel_runs_a_mechanism_from_start_to_solved)
     "test_mechanism_floor",  # counts a benchmark's floor: a minute of pure counting
@@ -143,9 +142,9 @@ SLOW = {
     "test_mechanism_scan::test_scan_solve_turn_confirm_on_the_virtual_rig",
     "test_mechanism_scan_cli::test_scan_then_start_on_one_rig_from_the_terminal",
     "test_mechanism_search::test_the_bounds_on_what_is_left_are_the_least_any_moves_cost",
-    "test_mechanism_start::test_a_scans_robot_moves_are_told_with_the_cube_as_the_rig_holds_it",
-    "test_mechanism_start::test_the_run_turns_the_searchs_plan_when_it_beats_every_candidate",
-    "test_mechanism_start::test_the_terminals_progress_line_leaves_nothing_of_a_longer_line_before_it",
+    "test_start_every_kind::test_a_scans_robot_moves_are_told_with_the_cube_as_the_rig_holds_it",
+    "test_start_every_kind::test_the_run_turns_the_searchs_plan_when_it_beats_every_candidate",
+    "test_start_every_kind::test_the_terminals_progress_line_leaves_nothing_of_a_longer_line_before_it",
     "test_typed_steps::test_start_plans_each_candidate_once_and_turns_the_winners_plan",
     "test_typed_steps::test_start_turns_and_journals_the_plan_it_estimated",
     "test_web_jog::test_a_flipper_jogs_by_robot_moves_from_its_home",

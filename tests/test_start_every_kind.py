@@ -1,5 +1,9 @@
-"""`cuberobot start --headless` with the flipper and two-gripper example
-configs: one camera, solve, turn, confirm, on the virtual rigs."""
+"""Press start on every kind of rig (issue 45: one engine; the twin tests
+merged): `cuberobot start --headless` with the default six-motor set-up and
+the flipper, two-gripper and CUBOTino example configs, and what the one
+engine does the same on each: one camera or two, solve, turn, confirm, on
+the virtual rigs. tests/test_start.py holds what only a six-motor rig does
+(its two cameras' look-again turns, its firmware)."""
 
 from __future__ import annotations
 
@@ -15,32 +19,55 @@ import pytest
 from robot.app.mechanism_start import run_mechanism_start
 from robot.rig.loading import load_config
 from robot.web.workshop import last_runs
+from solver import parse_facelets
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = ("flipper", "two-gripper")
+SETUPS = {"six-motor": "rig.toml", "flipper": "examples/flipper.toml",
+          "two-gripper": "examples/two-gripper.toml",
+          "cubotino": "examples/cubotino.toml"}  # cubotino.toml: a flipper whose cover flips
+"""Each example set-up by the name its test shows."""
 
 
-@pytest.mark.parametrize("kind", KINDS + ("cubotino",))  # cubotino.toml: a flipper whose cover flips
-def test_start_command_headless_on_each_kind(kind, tmp_path):
+@pytest.mark.parametrize("setup", list(SETUPS))
+def test_start_command_headless_on_each_kind(setup, tmp_path):
+    """The command a maker runs first, the same on every kind: solved and
+    confirmed, the journal's job ended done, and the run record the panel's
+    last-runs list reads, with the scan's pictures."""
+    cfg = load_config(ROOT / "config" / SETUPS[setup])
     r = subprocess.run([sys.executable, "-m", "robot", "start", "--headless", "--seed", "3", "--config",
-                        str(ROOT / "config" / "examples" / f"{kind}.toml"), "--state-dir", str(tmp_path)],
+                        str(ROOT / "config" / SETUPS[setup]), "--state-dir", str(tmp_path)],
                        capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert r.returncode == 0, r.stderr
-    assert f"solved on the {kind.replace('cubotino', 'flipper')} rig" in r.stdout
-    assert "confirmed solved" in r.stdout
-    records = [json.loads(line) for line in (tmp_path / "mechanism-journal.jsonl").read_text().splitlines()]
-    assert records[0]["type"] == "job" and records[-1] == {"type": "end", "job": 1, "status": "done"}
-    assert all("orientation" in r for r in records if r["type"] == "done")
+    assert "solved" in r.stdout and "Traceback" not in r.stderr
     # the run record, where the panel keeps its own runs' and its last-runs list reads them
     panel = SimpleNamespace(options=SimpleNamespace(state_dir=str(tmp_path)))
     [listed] = last_runs(panel)["runs"]  # type: ignore[arg-type]
     assert listed["status"] == "solved" and listed["confirmed"] and listed["scan_correct"]
-    assert listed["start_by"] == "no-wait" and listed["moves"] in r.stdout
-    assert {p.rsplit("-", 1)[0] for p in listed["pictures"] if p.startswith("scan-")} == {
-        f"scan-top-{face}" for face in "URFDLB"}
-    assert f"run record and scan images: {tmp_path / 'runs' / listed['id']}" in r.stdout
+    assert listed["moves"] in r.stdout
     record = json.loads((tmp_path / "runs" / listed["id"] / "run.json").read_text())
-    assert record["seed"] == 3 and record["turns"] > record["length"]
+    assert record["seed"] == 3 and parse_facelets(record["facelets"]).apply(record["moves"]).is_solved()
+    shots = {p.rsplit("-", 1)[0] if p.count("-") > 1 else p.removesuffix(".png")
+             for p in listed["pictures"] if p.startswith("scan-")}
+    if cfg.rig.kind == "six-motor":  # two cameras see the cube where it stands
+        assert shots == {"scan-upper", "scan-lower"}
+        assert listed["start_by"] == "button"  # the virtual rig's start button, heard on its kept line
+        from robot.rig.journal import Journal
+
+        job = Journal(tmp_path).read()[-1]
+        assert job.end["status"] == "done" and job.done == len(job.steps) == record["turns"]
+        assert parse_facelets(job.state).is_solved()
+        assert "estimated" in r.stdout
+        return
+    # a rig that moves the cube shows its one camera each face, and turns in robot moves
+    assert f"solved on the {cfg.rig.kind} rig" in r.stdout and "confirmed solved" in r.stdout
+    assert listed["start_by"] == "no-wait"  # no line kept between runs: no start button heard
+    assert shots == {f"scan-top-{face}" for face in "URFDLB"}
+    assert f"run record and scan images: {tmp_path / 'runs' / listed['id']}" in r.stdout
+    assert record["turns"] > record["length"]
+    records = [json.loads(line) for line in (tmp_path / "mechanism-journal.jsonl").read_text().splitlines()]
+    assert records[0]["type"] == "job" and records[-1] == {"type": "end", "job": 1, "status": "done"}
+    assert all("orientation" in r for r in records if r["type"] == "done")
 
 
 def test_a_run_that_fails_after_the_scan_keeps_a_record_of_how_far_it_got(tmp_path, monkeypatch):
