@@ -30,17 +30,32 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from solver import MAX_BUDGET_MS, MAX_SOLUTION_LENGTH
+import solver
+from solver import (
+    MAX_BUDGET_MS,
+    MAX_SOLUTION_LENGTH,
+    CubeError,
+    SolveError,
+    normalize_facelets,
+    parse_facelets,
+)
 from solver.metrics import METHODS, RIG_METRICS
+from solver.nxn import solved
+from solver.pocket import parse_pocket
+from vision.errors import VisionError
 
+from ..app.calibrate import ProfileExists
 from ..app.events import Answer
 from ..app.events import schema as events_schema
-from ..app.limits import MAX_DRY_RUN_MOVES, MAX_SEED, check_moves, json_kind
+from ..app.host import host_status
+from ..app.jog import MAX_JOG_STEPS, UnfinishedJob
+from ..app.limits import MAX_DRY_RUN_MOVES, MAX_JOG_TURNS, MAX_SEED, check_moves, json_kind
 from ..app.solving import POCKET_METRICS, SolveRequest
 from ..app.solving import answer as answer_solve
 from ..app.solving import check as check_solve
-from ..rig.errors import UserError
-from . import jogging, workshop
+from ..rig.errors import RigError, UserError
+from ..rig.mechanisms.jog import MAX_JOG_TEXT
+from . import jogging, porting, workshop
 from .guard import SlowBody
 from .runs import Busy, NotAsking, Panel, state_dir_runs
 
@@ -240,16 +255,10 @@ def cube_or_422(text: str, size: int = 3) -> str:
     """The facelets (``solved``, in any case, for the solved cube of the
     size, as the terminal takes it), or 422 with the check's kind, message
     and positions (a 2x2's as `cuberobot check` gives them for 24 symbols)."""
-    from solver import CubeError, parse_facelets
-
     if text.strip().lower() == "solved":
-        from solver.nxn import solved
-
         return solved(size)
     try:
         if size == 2:
-            from solver.pocket import parse_pocket
-
             parse_pocket(text)
         else:
             parse_facelets(text)
@@ -283,8 +292,6 @@ class SolvePool:
     async def run(self, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         def prepared_work() -> dict[str, Any]:
             if not self.prepared:
-                import solver
-
                 with self.prepare_lock:
                     solver.prepare()
                     self.prepared = True
@@ -300,10 +307,6 @@ async def in_thread(fn: Callable[..., Any], *args: Any, status: int = 400, kind:
     """``fn(*args)`` off the event loop; its refusals as API errors (a
     person's mistake as ``status``/``kind``, a run going on 409, a camera or
     rig that fails 502)."""
-    from vision.errors import VisionError
-
-    from ..rig.errors import RigError
-
     try:
         return await run_in_threadpool(fn, *args)
     except Busy as e:
@@ -465,8 +468,6 @@ async def solve(request: Request) -> Response:
         check_solve(req)  # the same refusals, in the same words, as the terminal's and the engine's
     except UserError as e:
         raise ApiError(400, "bad-request", str(e)) from None
-    from solver import SolveError
-
     try:
         return JSONResponse(await request.app.state.solves.run(lambda: answer_solve(req)))
     except SolveError as e:
@@ -533,8 +534,6 @@ async def estop(request: Request) -> Response:
 async def clear_estop(request: Request) -> Response:
     panel = panel_of(request)
     await read_json(request)
-    from ..rig.errors import RigError
-
     try:
         cleared = await run_in_threadpool(panel.clear_estop)
         return JSONResponse({**cleared, "rig": panel.describe_rig()})
@@ -553,8 +552,6 @@ async def answer(request: Request) -> Response:
     facelets = ""
     if action == "accept":
         facelets = cube_or_422(field_str(body, "facelets") or "")
-        from solver import normalize_facelets
-
         facelets = normalize_facelets(facelets)
     try:
         panel.answer(Answer(action, facelets, "scan rejected on the web panel; no motor was moved"))
@@ -614,8 +611,6 @@ async def calibrate(request: Request) -> Response:
                        f"'replace' must be true or false, not {json_kind(replace_old)}")
 
     def calibrate_or_409() -> dict[str, Any]:
-        from ..app.calibrate import ProfileExists
-
         try:
             return workshop.calibrate_colours(panel, name, replace_old)
         except ProfileExists as e:  # the page asks, then sends "replace": true
@@ -672,10 +667,6 @@ async def dry_run(request: Request) -> Response:
 
 async def jog(request: Request) -> Response:
     panel = panel_of(request)
-    from ..app.jog import MAX_JOG_STEPS
-    from ..app.limits import MAX_JOG_TURNS
-    from ..rig.mechanisms.jog import MAX_JOG_TEXT
-
     body = await read_json(request, ("face", "turns", "steps", "moves", "give_up_job"))
     face = field_str(body, "face", max_chars=8, required=False)
     moves = field_str(body, "moves", max_chars=MAX_JOG_TEXT, required=False)
@@ -687,8 +678,6 @@ async def jog(request: Request) -> Response:
         raise ApiError(400, "bad-request", "'give_up_job' must be true or false")
 
     def run() -> dict[str, Any]:
-        from ..app.jog import UnfinishedJob
-
         try:
             return jogging.jog(panel, face=face, turns=None if turns is None else int(turns),
                                steps=None if steps is None else int(steps), moves=moves,
@@ -766,8 +755,6 @@ async def host(request: Request) -> Response:
     """The machine the panel runs on: load, temperature, free disk of the state folder
     (robot/app/host.py)."""
     panel = panel_of(request)
-    from ..app.host import host_status
-
     state = state_dir_runs(panel.options.state_dir).parent
     return JSONResponse(await run_in_threadpool(host_status, state), headers=NO_STORE)
 
@@ -775,16 +762,12 @@ async def host(request: Request) -> Response:
 async def ports(request: Request) -> Response:
     """The serial ports `cuberobot doctor` lists, the one in use (robot/web/porting.py)."""
     panel = panel_of(request)
-    from . import porting
-
     return JSONResponse(await run_in_threadpool(porting.ports, panel), headers=NO_STORE)
 
 
 async def choose_port(request: Request) -> Response:
     """The standing rig moved onto a listed port, between runs and with the stop not latched."""
     panel = panel_of(request)
-    from . import porting
-
     body = await read_json(request, ("port",))
     wanted = field_str(body, "port", max_chars=256)
     assert wanted is not None

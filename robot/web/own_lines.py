@@ -15,7 +15,7 @@ from ..app.events import Stopped
 from ..app.jog import clear_to_jog, refuse_unfinished
 from ..app.kindwork import HOLD_UNKNOWN
 from ..app.kindwork import jog as make_jog
-from ..app.rigs import openable
+from ..app.rigs import attach_rig, connect_rig, openable, run_port
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
 from ..rig.link import STOP_HEARD_S, Link
@@ -51,8 +51,6 @@ class OwnLines(RigBetweenRuns):
         cleared; None when each run and jog gets a virtual rig or an emulated
         firmware of its own (a bare ``sim://``, ``--firmware``)."""
         import urllib.parse
-
-        from ..app.rigs import run_port
 
         port = self.options.rig_port or self.cfg.rig.port
         if self.options.firmware:
@@ -142,8 +140,6 @@ class OwnLines(RigBetweenRuns):
         """Robot moves on a link opened for them (a ``sim://`` port with no name
         or ``--firmware``: a virtual or emulated rig of the jog's own, as for a
         run), which the emergency stop reaches."""
-        from ..app.rigs import attach_rig, connect_rig, run_port
-
         cfg, options = self.cfg, self.options
         if not give_up_job:  # refused before the port is opened; given up only once the rig answers
             refuse_unfinished(cfg, options.state_dir, then=GIVE_UP_OR_RESUME)
@@ -225,7 +221,7 @@ def _simulated(port: str) -> bool:
     """Whether the rig on ``port`` is a simulation: ``sim://``, or the Pi's
     pins when they are gpiozero's mock ones (the virtual rig they move)."""
     if port.startswith("gpio://"):
-        from ..gpio.board import on_mock_pins
+        from ..gpio.board import on_mock_pins  # lazy: the Pi's pins plug in when asked for
 
         return on_mock_pins()
     return port.startswith("sim://")

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..app.ports import find_port, serial_ports
 from ..rig.errors import UserError
+from ..rig.loading import load_config
 from ..rig.settings import save_settings, saved_port
 from .runs import Panel
 
@@ -43,8 +44,6 @@ def ports(panel: Panel) -> dict[str, Any]:
     configured = panel.cfg.rig.port
     if saved["saved"] and configured == saved["saved"]:  # the panel's set-up read with the override on top
         try:
-            from ..rig.loading import load_config
-
             configured = load_config(panel.cfg.path, settings=False).rig.port
         except UserError:
             pass

@@ -22,12 +22,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from solver import SOLVED_CUBE, parse_facelets
+
 from ..app.engines import RunEngine, engine_for
 from ..app.events import Answer, Doubt, Event, Face
 from ..app.kinds import kind_of
 from ..app.kindwork import WatchedDryRun, rig_facts, watched_dry_run
 from ..app.solving import check_run
 from ..rig.config import Config
+from ..rig.journal import default_state_dir
 from .between_runs import RigBetweenRuns
 from .kept_line import KeptLine
 from .options import Options
@@ -232,8 +235,6 @@ class Panel:
         """Turn ``moves`` on a virtual rig of its own (the configured rig is
         not touched), with the same events as a run's turns, so the page's
         cube and turn list follow it; :class:`Busy` if a run is going on."""
-        from solver import SOLVED_CUBE, parse_facelets
-
         cube = parse_facelets(start) if start else SOLVED_CUBE
         with self.lock:
             self.check_free()  # refused before the planning and drawing, which take seconds
@@ -418,8 +419,6 @@ class Panel:
         or a hold not known is not drawn as if it were: the orientation is
         told as unknown and the cube is left as the last run left it, which
         the next Start scans afresh anyway."""
-        from solver import parse_facelets
-
         with self.lock:
             last, state = self.status.facelets, self.status.state
         facelets = ""
@@ -546,6 +545,4 @@ def rig_between_runs(cfg: Config, options: Options, *, on_change: Callable[[dict
 
 def state_dir_runs(state_dir: str | None) -> Path:
     """Where run records are (``runs/`` under the state directory)."""
-    from ..rig.journal import default_state_dir
-
     return (Path(state_dir) if state_dir else default_state_dir()) / "runs"

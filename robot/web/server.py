@@ -38,8 +38,9 @@ from vision.limits import cap_decoders
 
 from ..rig.config import Config
 from ..rig.errors import UserError
+from .api import MAX_FACE_UPLOAD_BYTES, MAX_UPLOAD_BYTES, build
 from .connections import Door, Limits, connection_limit, raw_answer
-from .guard import FRAME_HEADERS
+from .guard import BODY_GRACE_S, FRAME_HEADERS, Guard
 from .interfaces import Address, interface_addresses, reachable
 from .runs import Options, Panel
 
@@ -251,9 +252,6 @@ def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool 
     connections from the open-files limit)."""
     import uvicorn
     from uvicorn.config import STARTUP_FAILURE
-
-    from .api import MAX_FACE_UPLOAD_BYTES, MAX_UPLOAD_BYTES, build
-    from .guard import BODY_GRACE_S, Guard
 
     panel = Panel(cfg, options)
     app = Guard(build(panel), hosts=served.hosts, more_hosts=served.more_hosts, token=served.token,

@@ -22,7 +22,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from solver import SOLVED
+from vision.errors import VisionError
+from vision.profile import TOO_CLOSE_DE
+
+from ..app.calibrate import (
+    calibrate_and_use,
+    geometry_frame,
+    put_views_in_use,
+    save_geometry,
+    view_from_corners,
+)
+from ..app.start import _profile
 from ..rig.errors import UserError
+from ..rig.loading import effective_config as read_effective
 from .runs import Busy, Panel, state_dir_runs
 
 if TYPE_CHECKING:
@@ -96,9 +109,8 @@ class Live:
             self.capture()
 
     def capture(self) -> None:
-        from solver import SOLVED
-        from vision.preview import annotate
-        from vision.scanning import (
+        from vision.preview import annotate  # lazy: loads OpenCV
+        from vision.scanning import (  # lazy: loads OpenCV and numba
             ScanResult,
             capture_frames,
             classify_measured,
@@ -106,8 +118,6 @@ class Live:
             faces_seen_apart,
             measure,
         )
-
-        from ..app.start import _profile
 
         cfg = self.panel.cfg
         shown = self.panel.status.facelets or SOLVED  # what simulated cameras show: the last cube seen
@@ -144,10 +154,6 @@ def calibrate_colours(panel: Panel, name: str | None, replace_old: bool = False)
     :func:`calibrate_and_use`: the same default name, the same refusal to
     overwrite a profile this set-up does not use, the same settings file);
     the panel then reads it from its next scan."""
-    from vision.profile import TOO_CLOSE_DE
-
-    from ..app.calibrate import calibrate_and_use
-
     _idle(panel, "calibration")
     cfg = panel.cfg
     directory = Path(panel.options.profile_dir) if panel.options.profile_dir else None
@@ -184,8 +190,6 @@ def _net_order(corners: Sequence[tuple[float, float]], top_left: int) -> list[tu
 
 
 def geometry_picture(panel: Panel, view_name: str) -> bytes:
-    from ..app.calibrate import geometry_frame
-
     _idle(panel, "the camera picture")
     view = _settable_view(panel, view_name)
     return jpeg(geometry_frame(panel.cfg.cameras, view))
@@ -204,8 +208,6 @@ def set_geometry(panel: Panel, corners: dict[str, dict[str, list[list[float]]]])
     set-up file (robot/rig/settings.py), which the panel after a restart and
     every command that reads that set-up file apply; in use from the next
     scan on."""
-    from ..app.calibrate import put_views_in_use, save_geometry, view_from_corners
-
     _idle(panel, "setting the sticker grid")
     known = {v.name for v in panel.cfg.views if not v.hand_held}
     unknown = sorted(set(corners) - known)
@@ -340,8 +342,7 @@ class Photos:
         the other cubes they fit when turned otherwise (``alternatives``);
         ``as_drawn``: the photos were taken as the README's net draws each
         face (``scan --photos-as-drawn``)."""
-        from vision.errors import VisionError
-        from vision.photos import annotate, read_photos
+        from vision.photos import annotate, read_photos  # lazy: loads OpenCV and numba
 
         with self.lock:
             try:
@@ -360,8 +361,7 @@ class Photos:
         """One uploaded photo of one face, read on its own as it is taken
         (``scan --face``): its nine stickers as the photo stands, each with
         its confidence, so a bad one is retaken before the next."""
-        from vision.errors import VisionError
-        from vision.photos import read_face
+        from vision.photos import read_face  # lazy: loads OpenCV and numba
 
         with self.lock:
             try:
@@ -379,8 +379,6 @@ def effective_config(panel: Panel) -> dict[str, Any]:
     panel and `cuberobot calibrate` keep for it), each value with its source,
     and the override file named with how to undo it. Read-only: the page
     shows it, nothing here changes it."""
-    from ..rig.loading import effective_config as read_effective
-
     if panel.cfg.path is None:
         raise UserError("the panel was given a configuration read from no file: there is nothing to show")
     eff = read_effective(panel.cfg.path, settings_dir=_settings_dir(panel))
