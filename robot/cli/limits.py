@@ -84,7 +84,7 @@ path.__name__ = "file name"
 
 def sim_speed(value: str) -> str:
     """An argparse ``type``: a virtual rig's --speed, 'max' or 0.01 to 10000 times real time."""
-    from ..sim.virtual_rig import make_clock
+    from ..sim.virtual_rig import make_clock  # lazy: the simulation plugs in when asked for
 
     if len(value) > 40:
         raise argparse.ArgumentTypeError(f"expected 'max' or a number, got {shown(value)}")
@@ -107,7 +107,7 @@ def port_sim_speed(value: str) -> str:
     """An argparse ``type``: `sim-rig`'s --speed, 'max' or 0.25 to 10000
     times real time (a slower rig behind a port would end every job
     "did not finish")."""
-    from ..sim.virtual_rig import RealClock, make_clock
+    from ..sim.virtual_rig import RealClock, make_clock  # lazy: the simulation plugs in when asked for
 
     value = sim_speed(value)
     clock = make_clock(value)  # 'max', 'MAX', 'inf' and 'event' are the event clock

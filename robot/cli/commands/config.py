@@ -6,9 +6,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from solver import FACES
+
 from ...app.kindwork import rig_summary
-from ...rig.config import Config
+from ...rig.config import DRIVEN_FACES, Config, decode_text, parse_config, read_limited
 from ...rig.errors import UserError
+from ...rig.loading import read_config_text
+from ...rig.settings import settings_in_force, settings_path
 from ..limits import path
 from . import Registry
 
@@ -23,17 +27,13 @@ def _config_check(args: argparse.Namespace) -> int:
                         "file's path, e.g. config/rig.toml (a file named - is ./-)")
     import tomllib
 
-    from ...rig.config import parse_config
-    from ...rig.loading import read_config_text
-    from ...rig.settings import settings_in_force
-
     # load_config's steps, to keep the text, parsed again as plain TOML for what the file itself sets,
     # and to tell the file's own settings from those the panel saved on top of them.
     file, text = read_config_text(args.file)
     own = parse_config(text, file)
     cfg, override = settings_in_force(own)
     if cfg.rig.port.startswith("sim://"):  # the virtual rig reads its options only when first opened
-        from ...sim.protocol_sim import parse_sim_url
+        from ...sim.protocol_sim import parse_sim_url  # lazy: the simulation plugs in when asked for
 
         try:
             parse_sim_url(cfg.rig.port)
@@ -67,13 +67,11 @@ def _profile_summary(cfg: Config, own: Config) -> str:
     if not cfg.profile:
         return ("  colour profile: none (each scan learns the colours from its own centre stickers; "
                 "`cuberobot calibrate --profile NAME` makes one)")
-    from vision.profile import ProfileError, ProfileMissing, open_profile
+    from vision.profile import ProfileError, ProfileMissing, open_profile  # lazy: out of --help's start-up
 
     if cfg.profile == own.profile:
         where = f"{cfg.path}: vision.profile"
     else:
-        from ...rig.settings import settings_path
-
         assert cfg.path is not None  # settings apply only to a file
         where = (f"{cfg.path}: the colour profile the panel or `cuberobot calibrate` saved for it in "
                  f"{settings_path(cfg.path)}")
@@ -91,10 +89,6 @@ def _config_notes(cfg: Config, data: dict[str, Any]) -> list[str]:
     nothing, so that a maker is not misled by an ok: ``[motors.X]`` tables
     of faces the rig's kind does not drive (only a note: a maker may keep
     them to switch kinds back), and a file that sets nothing at all."""
-    from solver import FACES
-
-    from ...rig.config import DRIVEN_FACES
-
     notes = []
     kind, driven = cfg.rig.kind, DRIVEN_FACES[cfg.rig.kind]
     unused = [f"[motors.{face}]" for face in FACES
@@ -125,8 +119,8 @@ def _import_cubotino(args: argparse.Namespace) -> int:
     byte is written."""
     import os
 
+    # lazy: the Pi's pins plug in when asked for
     from ...gpio.cubotino import MAX_SETTINGS_BYTES, import_settings
-    from ...rig.config import decode_text, parse_config, read_limited
 
     label = str(args.settings)
     text = decode_text(read_limited(args.settings, label, MAX_SETTINGS_BYTES, "CUBOTino's servo settings"),

@@ -69,7 +69,7 @@ def read_cube_arg(text: str, where: str = "the cube", sizes: tuple[int, ...] = (
 
 
 def solved_of_size(n: int) -> str:
-    from solver.nxn import solved
+    from solver.nxn import solved  # lazy: out of --help's start-up
 
     return solved(n)
 
@@ -98,7 +98,7 @@ def read_sized(args: argparse.Namespace) -> tuple[int, str]:
 
 def normalize_sized(text: str, size: int) -> str:
     """The cube in face letters after every check its size allows."""
-    from solver.nxn import normalize
+    from solver.nxn import normalize  # lazy: out of --help's start-up
 
     return normalize(text, size)
 
@@ -151,7 +151,7 @@ def _apply(args: argparse.Namespace) -> int:
     check_moves(moves, "MOVES", MAX_APPLY_MOVES, " and apply the parts one after the other")
     size, text = read_sized(args)
     if size != 3 or args.size == 3:
-        from solver.nxn import turn
+        from solver.nxn import turn  # lazy: out of --help's start-up
 
         print(turn(text, size, moves))  # read and printed in the one naming: calls add up
         return 0
@@ -166,8 +166,8 @@ def _scramble_sized(args: argparse.Namespace) -> int:
     scramble), the state and then the moves. The state is printed in the
     canonical naming, as ``apply`` prints the same moves on a solved cube
     (a random 2x2 keeps its DBL corner in place, so it is canonical as drawn)."""
-    from solver import pocket
-    from solver.nxn import format_turns, random_turns, scramble_length, scrambled
+    from solver import pocket  # lazy: out of --help's start-up
+    from solver.nxn import format_turns, random_turns, scramble_length, scrambled  # lazy: as above
 
     n = args.size
     if n == 2 and args.moves is None:

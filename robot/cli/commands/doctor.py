@@ -11,6 +11,7 @@ from pathlib import Path
 from ...app.limits import check_port
 from ...rig.errors import UserError
 from ...rig.loading import load_config
+from ...rig.settings import settings_in_force
 from ..limits import path, text
 from . import Registry
 
@@ -20,8 +21,7 @@ set-up's connect time (5 s), and a machine has a few serial ports."""
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from ...app.doctor import Finding, Machine, diagnose
-    from ...rig.settings import settings_in_force
+    from ...app.doctor import Finding, Machine, diagnose  # lazy: out of --help's start-up
 
     if len(args.port or []) > MAX_PORTS:
         raise UserError(f"--port is given {len(args.port)} times; at most {MAX_PORTS} (each is a handshake "

@@ -38,7 +38,7 @@ def _out(args: argparse.Namespace) -> Path | None:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from ...app.firmware import build
+    from ...app.firmware import build  # lazy: out of --help's start-up
 
     out = _out(args)
     boards = BOARD_NAMES if args.board == "all" else (args.board,)
@@ -49,6 +49,7 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _flash(args: argparse.Namespace) -> int:
+    # lazy: out of --help's start-up
     from ...app.firmware import AFTER_FLASH_WAIT_S, build, flash, wait_and_check
 
     port = args.port

@@ -6,7 +6,6 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from solver import SOLVED_CUBE, Cube, parse_facelets, random_cube
 
@@ -27,14 +26,12 @@ from ...app.limits import (
 )
 from ...rig.config import Config
 from ...rig.errors import RigError, UserError
+from ...rig.link import Link, estop_beside
 from ...rig.loading import load_config
-from ...rig.owner import port_holder
+from ...rig.owner import describe_holder, port_holder
 from ..limits import path, port_sim_speed, sim_speed, text, whole
 from . import Registry
 from .cube import read_cube_arg
-
-if TYPE_CHECKING:
-    from ...rig.link import Link
 
 
 def _add_rig_options(p: argparse.ArgumentParser, state_dir: bool = True) -> None:
@@ -66,6 +63,7 @@ def _start_cube(args: argparse.Namespace) -> Cube:
 
 
 def _sim_rig(args: argparse.Namespace) -> int:
+    # lazy: the simulation plugs in when asked for
     from ...sim.virtual_rig import EventClock, Faults, Mechanics, VirtualRig, make_clock
 
     cfg = load_config(args.config)
@@ -74,7 +72,7 @@ def _sim_rig(args: argparse.Namespace) -> int:
     if args.sim_view:
         _check_view_file(args.sim_view)
     if args.firmware:
-        from ...sim import simavr
+        from ...sim import simavr  # lazy: the simulation plugs in when asked for
 
         check_firmware(args.firmware)
         state = start.to_facelets() if start is not SOLVED_CUBE else None
@@ -89,7 +87,7 @@ def _sim_rig(args: argparse.Namespace) -> int:
     rig = VirtualRig(clock=clock, faults=faults, seed=args.seed, cube=start,
                      mechanics=Mechanics.from_config(cfg))
     rig.adopt_config(cfg)  # a flipper's or two-gripper's parts, from the config
-    from ...sim.pty_rig import serve
+    from ...sim.pty_rig import serve  # lazy: the simulation plugs in when asked for
     return serve(rig, view=args.sim_view)
 
 
@@ -112,8 +110,8 @@ def _check_view_file(path: str) -> None:
 def _link_for(args: argparse.Namespace, cfg: Config, *, default_port: str | None = None) -> Link:
     """A line to the rig (``--port``, else ``default_port``, else the config's),
     for any kind of rig: ``sim://`` and ``gpio://`` made openable first."""
+    # lazy: the simulation and the Pi's pins plug in when asked for
     from ... import gpio, sim  # noqa: F401  (sim:// ports, the default rig's; gpio://, the Pi's pins)
-    from ...rig.link import Link
 
     _check_port_arg(args)
     return Link(cfg, args.port or default_port or cfg.rig.port, kind=cfg.rig.kind)
@@ -213,7 +211,7 @@ def _estop_pins(clear: bool) -> int:
     """The rig on the Pi's pins lives inside the command that drives them:
     the order goes to that command (robot/gpio/remote.py), which answers
     with what its rig then says."""
-    from ...gpio.remote import tell_owner
+    from ...gpio.remote import tell_owner  # lazy: the Pi's pins plug in when asked for
 
     print(tell_owner("clear" if clear else "estop"))
     return 0
@@ -223,9 +221,8 @@ def _estop_held_port(port: str, holder: dict) -> int:
     """The rig is held by another command (a run, the panel): the stop goes
     straight onto the line beside it, with no handshake that would cut into
     that command's session. The holder hears the latch from the rig and says so."""
+    # lazy: the Pi's pins plug in when asked for
     from ... import gpio  # noqa: F401  (gpio:// ports: it says where that rig's stop is)
-    from ...rig.link import estop_beside
-    from ...rig.owner import describe_holder
 
     estop_beside(port)
     print(f"emergency stop sent to the rig on {port}, which {describe_holder(holder)} holds; it reports "

@@ -10,16 +10,17 @@ from pathlib import Path
 from ...app.kinds import kind_of
 from ...app.limits import check_rig_options, rig_claims
 from ...rig.errors import UserError
+from ...rig.journal import default_state_dir
 from ...rig.loading import load_config
-from ...rig.owner import InUse
+from ...rig.owner import InUse, describe_holder, folder_lock, holder_of
 from ..limits import path, text, whole
 from . import Registry
 
 
 def _serve(args: argparse.Namespace) -> int:
     try:
-        from ...web.runs import Options
-        from ...web.server import bind, serve
+        from ...web.runs import Options  # lazy: out of --help's start-up, and the web extra may be missing
+        from ...web.server import TOKEN_FILE, bind, serve  # lazy: as above
     except ImportError as e:
         raise UserError(f"the web panel needs its extra: pip install -e '.[web]' ({e})") from None
 
@@ -30,9 +31,6 @@ def _serve(args: argparse.Namespace) -> int:
     lighting = sim_glare(first_scan) if args.sim_glare else None
     options = Options(rig_port=args.rig, firmware=args.firmware, state_dir=args.state_dir,
                       sim_lighting=lighting)
-    from ...rig.journal import default_state_dir
-    from ...web.server import TOKEN_FILE
-
     state = Path(args.state_dir) if args.state_dir else default_state_dir()
     # The folder (and the rig) claimed before the token is read or replaced: a `serve --new-token`
     # refused because another serve holds them changes nothing (the saved browsers keep working).
@@ -67,8 +65,7 @@ def with_the_token(refusal: InUse, state: Path) -> InUse:
     never replaces it), so that a person who lost the address finds it
     again here, as the sign-in page says. Only the same folder's own panel
     gets it: a rig held by a panel on another folder is named as it was."""
-    from ...rig.owner import describe_holder, folder_lock, holder_of
-    from ...web.server import TOKEN_FILE, kept_token
+    from ...web.server import TOKEN_FILE, kept_token  # lazy: out of --help's start-up
 
     holder = holder_of(folder_lock(state)) or {}
     url = holder.get("url")
@@ -108,7 +105,7 @@ def sim_glare(recaptures: int):  # type: ignore[no-untyped-def]
     rig's look-again captures included), so stickers come out doubtful and
     the person is asked (to try the fix-a-sticker screen); later scans are
     clear."""
-    from vision.render import Lighting
+    from vision.render import Lighting  # lazy: loads OpenCV
 
     def lighting(capture: int) -> Lighting:
         base = Lighting(kelvin=5000, intensity=1.0, noise=1.5)

@@ -13,7 +13,7 @@ from . import Registry
 
 
 def _install(args: argparse.Namespace) -> int:
-    from ...app.service import install, serve_command, unit_text
+    from ...app.service import install, serve_command, unit_text  # lazy: out of --help's start-up
 
     config = Path(args.config).resolve() if args.config else default_config_path().resolve()
     cfg = load_config(config)
@@ -41,7 +41,7 @@ def _install(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from ...app.service import status
+    from ...app.service import status  # lazy: out of --help's start-up
 
     lines = status()
     for line in lines:
@@ -53,7 +53,7 @@ def _uninstall(args: argparse.Namespace) -> int:
     """Stop, disable and remove the unit; systemctl's refusal is a one-line
     error and a non-zero exit (robot/app/service.py's uninstall keeps the
     file then), never "removed"."""
-    from ...app.service import uninstall
+    from ...app.service import uninstall  # lazy: out of --help's start-up
 
     where, existed = uninstall()
     print(f"stopped and removed {where}" if existed else f"nothing to remove ({where} is absent)")

@@ -30,7 +30,7 @@ def _request(args: argparse.Namespace, facelets: str = "") -> SolveRequest:
     """The options as the one solving service takes them (robot/app/solving.py)."""
     rig = None
     if args.metric == "rig":  # only the rig metric needs the set-up (its motion model)
-        from ...rig.loading import load_config
+        from ...rig.loading import load_config  # lazy: out of solve's start-up (only --metric rig reads one)
 
         rig = load_config(args.config)
     elif args.config is not None:
@@ -49,7 +49,7 @@ def _size(args: argparse.Namespace) -> int:
 
 def _prepare(args: argparse.Namespace) -> None:
     """Load the solver's tables, showing the one-time build when it happens."""
-    from solver import prepare
+    from solver import prepare  # lazy: loads numba
 
     progress = ProgressLine(quiet=args.quiet)
     try:
@@ -121,7 +121,7 @@ def _prepare_for(req: SolveRequest, args: argparse.Namespace) -> None:
         parse_facelets(req.facelets)
         return
     if req.size == 2:
-        from solver.pocket import optimal, parse_pocket
+        from solver.pocket import optimal, parse_pocket  # lazy: out of --help's start-up
 
         parse_pocket(req.facelets)  # a bad cube is refused before the table is built
         progress = ProgressLine(quiet=args.quiet)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from solver import random_cube
+from solver import normalize_facelets, parse_facelets, random_cube
 from solver.facelets import FACES, position_name
 
 from ...app.kinds import kind_of
@@ -28,8 +28,10 @@ from ...app.limits import (
 )
 from ...rig.config import Config, decode_text, read_limited
 from ...rig.errors import UserError
+from ...rig.loading import load_config
 from ..limits import number, path, text, whole
 from . import Registry
+from .cube import read_cube_arg
 
 if TYPE_CHECKING:
     from vision.classifier import Classification
@@ -45,9 +47,7 @@ def load_setup(args: argparse.Namespace, with_profile: bool = True, cfg: Config 
     ``--profile`` overrides the configured colour profile. Calibrating reads
     no profile (``with_profile=False``): it makes the one the config names,
     which need not exist yet."""
-    from vision.profile import load_profile
-
-    from ...rig.loading import load_config
+    from vision.profile import load_profile  # lazy: out of --help's start-up
 
     cfg = cfg if cfg is not None else load_config(getattr(args, "config", None))
     check_views(cfg)
@@ -63,7 +63,7 @@ def load_setup(args: argparse.Namespace, with_profile: bool = True, cfg: Config 
 def _check_profile_file(name: str) -> None:
     """The file a colour profile would be read from, read with the bounds of
     any JSON input (1 MiB, 16 deep, no NaN) before the profile loader reads it."""
-    from vision.profile import profile_dirs
+    from vision.profile import profile_dirs  # lazy: out of --help's start-up
 
     if name.endswith(".json") or "/" in name or "\\" in name:
         candidates = [Path(name).expanduser()]
@@ -158,7 +158,7 @@ def _line(cls: Classification, prefix: str = "") -> str:
 
 
 def _classify(args: argparse.Namespace) -> int:
-    from vision import classify
+    from vision import classify  # lazy: loads OpenCV and numba
 
     if len(args.rgb_json) > MAX_INPUT_FILES:
         raise UserError(f"--rgb-json: {len(args.rgb_json)} files; at most {MAX_INPUT_FILES} at a time")
@@ -178,10 +178,6 @@ def _classify(args: argparse.Namespace) -> int:
 
 def _sim_state(args: argparse.Namespace) -> str | None:
     if getattr(args, "sim_state", None):
-        from solver import normalize_facelets, parse_facelets
-
-        from .cube import read_cube_arg
-
         text = read_cube_arg(args.sim_state)
         parse_facelets(text)
         return normalize_facelets(text)
@@ -210,8 +206,6 @@ def _scan(args: argparse.Namespace) -> int:
         return _scan_images(args)
     if args.photos_as_drawn:
         raise UserError("--photos-as-drawn says how photos were taken: it goes with --images")
-    from ...rig.loading import load_config
-
     cfg = load_config(args.config)
     if kind_of(cfg).scans_by_moving:
         return _scan_by_rig(args, cfg)
@@ -219,8 +213,8 @@ def _scan(args: argparse.Namespace) -> int:
         if given:
             raise UserError(f"{flag} is for a flipper's or two-gripper's rig, which shows its one camera the "
                             "faces: a six-motor rig's scan uses only its cameras")
-    from vision import scan
-    from vision.preview import has_display, interactive
+    from vision import scan  # lazy: loads OpenCV and numba
+    from vision.preview import has_display, interactive  # lazy: loads OpenCV
 
     if args.save_debug:
         check_output_dir(args.save_debug, "--save-debug")
@@ -242,8 +236,6 @@ def _scan(args: argparse.Namespace) -> int:
                 print("scan abandoned", file=sys.stderr)
                 return 1
             if facelets != result.facelets:
-                from solver import parse_facelets
-
                 parse_facelets(facelets)  # a hand-corrected cube must still be a real one
                 print(facelets)
                 return 0
@@ -256,7 +248,7 @@ def _scan_by_rig(args: argparse.Namespace, cfg: Config) -> int:
     faces (robot/app/kindwork.py), and the six pictures are read apart."""
     from dataclasses import replace
 
-    from vision.scanning import write_debug
+    from vision.scanning import write_debug  # lazy: loads OpenCV and numba
 
     kind = cfg.rig.kind
     refused = {"--sim-state": (args.sim_state, f"a simulated {kind} rig holds the cube --seed N puts in"),
@@ -343,7 +335,7 @@ def _photos_in(folder: Path, given: str) -> dict[str, str]:
 
 def _scan_images(args: argparse.Namespace) -> int:
     """``scan --images``: six photos, one per face, read with no geometry given."""
-    from vision.photos import read_photos
+    from vision.photos import read_photos  # lazy: loads OpenCV and numba
 
     for opt in ("preview", "config", "sim_state", "use_profile"):
         if getattr(args, opt, None):
@@ -369,7 +361,7 @@ def _scan_face(args: argparse.Namespace) -> int:
     """``scan --face U photo.jpg``: one photo of one face, read on its own
     (the nine stickers as the photo stands, each with its confidence); exit
     0 when every sticker is sure, 1 when some are in doubt."""
-    from vision.photos import read_face
+    from vision.photos import read_face  # lazy: loads OpenCV and numba
 
     face, photo = args.face
     for opt in ("images", "preview", "config", "sim_state", "use_profile", "save_debug", "photos_as_drawn"):
@@ -399,7 +391,7 @@ def _scan_face(args: argparse.Namespace) -> int:
 def _which_way_up(result: PhotoScan) -> str:
     """The cubes the photos fit, numbered, each with the photos that would
     stand otherwise than read and the stickers that then differ."""
-    from vision.photos import NET_TOP, PHOTO_EDGES
+    from vision.photos import NET_TOP, PHOTO_EDGES  # lazy: loads OpenCV and numba
 
     count = len(result.alternatives) + 1
     lines = [f"the photos fit {count} cubes, depending on which way up they were taken:",
@@ -431,9 +423,9 @@ def _ask_which(count: int) -> int:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from vision.profile import TOO_CLOSE_DE, check_name
+    from vision.profile import TOO_CLOSE_DE, check_name  # lazy: out of --help's start-up
 
-    from ...app.calibrate import geometry_frame, save_geometry
+    from ...app.calibrate import geometry_frame, save_geometry  # lazy: out of --help's start-up
 
     if not args.geometry and args.profile is not None:
         check_name(args.profile)  # a name that cannot be saved is refused before anything is captured
@@ -445,15 +437,14 @@ def _calibrate(args: argparse.Namespace) -> int:
         check_output_file(args.output, "--output")
     if args.dir and not args.geometry:
         check_output_dir(args.dir, "--dir")
-    from ...app.calibrate import check_learns_colours
-    from ...rig.loading import load_config
+    from ...app.calibrate import check_learns_colours  # lazy: out of --help's start-up
 
     cfg = load_config(args.config)
     if not args.geometry:
         check_learns_colours(cfg.rig.kind)
     cameras, views, _ = load_setup(args, with_profile=False, cfg=cfg)
     if args.geometry:
-        from vision.geometry import click_geometry
+        from vision.geometry import click_geometry  # lazy: loads OpenCV
 
         by_name = {c.name: c for c in cameras}
         new_views = []
@@ -466,7 +457,7 @@ def _calibrate(args: argparse.Namespace) -> int:
             frame = geometry_frame(cameras, v, seed=args.seed) if simulated else None
             new_views.append(click_geometry(by_name[v.camera], v.name, "".join(f.face for f in v.faces),
                                             frame=frame))
-        from ...app.calibrate import put_views_in_use
+        from ...app.calibrate import put_views_in_use  # lazy: out of --help's start-up
 
         text = save_geometry(new_views, args.output)
         if args.output:
@@ -475,7 +466,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         # in use from the next scan on, as the panel's dragged corners are (stdout stays the TOML)
         print(put_views_in_use(cfg, new_views)[1], file=sys.stderr)
         return 0
-    from ...app.calibrate import calibrate_and_use
+    from ...app.calibrate import calibrate_and_use  # lazy: out of --help's start-up
 
     done = calibrate_and_use(cfg, args.profile, replace=args.replace, profile_dir=Path(args.dir) if args.dir
                              else None, seed=args.seed, debug_dir=args.save_debug)
