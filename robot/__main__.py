@@ -10,7 +10,7 @@ def run() -> None:
     "interrupted" line like Ctrl-C at any later moment, never a traceback."""
     sys.excepthook = sys.__excepthook__  # from here Ctrl-C is caught below (robot/__init__.py's hook)
     try:
-        from .cli.main import main
+        from .cli.main import main  # lazy: inside the try, so that Ctrl-C during the imports is caught
 
         code = main(command=True)
     except KeyboardInterrupt:

@@ -19,10 +19,19 @@ import numpy as np
 from solver import SOLVED
 from solver.facelets import FACES, position_name
 from vision.errors import VisionError
-from vision.profile import TOO_CLOSE_DE, build_profile, check_name, save_profile
+from vision.profile import (
+    TOO_CLOSE_DE,
+    ProfileError,
+    build_profile,
+    check_name,
+    find_profile,
+    save_profile,
+    user_profile_dir,
+)
 from vision.setup import FaceSpec, ViewSpec
 
 from ..rig.errors import UserError
+from ..rig.settings import save_settings
 from .kinds import KINDS
 
 if TYPE_CHECKING:
@@ -233,8 +242,6 @@ def default_profile_name(cfg: Config) -> str:
     """The name a calibration saves under when none is given: the profile the
     set-up uses now, when that is a plain name (a recalibration renews it),
     else ``default``. The terminal and the panel both ask here."""
-    from vision.profile import ProfileError, check_name
-
     if cfg.profile:
         try:
             return check_name(cfg.profile)
@@ -256,11 +263,6 @@ def calibrate_and_use(cfg: Config, name: str | None = None, *, replace: bool = F
     A profile of that name that this set-up does not use is not overwritten
     unless ``replace``: :class:`ProfileExists` says so before any camera
     opens."""
-    from vision.errors import VisionError
-    from vision.profile import check_name, user_profile_dir
-
-    from ..rig.settings import save_settings
-
     check_learns_colours(cfg.rig.kind)
     name = name or default_profile_name(cfg)
     try:
@@ -300,8 +302,6 @@ def calibrate_and_use(cfg: Config, name: str | None = None, *, replace: bool = F
 def _profile_file(profile: str | None) -> Path | None:
     """The file the set-up's profile is read from, or None (none set, not
     made yet, or a name no file can have)."""
-    from vision.errors import VisionError
-    from vision.profile import find_profile
 
     if not profile:
         return None
@@ -328,8 +328,6 @@ def put_views_in_use(cfg: Config, views: Sequence[ViewSpec], *, settings_dir: Pa
     command read; the file, and one line saying so, the same whether the
     corners were clicked at the terminal (`calibrate --geometry`) or dragged
     on the panel."""
-    from ..rig.settings import save_settings
-
     path = save_settings(cfg, views=list(views), directory=settings_dir)
     names = ", ".join(v.name for v in views) or "no view"
     return path, (f"the corners of {names} saved to {path} and put in use for {cfg.path} (an override "

@@ -631,7 +631,7 @@ def gpio_findings(m: Machine, config: Config) -> list[Finding]:
     factory gpiozero uses here, each pin the set-up gives the rig (and
     whether another process holds it), and whether this user may open the
     GPIO chip, with the exact fix when not."""
-    from ..gpio.board import PinsUnavailable, factory_name, pin_factory, pins_of  # gpiozero: when asked
+    from ..gpio.board import PinsUnavailable, factory_name, pin_factory, pins_of  # lazy: gpiozero, when asked
 
     out: list[Finding] = []
     try:

@@ -24,6 +24,7 @@ from .events import Face, Stopped
 from .record import RunRecord
 from .run import Run, keep_record
 from .stages import KindStages
+from .start import SixMotorStages
 from .terminal import TerminalFace
 
 if TYPE_CHECKING:
@@ -36,8 +37,6 @@ log = logging.getLogger(__name__)
 
 
 def _six_motors(engine: Engine) -> KindStages:
-    from .start import SixMotorStages
-
     return SixMotorStages(engine)
 
 

@@ -213,7 +213,7 @@ class MovesTheCube:
         return lines
 
     def start(self, cfg: Config, ask: StartAsk, out: Say, err: Say, progress: Say) -> None:
-        from .engines import Engine
+        from .engines import Engine  # lazy: out of --help's start-up
         from .mechanism_events import robot_moves_summary  # lazy: out of --help's start-up
         from .terminal import TerminalFace  # lazy: out of --help's start-up
 

@@ -162,7 +162,7 @@ def pace_of(port: str) -> float | None:
     waiting, None). None for a port that is no ``sim://`` URL."""
     if not port.startswith("sim://"):
         return None
-    from ..sim.protocol_sim import parse_sim_url  # the one door to the simulation (module docstring)
+    from ..sim.protocol_sim import parse_sim_url  # lazy: the one door to the simulation (module docstring)
 
     try:
         speed = parse_sim_url(port)[1].get("speed", "1")
