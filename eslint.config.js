@@ -8,7 +8,8 @@ import js from "@eslint/js";
 // globals too, and a typo or a forgotten declaration of one of them would
 // then pass no-undef silently. A new browser API is one word added here.
 const BROWSER = [
-  "clearInterval", "document", "EventSource", "fetch", "FormData", "performance",
+  "clearInterval", "CustomEvent", "document", "EventSource", "fetch", "FormData", "IntersectionObserver",
+  "MutationObserver", "performance",
   "requestAnimationFrame", "setInterval", "setTimeout", "window",
 ];
 

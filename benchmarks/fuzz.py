@@ -1,13 +1,16 @@
 """The suite's fuzzers at full size: every `cuberobot` command with
 hostile arguments, files and input (tests/test_cli_fuzz.py, issue 13's bar
-of at least 2000 examples: 2060), every HTTP endpoint of a real
+of at least 2000 examples: 2247), every HTTP endpoint of a real
 `cuberobot serve` (tests/test_web_hostile_fuzz.py, issue 21's bar of 5,000
-cases: 5,400), and `cuberobot scan` against camera programs that misbehave
-at random (tests/test_camera_fuzz.py, issue 46: 300 examples).
+cases: 5,400), `cuberobot scan` against camera programs that misbehave
+at random (tests/test_camera_fuzz.py, issue 46: 300 examples), and Ctrl-C
+twice at moments of `serve`'s start-up that its own output picks
+(tests/test_trust.py, issue 46's 24 cases: 48).
 
     .venv/bin/python benchmarks/fuzz.py              # the full size
     .venv/bin/python benchmarks/fuzz.py --scale 0.5  # half of it
     .venv/bin/python benchmarks/fuzz.py --only web
+    .venv/bin/python benchmarks/fuzz.py --only ctrl-c
 
 The suite runs a seeded tenth of each (CUBEROBOT_FUZZ_SCALE unset). This
 runs the same tests through pytest, one process, no parallel workers, with
@@ -29,7 +32,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = {"cli": "tests/test_cli_fuzz.py::test_every_command_survives_hostile_input",
-           "web": "tests/test_web_hostile_fuzz.py", "camera": "tests/test_camera_fuzz.py"}
+           "web": "tests/test_web_hostile_fuzz.py", "camera": "tests/test_camera_fuzz.py",
+           "ctrl-c": "tests/test_trust.py::"
+                     "test_ctrl_c_twice_while_serve_starts_is_one_line_and_leaves_nothing_running"}
 
 
 def main() -> int:
@@ -61,6 +66,10 @@ def main() -> int:
             told = (f"{found.group(1)} examples in {found.group(2)} s, peak memory {found.group(3)} MB"
                     if found else "(no count: see pytest)")
             print(f"camera fuzz: {told}; {summary}; {wall:.0f} s wall")
+        elif name == "ctrl-c":
+            said = re.search(r"ctrl-c twice: (.*)", out)
+            print(f"ctrl-c twice in serve's start-up: {said.group(1) if said else '(no count)'}; {summary}; "
+                  f"{wall:.0f} s wall")
         else:
             counts = re.search(r"fuzz: (\{.*\})", out)
             for line in re.findall(r"^\s*([\d.]+s call\s+\S+)", out, re.M):

@@ -50,6 +50,7 @@ it, much looser: a flipper floor of 63.0 robot moves.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -257,6 +258,16 @@ def _transitions(rig: _Rig, cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return np.concatenate(src), np.concatenate(dst), np.concatenate(add), len(index)
 
 
+@functools.lru_cache(maxsize=4)
+def _priced_transitions(mech: Mechanism, seconds: bool, unit: float,
+                        cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """:func:`_transitions` of the mechanism so priced, kept for the next
+    call: they do not depend on the limit, and they are most of the time
+    (seconds for a two-gripper), so a floor and its counts to another limit
+    (the tests ask both) count them once. Read only."""
+    return _transitions(_Rig(mech, seconds, unit), cap)
+
+
 def least_price_counts(
     mech: Mechanism, *, seconds: bool = False, unit: float = 1.0, cap: int = 1, limit: int = 160
 ) -> np.ndarray:
@@ -268,7 +279,7 @@ def least_price_counts(
     floor."""
     if not 0 <= cap <= MAX_CAP:
         raise ValueError(f"cap {cap} must be 0 to {MAX_CAP}")
-    src, dst, add, n = _transitions(_Rig(mech, seconds, unit), cap)
+    src, dst, add, n = _priced_transitions(mech, seconds, unit, cap)
     # at[c, v]: sequences that leave vector v for a price of c units
     at = np.zeros((limit, n))
     at[0, 0] = 1.0

@@ -366,12 +366,12 @@ def start_runs(n: int, kinds: tuple[str, ...] = KINDS, firmware: str | None = No
         with tempfile.TemporaryDirectory() as d:
             runs = [run_mechanism_start(cfg, seed=k, state_dir=d, firmware=firmware, out=lambda _line: None)
                     for k in range(1, n + 1)]
-        done = [r for r in runs if r.robot_moves]
+        done = [r for r in runs if r.turns]
         solved = sum(r.status == "solved" for r in runs)
         correct = sum(bool(r.scan_correct) for r in runs)
-        moves = statistics.fmean(r.robot_moves or 0 for r in done)
-        planned = statistics.fmean(r.planned_s or 0.0 for r in done)
-        scan_moves = statistics.fmean(r.scan_robot_moves for r in runs)
+        moves = statistics.fmean(r.turns or 0 for r in done)
+        planned = statistics.fmean(r.estimated_turning_s or 0.0 for r in done)
+        scan_moves = statistics.fmean(r.scan_moves or 0 for r in runs)
         confirmed = sum(bool(r.confirmed) for r in runs)
         rig = "firmware in simavr" if firmware else "virtual (sim://)"
         print(f"| {kind} | {rig} | {solved}/{n} | {confirmed}/{n} | {correct}/{n} | {moves:.1f} "

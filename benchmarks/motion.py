@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the simavr harness's tooling (simavr_rig, fwtools)
 
-from robot.app.start import run_start  # noqa: E402
+from robot.app.engines import run_start  # noqa: E402
 from robot.rig.config import Config  # noqa: E402
 from robot.rig.loading import load_config  # noqa: E402
 from robot.sim.protocol_sim import forget, rig_for_url, sim_url  # noqa: E402

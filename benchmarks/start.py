@@ -38,7 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from robot.app.start import ScanDoubtful, run_start  # noqa: E402
+from robot.app.engines import run_start  # noqa: E402
+from robot.app.start import ScanDoubtful  # noqa: E402
 from robot.rig.errors import RigError  # noqa: E402
 from robot.rig.loading import load_config  # noqa: E402
 from robot.sim.protocol_sim import forget, rig_for_url, sim_url  # noqa: E402

@@ -41,7 +41,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # synthetic photos (test-only)
 
-from photo_render import render_cube_photos, write_photo  # noqa: E402
+from photo_render import render_cube_photos, write_phone_photos, write_photo  # noqa: E402
 
 from solver import random_cube  # noqa: E402
 from vision.photos import PhotoError, read_photos  # noqa: E402
@@ -77,13 +77,7 @@ def accuracy(cubes: int, first: int, folder: Path, verbose: bool) -> dict[str, i
 
 
 def timing(rounds: int, folder: Path) -> tuple[list[float], list[float]]:
-    rng = np.random.default_rng(7)
-    truth = random_cube(7).to_facelets()
-    shots = render_cube_photos(truth, rng, size=(4000, 3000))
-    paths = {}
-    for face, shot in shots.items():
-        paths[face] = str(folder / f"big-{face}.jpg")
-        write_photo(shot.image, paths[face], rng)
+    paths = write_phone_photos(random_cube(7).to_facelets(), folder, np.random.default_rng(7))
     read_photos(paths)  # loads the classifier's compiled matcher once, as any first call does
     times, cpu = [], []
     for _ in range(rounds):

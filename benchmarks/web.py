@@ -140,7 +140,7 @@ class _Latch:
         else:  # the firmware in simavr: the host hears its ESTOP_LATCHED event
             from robot.rig import protocol as P
 
-            link = panel.standing.handle.link
+            link = panel.rig.standing.handle.link
             heard = link._handle
 
             def handle(seq: int, msg) -> None:  # type: ignore[no-untyped-def]
@@ -191,7 +191,7 @@ def _by_ctrl_c(client: Client, panel) -> float:
     KeyboardInterrupt is caught and link.estop() sent, as estop_on_interrupt does."""
     import signal
 
-    link = panel.standing.handle.link
+    link = panel.rig.standing.handle.link
     sent: list[float] = []
 
     def ctrl_c() -> None:

@@ -21,6 +21,9 @@ def _interrupted_while_starting(kind: type[BaseException], value: BaseException,
     among them, run before robot.__main__ can catch it): the one line it prints
     at any later moment, not a traceback. Anything else is reported as usual."""
     if issubclass(kind, KeyboardInterrupt):
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C in the exit: no second line
         print("cuberobot: interrupted", file=sys.stderr)
         return
     sys.__excepthook__(kind, value, tb)  # type: ignore[arg-type]

@@ -12,8 +12,11 @@ def run() -> None:
     try:
         from .cli.main import main
 
-        code = main()
+        code = main(command=True)
     except KeyboardInterrupt:
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # this line stays the only one (main.say_interrupted)
         print("cuberobot: interrupted", file=sys.stderr)
         code = EXIT_INTERRUPTED
     _exit(code)

@@ -23,6 +23,10 @@ from contextlib import contextmanager
 EVERY = 2.0
 """Seconds of silence after which the work under way is said again: well
 within the 5 s a person (or a service's watchdog) should wait for a sign."""
+STILL = " (still working: "
+"""What a repeat adds to the status it repeats (then the seconds and ``s)``):
+a reader that keeps fewer lines (a log: robot/cli/progress.py) tells a
+repeat from news by it."""
 FIRST = 1.5
 """Seconds a quiet status waits before it is said: a warm start's loading
 takes a fraction of that, and the silence before it (the program's own
@@ -63,7 +67,7 @@ class Ticker:
                 now = time.monotonic()
                 if self._status and now - self._last >= self._every:
                     self._last = now
-                    self._progress(f"{self._status} (still working: {now - self._since:.0f} s)")
+                    self._progress(f"{self._status}{STILL}{now - self._since:.0f} s)")
 
     def start(self) -> None:
         self._thread.start()

@@ -66,6 +66,10 @@ SLOW = {
     "test_web_browser_mechanisms", "test_camera_fuzz",
     # single tests of 4 s or more on a quiet machine
     "test_start::test_start_command_headless",
+    "test_gpio_rig::test_start_headless_solves_on_the_mock_pins",
+    "test_gpio_rig::test_a_run_killed_mid_job_resumes_as_state_unknown_and_moves_nothing",
+    "test_gpio_rig::test_the_panel_solves_on_the_mock_pins",
+    "test_gpio_soak",  # three `cuberobot` commands killed with SIGKILL mid-job, each resumed: 7 s
     "test_mechanism_start::test_several_runs_in_process",
     "test_web_mechanisms::test_a_two_gripper_run_stopped_on_the_panel_leaves_the_next_run_free_to_solve",
     "test_mechanism_link_faults",
@@ -75,7 +79,6 @@ SLOW = {
     "test_mechanism_link::test_the_firmware_s_pins_show_a_wrong_move_as_a_fault",
     "test_mechanism_jog::test_a_flipper_jog_on_the_firmware_in_simavr",
     "test_mechanism_scan_cli::test_scan_has_the_rig_show_the_camera_each_face",
-    "test_solver_tables::test_real_tables_cold_concurrent_then_corrupted",
     "test_solver_tables::test_prepare_reports_progress_of_a_build_and_nothing_after",
     "test_link_pty::test_solves_ride_out_noise_bursts_stalls_and_a_pulled_cable",
     "test_link_pty::test_a_power_cut_that_takes_the_journals_tail_never_turns_a_face_twice",
@@ -91,8 +94,14 @@ SLOW = {
     "test_start::test_start_against_the_real_firmware_in_simavr",
     "test_start::test_a_person_fixes_a_doubtful_scan_through_the_face",
     "test_start::test_an_invalid_fix_is_asked_again_and_a_rescan_captures_again",
+    "test_start::test_a_person_has_at_most_max_rescans_new_captures",
     "test_start::test_random_scrambles_end_solved",
     "test_vision_photos::test_scan_images_refuses_bad_photos_in_one_line",
+    "test_vision_photo_turns::test_rendered_symmetric_cubes_are_never_read_sure_and_wrong",
+    "test_vision_photo_turns::test_scan_images_is_in_doubt_and_lists_the_cubes",
+    "test_vision_photo_turns::test_photos_as_drawn_keeps_the_nets_orientation_when_asked",
+    "test_vision_photo_turns::test_a_person_at_the_terminal_says_which_cube",
+    "test_vision_photo_turns::test_scan_face_prints_the_nine_stickers_and_their_confidence",
     "test_vision_photos::test_six_photos_in_six_lights_read_right_and_sure",
     "test_vision_photos::test_scan_images_prints_the_classify_json",
     "test_vision_cli::test_a_missing_or_misnamed_profile_is_a_user_mistake",
@@ -127,6 +136,7 @@ SLOW = {
     "test_mechanism_estop::test_the_estop_command_latches_and_clears_a_flipper_or_two_gripper_rig",
     "test_mechanism_estop::test_the_stop_reaches_a_jog_latches_the_rig_and_clear_clears_it",
     "test_mechanism_jog::test_jog_waits_for_an_unfinished_job_to_be_resumed",
+    "test_mechanism_jog::test_the_readmes_servo_finding_step_works_on_cubotino",
     "test_mechanism_journal::test_power_cut_soak",
     "test_mechanism_link::test_a_bad_sim_view_and_a_six_motor_sim_view_are_one_line_errors",
     "test_mechanism_link::test_resume_in_a_new_process_takes_the_rig_s_word_and_otherwise_moves_nothing",
@@ -140,6 +150,7 @@ SLOW = {
     "test_typed_steps::test_start_turns_and_journals_the_plan_it_estimated",
     "test_web_jog::test_a_flipper_jogs_by_robot_moves_from_its_home",
     "test_web_jog::test_the_pages_cube_follows_a_jog_from_where_the_run_left_the_rig",
+    "test_web_jog::test_the_servo_finding_step_works_on_a_cubotino_in_the_jog_card",
     "test_web_mechanisms::test_a_doubtful_scan_is_put_to_the_person_on_the_page",
     "test_web_mechanisms::test_a_run_tells_its_face_every_robot_move_with_the_orientation",
     "test_web_mechanisms::test_a_stop_ends_the_run_between_two_moves_with_the_journal_whole",
@@ -147,6 +158,8 @@ SLOW = {
     "test_web_mechanisms::test_the_panel_stops_a_mechanism_run_between_robot_moves",
     "test_one_request::test_max_length_set_in_a_flippers_file_bounds_its_start_from_the_terminal",
     "test_one_request::test_max_length_bounds_a_mechanism_run_as_it_bounds_six_motors",
+    "test_one_request::test_every_kind_a_config_may_name_has_its_seam",
+    "test_resume",  # a sim-rig process and a job cut twice: 4 s each
     # a `serve` process against a crowd of 1,100 (or 40 out-of-files) slow clients in a process of its own
     "test_web_hostile_slow::test_the_estop_is_answered_within_100_ms_beside_1100_slow_clients_at_1024_files",
     "test_web_hostile_slow::test_out_of_files_is_one_line_a_second_and_the_estop_still_gets_in",
@@ -182,19 +195,18 @@ for one of these fixtures is marked slow too."""
 
 
 LONGEST = [
+    "test_first_run::test_the_first_run_shows_progress_until_the_first_solve_and_verbose_stays_under_200_lines",
     "test_wheel::test_a_wheel_installs_into_a_fresh_venv_and_runs_start_and_firmware_build",
-    "test_mechanism_link::test_flipper_runs_on_the_firmware_in_simavr",
-    "test_solver_tables::test_real_tables_cold_concurrent_then_corrupted",
-    "test_first_run::test_the_first_run_shows_progress_at_least_every_5_s_until_the_first_solve",
     "test_solver_tables::test_prepare_reports_progress_of_a_build_and_nothing_after",
-    "test_trust::test_ctrl_c_at_random_moments_then_a_cleared_stop_never_makes_resume_lie",
+    "test_web_browser_mechanisms::test_the_page_draws_the_cube_as_the_rig_holds_it",
+    "test_web_mechanisms::test_the_panel_runs_and_jogs_a_flipper_on_the_firmware",
+    "test_trust::test_two_dry_runs_on_one_folder_and_the_winner_killed_stays_resumable",
     "test_solver_tables::test_zeroed_pruning_tables_under_a_fresh_hash_are_rebuilt",
-    "test_mechanism_floor::test_the_counts_bound_the_positions_really_reached",
 ]
-"""The tests of a minute or more on a busy machine, longest first. In a
-parallel run each worker starts on one of them (see _spread_the_longest):
-in collection order they came last (test_wheel, test_trust) and one worker
-ran them alone while the others had finished."""
+"""The tests of 20 s or more in a quiet full run (2026-12-06), longest
+first. In a parallel run they are the first each worker takes (see
+_spread_the_longest): in collection order they came last (test_wheel,
+test_trust) and one worker ran them alone while the others had finished."""
 
 
 def pytest_collection_modifyitems(config, items):
@@ -244,15 +256,31 @@ _warmup: subprocess.Popen | None = None
 def _warm_up(config) -> None:
     """In a parallel run, the controller (not a worker) runs tests/warmup.py:
     the solver's tables and compiled searches before the workers start (a
-    few seconds, or about 30 on a fresh machine), the firmware in the
+    few seconds, or about 30 in a fresh checkout, where numba compiles
+    anew), the test modules' collection beside it, the firmware in the
     background beside the first tests."""
     global _warmup
     parallel = getattr(config.option, "numprocesses", None)
     if hasattr(config, "workerinput") or not parallel or config.option.collectonly:
         return
     script = str(Path(__file__).with_name("warmup.py"))
+    # Beside it, on the other core: the test modules collected once, which
+    # leaves pytest's rewritten modules in __pycache__ for the workers to
+    # load (rewriting them is most of a collection, 5 s of CPU in each of
+    # four workers otherwise); not where bytecode is not written.
+    collect = None
+    if not sys.dont_write_bytecode:
+        collect = subprocess.Popen([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist",
+                                    "-p", "no:cacheprovider", *config.args], stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=config.rootpath)
     subprocess.run([sys.executable, script, "solver"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                    timeout=600, check=False)
+    if collect is not None:
+        try:
+            collect.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            collect.kill()
+            collect.wait()
     _warmup = subprocess.Popen([sys.executable, script, "firmware"], stdin=subprocess.DEVNULL,
                                stdout=subprocess.DEVNULL)
 

@@ -31,6 +31,7 @@ be read: the photo is to be retaken).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -301,3 +302,15 @@ def render_cube_photos(facelets: str, rng: np.random.Generator, size: tuple[int,
         s = size or SIZES[int(rng.integers(len(SIZES)))]
         out[face] = render_face_photo(facelets[9 * k:9 * k + 9], s, rng)
     return out
+
+
+def write_phone_photos(facelets: str, folder: Path, rng: np.random.Generator,
+                       size: tuple[int, int] = (4000, 3000)) -> dict[str, str]:
+    """Six photos of the cube ``facelets`` written into ``folder`` as a
+    phone saves them (12 megapixels by default, JPEG): each face's path.
+    The benchmarks time reading these, the size a maker's phone gives."""
+    paths = {}
+    for face, shot in render_cube_photos(facelets, rng, size=size).items():
+        paths[face] = str(folder / f"big-{face}.jpg")
+        write_photo(shot.image, paths[face], rng)
+    return paths

@@ -9,12 +9,11 @@ complete when every state its stage can meet is claimed by exactly one rule.
 import itertools
 import json
 import random
-import subprocess
-import sys
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from incli import cuberobot
 
 from solver import SOLVED_CUBE, Cube, CubeError, format_moves, invert, parse_moves, random_cube
 from solver.cfop import SLOTS, solve_cfop
@@ -313,7 +312,8 @@ def test_a_known_last_layer_case_is_named():
 # -- the command line ------------------------------------------------------------
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "robot", *args], capture_output=True, text=True, timeout=120)
+    """`cuberobot ARGS` in this process (tests/incli.py)."""
+    return cuberobot(*args)
 
 
 def test_cli_cfop_json_gives_moves_length_and_named_stages():

@@ -1,10 +1,9 @@
 """The cube commands, run as a user runs them: a subprocess per call."""
 
 import json
-import subprocess
-import sys
 
 import pytest
+from incli import cuberobot
 
 from solver import SOLVED, SOLVED_CUBE, parse_facelets
 
@@ -12,8 +11,8 @@ BAD_TWIST = "UUUUUUUUFURRRRRRRRFFRFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
 
 
 def run(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "robot", *args], input=stdin,
-                          capture_output=True, text=True, timeout=60)
+    """`cuberobot ARGS` in this process (tests/incli.py)."""
+    return cuberobot(*args, stdin=stdin)
 
 
 def test_help_and_version():

@@ -213,6 +213,28 @@ def test_file_names_that_no_file_can_have_are_usage_mistakes(capsys):
     assert "--port" in refused(capsys, "estop", "--port", "/dev/tty\x1b[31m")
 
 
+def test_a_port_no_device_can_be_named_and_a_build_folder_that_is_a_file_are_one_line(tmp_path, capsys):
+    """Issue 46 P8: `doctor --port <300 characters>` and `firmware build
+    --out /dev/null` (or a regular file) were internal errors: "File name
+    too long" from deep in the doctor, "Not a directory" from the build."""
+    long = "a" * 300
+    for argv in (["doctor", "--port", long], ["doctor", "--port", f"/dev/{long}/x"],
+                 ["jog", "U", "--port", long], ["estop", "--port", long],
+                 ["firmware", "flash", "--port", long]):
+        err = refused(capsys, *argv)
+        assert "--port '" in err and "a name of 300 bytes between slashes" in err and "give a device" in err
+    assert "a path of 6000 bytes" in refused(capsys, "doctor", "--port", "é/" * 2000)
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    for out in ("/dev/null", str(a_file)):
+        for argv in (["build"], ["flash", "--port", "/dev/ttyACM0"]):
+            err = refused(capsys, "firmware", *argv, "--out", out)
+            assert err == f"cuberobot firmware: --out {out}: exists and is not a folder; give a folder\n", err
+    err = refused(capsys, "firmware", "build", "--out", str(a_file / "below"))
+    assert "cannot create the folder (Not a directory); give another one" in err
+    assert a_file.read_text() == "x"
+
+
 # ---------------------------------------------------------------- one line, always
 
 

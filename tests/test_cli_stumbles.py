@@ -8,12 +8,14 @@ import os
 import subprocess
 import sys
 
+from incli import cuberobot
+
 from solver import SOLVED
 
 
-def run(*args: str, stdin: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "robot", *args], input=stdin, capture_output=True,
-                          text=True, timeout=timeout)
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """`cuberobot ARGS` in this process (tests/incli.py)."""
+    return cuberobot(*args, stdin=stdin)
 
 
 def test_dry_run_with_a_bad_speed_is_a_user_mistake_that_names_the_option(tmp_path):

@@ -2,10 +2,10 @@
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from incli import cuberobot
 
 from robot.rig.config import PACKAGE_DIR, parse_config, rig_turn_costs
 from robot.rig.errors import UserError
@@ -118,9 +118,11 @@ def test_malformed_toml_and_missing_file(tmp_path):
         load_config(tmp_path / "nope.toml")
 
 
-def _cli(*args, **kw):
-    return subprocess.run([sys.executable, "-m", "robot", *args], capture_output=True, text=True,
-                          timeout=60, **kw)
+def _cli(*args, input=None, cwd=None, env=None):
+    """`cuberobot ARGS` in this process (tests/incli.py); ``env`` the whole
+    environment, as a subprocess would have it."""
+    changes = None if env is None else {**{k: None for k in os.environ if k not in env}, **env}
+    return cuberobot(*args, stdin=input, cwd=cwd, env=changes)
 
 
 def test_config_check_cli(tmp_path):
@@ -215,7 +217,8 @@ def test_config_check_names_a_broken_profile_the_panel_saved_as_the_panels(tmp_p
     finally:
         saved.unlink()
     assert r.returncode == 2, r.stdout
-    assert f"{setup}: the colour profile the panel saved for it in {saved}: " in r.stderr, r.stderr
+    assert f"{setup}: the colour profile the panel or `cuberobot calibrate` saved for it in {saved}: " \
+        in r.stderr, r.stderr
     assert len(r.stderr.splitlines()) == 1
 
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from incli import cuberobot
 
 import robot.app.doctor as doctor
 from robot.app.doctor import Machine, diagnose, probe_v4l2
@@ -232,13 +233,22 @@ def test_the_firmware_handshake_on_a_pty_rig(tmp_path, stand_ins):
         assert "cuberobot firmware" in f.text and "(protocol 2) on the virtual rig" in f.text
         assert f.text.endswith("the handshake passes")
         # and through the command, as JSON
-        p = subprocess.run([sys.executable, "-m", "robot", "doctor", "--root", str(tmp_path / "empty"),
-                            "--port", rig.port, "--json"], capture_output=True, text=True, cwd=ROOT,
-                           timeout=60)
+        p = cuberobot("doctor", "--root", str(tmp_path / "empty"), "--port", rig.port, "--json", cwd=ROOT)
         got = json.loads(p.stdout)
         (rigline,) = [f for f in got["findings"] if f["kind"] == "rig"]
         assert rigline["level"] == "ok" and rigline["data"]["protocol"] == 2
-        assert p.returncode == 1  # no camera here
+        # no camera here, and none needed: with no --config the default set-up's cameras are simulated
+        assert p.returncode == 0, p.stdout
+
+
+def test_doctor_with_no_config_checks_the_default_set_up_and_passes_on_a_bare_machine(tmp_path):
+    """The first thing a person runs after the quick start (issue 48): no
+    webcam and no board here, and the default set-up needs neither."""
+    p = cuberobot("doctor", "--root", str(tmp_path / "empty"), "--no-handshake", cwd=ROOT)
+    assert p.returncode == 0 and p.stderr == "", (p.stdout, p.stderr)
+    last = p.stdout.strip().splitlines()[-1]
+    assert last.startswith("doctor: no problems with the default set-up (") and "--config FILE" in last, last
+    assert "the set-up's cameras need none" in p.stdout
 
 
 @pytest.mark.parametrize("kind", ["flipper", "two-gripper"])
@@ -246,9 +256,8 @@ def test_the_handshake_on_a_flipper_or_two_gripper_rig(tmp_path, stand_ins, kind
     """The check a maker runs first on a new rig: it used to refuse these kinds' set-ups."""
     example = ROOT / "config" / "examples" / f"{kind}.toml"
     with SimRigProcess("--config", str(example), "--speed", "max") as rig:
-        p = subprocess.run([sys.executable, "-m", "robot", "doctor", "--root", str(tmp_path / "empty"),
-                            "--config", str(example), "--port", rig.port, "--json"], capture_output=True,
-                           text=True, cwd=ROOT, timeout=60)
+        p = cuberobot("doctor", "--root", str(tmp_path / "empty"), "--config", str(example),
+                      "--port", rig.port, "--json", cwd=ROOT)
         (rigline,) = [f for f in json.loads(p.stdout)["findings"] if f["kind"] == "rig"]
         assert rigline["level"] == "ok" and rigline["subject"] == rig.port, rigline
         assert rigline["text"].endswith("the handshake passes")
@@ -260,11 +269,9 @@ def test_the_handshake_on_a_flipper_or_two_gripper_rig(tmp_path, stand_ins, kind
         assert f"--port {rig.port} uses that instead" in port["text"], port
         assert p.returncode == 0, p.stdout
         # A latched rig answers the handshake but moves nothing: doctor says so, with the clear that works.
-        subprocess.run([sys.executable, "-m", "robot", "estop", "--port", rig.port], check=True, cwd=ROOT,
-                       capture_output=True, timeout=60)
-        p = subprocess.run([sys.executable, "-m", "robot", "doctor", "--root", str(tmp_path / "empty"),
-                            "--config", str(example), "--port", rig.port], capture_output=True, text=True,
-                           cwd=ROOT, timeout=60)
+        assert cuberobot("estop", "--port", rig.port, cwd=ROOT).returncode == 0
+        p = cuberobot("doctor", "--root", str(tmp_path / "empty"), "--config", str(example),
+                      "--port", rig.port, cwd=ROOT)
         assert p.returncode == 1 and "its emergency stop is latched" in p.stdout, p.stdout
         assert f"`cuberobot estop --clear --port {rig.port}`" in p.stdout
 
@@ -278,6 +285,21 @@ def test_no_rig_on_a_port_is_one_line(tmp_path, stand_ins):
         os.close(a)
         os.close(b)
     assert f.level == "problem" and "no answer from a rig" in f.text and "\n" not in f.text
+
+
+def test_a_simulated_port_is_said_and_a_name_no_file_can_have_is_not_there(tmp_path, stand_ins):
+    """A --port of sim:// has no board to ask (it was a handshake with the
+    default set-up's empty motors, a KeyError, or "protocol 'sim' not
+    known"); a config port longer than any file's name is not there, not a
+    "File name too long" internal error (issue 46)."""
+    root = fake_tree(tmp_path / "root")
+    report = diagnose(machine(root), None, ports=["sim://"], handshakes=True)
+    (said,) = [f for f in report.findings if f.subject == "sim://"]
+    assert said.level == "info" and "no board to ask" in said.text
+    cfg = parse_config(f'[rig]\nport = "/dev/{"a" * 300}"\n', Path("rig.toml"))
+    report = diagnose(machine(root), cfg, handshakes=True)
+    (port,) = [f for f in report.findings if f.subject == "rig port"]
+    assert port.level == "problem" and "is not here" in port.text
 
 
 def test_the_set_ups_colour_profile_is_said_not_made_yet_here_or_broken(tmp_path, stand_ins):
@@ -378,13 +400,25 @@ def test_more_ports_than_max_ports_is_one_line_before_any_handshake(tmp_path):
     from robot.cli.commands.doctor import MAX_PORTS
 
     ports = [a for i in range(MAX_PORTS + 1) for a in ("--port", str(tmp_path / f"tty{i}"))]
-    p = subprocess.run([sys.executable, "-m", "robot", "doctor", "--root", str(tmp_path / "empty"), *ports],
-                       capture_output=True, text=True, cwd=ROOT, timeout=60)
+    p = cuberobot("doctor", "--root", str(tmp_path / "empty"), *ports, cwd=ROOT)
     assert p.returncode == 2 and p.stdout == "", (p.returncode, p.stdout)
     said = p.stderr.strip()
     assert said == (f"cuberobot doctor: --port is given {MAX_PORTS + 1} times; at most {MAX_PORTS} (each is "
                     "a handshake of up to a few seconds): give the ports to try, or none to try every one "
                     "that looks like an Arduino"), said
-    p = subprocess.run([sys.executable, "-m", "robot", "doctor", "--root", str(tmp_path / "empty"),
-                        *ports[:2 * MAX_PORTS]], capture_output=True, text=True, cwd=ROOT, timeout=60)
-    assert p.returncode == 1 and "doctor: 1 problem" in p.stdout and p.stderr == "", (p.stdout, p.stderr)
+    p = cuberobot("doctor", "--root", str(tmp_path / "empty"), *ports[:2 * MAX_PORTS], cwd=ROOT)
+    # taken: each port is looked at (none is there) and the report follows
+    assert p.returncode == 1 and f"doctor: {MAX_PORTS} problems with the default set-up" in p.stdout, p.stdout
+    assert p.stdout.count(": nothing is at this port") == MAX_PORTS, p.stdout
+    assert p.stderr == "", p.stderr
+
+
+def test_a_port_given_that_is_not_there_is_a_problem_named_by_its_path(tmp_path):
+    """`doctor --port /dev/ttyACM9` with no board there: said, not skipped
+    (the config line promises the port's handshake below it)."""
+    missing = "/dev/ttyACM-not-plugged-in"
+    p = cuberobot("doctor", "--root", str(tmp_path / "empty"), "--port", missing, cwd=ROOT)
+    assert p.returncode == 1, (p.stdout, p.stderr)
+    (line,) = [ln for ln in p.stdout.splitlines() if ln.startswith("rig")]
+    assert f"PROBLEM {missing}: nothing is at this port" in line, line
+    assert "doctor: 1 problem with the default set-up" in p.stdout

@@ -147,8 +147,8 @@ def test_the_final_state_is_said_only_when_the_virtual_rigs_own_cube_agrees(kind
     angles this close; the check stands behind it."""
     from dataclasses import replace
 
+    from robot.app.dryrun_robot_moves import dry_run_mechanism, mechanism_plan
     from robot.app.events import Face
-    from robot.app.mechanism_dryrun import dry_run_mechanism, mechanism_plan
     from robot.app.mechanism_events import MechanismEvents
     from robot.rig.errors import RigError
     from robot.sim.mechanisms import TOLERANCE_DEG

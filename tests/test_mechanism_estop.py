@@ -5,6 +5,7 @@ stops, not only the run between two robot moves; a rig that outlives a run
 (a serial port; here a sim-rig in its own process over a pty) keeps the
 latch, the page is told, and Clear clears it on the rig."""
 
+import json
 import subprocess
 import sys
 import threading
@@ -14,8 +15,8 @@ from pathlib import Path
 import pytest
 from webserver import Client, panel_server
 
+from robot.app.engines import Engine
 from robot.app.events import Face
-from robot.app.mechanism_start import MechanismEngine
 from robot.rig.link import Link
 from robot.rig.loading import load_config
 from robot.sim.pty_rig import SimRigProcess
@@ -57,7 +58,8 @@ def test_the_stop_reaches_a_jog_latches_the_rig_and_clear_clears_it(tmp_path):
             if "the flipper rig the jog moves" not in body.get("message", ""):
                 thread.join(timeout=30)
             assert status == 200 and body["sent"] and "the flipper rig the jog moves" in body["message"], \
-                (body["message"], answer.get("jog", (None, None))[1], said, sim.held())
+                json.dumps([body["message"], answer.get("jog", (None, None))[1], said, sim.held(),
+                            sim.counts()])
             thread.join(timeout=30)
             assert not thread.is_alive(), "the jog did not end on the emergency stop"
         finally:
@@ -96,7 +98,7 @@ def test_a_runs_emergency_stop_goes_onto_its_line():
         def emit(self, event):
             events.append(event)
 
-    engine = MechanismEngine(cfg, Seen(), port="sim://?speed=1", seed=4)
+    engine = Engine(cfg, Seen(), port="sim://?speed=1", seed=4)
     errors = []
     thread = threading.Thread(target=lambda: errors.append(_ended(engine)))
     thread.start()
@@ -109,7 +111,7 @@ def test_a_runs_emergency_stop_goes_onto_its_line():
     assert not thread.is_alive()
     finished = [e for e in events if e.kind == "finished"]
     assert len(finished) == 1 and finished[0].state == "stopped" and finished[0].data["estop"], finished
-    assert engine.events.rig_latched is True  # the rig's own word
+    assert engine.current.rig_latched is True  # the rig's own word
     assert engine.record is not None and engine.record.estop
 
 
@@ -188,7 +190,7 @@ def test_a_stop_pressed_before_the_line_opens_moves_nothing(tmp_path):
     url = sim_url(f"early-stop-{time.monotonic_ns()}")
     rig = rig_for_url(url)  # held here, to count what it did
     events = MechanismEvents(Quiet())
-    assert events.estop() is False  # no line yet: nothing sent
+    assert events.run.estop() is False  # no line yet: nothing sent
     try:
         with pytest.raises(Stopped) as got:
             run_mechanism_start(load_config(FLIPPER), port=url, seed=3, state_dir=tmp_path, events=events,
@@ -206,7 +208,6 @@ def test_a_stop_pressed_while_a_jogs_line_opens_makes_the_jog_move_nothing(tmp_p
     from robot.rig.mechanisms import mechanism_for
     from robot.rig.mechanisms.jog import check_any_jog
     from robot.sim.protocol_sim import forget, rig_for_url, sim_url
-    from robot.web import jogging
 
     cfg = load_config(FLIPPER)
     url = sim_url(f"jog-stop-{time.monotonic_ns()}")
@@ -218,7 +219,8 @@ def test_a_stop_pressed_while_a_jogs_line_opens_makes_the_jog_move_nothing(tmp_p
                 status, body, _ = Client(base).post("/api/estop")
                 assert status == 200 and not body["sent"] and "the jog makes no move" in body["message"], body
                 with pytest.raises(RigError, match="nothing moved"):
-                    jogging._mechanism(panel, check_any_jog(cfg, mech, "flip, flip"), False)
+                    panel.rig.jog(check_any_jog(cfg, mech, "flip, flip"), False, panel.jogged,
+                                  after_dry_run=False)
             assert rig.record == []  # not even homed
     finally:
         forget(url)
@@ -260,7 +262,7 @@ def test_a_closing_lines_older_word_does_not_undo_a_stop_sent_since(tmp_path):
         listening = time.monotonic()  # a run's line begins to listen for the rig's last word
         status, body, _ = Client(base).post("/api/estop")  # the idle stop, sent meanwhile
         assert status == 200 and body["sent"], body
-        panel.mechanism_latch(False, heard_at=listening)  # the older word, told as the line closes
+        panel.rig.note_latch(False, heard_at=listening)  # the older word, told as the line closes
         assert Client(base).get("/api/status")[1]["rig"]["estop_latched"] is True
-        panel.mechanism_latch(False, heard_at=time.monotonic())  # a newer word is taken
+        panel.rig.note_latch(False, heard_at=time.monotonic())  # a newer word is taken
         assert Client(base).get("/api/status")[1]["rig"]["estop_latched"] is False

@@ -16,12 +16,21 @@ from mechanism_kinds import as_held
 
 from robot.rig.errors import UserError
 from robot.rig.loading import load_config
-from robot.rig.mechanisms import Action, HeldCube, apply_to_cube, mechanism_for
+from robot.rig.mechanisms import Action, HeldCube, apply_to_cube, mechanism_for, plan
+from robot.rig.mechanisms.commands import Commands
 from robot.rig.mechanisms.flipper import D_SLOT, L_SLOT
-from robot.rig.mechanisms.jog import EXAMPLES, MAX_JOG_MOVES, ServoJog, check_any_jog, check_jog
+from robot.rig.mechanisms.jog import (
+    AT_NAMED_DEG,
+    EXAMPLES,
+    MAX_JOG_MOVES,
+    ServoJog,
+    check_any_jog,
+    check_jog,
+)
 from robot.rig.mechanisms.journal import MechanismJournal
+from robot.sim.mechanisms import Fault, virtual_mechanism
 from robot.sim.pty_rig import SimRigProcess
-from solver import random_cube
+from solver import SOLVED, random_cube
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = ("flipper", "two-gripper")
@@ -219,20 +228,80 @@ def test_the_example_in_messages_is_a_jog_the_rig_makes(kind):
     assert check_jog(MECHS[kind], EXAMPLES[CONFIGS[kind].rig.kind]).actions
 
 
-@given(kind=st.sampled_from(KINDS), picks=st.lists(st.tuples(st.integers(0, 9), st.floats(0, 180)),
-                                                    min_size=1, max_size=5))
-def test_servo_angles_are_checked_and_turned_into_the_pulses_that_hold_them(kind, picks):
+@given(kind=st.sampled_from(KINDS + ("cubotino",)), pick=st.integers(0, 9), deg=st.floats(0, 180))
+def test_any_servo_angle_in_its_range_is_a_jog_turned_into_the_pulse_that_holds_it(kind, pick, deg):
+    """One servo from home goes to any angle in its range (a real servo
+    goes there), a named one or not; the jog says which it left between
+    its named angles."""
     cfg = CONFIGS[kind]
     names = list(cfg.servos)
-    wanted = [(names[i % len(names)], round(deg, 1)) for i, deg in picks]
-    text = ", ".join(f"servo {n.upper()} {d:g}" for n, d in wanted)  # names in any case
-    jog = check_any_jog(cfg, MECHS[kind], text)
+    name, deg = names[pick % len(names)], round(deg, 1)
+    jog = check_any_jog(cfg, MECHS[kind], f"servo {name.upper()} {deg:g}")  # names in any case
     assert isinstance(jog, ServoJog)
-    assert [(a.servo, a.deg) for a in jog.angles] == wanted
-    for a in jog.angles:
-        sc = cfg.servos[a.servo]
-        assert sc.min_us <= a.pulse_us <= sc.max_us
-        assert abs((a.pulse_us - sc.min_us) / (sc.max_us - sc.min_us) * sc.range_deg - a.deg) < 0.1
+    assert [(a.servo, a.deg) for a in jog.angles] == [(name, deg)]
+    (a,) = jog.angles
+    sc = cfg.servos[a.servo]
+    assert sc.min_us <= a.pulse_us <= sc.max_us
+    assert abs((a.pulse_us - sc.min_us) / (sc.max_us - sc.min_us) * sc.range_deg - a.deg) < 0.1
+    at = [v + 90 * q for _, v in sc.angles for q in (range(-2, 3) if name == "turntable" else (0,))]
+    named = any(abs(deg - v) <= AT_NAMED_DEG + 0.1 for v in at)
+    assert named or any(left.startswith(f"{name} at ") for left in jog.left), jog.left
+
+
+def _servo_walk(kind: str, picks: list[tuple[int, int]]) -> list[tuple[str, float]]:
+    """Servo angles picked among each servo's named angles, a few degrees off them and anywhere in
+    its range: the walks a maker's tries make."""
+    cfg = CONFIGS[kind]
+    names = list(cfg.servos)
+    walk = []
+    for i, j in picks:
+        name = names[i % len(names)]
+        sc = cfg.servos[name]
+        named = [v for _, v in sc.angles] + ([v + 90 for _, v in sc.angles] if name == "turntable" else [])
+        around = [v + d for v in named for d in (0, 0, 0, 1, -1, 3, -3, 45, -45)]
+        deg = around[j % len(around)] if j < 800 else (j - 800) * sc.range_deg / 199
+        walk.append((name, round(min(sc.range_deg, max(0.0, deg)), 1)))
+    return walk
+
+
+@settings(max_examples=150)
+@given(kind=st.sampled_from(KINDS + ("cubotino",)),
+       picks=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 999)), min_size=1, max_size=8))
+def test_servo_angles_the_jog_allows_never_jam_the_virtual_rig_and_homing_brings_it_back(kind, picks):
+    """The jog's rules and the virtual rig's physics are written apart: a
+    walk of servo angles the jog allows, made after homing, never jams the
+    virtual rig, which the next job's homing then brings back square, ready
+    for a plan. One the jog refuses jams it, or leaves a cube that homing
+    cannot square."""
+    cfg = CONFIGS[kind]
+    walk = _servo_walk(kind, picks)
+    text = ", ".join(f"servo {n} {d:g}" for n, d in walk)
+    rig = virtual_mechanism(cfg, SOLVED)
+    commands = Commands(cfg)
+    for msg in commands.home():
+        rig.execute(msg)
+    try:
+        check_any_jog(cfg, MECHS[kind], text)
+    except UserError as e:
+        assert "nothing was moved" in str(e) and "\n" not in str(e), str(e)
+        try:
+            for name, deg in walk:
+                rig.execute(commands.angle(name, deg))
+            for msg in commands.home():
+                rig.execute(msg)
+        except Fault:
+            return
+        assert "bottom layer" in str(e) and not rig.square(), (str(e), rig.skew, rig.twist)
+        return
+    for name, deg in walk:
+        rig.execute(commands.angle(name, deg))
+        assert abs(rig.angle[name] - deg) < 0.1
+    for msg in commands.home():
+        rig.execute(msg)
+    assert rig.fault is None and (kind == "two-gripper" or rig.square())
+    for action in plan("R U F'", MECHS[kind]).actions:  # the cube as it is now, solved by a plan
+        rig.do(action)
+    assert rig.fault is None
 
 
 @pytest.mark.parametrize("kind, text, says", [
@@ -280,6 +349,37 @@ def test_jog_sets_servo_angles_for_tuning_on_a_sim_rig(kind, angles, tmp_path):
             assert abs(counts["angles"][name] - deg) <= 0.1, counts
             pulse = CONFIGS[kind].servos[name].pulse_us(deg)
             assert f"servo {name} {deg:g}: held at {deg:g} degrees ({pulse} us)" in r.stdout, r.stdout
+
+
+def test_the_readmes_servo_finding_step_works_on_cubotino(tmp_path):
+    """`cuberobot jog "servo cover 95"` on config/examples/cubotino.toml, the
+    README's step (issues 46 and 48): on the command's own virtual rig
+    (sim://), and on a sim-rig in its own process, where the parts stay
+    where the jog left them: the next jog homes them from there and makes
+    its robot moves; angles that would jam are one line, nothing moved."""
+    r = subprocess.run([sys.executable, "-m", "robot", "jog", "servo cover 95", "--config",
+                        str(_config("cubotino")), "--state-dir", str(tmp_path / "own")],
+                       capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 0 and r.stderr == "", (r.stdout, r.stderr)
+    assert "servo cover 95: held at 95 degrees (1556 us)" in r.stdout
+    assert "between named angles now: cover at 95 degrees (open 70, closed 110, flip 0)" in r.stdout, r.stdout
+    with SimRigProcess("--config", str(_config("cubotino")), "--speed", "max") as sim:
+        r = _jog("cubotino", "servo cover 95", port=sim.port, state_dir=tmp_path)
+        assert r.returncode == 0 and sim.counts()["angles"]["cover"] == 95.0, (r.stdout, r.stderr)
+        r = _jog("cubotino", "servo cover 110, servo turntable 45", port=sim.port, state_dir=tmp_path)
+        assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1, (r.stdout, r.stderr)
+        assert "bottom layer turned 45 degrees" in r.stderr and "nothing was moved" in r.stderr, r.stderr
+        r = _jog("cubotino", "servo cover 95, servo turntable 45", port=sim.port, state_dir=tmp_path)
+        assert r.returncode == 2 and "half way between open (70 degrees) and closed (110 degrees)" in r.stderr
+        counts = sim.counts()
+        assert counts["angles"]["cover"] == 95.0 and counts["fault"] is None, counts  # nothing moved
+        r = _jog("cubotino", "servo turntable 130", port=sim.port, state_dir=tmp_path)  # homed: cover open
+        assert r.returncode == 0 and "turntable at 130 degrees (home 90)" in r.stdout, (r.stdout, r.stderr)
+        assert sim.counts()["angles"] == {"turntable": 130.0, "cover": 70.0}
+        r = _jog("cubotino", "close cover, turn +1, flip close, turn -1", port=sim.port, state_dir=tmp_path)
+        counts = sim.counts()
+        assert r.returncode == 0 and counts["fault"] is None, (r.stdout, r.stderr, counts)
+        assert counts["layer_turns"] == [[3, 1], [3, -1]], counts
 
 
 def _jog(kind: str, *args: str, port: str, state_dir: Path) -> subprocess.CompletedProcess:

@@ -45,8 +45,8 @@ def test_start_command_headless_on_each_kind(kind, tmp_path):
 
 def test_a_run_that_fails_after_the_scan_keeps_a_record_of_how_far_it_got(tmp_path, monkeypatch):
     import robot.rig.mechanisms as ms  # where the engine's choice of plan (robot/app/solving.py) finds it
+    from robot.app.engines import Engine
     from robot.app.events import Face
-    from robot.app.mechanism_start import MechanismEngine
     from robot.rig.errors import RigError
 
     def broken(*_args, **_kwargs):
@@ -54,7 +54,7 @@ def test_a_run_that_fails_after_the_scan_keeps_a_record_of_how_far_it_got(tmp_pa
 
     monkeypatch.setattr(ms, "cheapest", broken)
     cfg = load_config(ROOT / "config" / "examples" / "flipper.toml")
-    engine = MechanismEngine(cfg, Face(), seed=3, state_dir=tmp_path, paced=False)
+    engine = Engine(cfg, Face(), seed=3, state_dir=tmp_path, paced=False)
     with pytest.raises(RigError):
         engine.run()
     [folder] = (tmp_path / "runs").iterdir()
@@ -70,7 +70,7 @@ def test_several_runs_in_process(kind, tmp_path):
     for seed in (10, 12):  # 12: glare hides stickers until the cube is scanned turned again
         run = run_mechanism_start(cfg, seed=seed, state_dir=tmp_path, out=lambda _line: None)
         assert run.status == "solved" and run.scan_correct and run.confirmed
-        assert run.robot_moves and run.robot_moves > run.length
+        assert run.turns and run.turns > run.length
 
 
 def test_a_real_port_with_a_simulated_camera_and_a_missing_firmware_are_refused_in_one_line(tmp_path):
@@ -109,7 +109,7 @@ def test_the_run_turns_the_searchs_plan_when_it_beats_every_candidate(kind, tmp_
     [(budget_s, workers, best_candidate, found)] = seen
     assert budget_s == 1.0 and workers == cfg.solver.workers  # [solver] workers: the search's threads too
     turned = min((best_candidate.seconds, best_candidate.moves), (found.seconds, found.moves))
-    assert (run.planned_s, run.robot_moves) == turned
+    assert (run.estimated_turning_s, run.turns) == turned
     assert (found.seconds, found.moves) <= (best_candidate.seconds, best_candidate.moves)
 
 
@@ -137,17 +137,17 @@ def _screen_lines(written: str) -> list[tuple[str, str]]:
 
 
 def test_the_terminals_progress_line_leaves_nothing_of_a_longer_line_before_it(tmp_path, capsys):
-    from robot.app.mechanism_start import MechanismEngine
+    from robot.app.engines import Engine
     from robot.app.terminal import TerminalFace
 
     face = TerminalFace(lambda _line: None, headless=True)
     face.tty = True  # as on a terminal: the line rewritten in place on stderr
     cfg = load_config(ROOT / "config" / "examples" / "flipper.toml")
     cfg = replace(cfg, solver=replace(cfg.solver, search_ms=0))  # the candidates' plan is enough here
-    run = MechanismEngine(cfg, face, seed=3, state_dir=tmp_path, paced=False).run()
+    run = Engine(cfg, face, seed=3, state_dir=tmp_path, paced=False).run()
     assert run.status == "solved"
     shown = _screen_lines(capsys.readouterr().err)
-    assert len(shown) == run.robot_moves
+    assert len(shown) == run.turns
     widths = [len(written) for written, _ in shown]
     assert any(b < a for a, b in zip(widths, widths[1:])), "no shorter line followed a longer one"
     assert all(screen == written for written, screen in shown)
@@ -158,8 +158,8 @@ def test_a_scans_robot_moves_are_told_with_the_cube_as_the_rig_holds_it(tmp_path
     schema as it is made): the orientations chain from the cube as put in to
     where the solution's plan starts, and the confirmation scan's from where
     the solution left it."""
+    from robot.app.engines import Engine
     from robot.app.events import Face
-    from robot.app.mechanism_start import MechanismEngine
 
     class Heard(Face):
         def __init__(self):
@@ -171,10 +171,10 @@ def test_a_scans_robot_moves_are_told_with_the_cube_as_the_rig_holds_it(tmp_path
     face = Heard()
     cfg = load_config(ROOT / "config" / "examples" / "two-gripper.toml")
     cfg = replace(cfg, solver=replace(cfg.solver, search_ms=0))
-    run = MechanismEngine(cfg, face, seed=3, state_dir=tmp_path, paced=False).run()
+    run = Engine(cfg, face, seed=3, state_dir=tmp_path, paced=False).run()
     assert run.status == "solved"
     moves = [e for e in face.events if e.kind == "scan-move"]
-    assert len(moves) == run.scan_robot_moves
+    assert len(moves) == run.scan_moves
     assert {e.data["purpose"] for e in moves} == {"scan", "confirmation scan"}
     assert all("move" not in e.data and e.state == "scanning" for e in moves)
     held = "URFDLB"
@@ -186,3 +186,30 @@ def test_a_scans_robot_moves_are_told_with_the_cube_as_the_rig_holds_it(tmp_path
                 assert e.data["orientation"] == held  # a regrip: the cube stays as it is held
             held = e.data["orientation"]
     assert any("rotation" in e.data for e in moves)
+
+
+@pytest.mark.parametrize("setup", ["rig", "examples/flipper", "examples/two-gripper"])
+def test_one_trust_rule_on_every_kind(setup, tmp_path):
+    """``[start] min_confidence`` is honoured on every kind (issue 45: one
+    rule, app/doubt.py's ``trusted``): with a bar no reading clears, the scan
+    is in doubt, and with nobody to ask (and no second look) the run ends
+    before any face turns."""
+    from robot.app.engines import Engine
+    from robot.app.events import Face
+    from vision.render import HARD_ORANGE, HARD_RED, Lighting
+
+    cfg = load_config(ROOT / "config" / f"{setup}.toml")
+    cfg = replace(cfg, start=replace(cfg.start, min_confidence=0.9999, look_again=False, recaptures=0))
+    # a warm lamp on a red and an orange close together: every sticker read right, and sure by the
+    # classifier's own rule, but a few short of the bar (their confidence 0.999)
+    dim = Lighting(kelvin=2700, intensity=0.6, noise=3.0, shades={"R": HARD_RED, "L": HARD_ORANGE})
+    engine = Engine(cfg, Face(), seed=3, state_dir=tmp_path, no_wait=True, paced=False,
+                    sim_lighting=lambda _capture: dim)
+    with pytest.raises(Exception) as caught:
+        record = engine.run()
+        assert record.status == "scan-doubtful", record.status  # a rig that ends it without raising
+        raise AssertionError("ended as it should")
+    record = engine.record
+    assert record.status == "scan-doubtful", (record.status, caught.value)
+    assert not record.moves and not (tmp_path / "journal.jsonl").exists()
+    assert not (tmp_path / "mechanism-journal.jsonl").exists()

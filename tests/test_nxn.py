@@ -196,11 +196,10 @@ def test_random_turns_never_repeat_an_axis_and_are_repeatable():
 
 
 def cli(*args, stdin=None):
-    import subprocess
-    import sys
+    """`cuberobot ARGS` in this process (tests/incli.py)."""
+    from incli import cuberobot
 
-    return subprocess.run([sys.executable, "-m", "robot", *args], input=stdin, capture_output=True, text=True,
-                          timeout=120)
+    return cuberobot(*args, stdin=stdin)
 
 
 def test_cli_scramble_apply_show_check_for_every_size():

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from webserver import Client, panel_server
 
+from robot.app.engines import Engine
 from robot.app.events import Face
-from robot.app.mechanism_start import MechanismEngine
 from robot.app.solving import SolveRequest, check_run, for_the_mechanism, planned_solution
 from robot.rig.errors import RigError, UserError
 from robot.rig.loading import load_config
@@ -144,7 +144,7 @@ def test_max_length_bounds_a_mechanism_run_as_it_bounds_six_motors(kind, tmp_pat
     before any robot move, naming the setting, as on six motors."""
     cfg = load_config(SETUPS[kind])
     bound = dataclasses.replace(cfg, solver=dataclasses.replace(cfg.solver, max_length=16, search_ms=300))
-    engine = MechanismEngine(bound, Face(), state_dir=tmp_path / "s", seed=21,
+    engine = Engine(bound, Face(), state_dir=tmp_path / "s", seed=21,
                              paced=False)
     try:
         run = engine.run()

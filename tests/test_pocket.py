@@ -195,11 +195,10 @@ def test_every_sticker_move_is_a_cubie_move():
 
 
 def cli(*args, stdin=None):
-    import subprocess
-    import sys
+    """`cuberobot ARGS` in this process (tests/incli.py)."""
+    from incli import cuberobot
 
-    return subprocess.run([sys.executable, "-m", "robot", *args], input=stdin, capture_output=True, text=True,
-                          timeout=120)
+    return cuberobot(*args, stdin=stdin)
 
 
 def test_cli_solves_a_2x2_by_length_or_size_in_htm_and_qtm(balls):

@@ -182,8 +182,9 @@ def test_geometry_by_clicking_face_corners(display, tmp_path):
     to_screen = _screen_to_image(display, 1280)  # one camera's picture per window
     views = load_config().views
     out = tmp_path / "geometry.toml"
+    env = {**display, "XDG_CONFIG_HOME": str(tmp_path / "config")}  # put in use: not for the session's tests
     proc = subprocess.Popen([sys.executable, "-m", "robot", "calibrate", "--geometry", "--output", str(out)],
-                            env=display, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     last = None
     try:
         for view in views:
@@ -203,6 +204,10 @@ def test_geometry_by_clicking_face_corners(display, tmp_path):
         print(proc.communicate()[0])  # what the command said, for the failure report
         raise
     assert proc.returncode == 0, stderr
+    # put in use as the panel's dragged corners are: the set-up's settings file, named
+    settings = next((tmp_path / "config").rglob("*.toml"))
+    assert f"saved to {settings} and put in use for " in stderr, stderr
+    assert tomllib.loads(settings.read_text())["view"] == tomllib.loads(out.read_text())["view"]
     written = tomllib.loads(out.read_text())["view"]
     assert [v["name"] for v in written] == [v.name for v in views]
     for got, view in zip(written, views):

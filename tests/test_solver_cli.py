@@ -1,8 +1,8 @@
 """`cuberobot solve`, run as a user runs it."""
 
 import json
-import subprocess
-import sys
+
+from incli import cuberobot
 
 from solver import SOLVED_CUBE, parse_facelets, random_cube
 
@@ -10,8 +10,8 @@ BAD_TWIST = "UUUUUUUUFURRRRRRRRFFRFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
 
 
 def run(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "robot", *args], input=stdin,
-                          capture_output=True, text=True, timeout=300)
+    """`cuberobot ARGS` in this process (tests/incli.py)."""
+    return cuberobot(*args, stdin=stdin)
 
 
 def test_solve_prints_moves():
@@ -120,7 +120,7 @@ def test_start_refuses_before_any_motor_turns(tmp_path):
 
     import pytest
 
-    from robot.app.start import run_start
+    from robot.app.engines import run_start
     from robot.rig.errors import RigError
     from robot.rig.journal import Journal
     from robot.rig.loading import load_config

@@ -135,28 +135,6 @@ def result(p):
     return json.loads(out)
 
 
-def test_real_tables_cold_concurrent_then_corrupted(tmp_path):
-    """The real tables: two processes on an empty cache, then damaged files."""
-    a, b = solve_in_subprocess(tmp_path, 1), solve_in_subprocess(tmp_path, 2)
-    for r in (result(a), result(b)):
-        assert r["ok"] and r["length"] <= 20
-    files = sorted(f.name for f in tmp_path.iterdir() if f.suffix == ".tbl")
-    assert files == ["moves.tbl", "phase1.tbl", "phase2.tbl"]
-    assert not [f for f in tmp_path.iterdir() if f.suffix == ".tmp"]
-
-    prune = tmp_path / "phase1.tbl"
-    raw = bytearray(prune.read_bytes())
-    raw[len(raw) // 2: len(raw) // 2 + 64] = bytes(64)  # zero a stretch of the phase-1 table
-    prune.write_bytes(bytes(raw))
-    moves = tmp_path / "moves.tbl"
-    moves.write_bytes(moves.read_bytes()[:1000])  # truncated
-    r = result(solve_in_subprocess(tmp_path, 3))
-    assert r["ok"] and r["length"] <= 20
-    from solver.tables import VERSION
-    assert read_tables(prune, VERSION) is not None and read_tables(moves, VERSION) is not None
-    assert random_cube(3) is not None
-
-
 def test_unusable_cache_directory_builds_in_memory(tmp_path, monkeypatch):
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("a file where the cache directory should be")
@@ -197,12 +175,29 @@ PRUNING_CRC = {"phase1": 0x6E50BDCB, "twist_slice": 0xCA20E26A, "flip_slice": 0x
 
 
 def test_prepare_reports_progress_of_a_build_and_nothing_after(tmp_path, monkeypatch):
-    """The real tables, built into an empty cache through the public API."""
+    """The real tables, built into an empty cache through the public API,
+    while a second process solves on that cache: it waits for them and
+    solves with them rather than build them again (the same with small
+    tables and three processes: test_two_processes_building_at_once_build_once).
+    Then damaged files: a truncated move table is built again."""
     monkeypatch.setenv("CUBEROBOT_CACHE", str(tmp_path))
     monkeypatch.setattr(tb, "_TABLES", None)
     monkeypatch.setattr(api, "_ready", False)
     heard = []
-    solver.prepare(heard.append)
+    other = []
+
+    def progress(line):
+        heard.append(line)
+        if not other and "phase-2" in line:  # the last file's build holds its lock: the others are written
+            other.append(solve_in_subprocess(tmp_path, 1))
+
+    solver.prepare(progress)
+    assert other, heard
+    r = result(other[0])
+    assert r["ok"] and r["length"] <= 20
+    assert sorted(f.name for f in tmp_path.iterdir() if f.suffix == ".tbl") == ["moves.tbl", "phase1.tbl",
+                                                                               "phase2.tbl"]
+    assert not [f for f in tmp_path.iterdir() if f.suffix == ".tmp"]
     assert heard, "a build said nothing"
     *steps, last = heard
     assert re.fullmatch(r"solver tables built in \d+ s", last)
@@ -232,6 +227,12 @@ def test_prepare_reports_progress_of_a_build_and_nothing_after(tmp_path, monkeyp
     assert again == []
     cube = random_cube(5)
     assert cube.apply(solver.solve(cube, max_length=20).moves).is_solved()
+
+    moves = tmp_path / "moves.tbl"
+    moves.write_bytes(moves.read_bytes()[:1000])  # truncated
+    r = result(solve_in_subprocess(tmp_path, 3))
+    assert r["ok"] and r["length"] <= 20
+    assert read_tables(moves, tb.VERSION) is not None
 
 
 def test_a_failing_probe_rebuilds_with_a_line_saying_why(tmp_path, monkeypatch):

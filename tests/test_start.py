@@ -13,14 +13,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from incli import cuberobot
 
-from robot.app.start import ScanDoubtful, run_start
+from robot.app.engines import run_start
+from robot.app.start import ScanDoubtful
 from robot.rig.journal import Journal
 from robot.rig.loading import load_config
 from robot.sim.protocol_sim import forget, rig_for_url, sim_url
 from solver import SOLVED, parse_facelets, random_cube
 from vision.render import Lighting
 
+ROOT = Path(__file__).resolve().parents[1]
 _n = 0
 
 
@@ -161,12 +164,9 @@ def test_start_command_headless(tmp_path):
 def test_start_command_user_errors(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text("[rig]\nprot = 'sim://'\n")
-    r = subprocess.run([sys.executable, "-m", "robot", "start", "--headless", "--config", str(bad)],
-                       capture_output=True, text=True, timeout=120)
+    r = cuberobot("start", "--headless", "--config", str(bad))
     assert r.returncode == 2 and "did you mean 'port'" in r.stderr and "Traceback" not in r.stderr
-    r = subprocess.run([sys.executable, "-m", "robot", "start", "--headless", "--port",
-                        "/dev/nonexistent-cube", "--state-dir", str(tmp_path)],
-                       capture_output=True, text=True, timeout=120)
+    r = cuberobot("start", "--headless", "--port", "/dev/nonexistent-cube", "--state-dir", str(tmp_path))
     assert r.returncode != 0 and "Traceback" not in r.stderr and "/dev/nonexistent-cube" in r.stderr
 
 
@@ -211,8 +211,7 @@ def test_missing_camera_is_reported_before_anything_moves(tmp_path):
     text = (Path(__file__).resolve().parents[1] / "config/rig.toml").read_text()
     cfg_file = tmp_path / "rig.toml"
     cfg_file.write_text(text.replace('source = "sim"', f'source = "{tmp_path}/no-camera.mp4"', 1))
-    r = subprocess.run([sys.executable, "-m", "robot", "start", "--headless", "--config", str(cfg_file),
-                        "--state-dir", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    r = cuberobot("start", "--headless", "--config", str(cfg_file), "--state-dir", str(tmp_path))
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert "camera 'upper'" in r.stderr and "no such file" in r.stderr
     assert "turn" not in r.stdout
@@ -249,7 +248,7 @@ class Recorder:
 
 
 def test_engine_tells_its_face_every_step_in_order(cfg, tmp_path):
-    from robot.app.start import Engine
+    from robot.app.engines import Engine
 
     url = fresh_url()
     face = Recorder()
@@ -275,9 +274,30 @@ def test_engine_tells_its_face_every_step_in_order(cfg, tmp_path):
     forget(url)
 
 
+@pytest.mark.parametrize("setup", ["rig.toml", "examples/flipper.toml"])
+def test_a_run_that_cannot_reach_its_rig_is_told_once_and_kept_on_every_kind(setup, tmp_path):
+    """The one engine's shell, whatever the kind: a run that fails before it
+    could start (no such port; a simulated camera on a real rig) is told to
+    its face as one ``finished`` failed event and kept as a run record
+    saying why (a six-motor run used to be neither)."""
+    from robot.app.engines import Engine
+    from robot.rig.errors import RigError, UserError
+
+    face = Recorder()
+    port = str(tmp_path / "no-such-port")
+    with pytest.raises((RigError, UserError)) as got:
+        Engine(load_config(ROOT / "config" / setup), face, port=port, state_dir=tmp_path, seed=1,
+               paced=False).run()
+    finished = [e for e in face.events if e.kind == "finished"]
+    assert [(e.state, e.data, e.text) for e in finished] == [("failed", {"status": "failed"}, str(got.value))]
+    [kept] = (tmp_path / "runs").glob("*/run.json")
+    record = json.loads(kept.read_text())
+    assert (record["status"], record["message"], record["seed"]) == ("failed", str(got.value), 1)
+
+
 def test_a_person_fixes_a_doubtful_scan_through_the_face(cfg, tmp_path):
+    from robot.app.engines import Engine
     from robot.app.events import Answer
-    from robot.app.start import Engine
 
     url = fresh_url()
     truth = {}
@@ -297,8 +317,8 @@ def test_a_person_fixes_a_doubtful_scan_through_the_face(cfg, tmp_path):
 
 
 def test_an_invalid_fix_is_asked_again_and_a_rescan_captures_again(cfg, tmp_path):
+    from robot.app.engines import Engine
     from robot.app.events import Answer
-    from robot.app.start import Engine
 
     url = fresh_url()
     face = Recorder([lambda d: Answer("accept", "U" * 54), lambda d: Answer("rescan"),
@@ -313,12 +333,35 @@ def test_an_invalid_fix_is_asked_again_and_a_rescan_captures_again(cfg, tmp_path
     forget(url)
 
 
+def test_a_person_has_at_most_max_rescans_new_captures(cfg, tmp_path, monkeypatch):
+    """The one doubt path (app/doubt.ask_a_person, both kinds'): a person who
+    keeps asking for a new capture gets MAX_RESCANS of them, each checked,
+    then the run ends in doubt with no motor moved (the six-motor loop used
+    to make one capture more and never look at it)."""
+    import robot.app.doubt
+    from robot.app.engines import Engine
+    from robot.app.events import Answer
+
+    MAX_RESCANS = 2  # noqa: N806 - sized down from 20: a capture a second is slow enough
+    monkeypatch.setattr(robot.app.doubt, "MAX_RESCANS", MAX_RESCANS)
+    url = fresh_url()
+    face = Recorder([lambda d: Answer("rescan")] * (MAX_RESCANS + 1))
+    cfg = replace(cfg, start=replace(cfg.start, look_again=0, recaptures=0))  # straight to the person
+    with pytest.raises(ScanDoubtful, match=f"still doubtful after {MAX_RESCANS} new captures"):
+        Engine(cfg, face, port=url, state_dir=tmp_path, seed=22, sim_lighting=_glare_on(10**6)).run()
+    assert face.kinds().count("scanning") == 1 + MAX_RESCANS
+    assert face.kinds().count("scan") == 1 + MAX_RESCANS  # every new capture was read
+    assert len(face.asked) == MAX_RESCANS + 1 and not face.answers
+    assert rig_for_url(url).record == []
+    forget(url)
+
+
 @pytest.mark.parametrize("emergency", [False, True], ids=["stop", "estop"])
 def test_stop_and_emergency_stop_mid_solve(cfg, tmp_path, emergency):
     import threading
 
+    from robot.app.engines import Engine
     from robot.app.events import Stopped
-    from robot.app.start import Engine
 
     url = fresh_url()
     url = url.replace("speed=max", "speed=4")

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from robot.app.start import Engine
+from robot.app.engines import Engine
 from robot.rig.errors import UserError
 from robot.rig.loading import load_config
 from robot.sim.protocol_sim import forget, rig_for_url, sim_url

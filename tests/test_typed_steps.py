@@ -12,8 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from robot.app.dryrun import dry_run
-from robot.app.start import cfop_solution, run_start
+from robot.app.dryrun_six_motors import dry_run
+from robot.app.engines import run_start
+from robot.app.start import cfop_solution
 from robot.rig import job, motion
 from robot.rig.journal import Journal, JournalDamaged
 from robot.rig.link import Link, LinkLost

@@ -4,6 +4,8 @@ every move in every state, and every plan must solve the cube on them."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from mechanism_kinds import RIGS, rig_config
 
@@ -89,12 +91,9 @@ def test_a_fault_stops_the_flipper_for_good():
     assert not rig.is_solved()
 
 
-def test_the_turntable_between_quarters_and_past_its_range_are_faults():
+def test_a_servo_goes_to_any_angle_in_its_range_and_past_it_is_a_fault():
     config = cfg("flipper")
     tt = config.servos["turntable"]
-    rig = virtual_mechanism(config, SOLVED)
-    with pytest.raises(Fault, match="between quarter turns"):
-        rig.execute(ServoCommand(1, 0, tt.pulse_us(130), 100))
     rig = virtual_mechanism(config, SOLVED)
     with pytest.raises(Fault, match="outside"):
         rig.execute(ServoCommand(1, 0, tt.max_us + 10, 100))
@@ -102,6 +101,62 @@ def test_the_turntable_between_quarters_and_past_its_range_are_faults():
     rig.execute(ConfigServo(0, 1000, 2000))  # tighter limits: a quarter either way no longer fits
     with pytest.raises(Fault, match="outside"):
         rig.do(Action("spin", "", 1))
+    for kind, servo, deg in (("flipper", "turntable", 130), ("flipper", "cover", 80),
+                             ("flipper", "flipper", 45), ("cubotino", "cover", 95), ("cubotino", "cover", 40),
+                             ("cubotino", "turntable", 45), ("two-gripper", "grip_D", 95)):
+        config = cfg(kind)
+        rig = virtual_mechanism(config, SOLVED)
+        number = {n: i for i, n in rig.names.items()}[servo]
+        rig.execute(ServoCommand(1, number, config.servos[servo].pulse_us(deg), 100))  # no fault: it is there
+        assert rig.fault is None and abs(rig.angle[servo] - deg) < 0.1, (kind, servo)
+
+
+@pytest.mark.parametrize("kind", ["flipper", "cubotino"])
+def test_a_turntable_between_quarters_leaves_the_cube_off_square_until_it_makes_the_quarter_up(kind):
+    config = cfg(kind)
+    tt = config.servos["turntable"]
+    home = tt.angle("home_deg")
+    turntable = ServoCommand(1, 0, 0, 100)
+
+    def to(rig, deg):
+        rig.execute(dataclasses.replace(turntable, pulse_us=tt.pulse_us(deg)))
+
+    rig = virtual_mechanism(config, SOLVED)  # cover open: the whole cube turns, and back
+    to(rig, home + 40)
+    assert not rig.square() and not rig.is_solved() and rig.turns == []
+    with pytest.raises(Fault, match="came down on the cube standing 40 degrees off square"):
+        rig.do(Action("close", "cover"))
+    rig = virtual_mechanism(config, SOLVED)
+    to(rig, home + 40)
+    to(rig, home)
+    assert rig.square() and rig.is_solved()
+    rig.do(Action("close", "cover"))  # square again: the cover holds it
+    to(rig, home + 45)  # the bottom layer half way through a quarter ...
+    assert not rig.square() and rig.turns == []
+    if kind == "flipper":
+        rig.do(Action("open", "cover"))  # a flipper of its own flips only with the cover open
+    with pytest.raises(Fault, match="bottom layer stands 45 degrees off square"):
+        rig.do(Action("flip", "close") if kind == "cubotino" else Action("flip"))
+    rig = virtual_mechanism(config, SOLVED)
+    rig.do(Action("close", "cover"))
+    to(rig, home + 45)
+    to(rig, home + 90)  # ... and through it: one layer turn
+    assert rig.square() and rig.turns == [(3, 1)]
+    rig.do(Action("open", "cover"))
+    to(rig, home - 45)  # open: the whole cube turns, the layer stays square
+    to(rig, home)
+    want = HeldCube(SOLVED)
+    want.turn(3, 1)
+    want.rotate(3, -1)
+    assert rig.square() and rig.cube.stickers == want.stickers
+    # the bottom layer left off square, the cover opened, the turntable home: the cube's top is off square
+    rig = virtual_mechanism(config, SOLVED)
+    rig.do(Action("close", "cover"))
+    to(rig, home + 30)
+    rig.do(Action("open", "cover"))
+    to(rig, home)
+    with pytest.raises(Fault, match="30 degrees off square"):
+        rig.do(Action("close", "cover"))
 
 
 def test_a_cover_that_flips_tips_the_cube_when_its_lifter_rises_and_jams_where_a_real_one_would():
@@ -118,15 +173,33 @@ def test_a_cover_that_flips_tips_the_cube_when_its_lifter_rises_and_jams_where_a
     want.turn(3, -1)
     assert rig.cube.stickers == want.stickers and rig.turns == [(3, 1), (3, -1)]
     rig.execute(ServoCommand(1, 1, cover.pulse_us(cover.angle("flip_deg")), 300))
+    rig.execute(ServoCommand(2, 0, tt.pulse_us(tt.angle("home_deg")), 300))  # where it stands: nothing moves
     with pytest.raises(Fault, match="turntable turned with the cover's lifter raised"):
-        rig.execute(ServoCommand(2, 0, tt.pulse_us(tt.angle("home_deg")), 300))
+        rig.execute(ServoCommand(3, 0, tt.pulse_us(tt.angle("home_deg") + 90), 300))
     rig = virtual_mechanism(config, SOLVED)
     rig.execute(ServoCommand(1, 1, cover.pulse_us(cover.angle("flip_deg")), 300))
     with pytest.raises(Fault, match="rose again"):
         rig.execute(ServoCommand(2, 1, cover.pulse_us(cover.angle("flip_deg") + 1), 300))
+    rig = virtual_mechanism(config, SOLVED)  # the cover half way: it catches the cube
+    rig.execute(ServoCommand(1, 1, cover.pulse_us(95), 300))
+    with pytest.raises(Fault, match=r"cover half way \(at 95 degrees\)"):
+        rig.execute(ServoCommand(2, 0, tt.pulse_us(tt.angle("home_deg") + 90), 300))
+    rig = virtual_mechanism(config, SOLVED)  # the lifter part way up and down again: no tip
+    rig.execute(ServoCommand(1, 1, cover.pulse_us(cover.angle("open_deg") - 30), 300))
+    with pytest.raises(Fault, match="lifter raised"):
+        rig.execute(ServoCommand(2, 0, tt.pulse_us(tt.angle("home_deg") + 90), 300))
     rig = virtual_mechanism(config, SOLVED)
-    with pytest.raises(Fault, match="neither open, closed nor flipping"):
-        rig.execute(ServoCommand(1, 1, cover.pulse_us(cover.angle("open_deg") - 30), 300))
+    rig.execute(ServoCommand(1, 1, cover.pulse_us(cover.angle("open_deg") - 30), 300))
+    rig.execute(ServoCommand(2, 1, cover.pulse_us(cover.angle("open_deg")), 300))
+    assert rig.cube.stickers == SOLVED and rig.fault is None
+    rig.execute(ServoCommand(3, 1, cover.pulse_us(cover.angle("open_deg") - 30), 300))  # part way, then on up
+    rig.execute(ServoCommand(4, 1, cover.pulse_us(cover.angle("flip_deg")), 300))
+    want = HeldCube(SOLVED)
+    want.rotate(4, 1)
+    assert rig.cube.stickers == want.stickers
+    rig.execute(ServoCommand(5, 1, cover.pulse_us(cover.angle("open_deg") - 30), 300))  # part way down ...
+    with pytest.raises(Fault, match="rose again"):  # ... is not down
+        rig.execute(ServoCommand(6, 1, cover.pulse_us(cover.angle("flip_deg")), 300))
     with pytest.raises(Fault, match="no servo 2"):  # no flipper servo on this rig
         virtual_mechanism(config, SOLVED).execute(ServoCommand(1, 2, 1500, 300))
 

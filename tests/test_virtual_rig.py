@@ -61,6 +61,18 @@ def test_commands_need_a_session_and_a_matching_version():
     assert w.send(P.MoveCommand(1, 0, 400)) == [(4, P.Err(P.ErrorCode.NOT_CONFIGURED, 0))]
 
 
+def test_an_unknown_type_or_a_bad_length_is_answered_with_the_type_as_the_firmware_does():
+    """docs/protocol.md: ERR_UNKNOWN_TYPE or ERR_BAD_LENGTH, detail = the
+    type (tests/test_firmware_host.py asks the firmware the same; the
+    virtual rig answered 0 until the two played rigs shared the rules)."""
+    rig, w = make()
+    w.send(P.Hello())
+    w.conn.write(P.frame(bytes([0x33, 99, 1, 2])))
+    assert w.frames() == [(99, P.Err(P.ErrorCode.UNKNOWN_TYPE, 0x33))]
+    w.conn.write(P.frame(bytes([P.MoveCommand.TYPE, 100, 1, 2, 3])))
+    assert w.frames() == [(100, P.Err(P.ErrorCode.BAD_LENGTH, P.MoveCommand.TYPE))]
+
+
 def test_positive_steps_turn_the_face_clockwise_and_done_reports_exact_ticks():
     rig, w = make()
     w.setup()

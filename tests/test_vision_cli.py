@@ -1,11 +1,10 @@
-"""The vision commands, run as a user would."""
+"""The vision commands, run as a user would (in this process: tests/incli.py)."""
 
 import json
-import os
-import subprocess
-import sys
+from pathlib import Path
 
 import numpy as np
+from incli import cuberobot
 
 from solver import random_cube
 
@@ -13,13 +12,12 @@ STD = {"U": (245, 245, 245), "R": (196, 30, 58), "F": (0, 155, 72), "D": (255, 2
        "L": (255, 88, 0), "B": (0, 70, 173)}
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
 def run(*args, env=None):
-    e = dict(os.environ)
-    e.pop("DISPLAY", None)
-    e.pop("WAYLAND_DISPLAY", None)
-    e.update(env or {})
-    return subprocess.run([sys.executable, "-m", "robot", *args], capture_output=True, text=True, env=e,
-                          timeout=120)
+    """`cuberobot ARGS` in this process (tests/incli.py), with no display."""
+    return cuberobot(*args, env=env)
 
 
 def write_rgb(path, facelets, hide=()):
@@ -118,9 +116,13 @@ def test_scan_and_calibrate_on_the_simulated_rig(tmp_path):
     assert r.returncode in (0, 1), r.stderr
     assert r.stdout.split()[0] == truth
     assert (tmp_path / "dbg" / "view-upper.png").exists()  # the default config names its views
+    config_home = tmp_path / "config"  # the profile is put in use for the default set-up: not the session's
     r = run("calibrate", "--profile", "cli", "--dir", str(tmp_path / "p"), "--seed", "1",
-            "--save-debug", str(tmp_path / "cal"))
+            "--save-debug", str(tmp_path / "cal"), env={"XDG_CONFIG_HOME": str(config_home)})
     assert r.returncode == 0, r.stderr
+    settings = next(config_home.rglob("*.toml"))  # saved outside the profile folder: in use by its path
+    assert f'profile = "{tmp_path / "p" / "cli.json"}"' in settings.read_text()
+    assert f"put in use for {ROOT / 'config' / 'rig.toml'} in {settings}" in r.stdout, r.stdout
     assert json.loads((tmp_path / "cal" / "scan.json").read_text())["facelets"] == "U" * 9 + "R" * 9 + \
         "F" * 9 + "D" * 9 + "L" * 9 + "B" * 9
     assert "smallest colour difference" in r.stdout and (tmp_path / "p" / "cli.json").exists()
@@ -165,15 +167,16 @@ def test_a_missing_or_misnamed_profile_is_a_user_mistake(tmp_path):
 def test_calibrate_saves_into_the_user_data_dir_and_scan_finds_it_by_name(tmp_path):
     from pathlib import Path
 
-    env = {"XDG_DATA_HOME": str(tmp_path / "data")}
+    env = {"XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
     shipped = Path(__file__).resolve().parents[1] / "config" / "profiles" / "cli-data-dir.json"
     r = run("calibrate", "--profile", "cli-data-dir", "--seed", "1", env=env)
     assert r.returncode == 0, r.stderr
     path = tmp_path / "data" / "cuberobot" / "profiles" / "cli-data-dir.json"
     assert path.is_file() and not shipped.exists()
     assert f"saved to {path}" in r.stdout
-    # and how the next run reads it: no config given, so the line to set and the option for one scan
-    assert '[vision] profile = "cli-data-dir"' in r.stderr and "scan --profile cli-data-dir" in r.stderr
+    # put in use, as the panel's Calibrate card does: by its name, in the set-up's settings file
+    settings = next((tmp_path / "config").rglob("*.toml"))
+    assert 'profile = "cli-data-dir"' in settings.read_text() and f"in {settings}" in r.stdout, r.stdout
     assert json.loads(path.read_text())["name"] == "cli-data-dir"
     r = run("scan", "--profile", "cli-data-dir", "--seed", "4", env=env)
     assert r.returncode in (0, 1) and "no colour profile" not in r.stderr, r.stderr
@@ -197,15 +200,19 @@ def test_calibrating_the_profile_a_config_names_says_the_config_already_uses_it(
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     example = (Path(__file__).resolve().parents[1] / "config" / "examples" /
                "uno-six-steppers-two-webcams.toml").read_text()
-    assert 'profile = "workshop"' in example and "--profile workshop" in readme
+    # the README's step names no profile: calibrate makes the one the set-up names (`workshop` there)
+    assert 'profile = "workshop"' in example and "`cuberobot calibrate --config my-rig.toml`" in readme
+    assert "names, `workshop` in the example" in readme
     assert '--profile home' not in readme
     cfg = tmp_path / "rig.toml"
     shipped = (Path(__file__).resolve().parents[1] / "config" / "rig.toml").read_text()  # simulated cameras
     cfg.write_text(shipped.replace('# profile = "daylight"', 'profile = "workshop"'))
-    env = {"XDG_DATA_HOME": str(tmp_path / "data")}
-    r = run("calibrate", "--config", str(cfg), "--profile", "workshop", "--seed", "1", env=env)
+    env = {"XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    r = run("calibrate", "--config", str(cfg), "--seed", "1", env=env)  # the name: the one the set-up uses
     assert r.returncode == 0, r.stderr
-    assert f"{cfg} already uses it" in r.stderr
+    assert f"profile 'workshop' saved to {tmp_path / 'data'}" in r.stdout, r.stdout
+    assert f"{cfg} already uses it" in r.stdout
+    assert not (tmp_path / "config").exists()  # nothing to override: no settings file written
     r = run("scan", "--config", str(cfg), "--seed", "4", env=env)
     assert r.returncode in (0, 1) and "no colour profile" not in r.stderr, r.stderr
 
@@ -217,10 +224,7 @@ def test_scan_with_a_missing_config_file_is_a_user_error(tmp_path):
 
 def test_scan_reads_the_simulated_cube_from_stdin_and_says_there_is_no_display():
     truth = random_cube(21).to_facelets()
-    e = dict(os.environ)
-    e.pop("DISPLAY", None)
-    cmd = [sys.executable, "-m", "robot", "scan", "--sim-state", "-", "--seed", "2", "--preview"]
-    r = subprocess.run(cmd, input=truth + "\n", capture_output=True, text=True, env=e, timeout=120)
+    r = cuberobot("scan", "--sim-state", "-", "--seed", "2", "--preview", stdin=truth + "\n")
     assert r.returncode in (0, 1) and r.stdout.split()[0] == truth
     assert "no display for the preview" in r.stderr
 

@@ -5,13 +5,12 @@ and the real `cuberobot scan --images` command."""
 import json
 import os
 import struct
-import subprocess
-import sys
 import zlib
 
 import cv2
 import numpy as np
 import pytest
+from incli import cuberobot
 from photo_render import render_cube_photos, render_face_photo, rotate_net, write_photo
 
 from solver import random_cube
@@ -34,10 +33,8 @@ CUBE_SEED, PHOTO_SEED = 1, 501  # a cube whose six photos (faces turned 0, 0, 3,
 
 
 def run(*args):
-    e = dict(os.environ)
-    e.pop("DISPLAY", None)
-    return subprocess.run([sys.executable, "-m", "robot", *args], capture_output=True, text=True, env=e,
-                          timeout=120)
+    """`cuberobot ARGS` in this process (tests/incli.py), with no display."""
+    return cuberobot(*args)
 
 
 @pytest.fixture(scope="module")

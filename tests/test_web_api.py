@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from incli import cuberobot
 from webserver import NO_LOOK_AGAIN, Client, panel_server, rig_for_url
 
 from robot.cli.commands.serve import sim_glare
@@ -25,20 +26,20 @@ def test_status_page_and_files(client):
     assert status == 200 and body["state"] in ("idle", "done", "stopped", "failed")
     status, page, r = client.get("/")
     assert status == 200 and b"<html" in page and r.getheader("content-type").startswith("text/html")
-    for name in ("panel.js", "cube.js", "api.js", "tools.js", "pocket.js", "jog.js", "panel.css"):
+    for name in ("panel.js", "cube.js", "api.js", "dom.js", "tools.js", "pocket.js", "jog.js", "runview.js",
+                 "host.js", "ports.js", "config.js", "messages.js", "panel.css"):
         status, data, r = client.get(f"/static/{name}")
         assert status == 200 and len(data) > 100, name
         if name.endswith(".js"):  # a browser runs a module only when it is served as JavaScript
             assert r.getheader("content-type").startswith(("text/javascript", "application/javascript")), name
-    assert page.count(b'<script type="module"') == 4 and b"<script src" not in page
+    assert page.count(b'<script type="module"') == 9 and b"<script src" not in page
     assert b"http://" not in page and b"https://" not in page  # nothing from outside: works offline
 
 
 def test_check_answers_like_the_cli(client):
     status, body, _ = client.post("/api/check", {"facelets": random_cube(1).to_facelets()})
     assert (status, body) == (200, {"valid": True})
-    cli = subprocess.run([sys.executable, "-m", "robot", "check", "--json", TWISTED], capture_output=True,
-                         text=True, timeout=60)
+    cli = cuberobot("check", "--json", TWISTED)
     status, body, _ = client.post("/api/check", {"facelets": TWISTED})
     assert status == 422 and body["valid"] is False
     assert body["error"] == json.loads(cli.stdout)["error"]
@@ -208,9 +209,9 @@ def test_stop_and_emergency_stop_mid_solve(tmp_path, emergency):
         assert 2 <= len(rig.record) < body["turns"] and not rig.cube.is_solved()
         assert rig.estop is emergency
         if emergency:
-            # the next start is refused by the rig until the stop is cleared on purpose
-            assert client.post("/api/start", {})[0] == 202
-            assert client.wait_state("failed", "stopped")["message"]
+            # the next start is refused at once until the stop is cleared on purpose (issue 48)
+            status, body, _ = client.post("/api/start", {})
+            assert status == 409 and "emergency stop is latched" in body["error"]["message"], body
             status, body, _ = client.post("/api/estop/clear", {})
             assert status == 200 and body["cleared"] and not rig.estop
 
@@ -218,6 +219,10 @@ def test_stop_and_emergency_stop_mid_solve(tmp_path, emergency):
 def test_estop_with_no_run_reaches_the_idle_rig(tmp_path):
     with panel_server(tmp_path) as (base, panel, rig_url):
         client = Client(base)
+        deadline = time.monotonic() + 20  # the idle rig: once the panel has connected it
+        while not client.get("/api/status")[1]["rig"]["connected"]:
+            assert time.monotonic() < deadline, "the panel did not connect its rig"
+            time.sleep(0.02)
         status, body, _ = client.post("/api/estop")
         assert status == 200 and body["sent"] is True
         assert rig_for_url(rig_url).estop
@@ -443,7 +448,12 @@ def test_geometry_corners_are_saved_like_calibrate_geometry(tmp_path):
 def test_dry_run_turns_on_a_virtual_rig_with_the_runs_events(tmp_path):
     with panel_server(tmp_path / "state") as (base, panel, rig_url):
         c = Client(base)
-        before = rig_for_url(rig_url).cube.to_facelets() if rig_for_url(rig_url) else None
+        # the configured rig as the panel holds it: connecting puts a scrambled cube in a virtual rig
+        deadline = time.monotonic() + 20
+        while not c.get("/api/status")[1]["rig"]["connected"]:
+            assert time.monotonic() < deadline, "the panel did not connect its rig"
+            time.sleep(0.02)
+        before = rig_for_url(rig_url).cube.to_facelets()
         moves = "R U R' U' F2 D"
         status, body, _ = c.post("/api/dry-run", {"moves": moves, "speed": 10})
         assert status == 202, body
@@ -475,6 +485,29 @@ def test_dry_run_emergency_stop_reaches_the_virtual_rig(tmp_path):
         end = c.wait_state("stopped", "failed", timeout=30)
         assert end["state"] == "stopped" and end["estop"] and "emergency" in end["message"]
         assert end["turn"] < 80
+
+
+def test_a_run_is_told_finished_only_once_its_record_is_kept(tmp_path):
+    """The page refreshes its last runs when a run ends, and a client asks
+    for them once the status says done: the record must be on disk by then
+    (the engines write it as they end, after telling the end; the panel
+    holds the end until the engine has returned)."""
+    with panel_server(tmp_path / "state") as (base, panel, _):
+        told: list[tuple[str, list[str]]] = []
+        publish = panel.publish
+
+        def watching(event):
+            if event.kind == "finished":
+                told.append((event.state, sorted(p.parent.name for p in
+                                                 (tmp_path / "state" / "runs").glob("*/run.json"))))
+            publish(event)
+
+        panel.publish = watching
+        c = Client(base)
+        c.post("/api/start", {"seed": 4})
+        c.wait_state("done", "failed", timeout=120)
+        (state, records), = told
+        assert state == "done" and len(records) == 1, told
 
 
 def test_last_runs_with_their_pictures(tmp_path):
@@ -530,8 +563,8 @@ def _wait_run(client, number, timeout=30):
 
 def _rig_status(panel):
     """The rig's own STATUS, asked on the panel's kept line between runs."""
-    with panel.standing.lock:
-        return panel.standing.ready().link.status()
+    with panel.rig.standing.lock:
+        return panel.rig.standing.ready().link.status()
 
 
 @pytest.fixture(scope="module")
@@ -554,14 +587,14 @@ def test_serve_with_the_real_firmware_in_simavr(tmp_path, firmware_elf):
         assert events[-1]["status"] == "solved", events[-1]
         done = [e for e in events if e["kind"] == "turn-done"]
         assert done and parse_facelets(done[-1]["state_facelets"]).is_solved()
-        assert parse_facelets(panel.standing.handle.simulated.state()).is_solved()
+        assert parse_facelets(panel.rig.standing.handle.simulated.state()).is_solved()
         status, body, _ = client.post("/api/estop")
         assert status == 200 and body["sent"] is True, body
         assert _rig_status(panel).estop
         assert client.get("/api/status")[1]["rig"]["estop_latched"] is True
         status, body, _ = client.post("/api/estop/clear")
         assert status == 200 and body["cleared"] and not _rig_status(panel).estop
-        panel.standing.handle.simulated.press()  # the emulated board's button
+        panel.rig.standing.handle.simulated.press()  # the emulated board's button
         body = _wait_run(client, 2)
         assert body["by"] == "button"
         assert client.wait_state("done", "failed", "stopped", timeout=120)["result"] == "solved"
@@ -578,11 +611,11 @@ def test_estop_mid_solve_reaches_the_firmware_and_latches(tmp_path, firmware_elf
         assert body["estop"] is True and body["turn"] < body["turns"]
         st = _rig_status(panel)
         assert st.estop and not st.moving
-        cube = panel.standing.handle.simulated.state()
+        cube = panel.rig.standing.handle.simulated.state()
         time.sleep(0.5)
-        assert panel.standing.handle.simulated.state() == cube and not parse_facelets(cube).is_solved()
-        assert client.post("/api/start", {})[0] == 202  # refused by the latched rig until cleared
-        assert client.wait_state("failed", "stopped", timeout=60)["message"]
+        assert panel.rig.standing.handle.simulated.state() == cube and not parse_facelets(cube).is_solved()
+        status, body, _ = client.post("/api/start", {})  # refused at once while the firmware is latched
+        assert status == 409 and "emergency stop is latched" in body["error"]["message"], body
         assert client.post("/api/estop/clear")[0] == 200 and not _rig_status(panel).estop
 
 
@@ -591,8 +624,7 @@ def test_solve_by_cfop_gives_the_stages_like_the_cli(client):
         facelets = random_cube(seed).to_facelets()
         status, body, _ = client.post("/api/solve", {"facelets": facelets, "method": "cfop"})
         assert status == 200, body
-        cli = subprocess.run([sys.executable, "-m", "robot", "solve", "--method", "cfop", "--json", facelets],
-                             capture_output=True, text=True, timeout=120)
+        cli = cuberobot("solve", "--method", "cfop", "--json", facelets)
         want = json.loads(cli.stdout)
         assert (body["moves"], body["stages"]) == (want["moves"], want["stages"])
         names = [s["name"] for s in body["stages"]]
@@ -636,8 +668,7 @@ def test_a_2x2_is_checked_like_the_cli(client):
 
     twisted = PocketCube(co=(1,) + (0,) * 7).to_facelets()  # one corner turned in place
     for bad in (POCKET_SOLVED[:-1] + "R", twisted):
-        cli = subprocess.run([sys.executable, "-m", "robot", "check", "--json", bad], capture_output=True,
-                             text=True, timeout=60)
+        cli = cuberobot("check", "--json", bad)
         status, body, _ = client.post("/api/check", {"facelets": bad})
         assert cli.returncode == 2 and status == 422, (bad, body)
         assert body["error"] == json.loads(cli.stdout)["error"]
@@ -663,8 +694,7 @@ def test_a_2x2_is_solved_optimally(client):
         facelets = random_pocket(seed).to_facelets()
         for metric in ("htm", "qtm"):
             status, body, _ = client.post("/api/solve", {"facelets": facelets, "metric": metric})
-            cli = subprocess.run([sys.executable, "-m", "robot", "solve", "--json", "--metric", metric,
-                                  facelets], capture_output=True, text=True, timeout=120)
+            cli = cuberobot("solve", "--json", "--metric", metric, facelets)
             assert status == 200 and body["length"] == json.loads(cli.stdout)["length"] <= 14
             assert parse_pocket(facelets).apply(body["moves"]).is_solved()
             assert body["facelets"] == facelets and body["metric"] == metric
@@ -704,3 +734,34 @@ def test_serve_holds_no_virtual_rig_after_a_dry_run_ends(tmp_path):
 def test_a_start_with_a_metric_the_service_does_not_answer_is_400(client, body):
     status, answer, _ = client.post("/api/start", body)
     assert status == 400 and "metric" in answer["error"]["message"], answer
+
+
+def test_one_photo_of_one_face_is_read_as_it_is_taken(client, phone_photos):
+    """POST /api/photos/face: one file field named its face, read at once
+    (`scan --face`): the nine stickers as the photo stands, each with its
+    confidence; refusals as the six photos' are."""
+    from photo_render import rotate_net
+
+    truth, photos = phone_photos
+    headers, body = multipart(photos)
+    status, cube, _ = client.post("/api/photos", raw=body, headers=headers)
+    assert status == 200 and cube["facelets"] == truth and cube["ok"] and cube["alternatives"] == []
+    for face in "FB":
+        headers, body = multipart({face: photos[face]})
+        status, answer, _ = client.post("/api/photos/face", raw=body, headers=headers)
+        assert status == 200, answer
+        k = "URFDLB".index(face)
+        shown = rotate_net(truth[9 * k:9 * k + 9], cube["rotations"][face])  # as the photo stands
+        assert answer["face"] == face and answer["stickers"] == shown
+        assert len(answer["confidence"]) == 9 and answer["confidence"][4] == 1.0
+        assert answer["ok"] == (not answer["suspects"])
+    headers, body = multipart({"U": photos["U"], "R": photos["R"]})
+    status, answer, _ = client.post("/api/photos/face", raw=body, headers=headers)
+    assert status in (400, 413) and answer["error"]["message"]
+    headers, body = multipart({"X": photos["U"]})
+    status, answer, _ = client.post("/api/photos/face", raw=body, headers=headers)
+    assert status == 400 and "not a photo field" in answer["error"]["message"]
+    headers, body = multipart({"U": b"not a picture at all"})
+    status, answer, _ = client.post("/api/photos/face", raw=body, headers=headers)
+    message = answer["error"]["message"]
+    assert status == 422 and "the U photo" in message and "/tmp" not in message, message

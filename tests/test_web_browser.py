@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
-from chromium import HAS_BROWSER, shot
-from webserver import NO_LOOK_AGAIN, panel_server, rig_for_url
+from chromium import HAS_BROWSER, shot, wait
+from webserver import NO_LOOK_AGAIN, panel_server, rig_for_url, shown
 
 from robot.cli.commands.serve import sim_glare
 
@@ -18,9 +18,7 @@ if not HAS_BROWSER:
     pytest.skip("needs Debian's chromium and chromium-driver (./run-tests installs them)",
                 allow_module_level=True)
 
-from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
 def desktop(driver):
@@ -29,20 +27,6 @@ def desktop(driver):
 
 def state_text(driver):
     return driver.find_element(By.ID, "state").text
-
-
-def wait(driver, what, timeout=60):
-    """Until ``what`` holds; an element the page replaced while it was being
-    read (the live view swaps its pictures) is simply read again. On a
-    timeout the failure says what the page showed."""
-    try:
-        return WebDriverWait(driver, timeout, poll_frequency=0.05,
-                             ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: what(d))
-    except TimeoutException:
-        shown = driver.execute_script(
-            "return ['state', 'message', 'turn-line'].map(i => { const e = document.getElementById(i);"
-            " return i + ': ' + (e ? e.textContent.trim() : '(none)'); }).join(' | ')")
-        pytest.fail(f"waited {timeout} s; the page shows {shown}")
 
 
 def open_page(driver, base):
@@ -74,17 +58,24 @@ def assert_3d_cube_solved(driver):
     assert len({c[0] for c in faces.values()}) == 6
 
 
+
+def start_held_at_turn_3(browser, base, rig) -> None:
+    """Start a run from the page and wait until it shows turn 3: the rig
+    stands still after its second turn (robot/sim ``hold_after``), so the
+    page is seen there however slowly a busy machine draws it (a turn at
+    real speed shows for about 0.2 s). The caller releases the rig
+    (``rig.release()``, in a finally)."""
+    rig.hold_after(2)
+    open_page(browser, base)
+    browser.find_element(By.ID, "start").click()
+    wait(browser, lambda d: "turn 3 of" in d.find_element(By.ID, "turn-line").text, timeout=90)
+
 def test_a_simulated_solve_from_the_page(browser, tmp_path):
     desktop(browser)
     with panel_server(tmp_path, speed="1") as (base, panel, rig_url):
-        # the rig stands still after its second turn (robot/sim), so the page is seen at turn 3 however
-        # slowly a busy machine draws it (a turn at real speed shows for ~0.2 s), then goes on
         rig = rig_for_url(rig_url)
-        rig.hold_after(2)
         try:
-            open_page(browser, base)
-            browser.find_element(By.ID, "start").click()
-            wait(browser, lambda d: "turn 3 of" in d.find_element(By.ID, "turn-line").text, timeout=90)
+            start_held_at_turn_3(browser, base, rig)
             assert browser.find_elements(By.CSS_SELECTOR, "#steps li.current")
             shot(browser, "web-panel-turning.png")
         finally:
@@ -170,11 +161,8 @@ def test_emergency_stop_mid_solve(browser, tmp_path):
     desktop(browser)
     with panel_server(tmp_path, speed="1") as (base, panel, rig_url):
         rig = rig_for_url(rig_url)
-        rig.hold_after(2)
         try:
-            open_page(browser, base)
-            browser.find_element(By.ID, "start").click()
-            wait(browser, lambda d: "turn 3 of" in d.find_element(By.ID, "turn-line").text, timeout=90)
+            start_held_at_turn_3(browser, base, rig)
             shown = [(e["kind"], e.get("index"), e.get("text")) for e in panel.history]
             assert rig.held and len(rig.record) == 2, (rig.held, rig.record, shown)
             deadline = time.monotonic() + 30
@@ -191,9 +179,15 @@ def test_emergency_stop_mid_solve(browser, tmp_path):
         turned = len(rig.record)
         assert "emergency stop" in browser.find_element(By.ID, "message").text
         assert browser.find_element(By.ID, "clear-estop").is_displayed()
+        # while latched, Start and Scan are not offered (and the API refuses them: test_web_latch.py)
+        assert not browser.find_element(By.ID, "start").is_enabled()
+        assert not browser.find_element(By.ID, "scan").is_enabled()
         shot(browser, "web-panel-estop.png")
         browser.find_element(By.ID, "clear-estop").click()
+        browser.find_element(By.ID, "clear-yes").click()  # Clear asks once
         wait(browser, lambda d: not rig.estop, timeout=20)
+        wait(browser, lambda d: d.find_element(By.ID, "start").is_enabled(), timeout=20)
+        assert state_text(browser) == "idle"  # the stop cleared: no stale "emergency stop"
         assert len(rig.record) == turned  # the run ended with the stop: nothing more turned since
         no_script_errors(browser)
 
@@ -236,8 +230,9 @@ def test_live_camera_view(browser, tmp_path):
         wait(browser, lambda d: d.execute_script(
             "return [...document.querySelectorAll('#cameras img.live')]"
             ".every(i => i.complete && i.naturalWidth)"))
-        first = browser.find_element(By.CSS_SELECTOR, "#cameras img.live").get_attribute("src")
-        wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#cameras img.live").get_attribute("src")
+        # read in one script: the page replaces the live pictures as new frames come
+        first = browser.execute_script("return document.querySelector('#cameras img.live').src")
+        wait(browser, lambda d: d.execute_script("return document.querySelector('#cameras img.live').src")
              != first)  # refreshed
         line = browser.find_element(By.ID, "live-line").text  # the simulated light varies: doubt may come
         assert line.startswith("live")
@@ -250,14 +245,18 @@ def test_live_camera_view(browser, tmp_path):
 def test_calibrate_colours_and_drag_a_corner(browser, tmp_path):
     desktop(browser)
     with panel_server(tmp_path / "state") as (base, panel, rig_url):
-        panel.options.profile_dir = str(tmp_path / "profiles")
+        panel.options.profile_dir = shown(tmp_path / "profiles")  # a screenshot shows "profiles/page.json"
         open_page(browser, base)
         scroll_to(browser, "calibrate-area")
         browser.find_element(By.ID, "cal-name").clear()
         browser.find_element(By.ID, "cal-name").send_keys("page")
         browser.find_element(By.ID, "cal-colours").click()
-        closest = wait(browser, lambda d: d.find_elements(By.ID, "cal-closest"), timeout=60)[0].text
-        assert "smallest colour difference" in closest and "ΔE" in closest
+        found = wait(browser, lambda d: d.find_elements(By.ID, "cal-closest"), timeout=60)[0]
+        closest, verdict = found.text, found.get_attribute("data-verdict")
+        # a verdict in words and what to do, not a bare ΔE
+        assert (verdict, closest.split(":")[0]) in (("good", "Good"), ("too-close", "Too close")), closest
+        assert "ΔE" in closest and ("or more tells them apart" in closest), closest
+        assert verdict == "good" or "then press Learn the colours again" in closest, closest
         assert (tmp_path / "profiles" / "page.json").exists()
         assert len(browser.find_elements(By.CSS_SELECTOR, "#cal-result .swatch")) == 6
         # the sticker grid: drag the first face's corner 1 by 40 picture pixels to the right, and save
@@ -297,12 +296,18 @@ def test_dry_run_from_the_page(browser, tmp_path):
         scroll_to(browser, "dry-area")
         moves = "R U R' U' F2 L D'"
         browser.find_element(By.ID, "dry-moves").send_keys(moves)
+        before = browser.find_element(By.ID, "cube3d").get_attribute("data-facelets")
         browser.find_element(By.ID, "dry-run").click()
-        wait(browser, lambda d: state_text(d) == "dry-run", timeout=60)
-        time.sleep(0.8)  # the last turn's animation
-        assert browser.find_element(By.ID, "cube3d").get_attribute("data-facelets") == \
+        wait(browser, lambda d: d.find_element(By.ID, "dry-state").text == "done", timeout=60)
+        wait(browser, lambda d: not d.execute_script(
+            "return document.getElementById('dry-cube3d').dataset.turning"))
+        # in its own card: its cube and its turns; the run's cards, the rig's, are left as they were
+        assert browser.find_element(By.ID, "dry-cube3d").get_attribute("data-facelets") == \
             Cube().apply(moves).to_facelets()
-        assert [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#steps li")] == moves.split()
+        assert [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#dry-steps li")] == moves.split()
+        assert browser.find_element(By.ID, "cube3d").get_attribute("data-facelets") == before
+        assert not browser.find_elements(By.CSS_SELECTOR, "#steps li")
+        assert state_text(browser) == "idle"
         wait(browser, lambda d: d.execute_script(
             "const i = document.getElementById('dry-timeline'); return i.complete && i.naturalWidth > 0"))
         browser.find_element(By.ID, "dry-moves").clear()
@@ -476,3 +481,194 @@ def test_the_metric_beside_start_lists_the_services_metrics_and_is_used(browser,
                                "s.dispatchEvent(new Event('change'));")
         assert not browser.find_element(By.ID, "metric-label").is_displayed()  # CFOP has no search metric
         no_script_errors(browser)
+
+
+def test_photos_read_face_by_face_and_a_doubt_offers_the_cubes(browser, tmp_path):
+    """Each photo is read as it is chosen (its nine stickers shown at once);
+    photos of a cube one turn from solved, turned at random, fit two cubes:
+    the page lists them and a tap puts the one chosen on the net."""
+    import cv2
+    import numpy as np
+    from photo_sets import photo_set, rotate_net
+
+    from solver import SOLVED_CUBE
+
+    truth = SOLVED_CUBE.apply("R").to_facelets()
+    pictures, turns = photo_set(truth, np.random.default_rng(11), margin=(0.6, 1.0))
+    paths = {}
+    for face, img in pictures.items():
+        paths[face] = str(tmp_path / f"{face}.png")
+        cv2.imwrite(paths[face], img)
+    desktop(browser)
+    with panel_server(tmp_path / "state") as (base, panel, rig_url):
+        open_page(browser, base)
+        scroll_to(browser, "photos-area")
+        browser.find_element(By.CSS_SELECTOR, "#photo-inputs input[name='F']").send_keys(paths["F"])
+        read = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#face-read-F.done"), timeout=60)[0]
+        assert read.get_attribute("data-stickers") == rotate_net(truth[18:27], turns["F"])
+        assert len(read.find_elements(By.CSS_SELECTOR, ".face-grid i")) == 9
+        for face, p in paths.items():
+            if face != "F":
+                browser.find_element(By.CSS_SELECTOR, f"#photo-inputs input[name='{face}']").send_keys(p)
+        wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".face-read.done")) == 6, timeout=90)
+        browser.find_element(By.ID, "photos-read").click()
+        buttons = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#photos-alternatives button"),
+                       timeout=90)
+        assert "with stickers in doubt" in browser.find_element(By.ID, "photos-message").text
+        cubes = [b.get_attribute("data-facelets") for b in buttons]
+        assert truth in cubes and len(cubes) >= 2
+        buttons[cubes.index(truth)].click()
+        wait(browser, lambda d: d.find_element(By.ID, "photos-facelets").text == truth)
+        assert browser.find_element(By.ID, "cube3d").get_attribute("data-facelets") == truth
+        assert "chosen" in buttons[cubes.index(truth)].get_attribute("class")
+        shot(browser, "web-panel-photo-alternatives.png")
+        no_script_errors(browser)
+
+
+# ------------------------------------------------------------- the e-stop, the badge, the clock (issue 48)
+
+ESTOP_BOX_JS = """
+const r = document.getElementById('estop').getBoundingClientRect();
+const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+return {box: [r.left, r.top, r.width, r.height], at_centre: at ? at.id || at.tagName : null};
+"""
+
+
+def latched(driver) -> bool:
+    return driver.find_element(By.TAG_NAME, "body").get_attribute("data-latched") == "yes"
+
+
+@pytest.mark.parametrize("size", [(1366, 900), (390, 844)], ids=["desktop", "phone"])
+def test_the_estop_never_moves_and_clear_lives_apart_and_asks_once(browser, tmp_path, size):
+    """When the stop latches, the e-stop stays exactly where it was and is
+    still what is under its centre (a second press there is a second stop,
+    never a clear); Clear, shown elsewhere, asks once before it clears,
+    and the badge then says the rig is idle."""
+    width, height = size
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 700})
+    try:
+        with panel_server(tmp_path, speed="8") as (base, panel, rig_url):
+            rig = rig_for_url(rig_url)
+            open_page(browser, base)
+            wait(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-latched") in (
+                "no", "unknown") and d.find_element(By.ID, "rig-line").text.startswith("the virtual"))
+            before = browser.execute_script(ESTOP_BOX_JS)
+            assert before["at_centre"] == "estop", before
+            browser.find_element(By.ID, "estop").click()
+            wait(browser, latched, 20)
+            wait(browser, lambda d: state_text(d) == "emergency stop")
+            assert rig.estop
+            after = browser.execute_script(ESTOP_BOX_JS)
+            assert after == before, (before, after)
+            clear = browser.find_element(By.ID, "clear-estop")
+            assert clear.is_displayed()
+            c = clear.rect
+            b = dict(zip(("x", "y", "width", "height"), before["box"], strict=True))
+            apart = (c["x"] >= b["x"] + b["width"] or c["x"] + c["width"] <= b["x"]
+                     or c["y"] >= b["y"] + b["height"] or c["y"] + c["height"] <= b["y"])
+            assert apart, (c, b)
+            # the first press asks; "not yet" leaves the stop latched
+            clear.click()
+            assert browser.find_element(By.ID, "clear-confirm").is_displayed() and not clear.is_displayed()
+            browser.find_element(By.ID, "clear-no").click()
+            assert clear.is_displayed() and rig.estop and latched(browser)
+            clear.click()
+            browser.find_element(By.ID, "clear-yes").click()
+            wait(browser, lambda d: not latched(d), 20)
+            wait(browser, lambda d: not rig.estop, 20)
+            wait(browser, lambda d: state_text(d) == "idle")  # not a stale "emergency stop"
+            wait(browser, lambda d: not d.find_element(By.ID, "latch-bar").is_displayed(), 20)
+            wait(browser, lambda d: d.find_element(By.ID, "start").is_enabled(), 20)
+            assert browser.execute_script(ESTOP_BOX_JS) == before
+            no_script_errors(browser)
+    finally:
+        desktop(browser)
+
+
+def broken_lamp(capture):
+    """Simulated cameras whose light fails at the first capture: a run that fails."""
+    raise RuntimeError("the lamp broke")
+
+
+def test_the_badge_and_the_rig_line_tell_the_truth_after_a_failure_and_a_clear(browser, tmp_path):
+    """failed -> latched -> cleared: the badge follows the rig (no stale
+    "failed" or "emergency stop" once the stop is cleared, after a reload
+    too); the six-motor rig line is in its own words."""
+    desktop(browser)
+    with panel_server(tmp_path, sim_lighting=broken_lamp) as (base, panel, rig_url):
+        open_page(browser, base)
+        line = wait(browser, lambda d: "six-motor" in d.find_element(By.ID, "rig-line").text
+                    and d.find_element(By.ID, "rig-line").text)
+        assert line.startswith("the virtual six-motor rig: ") and "rig rig" not in line, line
+        assert "robot move" not in line and "start button" in line, line
+        browser.find_element(By.ID, "start").click()
+        wait(browser, lambda d: state_text(d) == "failed", timeout=60)
+        browser.find_element(By.ID, "estop").click()
+        wait(browser, lambda d: state_text(d) == "emergency stop", timeout=20)
+        # the rig line is the rig's own word, which comes on its event a moment after the badge's
+        wait(browser, lambda d: "emergency stop latched" in d.find_element(By.ID, "rig-line").text,
+             timeout=20)
+        browser.find_element(By.ID, "clear-estop").click()
+        browser.find_element(By.ID, "clear-yes").click()
+        wait(browser, lambda d: state_text(d) == "idle", timeout=20)
+        wait(browser, lambda d: d.find_element(By.ID, "message").text == "emergency stop cleared", timeout=20)
+        browser.refresh()
+        wait(browser, lambda d: "the lamp broke" in d.find_element(By.ID, "message").text)  # the run's end
+        assert state_text(browser) == "idle"  # the server knows the stop was cleared since
+        no_script_errors(browser)
+
+
+SKEWED_CLOCK_JS = "{ const real = Date.now.bind(Date); Date.now = () => real() + 400000; }"
+"""A browser whose clock is 400 s ahead of the server's (a phone set by hand, a Pi with no clock)."""
+
+
+def page_elapsed(driver) -> float:
+    return float(driver.find_element(By.ID, "times").get_attribute("data-elapsed") or "nan")
+
+
+def test_elapsed_is_the_servers_after_a_reload_and_a_new_run_resets_it(browser, tmp_path):
+    """The run's time comes from the server's clock: in a browser whose
+    clock is 400 s off, reloaded mid-run, the page's elapsed stays within a
+    second of what the server's status says; once the run has ended it is
+    the server's figure; a new run started from that page counts from its
+    own start."""
+    from webserver import Client
+
+    desktop(browser)
+    script = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": SKEWED_CLOCK_JS})
+    try:
+        with panel_server(tmp_path, speed="1") as (base, panel, rig_url):
+            client = Client(base)
+            rig = rig_for_url(rig_url)
+            try:
+                start_held_at_turn_3(browser, base, rig)
+                browser.refresh()
+                wait(browser, lambda d: state_text(d) == "turning")
+                wait(browser, lambda d: d.find_element(By.ID, "times").text.startswith("elapsed"))
+                for _ in range(3):
+                    first = page_elapsed(browser)
+                    server = client.get("/api/status")[1]["elapsed_s"]
+                    last = page_elapsed(browser)
+                    assert first - 1.0 <= server <= last + 1.0, (first, server, last)
+                    time.sleep(0.3)
+            finally:
+                rig.release()
+            wait(browser, lambda d: state_text(d) == "solved", timeout=90)
+            browser.refresh()
+            wait(browser, lambda d: state_text(d) == "solved")
+            status = client.get("/api/status")[1]
+            wait(browser, lambda d: abs(page_elapsed(d) - status["elapsed_s"]) < 0.05)
+            old = status["elapsed_s"]
+            browser.find_element(By.ID, "start").click()  # from a page that loaded the old run
+            wait(browser, lambda d: client.get("/api/status")[1]["run"] == status["run"] + 1)
+            wait(browser, lambda d: state_text(d) in ("scanning", "solving", "turning"))
+            shown, now = page_elapsed(browser), client.get("/api/status")[1]
+            assert now["run"] == status["run"] + 1 and shown <= now["elapsed_s"] + 1.0, (shown, now, old)
+            wait(browser, lambda d: state_text(d) == "solved", timeout=90)
+            final = client.get("/api/status")[1]["elapsed_s"]
+            wait(browser, lambda d: abs(page_elapsed(d) - final) < 0.05)
+            no_script_errors(browser)
+    finally:
+        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument",
+                                {"identifier": script["identifier"]})

@@ -37,14 +37,14 @@ def listen(browser) -> None:
     WebDriverWait(browser, 30).until(lambda d: d.execute_script("return window.__listening"))
 
 
-def drawn_at_rest(browser) -> dict:
+def drawn_at_rest(browser, js: str | None = None) -> dict:
     """What the page draws once it has shown the last event and drawn its last move: waited
     for on the page (the held orientation and the centres drawn as the events say), not for
     an animation's length of time; a page that never gets there fails with what it drew."""
     last: dict = {}
 
     def at_rest(d) -> bool:
-        last.update(d.execute_script(DRAWN_JS))
+        last.update(d.execute_script(js or DRAWN_JS))
         return bool(not last["rotating"] and last["caught_up"] and last["held"] == last["reported"]
                     and (last["top"], last["bottom"]) == (last["reported"][0], last["reported"][3]))
 
@@ -115,6 +115,11 @@ def test_the_page_draws_the_cube_as_the_rig_holds_it(browser, tmp_path, kind):
         assert d["facelets"] == "".join(f * 9 for f in "URFDLB")
         assert d["line"].startswith("robot move: ") and "up," in d["line"], d
         assert "robot move" in browser.find_element(By.ID, "turn-line").text
+        # the run's time, from the server's clock, on these kinds too (it was left empty)
+        elapsed = panel.snapshot()["elapsed_s"]
+        shown = browser.find_element(By.ID, "times")
+        assert shown.text.startswith("elapsed ")
+        assert abs(float(shown.get_attribute("data-elapsed")) - elapsed) < 0.05, (shown.text, elapsed)
         errors = [e for e in browser.get_log("browser")
                   if e["level"] == "SEVERE" and e["source"] == "javascript"]
         assert not errors, errors
@@ -133,12 +138,18 @@ def test_a_dry_run_on_a_flipper_from_the_page(browser, tmp_path):
         browser.find_element(By.ID, "dry-moves").send_keys(moves)
         browser.execute_script("document.getElementById('dry-speed').value = '4'")
         browser.find_element(By.ID, "dry-run").click()
-        WebDriverWait(browser, 60).until(lambda d: d.find_element(By.ID, "state").text == "dry-run")
-        d = drawn_at_rest(browser)
+        WebDriverWait(browser, 60).until(lambda d: d.find_element(By.ID, "dry-state").text == "done")
+        # in its own card: its cube, held as the dry run's rig holds it, and its robot moves
+        d = drawn_at_rest(browser, DRY_DRAWN_JS)
         assert d["reported"] != "URFDLB", d
         assert d["facelets"] == Cube().apply(moves).to_facelets()
-        steps = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#steps li")]
+        assert "holds" in d["line"], d
+        steps = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#dry-steps li")]
         assert len(steps) > 3 and "turn +1 (R)" in steps and any(s.startswith("flip") for s in steps)
+        # the run's cards are the rig's: the dry run left them alone, and the rig is idle
+        assert not browser.find_elements(By.CSS_SELECTOR, "#steps li")
+        assert browser.find_element(By.ID, "state").text == "idle"
+        assert "elapsed" in browser.find_element(By.ID, "dry-times").text
         WebDriverWait(browser, 20).until(lambda d: d.execute_script(
             "const i = document.getElementById('dry-timeline'); return i.complete && i.naturalWidth > 0"))
         errors = [e for e in browser.get_log("browser")
@@ -189,11 +200,19 @@ def test_a_jog_after_a_run_turns_and_tips_the_pages_cube_as_the_rig(browser, tmp
         assert not errors, errors
 
 
+DRY_DRAWN_JS = DRAWN_JS.replace("'cube3d'", "'dry-cube3d'").replace("'held'", "'dry-held'")
+"""What the dry-run card draws (its own cube and hold line), read as :data:`DRAWN_JS` reads the run's."""
+
+
 CHOICES_JS = """
 const say = (id) => ({disabled: document.getElementById(id).disabled,
-                      title: document.getElementById(id).closest('label').title});
+                      title: document.getElementById(id).closest('label').title,
+                      shows: document.getElementById(id).selectedOptions[0].textContent});
 return {method: say('method'), metric: say('metric'), dry: document.getElementById('dry-run').disabled,
-        start: document.getElementById('start').disabled};
+        start: document.getElementById('start').disabled,
+        line: document.getElementById('rig-line').textContent,
+        why: document.getElementById('choices-why').hidden ? ''
+          : document.getElementById('choices-why').textContent};
 """
 
 
@@ -205,14 +224,24 @@ def test_the_method_and_metric_are_disabled_where_the_rig_ignores_them(browser, 
     with panel_server(tmp_path, cfg=cfg) as (base, _panel, _):
         browser.get(base)
         WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "state").text == "idle")
+        WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "rig-line").text)
         d = browser.execute_script(CHOICES_JS)
     assert not d["start"] and not d["dry"], d
+    # the rig line in each kind's own words ("the virtual rig rig: ... one robot move at a time" was the
+    # flipper's wording on a six-motor rig)
+    assert d["line"].startswith(f"the virtual {kind} rig: ") and "rig rig" not in d["line"], d
+    assert ("one robot move at a time" in d["line"]) == (kind != "six-motor"), d
     for choice in ("method", "metric"):
         if kind == "six-motor":
-            assert d[choice] == {"disabled": False, "title": ""}, d
+            assert d[choice]["disabled"] is False and d[choice]["title"] == "", d
         else:
             assert d[choice]["disabled"] and f"a {kind} rig" in d[choice]["title"], d
             assert "do not apply" in d[choice]["title"], d
+            # greyed, they show what applies (not "two-phase (shortest)"), and the rule is on the page
+            assert "robot move" in d[choice]["shows"] and "shortest" not in d[choice]["shows"], d
+    assert d["method"]["shows"] == ("two-phase (shortest)" if kind == "six-motor"
+                                    else "two-phase, planned in robot moves"), d
+    assert d["why"].startswith(f"A {kind} rig solves") if kind != "six-motor" else not d["why"], d
 
 
 def test_scan_only_from_the_page_on_a_flipper(browser, tmp_path):

@@ -43,11 +43,12 @@ def fuzz(examples):
 GETS = ["/", "/api/status", "/api/events", "/api/solve/options", "/api/images/{view}.jpg", "/api/live",
         "/api/live/{view}.jpg", "/api/geometry", "/api/geometry/{view}.jpg", "/api/dry-run/timeline.png",
         "/api/runs", "/api/runs/{run}/{name}.png", "/api/photos/{face}.jpg", "/static/{file}", "/favicon.ico",
-        "/{junk}"]
+        "/api/config", "/{junk}", "/api/host", "/api/ports"]
 POSTS = ["/api/check", "/api/solve", "/api/start", "/api/scan", "/api/stop", "/api/estop", "/api/estop/clear",
-         "/api/answer", "/api/calibrate", "/api/geometry", "/api/dry-run", "/api/photos", "/api/jog"]
+         "/api/answer", "/api/calibrate", "/api/geometry", "/api/dry-run", "/api/photos", "/api/jog",
+         "/api/port"]
 FIELDS = ["facelets", "size", "method", "metric", "max_length", "budget_ms", "seed", "action", "profile",
-          "views", "moves", "speed", "start", "face", "turns", "steps", "give_up_job"]
+          "views", "moves", "speed", "start", "face", "turns", "steps", "give_up_job", "port", "replace"]
 NEAR_CUBE = "UUUUUUUURRRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"  # one sticker wrong: 422, no search
 METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "TRACE", "BREW", "post", "CONNECT"]
 

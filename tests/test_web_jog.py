@@ -200,6 +200,36 @@ def test_a_flipper_jogs_by_robot_moves_from_its_home(tmp_path):
         assert MechanismJournal(tmp_path).last().end is not None
 
 
+def test_the_servo_finding_step_works_on_a_cubotino_in_the_jog_card(tmp_path):
+    """The README's servo-finding step on config/examples/cubotino.toml, in
+    the Jog card (issues 46 and 48: the virtual rig took only the named
+    angles and blamed a jam): a servo goes to any angle in its range, the
+    message names what is left between named angles, the next jog homes
+    the rig from there and its robot moves work; angles that would jam are
+    refused in one line before anything moves."""
+    cfg = load_config(ROOT / "config" / "examples" / "cubotino.toml")
+    with panel_server(tmp_path, cfg=cfg, speed="max") as (base, panel, rig_url):
+        client = Client(base)
+        status, body, _ = client.post("/api/jog", {"moves": "servo cover 95"})
+        assert status == 200 and "cover at 95 degrees (open 70, closed 110, flip 0)" in body["message"], body
+        rig = rig_for_url(rig_url).mechanism
+        assert rig is not None and rig.fault is None and abs(rig.angle["cover"] - 95) < 0.1
+        status, body, _ = client.post("/api/jog", {"moves": "servo turntable 45"})  # homed first: cover open
+        assert status == 200 and "turntable at 45 degrees (home 90)" in body["message"], body
+        assert rig.fault is None and abs(rig.angle["cover"] - 70) < 0.1
+        assert abs(rig.angle["turntable"] - 45) < 0.1
+        assert not rig.square()  # the cube turned with the turntable, off square ...
+        angles = dict(rig.angle)
+        status, body, _ = client.post("/api/jog", {"moves": "servo cover 95, servo turntable 0"})
+        message = body["error"]["message"]
+        assert status == 400 and "servo angle 2 ('servo turntable 0')" in message and "half way" in message \
+            and message.endswith("nothing was moved"), body
+        assert rig.angle == angles and rig.fault is None
+        status, body, _ = client.post("/api/jog", {"moves": "close cover, turn +1, open cover, flip"})
+        assert status == 200 and rig.fault is None and rig.square(), body  # ... and homing squared it
+        assert rig.turns[-1] == (3, 1)
+
+
 def test_whatever_holds_the_rig_is_named_when_a_run_or_a_jog_is_refused(tmp_path):
     with panel_server(tmp_path, speed="max") as (base, panel, rig_url):
         client = Client(base)

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from webserver import Client, panel_server
 
+from robot.app.engines import Engine
 from robot.app.events import Face, Stopped
 from robot.app.mechanism_events import MechanismEvents, rotation_between
-from robot.app.mechanism_start import MechanismEngine, run_mechanism_start
+from robot.app.mechanism_start import run_mechanism_start
 from robot.rig.loading import load_config
 from robot.rig.mechanisms.orientation import HOME, parse, rotate
 from solver import FACES, Cube, parse_facelets
@@ -74,7 +75,7 @@ def test_a_run_tells_its_face_every_robot_move_with_the_orientation(kind, tmp_pa
     solution = next(e.data for e in face.events if e.kind == "solution")
     turns = [e.data for e in face.events if e.kind == "turn-done"]
     assert [e.data["step"] for e in face.events if e.kind == "turn-started"] == solution["steps"]
-    assert len(turns) == len(solution["steps"]) == run.robot_moves
+    assert len(turns) == len(solution["steps"]) == run.turns
     assert " ".join(check_moves(solution, turns)) == run.moves
     assert parse_facelets(turns[-1]["state_facelets"]).is_solved()
     assert face.events[-1].data["status"] == "solved"
@@ -82,7 +83,7 @@ def test_a_run_tells_its_face_every_robot_move_with_the_orientation(kind, tmp_pa
 
 def test_a_stop_ends_the_run_between_two_moves_with_the_journal_whole(tmp_path):
     face = Recorder(stop_at=4)
-    engine = MechanismEngine(config("flipper"), face, seed=10, state_dir=tmp_path)
+    engine = Engine(config("flipper"), face, seed=10, state_dir=tmp_path)
     face.engine = engine
     with pytest.raises(Stopped):
         engine.run()
@@ -326,7 +327,7 @@ def test_the_dry_run_command_on_each_kind(kind, tmp_path):
 
 
 def test_every_end_of_a_run_is_one_finished_event():
-    from robot.app.mechanism_events import MechanismRun
+    from robot.app.record import RunRecord
 
     for status, state, says in (("scan-doubtful", "failed", "the scan is in doubt (glare on F3)"),
                                 ("already-solved", "done", "already solved"), ("failed", "failed", "failed"),
@@ -334,8 +335,8 @@ def test_every_end_of_a_run_is_one_finished_event():
         face = Recorder()
         events = MechanismEvents(face)
         events.why = "glare on F3"
-        events.ended(MechanismRun("flipper", status=status))
-        events.ended(MechanismRun("flipper", status=status))  # told once
+        events.ended(RunRecord(status=status))
+        events.ended(RunRecord(status=status))  # told once
         assert [(e.kind, e.state, e.data["status"]) for e in face.events] == [("finished", state, status)]
         assert says in face.events[0].text
 

@@ -24,9 +24,9 @@ def phone(driver: Any) -> None:
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
 
 
-def cube_at_rest(driver: Any) -> bool:
-    """No layer of the page's cube is turning."""
-    return not driver.execute_script("return document.getElementById('cube3d').dataset.turning")
+def cube_at_rest(driver: Any, cube: str = "cube3d") -> bool:
+    """No layer of the page's cube (or the dry-run card's, ``dry-cube3d``) is turning."""
+    return not driver.execute_script(f"return document.getElementById('{cube}').dataset.turning")
 
 
 def attr(driver: Any, element_id: str, name: str) -> str:
@@ -102,7 +102,7 @@ def test_the_tools_are_tabs_on_a_phone(browser, tmp_path):
         try:
             open_page(browser, base)
             tools = ["cameras-area", "dry-area", "photos-area", "calibrate-area", "pocket-area", "runs-area",
-                     "jog-area"]
+                     "jog-area", "config-area"]
             assert not any(browser.find_element(By.ID, t).is_displayed() for t in tools)
             for t in tools:
                 browser.find_element(By.CSS_SELECTOR, f"#tool-tabs button[data-tab='{t}']").click()
@@ -302,10 +302,19 @@ def test_six_photos_give_a_net_to_solve_and_start(browser, tmp_path):
         try:
             open_page(browser, base)
             browser.find_element(By.CSS_SELECTOR, "#tool-tabs button[data-tab='photos-area']").click()
+            inputs = browser.find_elements(By.CSS_SELECTOR, "#photo-inputs input[type='file']")
+            # a phone opens its back camera for each face (issue 47)
+            assert len(inputs) == 6 and {i.get_attribute("capture") for i in inputs} == {"environment"}
             for face, p in paths.items():
                 browser.find_element(By.CSS_SELECTOR, f"#photo-inputs input[name='{face}']").send_keys(p)
+            # each photo is read as it is taken, its nine stickers drawn under it: Read is pressed once
+            # the page shows all six, as a person would, and not while the drawn grids still move it
+            # down the page (a click aimed before a grid lands can land on the grid's label instead)
+            wait(browser, lambda d: all("done" in attr(d, f"face-read-{f}", "class") for f in "URFDLB"),
+                 lines=tuple(f"face-read-{f}" for f in "URFDLB"))
             browser.find_element(By.ID, "photos-read").click()
-            wait(browser, lambda d: d.find_element(By.ID, "photos-cube").is_displayed(), timeout=90)
+            wait(browser, lambda d: d.find_element(By.ID, "photos-cube").is_displayed(), timeout=90,
+                 lines=("photos-message", *(f"face-read-{f}" for f in "URFDLB")))
             net = lambda: "".join(b.get_attribute("data-letter")  # noqa: E731
                                   for b in browser.find_elements(By.CSS_SELECTOR, "#photos-net button"))
             assert net() == truth
@@ -329,9 +338,12 @@ def test_six_photos_give_a_net_to_solve_and_start(browser, tmp_path):
                                    browser.find_element(By.ID, "photos-solution"))
             shot(browser, "web-panel-phone-photos.png")
             browser.find_element(By.ID, "photos-start").click()
-            wait(browser, lambda d: state_text(d) == "dry-run", timeout=90)
-            wait(browser, cube_at_rest)
-            assert attr(browser, "cube3d", "data-facelets") == Cube().to_facelets()
+            # turned as a dry run, in its own card (its tab opened), the run's cube left alone
+            wait(browser, lambda d: d.find_element(By.ID, "dry-state").text == "done", timeout=90)
+            assert browser.find_element(By.ID, "dry-area").is_displayed()
+            wait(browser, lambda d: cube_at_rest(d, "dry-cube3d"))
+            assert attr(browser, "dry-cube3d", "data-facelets") == Cube().to_facelets()
+            assert attr(browser, "cube3d", "data-facelets") != Cube().to_facelets()
             no_script_errors(browser)
         finally:
             desktop(browser)
@@ -407,10 +419,11 @@ def test_a_run_that_did_not_start_says_why_in_the_last_runs(browser, tmp_path):
 
 
 def test_dry_run_card_badge_and_estop_on_a_phone(browser, tmp_path):
-    """A dry run's card says how it ended (not "turning…" for ever); its
-    timeline is shown at a size its words can be read, sideways scrolled;
-    an E-STOP pressed after it turns the green "dry-run" badge into a red
-    "emergency stop"."""
+    """A dry run's card says how it ended (not "turning…" for ever), with a
+    badge of its own, not the green of "solved"; its timeline is shown at a
+    size its words can be read, sideways scrolled; the header's badge says
+    the rig is idle after it, and an E-STOP pressed then turns it into a
+    red "emergency stop"."""
     with panel_server(tmp_path) as (base, panel, rig_url):
         phone(browser)
         try:
@@ -418,8 +431,13 @@ def test_dry_run_card_badge_and_estop_on_a_phone(browser, tmp_path):
             browser.find_element(By.CSS_SELECTOR, "#tool-tabs button[data-tab='dry-area']").click()
             browser.find_element(By.ID, "dry-moves").send_keys("R U R' U'")
             browser.find_element(By.ID, "dry-run").click()
-            wait(browser, lambda d: state_text(d) == "dry-run", timeout=60)
+            wait(browser, lambda d: d.find_element(By.ID, "dry-state").text == "done", timeout=60)
             wait(browser, lambda d: d.find_element(By.ID, "dry-message").text.startswith("dry run done"))
+            colours = browser.execute_script(
+                "const b = document.createElement('span'); b.className = 'badge'; b.dataset.state = 'done';"
+                "document.body.append(b); const solved = getComputedStyle(b).backgroundColor; b.remove();"
+                "return [solved, getComputedStyle(document.getElementById('dry-state')).backgroundColor]")
+            assert colours[0] != colours[1], colours  # a dry run's own colour, not the green of solved
             wait(browser, lambda d: d.execute_script(
                 "const i = document.getElementById('dry-timeline'); return i.complete && i.naturalWidth > 0"))
             shown, natural, box = browser.execute_script(
@@ -427,7 +445,7 @@ def test_dry_run_card_badge_and_estop_on_a_phone(browser, tmp_path):
                 " i.naturalWidth, document.getElementById('dry-timeline-box').clientWidth]")
             assert shown == natural and box < natural, (shown, natural, box)  # its own size, in a scroll box
             assert browser.execute_script("return document.documentElement.scrollWidth") <= 390
-            assert attr(browser, "state", "data-state") == "done"
+            assert attr(browser, "state", "data-state") == "idle" and state_text(browser) == "idle"
             browser.execute_script("window.scrollTo(0, 0)")
             browser.find_element(By.ID, "estop").click()
             wait(browser, lambda d: state_text(d) == "emergency stop")

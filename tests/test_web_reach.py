@@ -26,6 +26,7 @@ from chromium import HAS_BROWSER
 from webserver import panel_server, rig_for_url
 
 from robot.cli.commands.serve import terminal_qr
+from robot.rig.errors import UserError
 from robot.web.interfaces import Address, interface_addresses, reachable
 from robot.web.server import TOKEN_FILE, bind
 
@@ -143,6 +144,34 @@ def test_the_token_is_kept_private_and_replaced_on_request(tmp_path):
     fixed = bind("0.0.0.0", 0, token_file=file)
     fixed.sock.close()
     assert fixed.token not in (new.token, None) and file.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_kept_token_that_is_a_pipe_or_a_link_is_one_line_and_never_followed(tmp_path):
+    """Issue 46 P9: a panel-token that is a pipe hung `serve` (waiting for a
+    writer), and one that is a symbolic link was read and chmod-ed through
+    it. Each is refused in one line saying to remove it, within a bound, and
+    the link's target is left alone; --new-token replaces the link itself."""
+    env = xdg_env(tmp_path)
+    state = tmp_path / "state"
+    state.mkdir()
+    os.mkfifo(state / TOKEN_FILE)
+    p = subprocess.run([sys.executable, "-m", "robot", "serve", "--host", "0.0.0.0", "--port", "0",
+                        "--state-dir", str(state)], env=env, cwd=ROOT, capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1, (p.stdout, p.stderr)
+    assert f"{state / TOKEN_FILE} is not a regular file" in p.stderr and "remove it" in p.stderr, p.stderr
+    (state / TOKEN_FILE).unlink()
+    target = tmp_path / "elsewhere"
+    target.write_text("A" * 32 + "\n")
+    os.chmod(target, 0o644)
+    (state / TOKEN_FILE).symlink_to(target)
+    with pytest.raises(UserError, match="is a symbolic link: the panel's token is never read through one"):
+        bind("0.0.0.0", 0, token_file=state / TOKEN_FILE)
+    assert target.read_text() == "A" * 32 + "\n" and target.stat().st_mode & 0o777 == 0o644
+    new = bind("0.0.0.0", 0, token_file=state / TOKEN_FILE, new_token=True)
+    new.sock.close()
+    assert not (state / TOKEN_FILE).is_symlink() and (state / TOKEN_FILE).read_text().strip() == new.token
+    assert target.read_text() == "A" * 32 + "\n"
 
 
 def test_any_loopback_address_serves_itself(tmp_path):
@@ -342,6 +371,18 @@ def test_serve_on_every_interface_opens_by_lan_address_and_survives_a_restart(br
         assert state_text(browser) == "sign in" and shown(browser, "signin")
         browser.find_element(By.ID, "estop").click()  # the decision: stopping needs no token
         wait(browser, lambda d: d.find_element(By.ID, "signin-message").text.startswith("emergency stop"))
+        # the token lost, found again while the panel runs, as the sign-in page says: `cuberobot serve`
+        # with the panel's --state-dir starts nothing and names the panel's address with its token
+        lost = browser.find_element(By.ID, "signin-lost").text
+        assert "run cuberobot serve (with the same --state-dir" in lost and "with its token" in lost, lost
+        again = subprocess.run([sys.executable, "-m", "robot", "serve", "--port", "0", "--state-dir",
+                                str(state)], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert again.returncode == 1 and again.stdout == "", (again.stdout, again.stderr)
+        found = again.stderr.split("use the panel at ", 1)[1].split(" ", 1)[0]
+        assert found == first, again.stderr
+        browser.get(found)  # signed in (the rig latched by the stop pressed above)
+        wait(browser, lambda d: state_text(d) == "emergency stop" and shown(d, "latch-bar"))
+        assert not shown(browser, "signin")
         no_script_errors(browser)
     finally:
         server.stop()
@@ -375,6 +416,8 @@ def test_estop_idle_then_clear_on_the_page_then_a_run_solves(browser, tmp_path):
         time.sleep(1.5)  # the listener's STATUS meanwhile: still latched, as the rig is
         assert rig.estop and page_latched(browser)
         browser.find_element(By.ID, "clear-estop").click()
+        assert shown(browser, "clear-confirm") and rig.estop  # Clear asks once before it clears
+        browser.find_element(By.ID, "clear-yes").click()
         wait(browser, lambda d: not page_latched(d), 20)
         assert not rig.estop and not shown(browser, "clear-estop") and not shown(browser, "latch")
         browser.find_element(By.ID, "start").click()
@@ -389,7 +432,7 @@ def test_estop_idle_then_clear_on_the_page_then_a_run_solves(browser, tmp_path):
 
 def rig_estop_from_elsewhere(panel) -> None:
     """An emergency stop onto the rig's line that is not the page's."""
-    panel.standing.handle.link.estop()
+    panel.rig.standing.handle.link.estop()
 
 
 # ---------------------------------------------------------------- settings that stick

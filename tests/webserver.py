@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.client
 import json
 import logging
+import os
 import socket
 import struct
 import threading
@@ -25,6 +26,11 @@ from vision.render import Lighting
 
 _n = 0
 
+SCREENSHOTS = bool(os.environ.get("CUBEROBOT_SCREENSHOTS"))
+"""A run that retakes docs/images (tests/chromium.py's shot): the pictures must show no test's name and
+no temporary folder, so the panel works in a neutral folder of its own then (see :func:`shown`)."""
+_workshop: Path | None = None
+
 NO_LOOK_AGAIN = load_config()
 NO_LOOK_AGAIN = replace(NO_LOOK_AGAIN, start=replace(NO_LOOK_AGAIN.start, look_again=0))
 """The default set-up with a doubtful scan going straight to the person (the
@@ -40,21 +46,70 @@ def steady_light(capture: int) -> Lighting:
     return Lighting(kelvin=5000, intensity=1.0, noise=1.5)
 
 
+def shown(folder) -> str:
+    """A folder for the panel's options: in a screenshot run, its name in the neutral folder the panel
+    works in (a link there to ``folder``), so that a message naming a file in it says
+    ``profiles/page.json``, not a temporary path with the test's name; else the folder as given."""
+    if _workshop is None:
+        return str(folder)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    (_workshop / folder.name).symlink_to(folder)
+    return folder.name
+
+
 @contextmanager
-def panel_server(state_dir, *, speed="8", token=None, sim_lighting=steady_light, cfg=None, firmware=None,
-                 firmware_speed="1", host="127.0.0.1", body_grace_s=None, rig_port=None, limits=None):
+def panel_server(state_dir, **kw):
+    """Yields (base url, panel, rig url): see :func:`_panel_server`. In a
+    screenshot run the server works in a neutral folder of its own, its state
+    folder a link there named ``state`` (see :func:`shown`)."""
+    global _workshop
+    if not SCREENSHOTS:
+        with _panel_server(state_dir, **kw) as served:
+            yield served
+        return
+    import shutil
+    import tempfile
+
+    here, _workshop = os.getcwd(), Path(tempfile.mkdtemp(prefix="cuberobot-panel-"))
+    Path(state_dir).mkdir(parents=True, exist_ok=True)
+    (_workshop / "state").symlink_to(Path(state_dir).resolve())
+    # the set-up file as a maker in the checkout names it: config/rig.toml, not this checkout's full path
+    root = Path(__file__).resolve().parents[1]
+    (_workshop / "config").symlink_to(root / "config")
+    cfg = kw.get("cfg") or load_config()
+    if cfg.path is not None and Path(cfg.path).resolve().is_relative_to(root / "config"):
+        kw["cfg"] = replace(cfg, path=Path(cfg.path).resolve().relative_to(root))
+    os.chdir(_workshop)
+    try:
+        with _panel_server("state", **kw) as served:
+            yield served
+    finally:
+        os.chdir(here)
+        shutil.rmtree(_workshop)  # the links, not what they lead to
+        _workshop = None
+
+
+@contextmanager
+def _panel_server(state_dir, *, speed="8", token=None, sim_lighting=steady_light, cfg=None, firmware=None,
+                 firmware_speed="1", host="127.0.0.1", body_grace_s=None, rig_port=None, limits=None,
+                 as_served=False):
     """Yields (base url, panel, rig url); the simulated rig is fresh (with
     ``firmware``, the real firmware in simavr, kept for the server's life;
-    with ``rig_port``, the rig behind that port, a sim-rig's pty say)."""
+    with ``rig_port``, the rig behind that port, a sim-rig's pty say; with
+    ``as_served``, the one ``cfg`` names, and the settings kept in the user's
+    config folder, as `cuberobot serve` has them)."""
     global _n
     _n += 1
-    rig_url = sim_url(f"web-{_n}-{time.monotonic_ns()}", speed=speed)
+    # a neutral name in the pictures (the issue 48 maker saw sim://web-4-...)
+    rig_url = sim_url(f"rig{_n}" if SCREENSHOTS else f"web-{_n}-{time.monotonic_ns()}", speed=speed)
     served = bind(host, 0)
     if token is not None:
         served = Served(served.sock, served.url, served.hosts, token)
-    options = Options(rig_port=None if firmware else rig_port or rig_url, state_dir=str(state_dir),
+    options = Options(rig_port=None if firmware or as_served else rig_port or rig_url,
+                      state_dir=str(state_dir),
                       sim_lighting=sim_lighting, firmware=firmware, firmware_speed=firmware_speed,
-                      settings_dir=str(Path(state_dir) / "settings"))
+                      settings_dir=None if as_served else str(Path(state_dir) / "settings"))
     server, panel = make_server(cfg or load_config(), options, served, body_grace_s=body_grace_s,
                                 limits=limits)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [served.sock]}, daemon=True)

@@ -466,6 +466,48 @@ def exposure_warnings(clipped: Sequence[int], crushed: Sequence[int]) -> list[st
     return out
 
 
+@dataclass
+class _Look:
+    """The samples as the fit sees them: clipped RGB, which were seen, each
+    sticker's exposure scale, the features, and the starting colour means."""
+
+    rgb: np.ndarray
+    seen: np.ndarray
+    scale: float | np.ndarray
+    x0: np.ndarray
+    means_rgb: np.ndarray
+    unknown: np.ndarray
+    mu: np.ndarray
+
+
+@dataclass
+class _Fit:
+    """The colour model fitted to a look and the best valid cube under it."""
+
+    mu: np.ndarray
+    cov: np.ndarray
+    beta: np.ndarray
+    cost: np.ndarray
+    d2: np.ndarray
+    sol: Solution
+
+
+@dataclass
+class _Verdict:
+    """What the fit's cube is worth, sticker by sticker."""
+
+    facelets: str
+    assign: np.ndarray
+    confidence: np.ndarray
+    suspect: np.ndarray
+    reflections: np.ndarray
+    cam: np.ndarray
+    dist: np.ndarray
+    by_constraints: list[int]
+    constraints: str
+    warnings: list[str]
+
+
 def classify(samples: npt.ArrayLike, *, centers: Colours | None = None,
              profile: Profile | Colours | None = None, min_confidence: float = 0.0,
              faces_apart: bool = False) -> Classification:
@@ -476,16 +518,29 @@ def classify(samples: npt.ArrayLike, *, centers: Colours | None = None,
     Stickers under ``min_confidence`` are doubtful too. ``faces_apart``:
     each face was seen in a light of its own (one photo per face, each
     with its own exposure), so each face's dark channels are judged
-    against that face's brightness, not the brightest photo's."""
+    against that face's brightness, not the brightest photo's.
+
+    Four named steps: measure the samples, fit the colours and the cube,
+    judge each sticker, and report (colours, drift, warnings)."""
     rgb = np.asarray(samples, dtype=np.float64)
     if rgb.shape != (54, 3):
         raise ValueError(f"samples must have shape (54, 3), not {rgb.shape}")
     seen = np.asarray(~np.isnan(rgb).any(axis=1))
-    warnings: list[str] = []
     if seen.sum() < 9:
         return Classification("?" * 54, np.zeros(54), list(range(54)), False,
                               CubeError("length", f"only {int(seen.sum())} stickers seen"),
                               ["too few stickers seen to read the cube"])
+    look = _measure(rgb, seen, centers, profile, faces_apart)
+    fit = _fit_cube(look)
+    verdict = _judge(look, fit, min_confidence)
+    return _report(look, verdict, profile)
+
+
+def _measure(rgb: np.ndarray, seen: np.ndarray, centers: Colours | None,
+             profile: Profile | Colours | None, faces_apart: bool) -> _Look:
+    """The samples as features on their exposure's scale, and the colour
+    means to start from (centres, given colours or profile; the missing
+    ones found by clustering)."""
     rgb = np.where(seen[:, None], np.clip(rgb, 0, 255), np.nan)
     levels = sticker_exposures(rgb, faces_apart)
     scale: float | np.ndarray = levels[:, None] if faces_apart else float(levels[0])
@@ -498,14 +553,29 @@ def classify(samples: npt.ArrayLike, *, centers: Colours | None = None,
     mu[unknown] = np.nan
     if unknown.any():
         mu = _cluster_missing(x, mu, seen)
-    x0 = np.where(seen[:, None], x, 0.0)
-    mu, cov, beta, cost, d2, sol = _em(x0, seen, mu, unknown)
+    return _Look(rgb, seen, scale, np.where(seen[:, None], x, 0.0), means_rgb, unknown, mu)
+
+
+def _fit_cube(look: _Look) -> _Fit:
+    """The colour model and the best valid cube; when the first start
+    leaves the answer doubtful, a second that trusts no single centre, and
+    whichever explains the scan better."""
+    x0, seen, unknown = look.x0, look.seen, look.unknown
+    mu, cov, beta, cost, d2, sol = _em(x0, seen, look.mu, unknown)
     if not unknown.any() and _doubtful(sol, cost):
-        # a second start that trusts no single centre; keep whichever explains the scan better
-        fit = _em(x0, seen, _kmeans_from(x0, seen, mu), unknown, marginals=False)
-        if fit[-1].total < sol.total - 1e-9:
-            mu, cov, beta, cost, d2, sol = fit
+        second = _em(x0, seen, _kmeans_from(x0, seen, mu), unknown, marginals=False)
+        if second[-1].total < sol.total - 1e-9:
+            mu, cov, beta, cost, d2, sol = second
             sol = sol.with_marginals()
+    return _Fit(mu, cov, beta, cost, d2, sol)
+
+
+def _judge(look: _Look, fit: _Fit, min_confidence: float) -> _Verdict:
+    """Each sticker's confidence and whether it is in doubt: the margin to
+    the next valid cube, what the camera alone allows, stickers the pieces
+    overruled (or read through glare), and the rules that settle the rest."""
+    rgb, seen, sol, cost = look.rgb, look.seen, fit.sol, fit.cost
+    warnings: list[str] = []
     facelets = sol.facelets()
     assign = np.array([FACES.index(ch) for ch in facelets])
 
@@ -513,12 +583,12 @@ def classify(samples: npt.ArrayLike, *, centers: Colours | None = None,
     marg[np.arange(54), assign] = np.inf
     gap = np.maximum(marg.min(axis=1) - sol.total, 0.0)
     confidence = 1.0 - np.exp(-gap / 3.0)
-    nearest_d2 = d2.min(axis=1)
+    nearest_d2 = fit.d2.min(axis=1)
     # the pieces overruled what the camera saw: the sticker looks clearly like another colour
     overruled = seen & (cost[np.arange(54), assign] - cost.min(axis=1) > OVERRULED_NATS)
     reflections = overruled & _glare_like(rgb, seen, assign)
     overruled &= ~reflections
-    cam, dist = camera_costs(rgb, x0, seen, assign, scale, mu, cov, beta)
+    cam, dist = camera_costs(rgb, look.x0, seen, assign, look.scale, fit.mu, fit.cov, fit.beta)
     plausible = plausible_colours(cam, dist, seen)
     sure_gap = _gaps(best_cube(cam), assign)
     confidence = np.minimum(confidence, 1.0 - np.exp(-sure_gap))
@@ -538,7 +608,7 @@ def classify(samples: npt.ArrayLike, *, centers: Colours | None = None,
         names = ", ".join(position_name(i) for i in np.flatnonzero(unsettled)[:12])
         warnings.append(f"the camera leaves several valid cubes possible ({names}): the cube's rules"
                         " do not settle it")
-    known = [FACES[c] for c in range(6) if not unknown[c]]
+    known = [FACES[c] for c in range(6) if not look.unknown[c]]
     if not any(b not in (a, OPPOSITE[a]) for a in known for b in known):
         # no two neighbouring centres known: a whole-cube turn of the colours fits as well
         suspect |= seen
@@ -546,20 +616,28 @@ def classify(samples: npt.ArrayLike, *, centers: Colours | None = None,
             suspect[9 * c + 4] = False
         warnings.append("which colour belongs to which face cannot be told: the centres were not seen"
                         " and no centre colours or profile were given")
-    suspects = [int(i) for i in np.flatnonzero(suspect)]
+    return _Verdict(facelets, assign, confidence, suspect, reflections, cam, dist, by_constraints,
+                    constraints, warnings)
 
+
+def _report(look: _Look, v: _Verdict, profile: Profile | Colours | None) -> Classification:
+    """The classification as a face shows it: the faces' fitted colours,
+    drift from the profile, faces that look alike, the doubtful stickers,
+    exposure, and the camera's evidence for a later look to add to."""
+    rgb, seen, suspect, warnings = look.rgb, look.seen, v.suspect, list(v.warnings)
+    suspects = [int(i) for i in np.flatnonzero(suspect)]
     error = None
     valid = True
     try:
-        parse_facelets(facelets)
+        parse_facelets(v.facelets)
     except CubeError as e:  # cannot happen for the matcher's output; kept as the contract's guard
         valid, error = False, e
 
     fitted_lab = np.zeros((6, 3))
     for c in range(6):
-        sel = seen & (assign == c)
+        sel = seen & (v.assign == c)
         fitted_lab[c] = np.median(rgb_to_lab(rgb[sel]), axis=0) if sel.any() else rgb_to_lab(
-            np.nan_to_num(means_rgb[c], nan=128.0))
+            np.nan_to_num(look.means_rgb[c], nan=128.0))
     colours = {f: rgb_tuple(lab_to_rgb(fitted_lab[c])) for c, f in enumerate(FACES)}
     prof = _face_colours_from(profile)
     if prof:
@@ -579,14 +657,14 @@ def classify(samples: npt.ArrayLike, *, centers: Colours | None = None,
         warnings.append(f"{len(suspects)} sticker(s) in doubt: "
                         + ", ".join(position_name(i) for i in suspects[:12])
                         + ("..." if len(suspects) > 12 else ""))
-    refl = [int(i) for i in np.flatnonzero(reflections) if not suspect[i]]
+    refl = [int(i) for i in np.flatnonzero(v.reflections) if not suspect[i]]
     clipped, crushed = exposure_problems(rgb)
     warnings += exposure_warnings(clipped, crushed)
     # a reflection shows the lamp, not the sticker: the pieces read it, and the camera said nothing
-    like_none = ~seen | (dist.min(axis=1) > LIKE_NONE_Z2) | reflections
-    evidence = np.where(like_none[:, None], 0.0, cam - cam.min(axis=1, keepdims=True))
-    return Classification(facelets, confidence, suspects, valid, error, warnings, colours, refl,
-                          by_constraints, clipped, crushed, constraints, evidence)
+    like_none = ~seen | (v.dist.min(axis=1) > LIKE_NONE_Z2) | v.reflections
+    evidence = np.where(like_none[:, None], 0.0, v.cam - v.cam.min(axis=1, keepdims=True))
+    return Classification(v.facelets, v.confidence, suspects, valid, error, warnings, colours, refl,
+                          v.by_constraints, clipped, crushed, v.constraints, evidence)
 
 
 def combine_looks(earlier: Classification, moved: Sequence[int], later: Classification,

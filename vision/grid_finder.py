@@ -36,7 +36,7 @@ settled later by the cube's constraints (:mod:`vision.photos`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -57,6 +57,7 @@ ALTERNATIVES = 3  # grids returned per photo: the best, and the next ones for th
 GAP_WEIGHT = 6.0  # score for dark gaps between all the stickers (black plastic, grooves)
 GRAINY = 1.5  # grey levels of grain (see _grain) above which the picture is smoothed before its edges
 STICKER_REACH = 0.35  # pitches from a cell's middle that a reader samples (vision.photos: 0.7 of each cell)
+BORDER_PAD = 0.06  # of the short side: the dark frame put round a picture whose stickers meet its border
 
 
 @dataclass
@@ -550,6 +551,13 @@ def find_grids(img: np.ndarray, limit: int = ALTERNATIVES) -> list[Grid]:
         again = grids(small, smooth=True)
         if (found := _choose(again)) is not None:
             scored, chosen = again, found
+    if chosen is None:
+        # a face cropped to its stickers: the outer stickers run into the picture's border, where no edge
+        # closes them, so they are no candidates; with a dark frame round the picture (as black plastic
+        # would be) the border becomes their edge
+        framed = _framed(small, grainy)
+        if (found := _choose(framed)) is not None:
+            scored, chosen = framed, found
     viable = sorted((r for r in scored if r.score >= MIN_SCORE and r is not chosen), key=lambda r: -r.score)
     ranked: list[_Scored] = []
     for r in ([chosen] if chosen is not None else []) + viable:
@@ -563,6 +571,33 @@ def find_grids(img: np.ndarray, limit: int = ALTERNATIVES) -> list[Grid]:
         if len(out) >= limit:
             break
     return out
+
+
+def _framed(small: np.ndarray, smooth: bool) -> list[_Scored]:
+    """:func:`grids` of the working copy with a dark frame round it (see
+    :data:`BORDER_PAD`), in the working copy's own pixels."""
+    pad = max(4, round(BORDER_PAD * min(small.shape[:2])))
+    framed = cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=(0, 0, 0))
+    back = np.array([[1, 0, -pad], [0, 1, -pad], [0, 0, 1]], float)
+    return [replace(r, hom=back @ r.hom) for r in grids(framed, smooth)]
+
+
+def cut_edges(img: np.ndarray) -> list[str]:
+    """The borders of a picture ("top", "right", "bottom", "left") that cut
+    into the part of the face's stickers a reader samples, for a picture in
+    which :func:`find_grids` found no grid: the face as found with the
+    picture's border taken as an edge (:func:`_framed`). Empty when no face
+    is found that way either."""
+    small, f = _work_copy(img)
+    chosen = _choose(_framed(small, _grain(small) > GRAINY))
+    if chosen is None:
+        return []
+    h, w = img.shape[:2]
+    reach = _apply(np.diag([1 / f, 1 / f, 1.0]) @ chosen.hom, _STICKER_AREA)
+    slack = 0.01 * max(w, h)
+    cuts = {"top": reach[:, 1] < -slack, "right": reach[:, 0] > w + slack,
+            "bottom": reach[:, 1] > h + slack, "left": reach[:, 0] < -slack}
+    return [edge for edge, out in cuts.items() if out.any()]
 
 
 def find_grid(img: np.ndarray) -> Grid | None:

@@ -38,9 +38,9 @@ import numpy as np
 
 from solver.facelets import CORNER_COLORS, CORNER_FACELETS, EDGE_COLORS, EDGE_FACELETS, FACES, position_name
 
-from .classifier import Classification, exposure, features
+from .classifier import SURE_NATS, Classification, classify, exposure, features
 from .errors import VisionError
-from .grid_finder import STICKER_REACH, Grid, find_grids
+from .grid_finder import STICKER_REACH, Grid, cut_edges, find_grids
 from .sample import robust_colours, warp_face
 from .scanning import classify_measured
 from .setup import FaceSpec
@@ -73,6 +73,8 @@ class PhotoScan:
     grids: dict[str, Grid]  # face -> the grid found, in the loaded picture's pixels
     images: dict[str, np.ndarray] = field(default_factory=dict)  # face -> the picture as loaded
     scales: dict[str, float] = field(default_factory=dict)  # face -> loaded pixels per original pixel
+    alternatives: list[Alternative] = field(default_factory=list)
+    """Other valid cubes the photos fit, turned otherwise (see :func:`weigh_turnings`)."""
 
     @property
     def facelets(self) -> str:
@@ -375,6 +377,7 @@ def _piece_codes() -> tuple[np.ndarray, np.ndarray]:
 _CORNER_CODES, _EDGE_CODES = _piece_codes()
 _ARRANGE = (_MAPS[_COMBOS] + 9 * np.arange(6)[:, None]).reshape(len(_COMBOS), 54)
 """(4096, 54): for each way the faces may be turned, the photo-order sticker at each facelet."""
+_CENTRES = tuple(9 * k + 4 for k in range(6))
 _CORNER_COLOURS = (_CORNER_CODES[:, None] // np.array([36, 6, 1])) % 6  # (24, 3): a real corner's colours
 _EDGE_COLOURS = (_EDGE_CODES[:, None] // np.array([6, 1])) % 6  # (24, 2)
 
@@ -425,6 +428,125 @@ def rank_by_evidence(evidence: np.ndarray) -> np.ndarray:
     return _COMBOS[np.argsort(cost, kind="stable")]
 
 
+NET_TOP = {"U": "B", "R": "U", "F": "U", "D": "F", "L": "U", "B": "U"}
+"""The face beside each face's top edge as the README's net draws it: what
+a person looks for in a photo to say which way up it was taken."""
+PHOTO_EDGES = ("top", "right", "bottom", "left")
+"""Where a face's net top edge lies in a photo that shows it turned 0, 1, 2
+or 3 quarter turns clockwise."""
+MAX_ALTERNATIVES = 256
+"""Other cubes kept when the photos fit several (a cube one or two turns
+from solved fits 2 to 8, a half checkerboard 4, the superflip 128): every
+one a person could mean, within a bound (the 4,096 turnings could make as
+many cubes in principle)."""
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """Another valid cube the same readings of the stickers make when some
+    photos are taken to stand another way up: the photos alone cannot tell
+    it from the cube chosen."""
+
+    facelets: str
+    rotations: dict[str, int]
+    """Face -> quarter turns clockwise the photo would show it in (as
+    :attr:`PhotoScan.rotations`)."""
+    turned: dict[str, int]
+    """The photos that stand otherwise than in the reading chosen: face ->
+    quarter turns clockwise more."""
+    differ: list[int]
+    """The stickers (facelet indices) where this cube differs from the one chosen."""
+
+    def how(self) -> str:
+        """Which way up the photos would stand, in words a person checks
+        against the photos: "the F photo with the U side at its right"."""
+        return ", ".join(f"the {f} photo with the {NET_TOP[f]} side at its {PHOTO_EDGES[self.rotations[f]]}"
+                         for f in FACES if f in self.turned)
+
+    def to_dict(self) -> dict:
+        return {"facelets": self.facelets, "rotations": dict(self.rotations), "turned": dict(self.turned),
+                "how": self.how(), "differ": list(self.differ),
+                "differ_names": [position_name(i) for i in self.differ]}
+
+
+def _piece_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Colour code (a*36+b*6+c, a*6+b) -> which corner or edge it is, -1 for
+    colours no piece has: a turning's pieces are each read by one lookup."""
+    corner = np.full(216, -1)
+    corner[_CORNER_CODES] = np.arange(len(_CORNER_CODES)) // 3
+    edge = np.full(36, -1)
+    edge[_EDGE_CODES] = np.arange(len(_EDGE_CODES)) // 2
+    return corner, edge
+
+
+_CORNER_PIECE, _EDGE_PIECE = _piece_tables()
+
+
+def valid_turnings(labels: np.ndarray) -> dict[str, list[int]]:
+    """Every valid cube the six faces' labels (photo order, (54,) face
+    indices) make, whichever way up each photo stands: facelets -> the
+    indices into the 4,096 turnings (:data:`_COMBOS`) that give it. Labels,
+    not pixels: all turnings are tried at once in arrays (a millisecond or
+    two), and only those whose twenty pieces are real and each there once
+    are checked for twist, flip and parity."""
+    from solver import CubeError
+    from solver.validate import parse_facelets
+
+    lab = np.asarray(labels, int)[_ARRANGE]  # (4096, 54)
+    cf, ef = np.array(CORNER_FACELETS), np.array(EDGE_FACELETS)
+    corners = _CORNER_PIECE[lab[:, cf[:, 0]] * 36 + lab[:, cf[:, 1]] * 6 + lab[:, cf[:, 2]]]  # (4096, 8)
+    edges = _EDGE_PIECE[lab[:, ef[:, 0]] * 6 + lab[:, ef[:, 1]]]  # (4096, 12)
+    whole = ((np.sort(corners, axis=1) == np.arange(8)).all(axis=1)
+             & (np.sort(edges, axis=1) == np.arange(12)).all(axis=1)
+             & (lab[:, list(_CENTRES)] == np.arange(6)).all(axis=1))
+    which = np.flatnonzero(whole)
+    rows = np.ascontiguousarray(lab[which].astype(np.uint8))
+    keys = rows.view(np.dtype((np.void, 54))).ravel()  # a row as one value: the same cube, the same key
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    found = {"".join(FACES[c] for c in rows[i]): which[inverse == k].tolist() for k, i in enumerate(first)}
+    for facelets in list(found):
+        try:
+            parse_facelets(facelets)
+        except CubeError:  # a twisted corner, a flipped edge, two pieces swapped: no cube
+            del found[facelets]
+    return found
+
+
+def alternatives(facelets: str, rotations: np.ndarray, evidence: np.ndarray | None = None
+                 ) -> list[Alternative]:
+    """The other valid cubes the photos fit: the cube read (``facelets``,
+    with its faces' ``rotations``) labels each photo's stickers; every way of
+    turning the six photos is weighed with the same labels, and with what
+    the camera alone found likeliest for each sticker (``evidence``, (54, 6)
+    facelet order, when given), since a sure reading may lean on the pieces
+    of the turning it chose. Each other cube comes with the fewest photos
+    turned from the reading that give it."""
+    back = arrange(np.arange(54), rotations)  # facelet i shows photo sticker back[i]
+    labels = np.empty(54, int)
+    labels[back] = [FACES.index(c) for c in facelets]
+    sets = [labels]
+    if evidence is not None and evidence.shape == (54, 6):
+        seen = evidence.any(axis=1)
+        camera = labels.copy()
+        camera[back[seen]] = np.argmin(evidence[seen], axis=1)
+        if (camera != labels).any():
+            sets.append(camera)
+    found: dict[str, list[int]] = {}
+    for lab in sets:
+        for cube, which in valid_turnings(lab).items():
+            found.setdefault(cube, []).extend(which)
+    found.pop(facelets, None)
+    out = []
+    for cube, which in found.items():
+        moved = (_COMBOS[which] != rotations[None]).sum(axis=1)
+        rot = _COMBOS[which[int(np.argmin(moved))]]
+        turned = {f: int((rot[k] - rotations[k]) % 4) for k, f in enumerate(FACES) if rot[k] != rotations[k]}
+        out.append(Alternative(cube, {f: int(r) for f, r in zip(FACES, rot)}, turned,
+                               [i for i in range(54) if cube[i] != facelets[i]]))
+    out.sort(key=lambda a: (len(a.turned), len(a.differ), a.facelets))
+    return out[:MAX_ALTERNATIVES]
+
+
 def _misfit(cls: Classification) -> float:
     """How much the cube read costs beyond what each sticker looks most like
     (nats): the arrangement of the faces the colours fit best."""
@@ -468,9 +590,53 @@ def read_cube(shown: np.ndarray, spread: np.ndarray, glare: np.ndarray
             break
     sure = [t for t in tried if t[1].ok]
     rot, cls, samples = sure[0] if sure else min(tried, key=lambda t: _misfit(t[1]))
-    _doubt_where_they_differ(cls, {t[1].facelets for t in sure[1:]}, "turned differently",
+    _doubt_where_they_differ(cls, {t[1].facelets for t in sure[1:]}, TURNED_DIFFERENTLY,
                              "photograph each face as drawn in the README's net")
     return cls, samples, rot
+
+
+def weigh_turnings(shown: np.ndarray, spread: np.ndarray, glare: np.ndarray, cls: Classification,
+                   samples: np.ndarray, rot: np.ndarray, *, as_drawn: bool = False
+                   ) -> tuple[Classification, np.ndarray, np.ndarray, list[Alternative]]:
+    """The cube read, weighed against every other way the photos could be
+    turned (:func:`alternatives`): a photo of a face carries no mark of which
+    way up it was taken, so when another turning of the same stickers makes
+    another valid cube, nothing in the photos can tell them apart and the
+    reading is put in doubt where they differ, the others listed for a
+    person to choose from. ``as_drawn``: the person took every photo as the
+    README's net draws the face, so the photos' own turning is taken when it
+    makes a valid cube, read as sure if it is (the others still listed)."""
+    if not cls.valid or "?" in cls.facelets:
+        return cls, samples, rot, []
+    others = alternatives(cls.facelets, rot, cls.evidence)
+    if not others:
+        return cls, samples, rot, []
+    if as_drawn:
+        flat = np.zeros(6, int)
+        if rot.any() and any(not any(a.rotations.values()) for a in others):
+            samples, rot = arrange(shown, flat), flat
+            cls = classify_measured(samples, arrange(spread, flat), arrange(glare, flat), faces_apart=True)
+            if cls.valid and "?" not in cls.facelets:
+                others = alternatives(cls.facelets, rot, cls.evidence)
+        if not rot.any():
+            cls.warnings.append(f"the photos fit {len(others) + 1} cubes, depending on which way up they were"
+                                " taken: the one with every photo as the README's net draws its face is"
+                                " taken (photos as drawn)")
+            return cls, samples, rot, others
+    differ = sorted({i for a in others for i in a.differ})
+    cls.warnings = [w for w in cls.warnings if f"one cube, {TURNED_DIFFERENTLY} (" not in w]
+    cls.suspects = sorted(set(cls.suspects) | set(differ))
+    cls.confidence[differ] = np.minimum(cls.confidence[differ], 0.5)
+    cls.warnings.append(
+        f"the photos fit {len(others) + 1} cubes, depending on which way up they were taken ("
+        + ", ".join(position_name(i) for i in differ[:12]) + (" ..." if len(differ) > 12 else "")
+        + "): say which, or take each photo as the README's net draws the face and read them as drawn")
+    return cls, samples, rot, others
+
+
+TURNED_DIFFERENTLY = "turned differently"
+"""How :func:`read_cube` says the turnings it classified gave two sure cubes:
+:func:`weigh_turnings` then says it with every such cube listed."""
 
 
 def _doubt_where_they_differ(cls: Classification, others: set[str], how: str, advice: str) -> None:
@@ -565,20 +731,35 @@ def choose_grids(options: list[list[tuple[Grid, tuple[np.ndarray, np.ndarray, np
     return choice, cls, samples, rot
 
 
-MARGIN_ADVICE = ("the cube a good part of the picture but with a margin of background all round"
-                 " (no edge of the face touching the picture's border)")
+MARGIN_ADVICE = ("the cube a good part of the picture, best with a margin of background all round"
+                 " (the face may fill the picture if no sticker is cut off)")
 NO_GRID_ADVICE = f"photograph the face square on, in even light, {MARGIN_ADVICE}"
-"""The finder looks for the face's outline against what is around it: a
-face cut by the border, or filling the whole picture, has no outline to
-find, so the advice is a margin, not a closer shot."""
+"""The finder looks for the face's outline against what is around it, and
+for a face cropped to its stickers, for their edges and the picture's
+border (:func:`vision.grid_finder.find_grids`); a margin is still what
+makes a face easiest to find, so it is the advice."""
 
 
-def read_photos(paths: Mapping[str, str | os.PathLike], debug_dir: str | Path | None = None) -> PhotoScan:
+def _no_grid(img: np.ndarray, label: str) -> str:
+    """Why a photo has no grid, in one line: part of the stickers cut off by
+    the picture's border (which edge), or no grid at all."""
+    cut = cut_edges(img)
+    if cut:
+        return (f"{label}: part of the stickers is cut off at the picture's {' and '.join(cut)} edge"
+                f"{'s' if len(cut) > 1 else ''}: take it again with the whole face in the picture")
+    return f"{label}: no 3x3 sticker grid found; {NO_GRID_ADVICE}"
+
+
+def read_photos(paths: Mapping[str, str | os.PathLike], debug_dir: str | Path | None = None, *,
+                as_drawn: bool = False) -> PhotoScan:
     """One photo per face (face letter -> file) -> the cube they show.
     Raises :class:`PhotoError` naming the face and file when a photo cannot
     be read or has no sticker grid; in the latter case, with ``debug_dir``,
     the photos are written first with whatever grids were found in each (the
-    refusal is when a picture is needed most)."""
+    refusal is when a picture is needed most). When the photos fit other
+    cubes turned otherwise, the reading is in doubt and they are listed in
+    :attr:`PhotoScan.alternatives`; ``as_drawn`` takes the photos as the
+    README's net draws each face instead (:func:`weigh_turnings`)."""
     missing = [f for f in FACES if f not in paths]
     if missing:
         raise PhotoError(f"no photo for face(s) {', '.join(missing)}: give one photo of each of U R F D L B")
@@ -591,7 +772,7 @@ def read_photos(paths: Mapping[str, str | os.PathLike], debug_dir: str | Path | 
         img, scale = load_photo(paths[face], label)
         found = find_grids(img)
         if not found:
-            refused.append(f"{label}: no 3x3 sticker grid found; {NO_GRID_ADVICE}")
+            refused.append(_no_grid(img, label))
         options.append([(g, sample_photo(img, g, face)) for g in found])
         images[face], scales[face] = img, scale
     if refused:
@@ -601,11 +782,88 @@ def read_photos(paths: Mapping[str, str | os.PathLike], debug_dir: str | Path | 
             refused[0] += f" (the photos with what was found: {written})"
         raise PhotoError(refused[0])
     choice, cls, samples, rot = choose_grids(options)
+    picked = [options[k][c][1] for k, c in enumerate(choice)]
+    shown, spread, glare = (np.concatenate([p[i] for p in picked]) for i in range(3))
+    cls, samples, rot, others = weigh_turnings(shown, spread, glare, cls, samples, rot, as_drawn=as_drawn)
     grids = {f: options[k][choice[k]][0] for k, f in enumerate(FACES)}
-    result = PhotoScan(cls, samples, {f: int(r) for f, r in zip(FACES, rot)}, grids, images, scales)
+    result = PhotoScan(cls, samples, {f: int(r) for f, r in zip(FACES, rot)}, grids, images, scales, others)
     if debug_dir is not None:
         write_debug(result, debug_dir)
     return result
+
+
+STANDARD_COLOURS = {"U": (245, 245, 245), "R": (196, 30, 58), "F": (0, 155, 72), "D": (255, 213, 0),
+                    "L": (255, 88, 0), "B": (0, 70, 173)}
+"""The usual colour scheme (white up, green front, red right; yellow,
+blue, orange opposite), in sRGB: one photo shows one face's colour only, so
+the other five are told by these unless a profile gives them."""
+FACE_SURE_NATS = SURE_NATS
+"""One face alone: a sticker is sure when its next likeliest colour costs
+this much more, as for a whole cube (:data:`vision.classifier.SURE_NATS`)."""
+
+
+@dataclass
+class FaceReading:
+    """One photo of one face, read on its own: the nine stickers as the
+    photo stands (which way up it was taken is only settled by the whole
+    cube), each with how sure the camera is of it."""
+
+    face: str
+    stickers: str
+    """Nine face letters, row by row as the photo stands."""
+    confidence: np.ndarray
+    """(9,) 0..1: one less the odds of the next likeliest colour."""
+    suspects: list[int]
+    """Stickers (0..8, as :attr:`stickers`) the camera is not sure of."""
+    rgb: np.ndarray
+    grid: Grid
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.suspects
+
+    def to_dict(self) -> dict:
+        return {"face": self.face, "stickers": self.stickers, "order": "as the photo stands",
+                "confidence": [round(float(c), 3) for c in self.confidence], "suspects": list(self.suspects),
+                "ok": self.ok, "rgb": [[round(float(v), 1) for v in c] for c in self.rgb],
+                "warnings": list(self.warnings)}
+
+
+def read_face(path: str | os.PathLike, face: str, *,
+              colours: Mapping[str, tuple[float, float, float]] | None = None) -> FaceReading:
+    """One photo of ``face`` (a letter of URFDLB) -> its nine stickers with
+    their confidence, bounded and refused as :func:`read_photos` bounds and
+    refuses each of its six (:class:`PhotoError`). ``colours``: face ->
+    sRGB of the cube's colours (default :data:`STANDARD_COLOURS`). The
+    classifier reads the face as one of a cube's six with the other five
+    unseen; each sticker's confidence is the camera's own (the gap to its
+    next likeliest colour), since one face's stickers settle no pieces."""
+    if face not in FACES:
+        raise PhotoError(f"face {face[:8]!r}: give one of U R F D L B")
+    label = f"{face} photo {os.fspath(path)}"
+    img, _ = load_photo(path, label)
+    found = find_grids(img)
+    if not found:
+        raise PhotoError(_no_grid(img, label))
+    k = FACES.index(face)
+    rgb, _, _ = sample_photo(img, found[0], face)
+    samples = np.full((54, 3), np.nan)
+    samples[9 * k:9 * k + 9] = rgb
+    cls = classify(samples, profile=dict(colours or STANDARD_COLOURS), faces_apart=True)
+    evidence = cls.evidence[9 * k:9 * k + 9] if cls.evidence is not None else np.zeros((9, 6))
+    picked = np.argmin(evidence, axis=1)
+    picked[4] = k  # the centre is the face's colour: it names it
+    gap = np.sort(evidence, axis=1)[:, 1]
+    gap[4] = np.inf
+    confidence = 1.0 - np.exp(-gap)
+    suspects = [i for i in range(9) if gap[i] < FACE_SURE_NATS or picked[i] != np.argmin(evidence[i])]
+    warnings = [w for w in cls.warnings if "clipped" in w or "dark" in w]
+    if not found[0].stands_out:
+        suspects = list(range(9))
+        warnings.append(f"no sticker grid stands out in the {face} photo: photograph the face square on")
+    confidence[suspects] = np.minimum(confidence[suspects], 0.5)
+    return FaceReading(face, "".join(FACES[c] for c in picked), confidence, suspects, rgb, found[0], warnings)
 
 
 def annotate(result: PhotoScan, face: str) -> np.ndarray:

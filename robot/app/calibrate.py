@@ -18,12 +18,18 @@ import numpy as np
 
 from solver import SOLVED
 from solver.facelets import FACES, position_name
+from vision.errors import VisionError
+from vision.profile import TOO_CLOSE_DE, build_profile, check_name, save_profile
+from vision.setup import FaceSpec, ViewSpec
 
 from ..rig.errors import UserError
+from .kinds import KINDS
 
 if TYPE_CHECKING:
     from vision.profile import Profile
-    from vision.setup import CameraSpec, ViewSpec
+    from vision.setup import CameraSpec
+
+    from ..rig.config import Config
 
 
 MIN_CLEAR_STICKERS = 6
@@ -37,8 +43,13 @@ def check_solved(frames: dict[str, np.ndarray], views: list[ViewSpec],
     it is one (and the geometry fits) before storing anything. The stickers
     read as solved but in doubt (glare, shadow) are returned, to be left out
     of the colours learned; a face with too few clear stickers is refused."""
-    from vision.preview import annotate
-    from vision.scanning import ScanResult, classify_measured, measure, write_debug
+    from vision.preview import annotate  # lazy: loads OpenCV
+    from vision.scanning import (  # lazy: loads OpenCV and numba
+        ScanResult,
+        classify_measured,
+        measure,
+        write_debug,
+    )
 
     samples, spread, glare = measure(frames, views)
     cls = classify_measured(samples, spread, glare)
@@ -71,8 +82,6 @@ class Learned:
 
     @property
     def too_close(self) -> bool:
-        from vision.profile import TOO_CLOSE_DE
-
         return self.closest[0] < TOO_CLOSE_DE
 
 
@@ -81,7 +90,7 @@ def check_learns_colours(kind: str) -> None:
     light (``faces_apart``) and uses no colour profile: learning colours
     there would save a profile nothing reads, so it is refused in one line
     that says what does need calibrating."""
-    if kind != "six-motor":
+    if not KINDS[kind].learns_colours:
         raise UserError(f"a {kind} rig reads each face in its own picture's light and uses no colour "
                         "profile, so there are no colours to learn; only the camera's sticker grid needs "
                         "setting (`cuberobot calibrate --geometry`, or the panel's corners)")
@@ -93,8 +102,7 @@ def learn_colours(cameras: list[CameraSpec], views: list[ViewSpec], name: str, *
     """Capture every view of a solved cube (simulated cameras show one),
     check it is solved, and save each camera's view of each face's colour as
     the profile ``name``."""
-    from vision.profile import build_profile, check_name, save_profile
-    from vision.scanning import capture_frames, expand_views, measure
+    from vision.scanning import capture_frames, expand_views, measure  # lazy: loads OpenCV and numba
 
     check_name(name)
     settings: dict = {}
@@ -122,7 +130,7 @@ def fix_exposures(cameras: list[CameraSpec], settings: dict) -> list[str]:
     """Every camera's exposure and gain as the calibration ran them go into
     the profile (``settings``, changed in place), so `start` runs at the
     same ones with auto exposure off; one line a setting, saying which."""
-    from vision.capture import SIM_EXPOSURE
+    from vision.capture import SIM_EXPOSURE  # lazy: loads OpenCV
 
     lines = []
     for spec in cameras:
@@ -142,8 +150,8 @@ def fix_exposures(cameras: list[CameraSpec], settings: dict) -> list[str]:
 def geometry_frame(cameras: list[CameraSpec], view: ViewSpec, *, seed: int | None = None) -> np.ndarray:
     """The picture a view's corners are set on: a frame from its camera (a
     simulated camera shows a solved cube where the configuration puts it)."""
-    from vision.capture import open_camera
-    from vision.scanning import capture_frames
+    from vision.capture import open_camera  # lazy: loads OpenCV
+    from vision.scanning import capture_frames  # lazy: loads OpenCV and numba
 
     by_name = {c.name: c for c in cameras}
     if view.camera not in by_name:
@@ -163,9 +171,7 @@ def view_from_corners(view: ViewSpec, corners: Mapping[str, Sequence[Sequence[fl
     face's net top-left corner (the rest in any order); a face missing from
     ``corners`` keeps the ones it had. A UserError names a face whose
     corners do not make a convex face."""
-    from vision.errors import VisionError
-    from vision.geometry import order_corners
-    from vision.setup import FaceSpec
+    from vision.geometry import order_corners  # lazy: loads OpenCV
 
     unknown = set(corners) - {f.face for f in view.faces}
     if unknown:
@@ -180,15 +186,13 @@ def view_from_corners(view: ViewSpec, corners: Mapping[str, Sequence[Sequence[fl
             faces.append(FaceSpec(f.face, order_corners(corners[f.face]), 0, f.center_visible))
         except VisionError as e:
             raise UserError(f"view {view.name!r}, face {f.face}: {e}") from None
-    from vision.setup import ViewSpec as View
-
-    return View(view.name, view.camera, tuple(faces), view.hand_held)
+    return ViewSpec(view.name, view.camera, tuple(faces), view.hand_held)
 
 
 def save_geometry(views: list[ViewSpec], output: str | Path | None) -> str:
     """The views as the configuration's ``[[view]]`` TOML, written to
     ``output`` when given; the text."""
-    from vision.geometry import geometry_toml
+    from vision.geometry import geometry_toml  # lazy: loads OpenCV
 
     text = geometry_toml(views)
     if output:
@@ -197,3 +201,137 @@ def save_geometry(views: list[ViewSpec], output: str | Path | None) -> str:
         except OSError as e:
             raise UserError(f"cannot write {output}: {e.strerror or e}") from None
     return text
+
+
+# ---------------------------------------------------------------- one calibration, both faces
+
+
+class ProfileExists(UserError):
+    """A profile of the name asked for is already saved and this set-up does
+    not use it: made for another set-up, or by hand. Replacing it would
+    change what that other set-up reads, so it is refused unless asked for."""
+
+
+@dataclass
+class Calibrated:
+    """What :func:`calibrate_and_use` did, for a face to present."""
+
+    learned: Learned
+    in_use: str
+    """The profile as the settings name it: its name, or its file's path when
+    it is saved outside the user's profile folder."""
+    settings: Path | None
+    """The override file written to put it in use; None when the set-up
+    already used it and nothing needed writing."""
+    replaced: str | None
+    """When the profile file of that name that was there before was made, or None."""
+    message: str
+    """One paragraph saying all of the above, the same from both faces."""
+
+
+def default_profile_name(cfg: Config) -> str:
+    """The name a calibration saves under when none is given: the profile the
+    set-up uses now, when that is a plain name (a recalibration renews it),
+    else ``default``. The terminal and the panel both ask here."""
+    from vision.profile import ProfileError, check_name
+
+    if cfg.profile:
+        try:
+            return check_name(cfg.profile)
+        except ProfileError:  # a path: its file is the set-up's own, not a name to save under
+            pass
+    return "default"
+
+
+def calibrate_and_use(cfg: Config, name: str | None = None, *, replace: bool = False,
+                      profile_dir: Path | None = None, settings_dir: Path | None = None,
+                      seed: int | None = None, debug_dir: str | None = None) -> Calibrated:
+    """Learn the colours of the solved cube in the rig, save them as the
+    profile ``name`` (by default :func:`default_profile_name`) and put it in
+    use for ``cfg``'s set-up file through its settings file
+    (robot/rig/settings.py), which every command and the panel read.
+
+    `cuberobot calibrate` and the panel's Calibrate card both call this, so
+    a profile made in one is named, kept and used as one made in the other.
+    A profile of that name that this set-up does not use is not overwritten
+    unless ``replace``: :class:`ProfileExists` says so before any camera
+    opens."""
+    from vision.errors import VisionError
+    from vision.profile import check_name, user_profile_dir
+
+    from ..rig.settings import save_settings
+
+    check_learns_colours(cfg.rig.kind)
+    name = name or default_profile_name(cfg)
+    try:
+        check_name(name)
+    except VisionError as e:
+        raise UserError(f"profile: {e}") from None
+    folder = Path(profile_dir) if profile_dir is not None else user_profile_dir()
+    target = folder / f"{name}.json"
+    current = _profile_file(cfg.profile)
+    replaced = None
+    if target.is_file():
+        made = _made(target)
+        if current is None or current.resolve() != target.resolve():
+            if not replace:
+                uses = f"it uses {cfg.profile!r}" if cfg.profile else "it uses none"
+                raise ProfileExists(
+                    f"a colour profile {name!r} is already saved ({target}, made {made}) and this set-up "
+                    f"does not use it ({uses}): give another name, or say to replace it (`calibrate "
+                    "--replace`, or the panel's Replace it)")
+        replaced = f"made {made}"
+    learned = learn_colours(cfg.cameras, cfg.views, name, directory=folder, seed=seed, debug_dir=debug_dir)
+    in_use = learned.profile.name if learned.path.parent == user_profile_dir() else str(learned.path)
+    setup = cfg.path
+    current = _profile_file(cfg.profile)  # again: a name the set-up gave before it was made is found now
+    if current is not None and current.resolve() == learned.path.resolve():
+        settings = None
+        use = f"{setup} already uses it: the panel and every command read it from the next scan on"
+    else:
+        settings = save_settings(cfg, profile=in_use, directory=settings_dir)
+        use = (f"put in use for {setup} in {settings} (an override of its [vision] profile, which the panel "
+               "and every command read; delete that file to undo it)")
+    renewed = f" (replacing the one of that name {replaced})" if replaced else ""
+    message = f"profile {name!r} saved to {learned.path}{renewed}; {use}"
+    return Calibrated(learned, in_use, settings, replaced, message)
+
+
+def _profile_file(profile: str | None) -> Path | None:
+    """The file the set-up's profile is read from, or None (none set, not
+    made yet, or a name no file can have)."""
+    from vision.errors import VisionError
+    from vision.profile import find_profile
+
+    if not profile:
+        return None
+    try:
+        return find_profile(profile)
+    except VisionError:
+        return None
+
+
+def _made(path: Path) -> str:
+    """When a file was last written, in the machine's local time, to the minute."""
+    import time
+
+    try:
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(path.stat().st_mtime))
+    except OSError:
+        return "at an unknown time"
+
+
+def put_views_in_use(cfg: Config, views: Sequence[ViewSpec], *, settings_dir: Path | None = None
+                     ) -> tuple[Path, str]:
+    """Put new corners for ``views`` in use for ``cfg``'s set-up file: into
+    its settings file (robot/rig/settings.py), which the panel and every
+    command read; the file, and one line saying so, the same whether the
+    corners were clicked at the terminal (`calibrate --geometry`) or dragged
+    on the panel."""
+    from ..rig.settings import save_settings
+
+    path = save_settings(cfg, views=list(views), directory=settings_dir)
+    names = ", ".join(v.name for v in views) or "no view"
+    return path, (f"the corners of {names} saved to {path} and put in use for {cfg.path} (an override "
+                  "of its [[view]] corners, which the panel and every command read; delete that file to undo "
+                  "it)")

@@ -33,6 +33,11 @@ from typing import Any
 from vision.setup import CameraSpec, camera_kind, libcamera_index
 
 from ..rig.config import Config, RigConfig
+from ..rig.errors import RigError, UserError
+from ..rig.gpio_pins import HEADER_PIN
+from ..rig.link import Link
+from ..rig.owner import describe_holder, port_holder
+from .limits import rig_claims
 
 # USB ids (vendor:product) of the boards the firmware runs on, and of the
 # USB-serial chips clones use instead.
@@ -46,7 +51,8 @@ CLONE_CHIPS = {
     "0403:6001": "an FTDI USB-serial chip (older Arduinos, some clones)",
     "10c4:ea60": "a CP210x USB-serial chip (some clones)",
 }
-BOARDS = {1: "an Arduino Uno", 2: "an Arduino Mega 2560", 100: "the virtual rig"}
+BOARDS = {1: "an Arduino Uno", 2: "an Arduino Mega 2560", 3: "the Pi's own pins (gpio://)",
+          100: "the virtual rig"}
 LIBCAMERA_LISTERS = ("rpicam-hello", "libcamera-hello")
 COMMAND_TIMEOUT_S = 10.0
 HANDSHAKE_BOOT_WAIT_S = 2.0
@@ -374,13 +380,10 @@ def handshake(port: str, rig: RigConfig, boot_wait_s: float, *, claim: bool = Tr
     and queue. ``claim``: hold the rig meanwhile (off when the caller holds it)."""
     from dataclasses import replace
 
-    from ..rig.errors import RigError, UserError
-    from ..rig.link import Link
-
     cfg = Config(path=None, rig=replace(rig, port=port, boot_wait_s=boot_wait_s))
+    if port.startswith("gpio://"):
+        from .. import gpio  # noqa: F401  (gpio:// ports; lazy: the Pi's pins plug in when asked for)
     try:
-        from .limits import rig_claims
-
         # HELLO is the same on every kind of rig: the link is opened for the set-up's own kind. It
         # only asks, so Ctrl-C meanwhile sends no emergency stop (that would latch an idle rig).
         with rig_claims(port if claim else None, None, folder=False), \
@@ -478,17 +481,35 @@ def diagnose(machine: Machine | None = None, config: Config | None = None, *, po
         to_check = [p.node for p in found_ports if p.board or p.usb in CLONE_CHIPS]
     if config is not None:
         findings += _check_config(m, config, cams, found_ports, libcams, lister, given=ports or [])
+    if config is not None and config.rig.port.startswith("gpio://"):
+        findings += gpio_findings(m, config)  # a rig on the Pi's pins: its factory, pins and access
     if handshakes:
         rig = config.rig if config is not None else RigConfig()
         for port in dict.fromkeys(to_check):
-            real = Path(port) if not port.startswith("/dev/") or Path(port).exists() else m.real(port)
-            if "://" not in port and not real.exists():
-                continue  # said already (config) or not there
+            if port.startswith("sim://"):  # made inside each command: no board to ask
+                findings.append(Finding("rig", "info", port,
+                                        "the simulated rig, made inside each command that uses it: there "
+                                        "is no board to ask"))
+                continue
+            real = Path(port) if not port.startswith("/dev/") or _exists(Path(port)) else m.real(port)
+            if "://" not in port and not _exists(real):
+                if port in (ports or []) and (config is None or port != config.rig.port):  # else: config said
+                    findings.append(Finding("rig", "problem", port, "nothing is at this port: plug the board "
+                                            "in, or give one of the serial ports listed above"))
+                continue
             wait = boot_wait_s if boot_wait_s is not None else (
                 max(rig.boot_wait_s, HANDSHAKE_BOOT_WAIT_S) if _looks_like_a_board(port, found_ports) else
                 rig.boot_wait_s)
             findings.append(handshake(str(real) if "://" not in port else port, rig, wait))
     return Report(findings, cams, found_ports, libcams)
+
+
+def _exists(path: Path) -> bool:
+    """Whether ``path`` is there; a name no file can have (too long, say) is not."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
 
 
 def _looks_like_a_board(port: str, found: list[Port]) -> bool:
@@ -517,7 +538,7 @@ def _check_config(m: Machine, config: Config, cams: list[Camera], ports: list[Po
         return out
     real = m.shown(Path(os.path.realpath(m.real(port))))
     match = next((p for p in ports if p.node == real), None)
-    if not m.real(port).exists():
+    if not _exists(m.real(port)):
         here = ", ".join(p.by_id[0] if p.by_id else p.node for p in ports) or "none"
         out.append(Finding("config", "problem", subject, f"port = \"{port}\" is not here (serial ports here: "
                                                          f"{here}): plug the board in or fix [rig] port"))
@@ -535,7 +556,7 @@ def _check_profile(profile: str) -> Finding:
     """The set-up's colour profile: one not made yet is only said (colours
     are calibrated once the rig stands, often last, on the panel); one that
     is there but cannot be read is a problem, as `scan` and `start` refuse it."""
-    from vision.profile import ProfileError, ProfileMissing, open_profile
+    from vision.profile import ProfileError, ProfileMissing, open_profile  # lazy: loads numpy
 
     subject = "colour profile"
     try:
@@ -596,3 +617,44 @@ def _check_camera(m: Machine, spec: CameraSpec, cams: list[Camera], libcams: lis
         return Finding("config", "ok", subject, f"{given} is {cam.name}; source = \"{cam.by_id[0]}\" keeps "
                                                 "naming it whatever order the cameras are found in")
     return Finding("config", "ok", subject, f"{given} is {cam.name}")
+
+
+# -- a rig on the Pi's own pins -------------------------------------------------
+GPIO_DEVICES = ("/dev/gpiochip0", "/dev/gpiochip4", "/dev/gpiomem")
+"""What gpiozero's factories open: the GPIO character device (lgpio; the
+Pi 5's header is gpiochip4 on older kernels) and the register window
+(RPi.GPIO, native). Raspberry Pi OS gives them to the ``gpio`` group."""
+
+
+def gpio_findings(m: Machine, config: Config) -> list[Finding]:
+    """What `cuberobot doctor` says about a rig on the Pi's pins: the pin
+    factory gpiozero uses here, each pin the set-up gives the rig (and
+    whether another process holds it), and whether this user may open the
+    GPIO chip, with the exact fix when not."""
+    from ..gpio.board import PinsUnavailable, factory_name, pin_factory, pins_of  # gpiozero: when asked
+
+    out: list[Finding] = []
+    try:
+        factory = pin_factory()
+    except PinsUnavailable as e:
+        out.append(Finding("gpio", "problem", "pin factory", str(e)))
+        factory = None
+    if factory is not None:
+        name = factory_name(factory)
+        said = {"mock": "gpiozero's mock pins: nothing real moves (GPIOZERO_PIN_FACTORY=mock)",
+                "pigpio": "pigpio: hardware-timed pulses through the pigpiod daemon",
+                "lgpio": "lgpio (software-timed pulses; GPIOZERO_PIN_FACTORY=pigpio with pigpiod running "
+                         "for hardware timing against jitter)"}.get(name, name)
+        out.append(Finding("gpio", "ok", "pin factory", said, {"factory": name}))
+    for what, pin in pins_of(config).items():
+        holder = port_holder(f"gpio://GPIO{pin}")
+        where = f"GPIO{pin} (header pin {HEADER_PIN.get(pin, '?')})"
+        if holder is not None:
+            out.append(Finding("gpio", "info", what, f"{where}, in use by {describe_holder(holder)}",
+                               {"pin": pin, "holder": holder}))
+        else:
+            out.append(Finding("gpio", "ok", what, where, {"pin": pin}))
+    for dev in GPIO_DEVICES:
+        if m.real(dev).exists() and (f := _access(m, dev, "GPIO device", "gpio")) is not None:
+            out.append(f)
+    return out

@@ -21,13 +21,18 @@ second is tried; only then is a person asked.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from solver import parse_facelets, random_cube
+from solver import CubeError, parse_facelets, parse_moves, random_cube
 from solver.facelets import FACES, position_name
+
+from ..rig import job, motion  # motion.plan looked up when called (tests replace it)
+from ..rig.journal import Journal
+from .events import Doubt
 
 if TYPE_CHECKING:
     from vision.scan_result import ScanResult
@@ -46,6 +51,21 @@ def doubtful_stickers(result: ScanResult, min_confidence: float) -> list[int]:
     every sticker read with less than ``min_confidence``."""
     c = result.classification
     return sorted(set(c.suspects) | {i for i in range(54) if c.confidence[i] < min_confidence})
+
+
+def trusted(result: ScanResult, min_confidence: float) -> bool:
+    """The one rule every kind of rig acts on (``[start] min_confidence``):
+    a valid cube, and no sticker a suspect or read with less confidence."""
+    return result.classification.valid and not doubtful_stickers(result, min_confidence)
+
+
+def confirms_solved(result: ScanResult, min_confidence: float) -> bool:
+    """The one rule a confirmation scan is judged by, on every kind of rig:
+    a trusted scan that reads the solved cube, or one in doubt that the
+    solved cube explains (:func:`admits_solved`)."""
+    if trusted(result, min_confidence):
+        return result.facelets == "".join(FACES[i // 9] for i in range(54))
+    return admits_solved(result)
 
 
 def why_in_doubt(result: ScanResult) -> str:
@@ -111,7 +131,7 @@ def merge(earlier: ScanResult, moved: tuple[int, ...], later: ScanResult, fresh:
     """``later`` with its classification replaced by both looks' (see
     :func:`vision.classifier.combine_looks`); ``later`` as it is when
     either look has no evidence to add (too few stickers seen)."""
-    from vision.classifier import combine_looks
+    from vision.classifier import combine_looks  # lazy: loads numba
 
     a, b = earlier.classification, later.classification
     if a.evidence is None or b.evidence is None or not a.valid or not b.valid:
@@ -221,14 +241,8 @@ def turn_face(run: Run, facelets: str, move: str) -> None:
     """Turn ``move`` as a journalled job (the journal of the run's state
     folder), from the cube ``facelets`` as the scan reads it; each move a
     step of its own."""
-    from solver import parse_moves
-
-    from ..rig import job
-    from ..rig.journal import Journal
-    from ..rig.motion import plan
-
     link = run.rig.link
-    steps = plan([(m,) for m in parse_moves(move)], link.config)
+    steps = motion.plan([(m,) for m in parse_moves(move)], link.config)
     with Journal(run.state_dir) as journal:
         job.run(link, journal, parse_facelets(facelets), steps)
 
@@ -240,7 +254,7 @@ def admits_solved(result: ScanResult | None) -> bool:
     :data:`vision.classifier.PLAUSIBLE_NATS` more than the best). The rig
     turned a solution it had checked; what the scan cannot rule out it has
     no reason to doubt. A scan that rules the solved cube out is not this."""
-    from vision.classifier import PLAUSIBLE_NATS
+    from vision.classifier import PLAUSIBLE_NATS  # lazy: loads numba
 
     if result is None or result.classification.evidence is None:
         return False
@@ -253,11 +267,56 @@ def fixed_cube(facelets: str, emit: Callable[..., None]) -> str | None:
     """The cube a person fixed and accepted, when it is a valid one; else
     None, and ``emit`` tells the page why (``fix-invalid``) so that they can
     fix it again: the scan's question stays open."""
-    from solver import CubeError
-
     try:
         parse_facelets(facelets)
     except CubeError as e:
         emit("fix-invalid", "needs_help", f"still not a valid cube: {e}", error=e.to_dict())
         return None
     return facelets
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What became of a scan put to a person: the scan as it stands, the
+    cube to solve (None: not trusted), and why not (``nobody``: there is
+    nobody to ask; ``stop``: they stopped, ``message`` their words;
+    ``rescans``: they asked for new captures :data:`MAX_RESCANS` times;
+    ``message`` says so)."""
+
+    result: ScanResult
+    facelets: str | None
+    ended: str = ""
+    message: str = ""
+
+
+def ask_a_person(run: Run, purpose: str, result: ScanResult, *, trusted: Callable[[ScanResult], bool],
+                 rescan: Callable[[], ScanResult], min_confidence: float) -> Asked:
+    """A scan in doubt goes to a person, on every kind of rig alike (the
+    panel; a headless terminal has nobody to ask): they fix stickers and
+    accept, have the rig capture the cube again (``rescan``: the kind's way,
+    new pictures of the views, or the faces shown to its camera again), or
+    stop. ``trusted``: the kind's test of a scan that needs nobody."""
+    rescans = 0
+    while not trusted(result):
+        doubt, why = doubtful_stickers(result, min_confidence), why_in_doubt(result)
+        names = ", ".join(position_name(i) for i in doubt)
+        run.emit("doubt", "needs_help", f"{purpose}: {len(doubt)} doubtful sticker(s) ({names}): {why}",
+                 purpose=purpose, facelets=result.facelets, doubtful=doubt, why=why)
+        while True:
+            answer = run.face.ask(Doubt(purpose, result, doubt, why))
+            run.check_stop()
+            if answer is None:
+                return Asked(result, None, "nobody")
+            run.emit("answer", "scanning", action=answer.action)
+            if answer.action == "stop":
+                return Asked(result, None, "stop", answer.message)
+            if answer.action == "rescan":
+                if rescans == MAX_RESCANS:
+                    return Asked(result, None, "rescans", f"still doubtful after {rescans} new captures")
+                rescans += 1
+                result = rescan()
+                break
+            fixed = fixed_cube(answer.facelets, run.emit)
+            if fixed is not None:
+                return Asked(result, fixed)
+    return Asked(result, result.facelets)

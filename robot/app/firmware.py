@@ -21,7 +21,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..rig.config import RigConfig
 from ..rig.errors import RigError, UserError
+from .doctor import handshake
 
 SKETCH_DIR = Path(__file__).resolve().parent / "sketch"
 SKETCH = "cuberobot"
@@ -87,7 +89,7 @@ def arduino_dir(given: str | None = None) -> Path:
 
 
 def default_build_dir() -> Path:
-    from solver.cache import cache_dir
+    from solver.cache import cache_dir  # lazy: loads numpy
 
     return Path(cache_dir()) / "firmware"
 
@@ -263,9 +265,6 @@ def flash(built: Built, port: str, *, progress: Callable[[str], None] = lambda l
 def wait_and_check(built: Built, port: str, boot_wait_s: float) -> str:
     """The handshake on ``port`` after flashing: the firmware answers, with
     the version and board just built. Returns the line to print."""
-    from ..rig.config import RigConfig
-    from .doctor import handshake
-
     time.sleep(max(0.0, boot_wait_s))
     f = handshake(port, RigConfig(port=port), 0.0, claim=False)  # the caller holds the port
     if f.level != "ok":

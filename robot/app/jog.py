@@ -19,16 +19,22 @@ from typing import TYPE_CHECKING
 
 from solver import FACES, Move
 
+from ..rig import protocol as P
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
 from ..rig.journal import JOG_ID, Journal, default_state_dir
+from ..rig.mechanisms import mechanism_for, park
+from ..rig.mechanisms.drive import LinkMechanism
+from ..rig.mechanisms.journal import MechanismJournal
+from ..rig.mechanisms.left import parts_left, remember
+from ..rig.motion import motor_steps
 from ..rig.timing import move_ticks, ticks_to_s
+from .kinds import kind_of
 from .limits import MAX_JOG_TURNS
 
 if TYPE_CHECKING:
     from ..rig.link import Link
     from ..rig.mechanisms import Mechanism, State
-    from ..rig.mechanisms.drive import LinkMechanism
     from ..rig.mechanisms.jog import Jog, ServoJog
 
 MAX_JOG_STEPS = 30000
@@ -98,14 +104,12 @@ def _waiting_job(cfg: Config, state_dir: str | Path | None, *, end: bool) -> boo
     """Whether the journal of ``state_dir`` (or the default folder) holds a
     job not yet finished; with ``end``, that job is ended as given up."""
     folder = Path(state_dir) if state_dir else default_state_dir()
-    if cfg.rig.kind == "six-motor":
+    if not kind_of(cfg).makes_robot_moves:
         with Journal(folder) as journal:
             js = journal.unfinished()
             if js is not None and end:
                 journal.end(js, "given-up", "given up for a jog by hand; the next job scans the cube afresh")
             return js is not None
-    from ..rig.mechanisms.journal import MechanismJournal
-
     mjournal = MechanismJournal(folder)
     last = mjournal.last()
     if last is None or last.end is not None:
@@ -160,8 +164,6 @@ def jog_face(link: Link, cfg: Config, jog: FaceJog) -> FaceJogged:
     quarter turn of that face goes on this rig; the cube model and the
     journal are left alone (a face between quarter turns is no cube state:
     the simulated rigs round it to the nearest quarter)."""
-    from ..rig.motion import motor_steps
-
     check_unlatched(link)
     motor, quarter = motor_steps(Move(FACES.index(jog.face), 1), cfg)
     if jog.steps is not None:
@@ -176,8 +178,6 @@ def _move_and_wait(link: Link, cfg: Config, face: str, motor: int, steps: int) -
     """One MOVE with the jog's id, waited for: an emergency stop heard while
     waiting ends the jog; one the rig does not finish in half again its
     planned time (and a second) is stopped."""
-    from ..rig import protocol as P
-
     done: list[P.Done] = []
     before = link.on_done
     link.on_done = done.append
@@ -203,10 +203,7 @@ def jog_mechanism(link: Link, cfg: Config, jog: Jog | ServoJog, out: Callable[[s
     robot moves (checked from home by :func:`~robot.rig.mechanisms.jog.check_jog`),
     telling ``out`` the rig's state after each, or set its servo angles;
     returns the summing-up line."""
-    from ..rig.mechanisms import mechanism_for
-    from ..rig.mechanisms.drive import LinkMechanism
-    from ..rig.mechanisms.jog import ServoJog
-    from ..rig.mechanisms.left import remember
+    from ..rig.mechanisms.jog import ServoJog  # lazy: out of --help's start-up
 
     mech = mechanism_for(cfg)
     assert mech is not None
@@ -220,9 +217,15 @@ def jog_mechanism(link: Link, cfg: Config, jog: Jog | ServoJog, out: Callable[[s
             for angle in jog.angles:
                 drive.set_servo(angle.servo, angle.deg)
                 out(f"  {angle}: held at {angle.deg:g} degrees ({angle.pulse_us} us)")
-            return (f"set {len(jog.angles)} servo angle(s); write the ones that look right into the config's "
-                    "[servos.NAME] (docs/configuration.md); the next job homes the rig and scans the cube "
-                    "first")
+            if not jog.left:
+                return (f"set {len(jog.angles)} servo angle(s); write the ones that look right into the "
+                        "config's [servos.NAME] (docs/configuration.md); the next job homes the rig and "
+                        "scans the cube first")
+            between = "; ".join(jog.left)
+            return (f"set {len(jog.angles)} servo angle(s); between named angles now: {between}; write the "
+                    "ones that look right into the config's [servos.NAME] (docs/configuration.md); the "
+                    "next jog or job homes the rig first (each servo to a named angle), and the next job "
+                    "scans the cube")
         for action, state in zip(jog.actions, jog.states, strict=True):
             drive.do(action)
             out(f"  {action}: {mech.describe(state)}")
@@ -236,9 +239,6 @@ def jog_mechanism(link: Link, cfg: Config, jog: Jog | ServoJog, out: Callable[[s
 def _park_as_left(drive: LinkMechanism, mech: Mechanism, link: Link) -> None:
     """A two-gripper's jaws that the last command on this rig left across
     (stopped between two moves) squared before homing (robot/rig/mechanisms/left.py)."""
-    from ..rig.mechanisms import park
-    from ..rig.mechanisms.left import parts_left
-
     left = parts_left(mech, link)
     if left is not None:
         park(mech, left, drive.do)

@@ -44,14 +44,41 @@ class RigKind:
     look_again_scans: bool
     """A doubtful scan is looked at again after a face is turned (six
     motors turn a face under the camera; a mechanism rescans instead)."""
+    scans_by_moving: bool
+    """A scan is a run of the rig: it shows its one camera the six faces by
+    whole-cube moves (`cuberobot scan` drives it); otherwise the cameras see
+    the faces where the cube stands, and a scan moves nothing."""
+    makes_robot_moves: bool
+    """A solution is made as robot moves (servos and a turntable turning the
+    cube whole and its layers), planned and priced in the rig's own time
+    through its cost automaton, and journalled move by move
+    (robot/rig/mechanisms/journal.py); otherwise as motor steps on each
+    face, journalled by robot/rig/journal.py."""
+    learns_colours: bool
+    """A colour profile is learnt and used: the cameras see the faces in one
+    light. A rig that shows its one camera each face reads each in its own
+    picture's light and needs only the sticker grid."""
+    turns: str = ""
+    """How a run turns the cube, in a person's words (the panel's rig line)."""
+
+    def for_page(self) -> dict[str, object]:
+        """What applies to this rig, as the panel's page reads it: the page
+        asks these, never which kind it is (issue 45)."""
+        return {"methods": list(self.methods), "metrics": list(self.metrics),
+                "robot_moves": self.makes_robot_moves, "tells_orientation": self.tells_orientation,
+                "learns_colours": self.learns_colours, "start_button": self.keeps_its_line,
+                "reached_each_time": not self.keeps_its_line, "turns": self.turns}
 
 
 SIX_MOTORS = RigKind("six-motor", METHODS, RIG_METRICS, tells_orientation=False, keeps_its_line=True,
-                     look_again_scans=True)
+                     look_again_scans=True, scans_by_moving=False, makes_robot_moves=False,
+                     learns_colours=True, turns="a face (or two opposite faces) at a time")
 FLIPPER = RigKind("flipper", ("two-phase",), (), tells_orientation=True, keeps_its_line=False,
-                  look_again_scans=False)
+                  look_again_scans=False, scans_by_moving=True, makes_robot_moves=True, learns_colours=False,
+                  turns="one robot move at a time (a flip, a spin, a layer turn)")
 TWO_GRIPPERS = RigKind("two-gripper", ("two-phase",), (), tells_orientation=True, keeps_its_line=False,
-                       look_again_scans=False)
+                       look_again_scans=False, scans_by_moving=True, makes_robot_moves=True,
+                       learns_colours=False, turns="one robot move at a time (a regrip, a layer turn)")
 KINDS: dict[str, RigKind] = {k.name: k for k in (SIX_MOTORS, FLIPPER, TWO_GRIPPERS)}
 """Every kind, by the name ``[rig] kind`` gives (CUBOTino's build is a flipper);
 robot/rig/config.py's RIG_KINDS lists the same names."""

@@ -29,10 +29,13 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..rig.config import Config, decode_text, read_limited
 from ..rig.errors import UserError
+
+if TYPE_CHECKING:
+    from ..rig.owner import Describe
 
 MAX_APPLY_MOVES = 10_000
 MAX_DRY_RUN_MOVES = 1_000
@@ -226,7 +229,8 @@ def check_output_dir(name: str, what: str) -> None:
     except FileExistsError:
         raise UserError(f"{what} {name}: exists and is not a folder; give a folder") from None
     except OSError as e:
-        raise UserError(f"{what} {name}: cannot create the folder ({e.strerror or e})") from None
+        raise UserError(f"{what} {name}: cannot create the folder ({e.strerror or e}); give another "
+                        "one") from None
     if not p.is_dir():
         raise UserError(f"{what} {name}: not a folder; give a folder")
     if not os.access(p, os.W_OK | os.X_OK):
@@ -253,10 +257,44 @@ def check_output_file(name: str, what: str) -> None:
         p.unlink(missing_ok=True)
 
 
+MAX_NAME_BYTES = 255
+"""The longest name between two slashes a file or device can have (Linux's NAME_MAX)."""
+MAX_PATH_BYTES = 4096
+"""A path is shorter than this, its final NUL included (Linux's PATH_MAX)."""
+
+
 def check_port(port: str | None) -> None:
-    """A --port given must not be blank."""
-    if port is not None and not port.strip():
+    """A --port given must not be blank, nor a path no device can have (a
+    name between slashes longer than any file's: opening it would fail with
+    "File name too long" deep inside a command)."""
+    if port is None:
+        return
+    if not port.strip():
         raise UserError("--port is empty: give a device (/dev/ttyACM0, COM3), a pty path or a URL (sim://)")
+    if "://" not in port:
+        what = "give a device (/dev/ttyACM0, COM3), a pty path or a URL (sim://)"
+        size = len(os.fsencode(port))
+        if size >= MAX_PATH_BYTES:
+            raise UserError(f"--port {shown(port)}: a path of {size} bytes, and no path is longer than "
+                            f"{MAX_PATH_BYTES - 1}: {what}")
+        longest = max(len(os.fsencode(part)) for part in port.split("/"))
+        if longest > MAX_NAME_BYTES:
+            raise UserError(f"--port {shown(port)}: a name of {longest} bytes between slashes, and no device "
+                            f"or file name is longer than {MAX_NAME_BYTES}: {what}; `cuberobot doctor` lists "
+                            "the serial ports here")
+
+
+def check_port_and_folder(port: str | None, state_dir: str | None, *, default_folder: bool = True) -> None:
+    """A command's --port not blank, and --state-dir (or the default one,
+    where the command would use it) a folder that can be written, made if
+    missing: checked before anything opens, the same for every kind of rig."""
+    from ..rig import journal  # lazy: out of check's start-up
+
+    check_port(port)
+    if state_dir is not None:
+        check_output_dir(state_dir, "--state-dir")
+    elif default_folder:
+        check_output_dir(str(journal.default_state_dir()), "--state-dir")
 
 
 def check_firmware(firmware: str | None) -> None:
@@ -264,8 +302,8 @@ def check_firmware(firmware: str | None) -> None:
     every refusal says how to build one."""
     if firmware is None:
         return
-    from ..sim.simavr import BUILD_HINT
-    from ..sim.simavr import check_firmware as check_elf
+    from ..sim.simavr import BUILD_HINT  # lazy: the simulation plugs in when asked for
+    from ..sim.simavr import check_firmware as check_elf  # lazy: the simulation plugs in when asked for
 
     # A missing file or a folder: check_elf says so; anything else must be a small regular file.
     if Path(firmware).exists() and not Path(firmware).is_dir():
@@ -278,7 +316,7 @@ def check_firmware(firmware: str | None) -> None:
 
 def check_faults(spec: str) -> None:
     """A virtual rig's --faults: what the rig accepts, with finite times."""
-    from ..sim.virtual_rig import Faults
+    from ..sim.virtual_rig import Faults  # lazy: the simulation plugs in when asked for
 
     if len(spec) > 1000:
         raise UserError(f"--faults: {len(spec)} characters; at most 1000")
@@ -299,20 +337,22 @@ def check_views(cfg: Config) -> None:
 
 @contextlib.contextmanager
 def rig_claims(rig_port: str | None, state_dir: str | None, *, folder: bool = True,
-               url: str | None = None) -> Iterator[None]:
+               url: str | None = None) -> Iterator[Describe]:
     """The rig on ``rig_port`` (None: a rig of this process's own, nothing to
     claim) and the state folder (``state_dir``, or the default one; none with
     ``folder=False``), held for a command's whole life (owner.py): a second
     command on either is refused in one line naming this one. A journal that
-    cannot be one is named now, before anything is scanned or moved."""
-    from ..rig import journal
-    from ..rig.owner import holding
+    cannot be one is named now, before anything is scanned or moved. Yields
+    a function that adds to what the claims tell the next comer (`serve`'s
+    address, known once it listens)."""
+    from ..rig import journal  # lazy: out of check's start-up
+    from ..rig.owner import holding  # lazy: out of check's start-up
 
     where = (Path(state_dir) if state_dir else journal.default_state_dir()) if folder else None
-    with holding(rig_port, where, details={"url": url} if url else None):
+    with holding(rig_port, where, details={"url": url} if url else None) as describe:
         if where is not None:
             journal.check_file(where / journal.FILENAME)
-        yield
+        yield describe
 
 
 def check_rig_options(cfg: Config, port: str | None, port_flag: str, firmware: str | None,
@@ -320,7 +360,7 @@ def check_rig_options(cfg: Config, port: str | None, port_flag: str, firmware: s
     """What `start` and `serve` check before they open a rig: the views, one
     of --firmware and the port flag, the port, the firmware file and a
     writable state folder."""
-    from ..rig.journal import default_state_dir
+    from ..rig.journal import default_state_dir  # lazy: out of check's start-up
 
     check_views(cfg)
     if firmware and port:

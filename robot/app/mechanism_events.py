@@ -26,20 +26,22 @@ journalled done before the run stops, so ``cuberobot resume`` can go on).
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from solver import FACES
 
+from ..rig.mechanisms import park
 from ..rig.mechanisms.base import Action, Mechanism, State
 from ..rig.mechanisms.journal import MechanismJournal
+from ..rig.mechanisms.left import parts_left
 from ..rig.mechanisms.orientation import Orientation, face_move, name, rotate
 from .doubt import doubtful_stickers, why_in_doubt
-from .events import Event, Face, Stopped
+from .events import Face
+from .record import RunRecord
+from .run import Run
 
 if TYPE_CHECKING:
     from vision.scan_result import ScanResult
@@ -86,97 +88,49 @@ def step_texts(mech: Mechanism, state: State, actions: tuple[Action, ...] | list
     return texts
 
 
-@dataclass
-class MechanismRun:
-    """What a run did, for the summary line and the tests."""
+def robot_moves_summary(kind: str, record: RunRecord) -> str:
+    """The line a terminal prints at the end of a run on a rig that moves the cube."""
+    if record.status != "solved":
+        return f"{kind} rig: {record.status}"
+    return (f"solved on the {kind} rig in {record.length} moves: {record.turns} robot "
+            f"moves, {record.estimated_turning_s or 0:.1f} s planned (scans {record.scan_moves or 0} robot "
+            f"moves); confirmed {'solved' if record.confirmed else 'NOT solved'}")
 
-    kind: str
-    status: str = "failed"
-    """solved, already-solved, scan-doubtful or failed."""
-    facelets: str | None = None
-    scan_correct: bool | None = None
-    moves: str | None = None
-    length: int | None = None
-    robot_moves: int | None = None
-    planned_s: float | None = None
-    scan_robot_moves: int = 0
-    confirmed: bool | None = None
-    compute_s: float | None = None
-    scan: ScanResult | None = None
-    """The first scan's reading (the whole of `cuberobot scan`'s run)."""
 
-    def summary(self) -> str:
-        if self.status != "solved":
-            return f"{self.kind} rig: {self.status}"
-        return (f"solved on the {self.kind} rig in {self.length} moves: {self.robot_moves} robot "
-                f"moves, {self.planned_s:.1f} s planned (scans {self.scan_robot_moves} robot moves); "
-                f"confirmed {'solved' if self.confirmed else 'NOT solved'}")
+BETWEEN_MOVES = " between two robot moves"
+"""Where a stop ends a run of robot moves, as its words say."""
 
 
 class MechanismEvents:
-    """A mechanism run's link to its face: the events it emits, and the
-    stop a face may ask for (:meth:`stop`, :meth:`estop`, from any thread),
-    honoured between robot moves (:meth:`check_stop`)."""
+    """What a run of robot moves tells its faces, made from the mechanism's
+    plan and state, over the one :class:`~robot.app.run.Run` (its face, its
+    stop and emergency stop, honoured between robot moves): the robot moves
+    as events, and the rig's state they leave."""
 
-    def __init__(self, face: Face | None = None, *, started_by: str = "auto", pace: float | None = None):
-        self.face = face if face is not None else Face()
+    def __init__(self, face: Face | None = None, *, started_by: str = "auto", pace: float | None = None,
+                 run: Run | None = None):
+        self.run = run if run is not None else Run(face if face is not None else Face(),
+                                                    started_by=started_by, between=BETWEEN_MOVES)
         self.pace = pace
         """Times real time the robot moves of the solution take (each waits its planned
         seconds over this); None: no waiting (the terminal, the tests)."""
-        self.started_by = started_by
-        self.state = "idle"
-        self.stop_flag, self.estop_flag = threading.Event(), threading.Event()
-        self.captures = 0
-        self.t0, self.wall0 = time.monotonic(), time.time()
+        self.emit, self.check_stop = self.run.emit, self.run.check_stop
         self.mech: Mechanism | None = None
         self.steps: list[str] = []
         self.actions: tuple[Action, ...] = ()
         self.plan_s = 0.0
         self.move_state: State | None = None
         self.t_turn = 0.0
-        self.finished = False
         self.why = ""
         """Why the last scan is in doubt."""
         self.view = ""
         """The camera's view (its one [[view]])."""
-        self.results: dict[str, ScanResult] = {}
-        """The last scan of each purpose (scan, confirmation scan), for the run record's pictures."""
         self.index = 0
         """The robot move of the solution that comes next."""
-        self.link: Link | None = None
-        """The run's line from the moment its port is opened until it is
-        closed: where :meth:`estop` sends the stop."""
-        self.rig_latched: bool | None = None
-        """Whether the rig's emergency stop was latched as its line closed
-        (None: it never answered)."""
-        self.rig_state: State | None = None
-        """The rig's whole state (the cube's hold, in this run's frame, and
-        its parts) after the last robot move it reported made; None before
-        homing and while a move is under way, so a run that ends in one (a
-        stop, a fault) leaves it not known. A jog after the run starts here."""
-        self.rig_latched_at = 0.0
-        """When that word began to be listened for (time.monotonic): a stop
-        sent since is newer knowledge than it."""
 
-    # -- from the face's side --------------------------------------------------
-    def stop(self) -> None:
-        self.stop_flag.set()
-
-    def estop(self) -> bool:
-        """The emergency stop: onto the run's line at once when it has one
-        (:attr:`link`: the rig latches it, a move under way stops), and the
-        run ends before its next robot move. False: no line took it (a dry
-        run's virtual rig in this process stops before its next move)."""
-        self.estop_flag.set()
-        self.stop_flag.set()
-        link = self.link
-        return link.estop() if link is not None else False
-
-    def check_stop(self) -> None:
-        if self.estop_flag.is_set():
-            raise Stopped("emergency stop: the rig was stopped between two robot moves", estop=True)
-        if self.stop_flag.is_set():
-            raise Stopped("stopped by request between two robot moves")
+    @property
+    def face(self) -> Face:
+        return self.run.face
 
     def scan_mover(self, do: Callable[[Action], None], purpose: str,
                    start: State) -> Callable[[Action], None]:
@@ -191,12 +145,12 @@ class MechanismEvents:
             self.check_stop()
             assert self.mech is not None
             fields, after = move_fields(self.mech, state, action)
-            self.rig_state = None
+            self.run.rig_state = None
             do(action)  # told once made: a move the rig refused or was stopped in is not reported
-            self.rig_state = after
+            self.run.rig_state = after
             self.emit("scan-move", "scanning", purpose=purpose, step=str(action), **fields)
             if self.pace:
-                self.stop_flag.wait(self.mech.apply(state, action).seconds / self.pace)
+                self.run.stop_flag.wait(self.mech.apply(state, action).seconds / self.pace)
             state = after
         return moving
 
@@ -205,15 +159,13 @@ class MechanismEvents:
         (:func:`~robot.rig.mechanisms.parking`: a two-gripper's jaws left
         across squared), the cube left as it is: nothing to tell the faces,
         but :attr:`rig_state` follows every move."""
-        from ..rig.mechanisms import park
-
         def moving(action: Action) -> None:
             self.check_stop()
-            self.rig_state = None
+            self.run.rig_state = None
             do(action)
 
         def moved(state: State) -> None:
-            self.rig_state = state
+            self.run.rig_state = state
 
         assert self.mech is not None
         park(self.mech, start, moving, moved)
@@ -223,38 +175,29 @@ class MechanismEvents:
         rig left across (stopped between two moves) squared, by
         :meth:`park` from the note of where it left them
         (robot/rig/mechanisms/left.py); nothing when there is no note."""
-        from ..rig.mechanisms.left import parts_left
-
         assert self.mech is not None
         left = parts_left(self.mech, link)
         if left is not None:
             self.park(do, left)
 
     # -- what the run tells ----------------------------------------------------
-    def emit(self, kind: str, state: str | None = None, text: str = "", result: ScanResult | None = None,
-             **data: Any) -> None:
-        if state is not None:
-            self.state = state
-        if kind == "finished":
-            self.finished = True
-        self.face.emit(Event(kind, self.state, data, text, result=result))
-
     def homed(self) -> None:
         """The rig went home: its parts are home and the cube is held as this
         run's scan will find it (the run's frame)."""
         assert self.mech is not None
-        self.rig_state = self.mech.start()
+        self.run.rig_state = self.mech.start()
 
     def started(self, mech: Mechanism) -> None:
         self.mech = mech
-        self.t0, self.wall0 = time.monotonic(), time.time()
-        self.emit("started", "scanning", by=self.started_by)
+        self.run.restart_clock()
+        self.run.record.start_by = self.run.started_by
+        self.emit("started", "scanning", by=self.run.started_by)
 
     def scanning(self, purpose: str, view: str) -> None:
         self.check_stop()
-        self.captures += 1
+        self.run.captures += 1
         self.view = view
-        self.emit("scanning", "scanning", purpose=purpose, capture=self.captures, views=[view])
+        self.emit("scanning", "scanning", purpose=purpose, capture=self.run.captures, views=[view])
 
     def recapture(self, purpose: str, result: ScanResult, faces: list[int]) -> None:
         """Doubtful faces shown to the camera again, each turned a new way."""
@@ -271,7 +214,7 @@ class MechanismEvents:
             result.images = dict(result.frames)
         doubt, why = doubtful_stickers(result, min_confidence), why_in_doubt(result)
         self.why = why
-        self.results[purpose] = result
+        self.run.results[purpose] = result
         self.emit("scan", "scanning", purpose=purpose, facelets=result.facelets, valid=bool(c.valid),
                   confidence=[round(float(x), 3) for x in c.confidence], doubtful=doubt,
                   why=why if doubt or not c.valid else "", views=sorted(result.images), result=result)
@@ -296,10 +239,10 @@ class MechanismEvents:
             i = self.index
             fields, _ = move_fields(self.mech, self.move_state, action)
             self.emit("turn-started", "turning", index=i, turns=len(self.steps), step=self.steps[i], **fields)
-            self.rig_state = None  # until the journal has it done (:meth:`done`)
+            self.run.rig_state = None  # until the journal has it done (:meth:`done`)
             do(action)
             if self.pace:  # a stop cuts the wait short; it is honoured once the move is journalled
-                self.stop_flag.wait(self.mech.apply(self.move_state, action).seconds / self.pace)
+                self.run.stop_flag.wait(self.mech.apply(self.move_state, action).seconds / self.pace)
         self.index = 0
         return moving
 
@@ -307,7 +250,7 @@ class MechanismEvents:
         """The journal wrote move ``i`` done: the faces hear it, then a stop may end the run."""
         assert self.mech is not None and self.move_state is not None
         fields, _ = move_fields(self.mech, self.move_state, self.actions[i])
-        self.move_state = self.rig_state = state
+        self.move_state = self.run.rig_state = state
         self.index = i + 1
         elapsed = time.monotonic() - self.t_turn
         self.emit("turn-done", "turning", index=i, turns=len(self.steps), step=self.steps[i],
@@ -323,15 +266,15 @@ class MechanismEvents:
     def confirmed(self, solved: bool, facelets: str) -> None:
         self.emit("confirmed", solved=solved, facelets=facelets)
 
-    def ended(self, run: MechanismRun) -> None:
+    def ended(self, run: RunRecord) -> None:
         """The run's end as its status says, unless already told."""
-        if self.finished:
+        if self.run.finished:
             return
         if run.status == "scan-doubtful":
             self.emit("finished", "failed", f"the scan is in doubt ({self.why or 'low confidence'}): "
                       "stopped before turning anything", status="scan-doubtful")
             return
-        total = round(time.monotonic() - self.t0, 3)
+        total = round(time.monotonic() - self.run.t0, 3)
         if run.status == "scanned":  # a scan only (the panel's Scan only), read and sure
             self.emit("finished", "done", f"scanned {run.facelets}", status="scanned", facelets=run.facelets)
         elif run.status == "solved":
@@ -340,7 +283,8 @@ class MechanismEvents:
             self.emit("finished", "done", "the cube is already solved: no layer turns",
                       status="already-solved")
         else:
-            self.emit("finished", "failed", run.summary(), status="failed")
+            kind = self.mech.kind if self.mech is not None else "robot-move"
+            self.emit("finished", "failed", robot_moves_summary(kind, run), status="failed")
 
 
 

@@ -17,7 +17,6 @@ mode stops the run before any layer turns.
 from __future__ import annotations
 
 import logging
-import random
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,26 +26,27 @@ import numpy as np
 
 from solver import SOLVED, CubeError, SolveError, normalize_facelets
 from vision.render import Lighting, render_view
-from vision.scanning import ScanResult, classify_measured
+from vision.scanning import ScanResult, capture_frames, classify_measured
 
 from ..rig.config import Config
 from ..rig.errors import RigError, UserError
+from ..rig.journal import default_state_dir
 from ..rig.link import STOP_HEARD_S, Link
 from ..rig.mechanisms import HeldCube, Mechanism, State, mechanism_for
-from ..rig.mechanisms.base import ImpossibleMove
+from ..rig.mechanisms.drive import LinkMechanism
 from ..rig.mechanisms.journal import run_job
 from ..rig.mechanisms.left import remember
 from ..rig.mechanisms.scanplan import rescan_plan, scan_plan
-from .doubt import MAX_RESCANS, doubtful_stickers, fixed_cube, why_in_doubt
-from .events import Doubt, Face, Stopped
-from .mechanism_events import MechanismEvents, MechanismRun
+from .doubt import ask_a_person, confirms_solved, trusted, why_in_doubt
+from .mechanism_events import BETWEEN_MOVES, MechanismEvents
 from .mechanism_scan import Measured, capture_shots, scan_with_plan
 from .record import RunRecord
-from .rigs import pace_of
+from .rigs import attach_rig, connect_rig, pace_of, run_port
 from .solving import check_run, for_the_mechanism, unsolvable
 
 if TYPE_CHECKING:
-    from ..rig.mechanisms.drive import LinkMechanism
+    from .run import Run
+    from .stages import EngineView
 
 log = logging.getLogger(__name__)
 
@@ -89,22 +89,20 @@ def _viewer(path: str) -> Callable[[], str]:
 def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | None = None,
                         state_dir: str | Path | None = None, firmware: str | None = None,
                         sim_view: str | None = None, out: Callable[[str], None] = print,
-                        events: MechanismEvents | None = None,
-                        run: MechanismRun | None = None, scan_only: bool = False,
-                        sim_lighting: Callable[[int], Lighting] | None = None) -> MechanismRun:
+                        events: MechanismEvents | None = None, scan_only: bool = False,
+                        sim_lighting: Callable[[int], Lighting] | None = None) -> RunRecord:
     """The whole loop on the config's flipper or two-gripper rig, driven over
     the link: a virtual rig (``sim://``), the firmware in simavr
     (``firmware``), or a real port. ``events``: the faces told as the
-    six-motor engine tells them, and their stop. ``run``: filled in as the
-    run goes (a run that raises has got as far as it says). ``scan_only``:
-    home, scan and stop there (`cuberobot scan`): status ``scanned`` or
-    ``scan-doubtful``, the reading in ``run.scan``. ``sim_lighting``: the
-    simulated camera's light for each capture of the run (the panel's
-    ``--sim-glare``); by default one drawn at random for the run."""
-    from ..rig.journal import default_state_dir
-    from ..rig.mechanisms.drive import LinkMechanism
-    from .rigs import attach_rig, connect_rig, run_port
-
+    six-motor engine tells them, over the run (its stop, its record: a run
+    that raises has got as far as its record says). ``scan_only``: home,
+    scan and stop there (`cuberobot scan`): status ``scanned`` or
+    ``scan-doubtful``, the reading in ``events.run.results["scan"]``.
+    ``sim_lighting``: the simulated camera's light for each capture of the
+    run (the panel's ``--sim-glare``); by default one drawn at random for
+    the run. The :class:`~robot.app.engines.Engine` runs this as a rig's
+    stages; called alone (`cuberobot scan`, the tests), no end but the ones
+    it knows is told, and no record is kept."""
     if not scan_only:
         check_run(cfg)  # what the faces refuse, should a caller have set it all the same
     if len(cfg.views) != 1 or len(cfg.cameras) != 1:
@@ -112,8 +110,9 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
                         f"the config has {len(cfg.cameras)} cameras and {len(cfg.views)} views")
     m = mechanism_for(cfg)
     assert m is not None
-    run = run if run is not None else MechanismRun(cfg.rig.kind)
     ev = events if events is not None else MechanismEvents()
+    record = ev.run.record
+    record.port = None if firmware else port or cfg.rig.port
     ev.started(m)
     handle = attach_rig(cfg, port=None if firmware else run_port(cfg, port), firmware=firmware, seed=seed,
                         kind=cfg.rig.kind)
@@ -124,26 +123,26 @@ def run_mechanism_start(cfg: Config, *, port: str | None = None, seed: int | Non
         handle.close()
         raise UserError(f"camera {cfg.cameras[0].name!r} is simulated, but the rig on {handle.port} is not: "
                         "simulated cameras can only show a simulated rig (sim:// or --firmware)")
-    ev.link = handle.link  # the emergency stop goes onto the line from the moment it opens
+    ev.run.link = handle.link  # the emergency stop goes onto the line from the moment it opens
     try:
         connect_rig(handle)
         with handle.link.estop_on_interrupt():  # Ctrl-C at the terminal stops the rig
-            return _run(cfg, m, run, ev, handle.link, sim_state, seed, state_dir or default_state_dir(),
+            return _run(cfg, m, record, ev, handle.link, sim_state, seed, state_dir or default_state_dir(),
                         LinkMechanism, out, scan_only, sim_lighting)
     finally:
-        ev.link = None
+        ev.run.link = None
         if handle.link.hello is not None:
-            remember(handle.link, m.kind, ev.rig_state)
-            ev.rig_latched_at = time.monotonic()
-            ev.rig_latched = handle.link.latch_heard(STOP_HEARD_S if ev.estop_flag.is_set() else 0.0)
+            remember(handle.link, m.kind, ev.run.rig_state)
+            ev.run.rig_latched_at = time.monotonic()
+            ev.run.rig_latched = handle.link.latch_heard(STOP_HEARD_S if ev.run.estop_flag.is_set() else 0.0)
         handle.close()
 
 
-def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, link: Link,
+def _run(cfg: Config, m: Mechanism, run: RunRecord, ev: MechanismEvents, link: Link,
          sim_state: Callable[[], str] | None,
          seed: int | None, state_dir: str | Path, driver: type[LinkMechanism],
          out: Callable[[str], None], scan_only: bool = False,
-         sim_lighting: Callable[[int], Lighting] | None = None) -> MechanismRun:
+         sim_lighting: Callable[[int], Lighting] | None = None) -> RunRecord:
     rig = driver(link, cfg, m.start())
     rng = np.random.default_rng(seed)
     light = Lighting.random(rng)
@@ -151,10 +150,8 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, link
 
     def picture() -> np.ndarray:
         if sim_state is None:  # a real camera on a real rig
-            from vision.scanning import capture_frames
-
             return capture_frames([cam], [view])[view.name]
-        lit = light if sim_lighting is None else sim_lighting(ev.captures)
+        lit = light if sim_lighting is None else sim_lighting(ev.run.captures)
         return render_view(sim_state(), view, (cam.width, cam.height), lighting=lit, rng=rng)
 
     def scan(start: State | None, purpose: str = "scan") -> tuple[ScanResult, State]:
@@ -165,13 +162,13 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, link
         sp = scan_plan(m, start=start)
         ev.scanning(purpose, view.name)
         result = scan_with_plan(sp, view, ev.scan_mover(rig.do, purpose, start or m.start()), picture)
-        run.scan_robot_moves += sum(len(s.before) for s in sp.shots)
+        run.scan_moves = (run.scan_moves or 0) + sum(len(s.before) for s in sp.shots)
         end = sp.end
         used: dict[int, set[int]] = {f: set() for f in range(6)}
         for shot in sp.shots:
             used[shot.face].add(shot.turns)
         for _ in range(cfg.start.recaptures):
-            if result.ok:
+            if trusted(result, cfg.start.min_confidence):
                 break
             faces = {i // 9 for i in result.classification.suspects} or set(range(6))
             faces = {f for f in faces if len(used[f]) < 4}
@@ -180,7 +177,7 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, link
             again = rescan_plan(m, end, {f: used[f] for f in faces})
             ev.recapture(purpose, result, sorted(faces))
             result = _merge(result, capture_shots(again, view, ev.scan_mover(rig.do, purpose, end), picture))
-            run.scan_robot_moves += sum(len(s.before) for s in again.shots)
+            run.scan_moves = (run.scan_moves or 0) + sum(len(s.before) for s in again.shots)
             end = again.end
             for shot in again.shots:
                 used[shot.face].add(shot.turns)
@@ -195,8 +192,18 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, link
     held = normalize_facelets(sim_state()) if sim_state is not None else None
     scanned, scan_end = scan(None)
     run.scan_correct = scanned.facelets == held if held is not None else None
-    scanned, scan_end, facelets = _ask_a_person(ev, scanned, scan_end, scan, cfg.start.min_confidence)
-    run.facelets, run.scan = facelets or scanned.facelets, scanned  # a doubtful reading is kept too
+    ends = {"now": scan_end}
+
+    def rescan() -> ScanResult:
+        """The faces shown to the camera again, from where the last scan left the cube."""
+        again, ends["now"] = scan(ends["now"])
+        return again
+
+    asked = ask_a_person(ev.run, "scan", scanned, trusted=lambda r: trusted(r, cfg.start.min_confidence),
+                         rescan=rescan, min_confidence=cfg.start.min_confidence)
+    scanned, scan_end, facelets = asked.result, ends["now"], asked.facelets
+    run.facelets = facelets or scanned.facelets  # a doubtful reading is kept too
+    run.captures = ev.run.captures
     if scan_only:
         run.status = "scanned" if facelets is not None else "scan-doubtful"
         ev.park(rig.do, scan_end)
@@ -209,7 +216,7 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, link
         ev.park(rig.do, scan_end)
         ev.ended(run)
         return run
-    out(f"scanned through one camera ({run.scan_robot_moves} robot moves)")
+    out(f"scanned through one camera ({run.scan_moves} robot moves)")
     if facelets == SOLVED:
         run.status = "already-solved"
         ev.park(rig.do, scan_end)
@@ -222,7 +229,7 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, link
         raise unsolvable(e, cfg) from None
     run.compute_s = time.perf_counter() - t0
     run.moves, run.length = " ".join(str(x) for x in plan.solution), len(plan.solution)
-    run.robot_moves, run.planned_s = plan.moves, plan.seconds
+    run.turns, run.estimated_turning_s = plan.moves, plan.seconds
     out(f"solution {run.moves} ({run.length} moves, {chosen}): "
         f"{plan.moves} robot moves, {plan.seconds:.1f} s planned")
     ev.solution(facelets, run.moves, run.length, plan.actions, scan_end, plan.seconds,
@@ -233,11 +240,12 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, link
             boot_id=link.hello.boot_id if link.hello else None, ids=rig.ids, last_id=rig.last_id)
     again, again_end = scan(plan.end, "confirmation scan")
     ev.park(rig.do, again_end)  # the next job then starts where its plan does (a two-gripper's jaws square)
-    # as the six-motor engine does: a confirmation still in doubt whose
-    # reading is the solved cube confirms, with a word
-    run.confirmed = again.facelets == SOLVED
+    # the one rule of every kind (app/doubt.py): a confirmation still in doubt that the solved cube
+    # explains confirms, with a word
+    doubtful = not trusted(again, cfg.start.min_confidence)
+    run.confirmed = confirms_solved(again, cfg.start.min_confidence)
     ev.confirmed(run.confirmed, again.facelets)
-    if run.confirmed and not again.ok:
+    if run.confirmed and doubtful:
         out("the confirmation scan stayed in doubt, but what it saw fits a solved cube")
     # solved is what the rig did and the confirming scan saw, on a real rig as on a simulated one; the
     # simulation's own cube only says, for the tests and benchmarks, when the two disagree
@@ -248,131 +256,30 @@ def _run(cfg: Config, m: Mechanism, run: MechanismRun, ev: MechanismEvents, link
     return run
 
 
-def _ask_a_person(ev: MechanismEvents, scanned: ScanResult, end: State,
-                  rescan: Callable[[State], tuple[ScanResult, State]],
-                  min_confidence: float) -> tuple[ScanResult, State, str | None]:
-    """A scan in doubt goes to a person, as a six-motor run's does (the
-    panel; the terminal's headless run has nobody to ask): they fix stickers
-    and accept, have the rig show the camera the faces again, or stop. The
-    scan, where it left the rig, and the cube to solve (None: not trusted)."""
-    rescans = 0
-    while not scanned.ok:
-        doubt, why = doubtful_stickers(scanned, min_confidence), why_in_doubt(scanned)
-        ev.emit("doubt", "needs_help", f"scan: {len(doubt)} doubtful sticker(s): {why}", purpose="scan",
-                facelets=scanned.facelets, doubtful=doubt, why=why)
-        answer = ev.face.ask(Doubt("scan", scanned, doubt, why))
-        ev.check_stop()
-        if answer is None or answer.action == "stop":
-            return scanned, end, None
-        ev.emit("answer", "scanning", action=answer.action)
-        if answer.action == "rescan":
-            if rescans == MAX_RESCANS:
-                return scanned, end, None
-            rescans += 1
-            scanned, end = rescan(end)
-            continue
-        fixed = fixed_cube(answer.facelets, ev.emit)
-        if fixed is not None:
-            return scanned, end, fixed
-    return scanned, end, scanned.facelets
+class RobotMoveStages:
+    """A flipper or two grippers: the stages of a press of start that the
+    :class:`~robot.app.engines.Engine` runs on a rig that moves the whole
+    cube (:func:`run_mechanism_start`; the shell tells the ends these do
+    not, keeps the record and honours the stops, between robot moves)."""
 
+    between = BETWEEN_MOVES
 
-class MechanismEngine:
-    """A flipper or two-gripper run as one object a face watches, as the
-    six-motor :class:`~robot.app.start.Engine` is: :meth:`run` goes through
-    :func:`~robot.app.mechanism_start.run_mechanism_start`, telling ``face``;
-    :meth:`stop` and :meth:`estop` may be called from any thread and end the
-    run before its next robot move. Every way the run ends is told as a
-    ``finished`` event."""
+    def __init__(self, engine: EngineView):
+        self.engine = engine
+        paced = engine.paced and engine.firmware is None
+        self.pace = pace_of(engine.port or engine.cfg.rig.port) if paced else None
+        """Times real time a ``sim://`` rig's robot moves take (the panel's); None: no waiting."""
+        self.events: MechanismEvents | None = None
 
-    def __init__(self, cfg: Config, face: Face, *, port: str | None = None,
-                 state_dir: str | Path | None = None, seed: int | None = None, started_by: str = "auto",
-                 out: Callable[[str], None] = log.info, firmware: str | None = None,
-                 sim_view: str | None = None, paced: bool = True, scan_only: bool = False,
-                 sim_lighting: Callable[[int], Lighting] | None = None):
-        """``paced``: a ``sim://`` rig's moves wait as its ``?speed=`` says (the
-        panel, where a person watches); False: no waiting (the terminal).
-        ``scan_only``: home, have the rig show the camera each face, read the
-        cube and stop there (the panel's Scan only, as `cuberobot scan`)."""
-        self.cfg, self.port, self.state_dir, self.out = cfg, port, state_dir, out
-        self.scan_only, self.sim_lighting = scan_only, sim_lighting
-        self.firmware, self.sim_view = firmware, sim_view
-        self.seed = random.SystemRandom().randrange(2**31) if seed is None else seed
-        pace = pace_of(port or cfg.rig.port) if paced and firmware is None else None
-        self.events = MechanismEvents(face, started_by=started_by, pace=pace)
-        self.stop_flag = self.events.stop_flag
-        self.record: RunRecord | None = None
-        """The run record once :meth:`run` kept it (``run_dir`` set when it was written)."""
+    def go(self, run: Run) -> None:
+        e = self.engine
+        self.events = MechanismEvents(run=run, pace=self.pace)
+        run_mechanism_start(e.cfg, port=e.port, seed=e.seed, state_dir=e.state_dir, firmware=e.firmware,
+                            sim_view=e.sim_view, out=e.out, events=self.events, scan_only=e.scan_only,
+                            sim_lighting=e.sim_lighting)
 
-    @property
-    def face(self) -> Face:
-        return self.events.face
+    def after_stop(self, run: Run, estop: bool) -> None:
+        """Nothing: a stop is honoured between robot moves, the rig idle."""
 
-    @face.setter
-    def face(self, face: Face) -> None:
-        self.events.face = face
-
-    def stop(self) -> None:
-        self.events.stop()
-
-    def estop(self) -> bool:
-        return self.events.estop()
-
-    def run(self) -> MechanismRun:
-        """The run, told to the face to its end, and kept as a run record
-        (``runs/<time>/run.json`` with the scans' pictures, as the six-motor
-        engine keeps its own) that the panel's last-runs list shows."""
-        ev = self.events
-        run = MechanismRun(self.cfg.rig.kind)
-        message = ""
-        try:
-            return run_mechanism_start(self.cfg, port=self.port, seed=self.seed, state_dir=self.state_dir,
-                                       firmware=self.firmware, sim_view=self.sim_view, out=self.out,
-                                       events=ev, run=run, scan_only=self.scan_only,
-                                       sim_lighting=self.sim_lighting)
-        except Stopped as e:
-            ev.emit("finished", "stopped", str(e), status="stopped", estop=e.estop)
-            run.status, message = "stopped", str(e)
-            raise
-        except KeyboardInterrupt:  # Ctrl-C at the terminal: the record says how far the run got
-            if not ev.finished:
-                ev.emit("finished", "stopped", "interrupted", status="interrupted")
-            run.status = "interrupted"
-            raise
-        except (RigError, UserError, ImpossibleMove) as e:
-            if ev.estop_flag.is_set():  # the rig stopped on the emergency stop it was sent
-                if not ev.finished:
-                    ev.emit("finished", "stopped", f"emergency stop: {e}", status="stopped", estop=True)
-                run.status = "stopped"
-            elif not ev.finished:
-                ev.emit("finished", "failed", str(e), status="failed")
-            message = str(e)
-            raise
-        finally:
-            self.keep_record(run, message)
-
-    def keep_record(self, run: MechanismRun, message: str) -> None:
-        from .start import _run_dir, _save_images
-
-        ev = self.events
-        port = None if self.firmware else self.port or self.cfg.rig.port
-        record = self.record = RunRecord(seed=self.seed, port=port, start_by=ev.started_by,
-                           config=str(self.cfg.path) if self.cfg.path else None, status=run.status,
-                           message=message or None, estop=ev.estop_flag.is_set() or None,
-                           facelets=run.facelets, scan_correct=run.scan_correct, compute_s=run.compute_s,
-                           moves=run.moves, length=run.length, turns=run.robot_moves,
-                           estimated_turning_s=run.planned_s, confirmed=run.confirmed,
-                           total_s=round(time.monotonic() - ev.t0, 3), captures=ev.captures,
-                           started=time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(ev.wall0)))
-        if record.facelets is None and "scan" in ev.results:  # stopped or failed after the scan
-            record.facelets = ev.results["scan"].facelets
-        try:
-            run_dir = _run_dir(self.state_dir)
-            for purpose, prefix in (("scan", "scan"), ("confirmation scan", "confirm")):
-                result = ev.results.get(purpose)
-                if result is not None:
-                    _save_images(run_dir, prefix, result)
-            record.run_dir = str(run_dir)
-            record.write(run_dir)
-        except (OSError, UserError) as e:
-            log.warning("could not keep the %s run's record: %s", self.cfg.rig.kind, e)
+    def let_go(self, run: Run) -> None:
+        """Nothing: :func:`run_mechanism_start` closes the line it opened."""

@@ -10,9 +10,19 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
+import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from ..rig.errors import UserError
+from ..rig.journal import default_state_dir
+
+if TYPE_CHECKING:
+    from vision.scan_result import ScanResult
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -37,6 +47,8 @@ class RunRecord:
     facelets: str | None = None
     scan_correct: bool | None = None
     """A simulated rig only: the scan equals the cube the simulation holds."""
+    scan_moves: int | None = None
+    """A rig that moves the cube: the robot moves its scans made (none turns a layer)."""
     look_again_turns: list[str] | None = None
     look_again_undone: str | None = None
     # -- the solution
@@ -46,6 +58,8 @@ class RunRecord:
     cost: float | None = None
     metric: str | None = None
     turns: int | None = None
+    """The turns the rig makes to solve: motor turns on six motors, robot
+    moves on a rig that moves the cube."""
     estimated_turning_s: float | None = None
     start_to_first_move_s: float | None = None
     # -- the turning
@@ -86,3 +100,33 @@ def summary(record: RunRecord) -> str:
     if record.confirmation_in_doubt:
         lines.insert(2, "the confirmation scan stayed in doubt, but what it saw fits a solved cube")
     return "\n".join(lines)
+
+
+PICTURES = (("scan", "scan"), ("confirmation scan", "confirm"))
+"""The scans whose pictures a run keeps beside its record: (purpose, file prefix)."""
+
+
+def run_dir(state_dir: str | Path | None, started: float | None = None) -> Path:
+    """A new folder for one run's record under ``runs/``, named by when the run began."""
+    base = Path(state_dir) if state_dir is not None else default_state_dir()
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(started))
+    for n in range(1000):
+        d = base / "runs" / (f"{stamp}" if n == 0 else f"{stamp}-{n}")
+        try:
+            d.mkdir(parents=True)
+            return d
+        except FileExistsError:
+            continue
+        except OSError as e:
+            raise UserError(f"cannot create the run directory {d}: {e.strerror}") from None
+    raise UserError(f"too many runs in {base / 'runs'} this second")
+
+
+def save_images(folder: Path, prefix: str, result: ScanResult | None) -> None:
+    """A scan's pictures (as annotated for the faces) beside the run's record."""
+    if result is None:
+        return
+    import cv2  # lazy: loads OpenCV
+
+    for name, img in result.images.items():
+        cv2.imwrite(str(folder / f"{prefix}-{name.replace(':', '-')}.png"), img)

@@ -11,8 +11,10 @@ it finished it (its last done id, nothing queued or moving) and the journal
 is completed from that word. An in-process virtual rig (``sim://``) ended
 with the process that ran the job.
 
-The terminal (`cuberobot resume`) presents what this decides; the six-motor
-rig's resume lives in robot/rig/job.py, whose journal knows each turn.
+The six-motor rig's resume decisions live in robot/rig/job.py, whose
+journal knows each turn; :func:`resume_six_motor_job` asks them and tells
+the outcome in the same terms. The terminal (`cuberobot resume`) presents
+what these decide, through robot/app/kindwork.py, never naming the kind.
 """
 
 from __future__ import annotations
@@ -26,12 +28,14 @@ from solver import SOLVED_CUBE
 
 from ..rig.config import Config
 from ..rig.errors import UserError
-from ..rig.journal import Journal
+from ..rig.journal import Journal, default_state_dir
 from ..rig.link import Link
 from ..rig.mechanisms import mechanism_for, park
 from ..rig.mechanisms.drive import LinkMechanism
 from ..rig.mechanisms.journal import UNKNOWN, MechanismJournal, confirm_sent, resume_job
 from ..rig.mechanisms.left import remember
+from .kinds import KINDS
+from .limits import rig_claims
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,7 @@ def refuse_other_kinds_job(folder: Path, kind: str) -> None:
     apart: "nothing to resume" is not said while the other journal of the
     same folder holds an unfinished job (a set-up of the wrong kind given)."""
     waiting = None
-    if kind == "six-motor":
+    if not KINDS[kind].makes_robot_moves:
         last = MechanismJournal(folder).last()
         waiting = last.kind if last is not None and last.end is None else None
     else:
@@ -60,12 +64,58 @@ def refuse_other_kinds_job(folder: Path, kind: str) -> None:
                         "rig: resume with the job's config (--config), or scan the cube again")
 
 
-def resume_mechanism_job(cfg: Config, state_dir: Path, port: str,
-                         open_link: Callable[[], AbstractContextManager[Link]],
+OpenLink = Callable[[str], AbstractContextManager[Link]]
+"""A face's way to open a line to the rig on a port (the terminal's registers ``sim://`` and ``gpio://``)."""
+
+
+def resume_six_motor_job(cfg: Config, state_dir: str | None, port: str | None, open_link: OpenLink,
                          say: Callable[[str], None]) -> Resumed:
-    """The last flipper or two-gripper job in ``state_dir`` finished from the
-    rig's word on ``port`` (a link from ``open_link``), or ended "state
-    unknown" with nothing moved. ``say`` hears the steps as they happen."""
+    """The six-motor job left unfinished in ``state_dir`` (None: the default
+    folder) finished from the rig's word (robot/rig/job.py decides), on
+    ``port`` or else the port the job ran on (not an in-process ``sim://``)
+    or the config's; ``say`` hears the steps as they happen."""
+    from ..rig import job  # lazy: out of --help's start-up
+
+    with Journal(state_dir) as journal:
+        js = journal.unfinished()
+        if js is None:
+            jobs = journal.read()
+            if jobs and jobs[-1].end and jobs[-1].end["status"] == "unknown":
+                return Resumed("unknown", "nothing to resume: the last job ended with the cube's state "
+                                          f"unknown. {jobs[-1].end['message']}")
+            refuse_other_kinds_job(journal.dir, cfg.rig.kind)
+            return Resumed("nothing", f"nothing to resume (journal: {journal.path})")
+        port = port or (js.port if js.port and not js.port.startswith("sim://") else None) or cfg.rig.port
+        say(f"job {js.job} stopped with {js.done} of {len(js.steps)} turns journalled; asking the rig on "
+            f"{port} how far it got")
+        steps = len(js.steps)
+        with rig_claims(port, state_dir), open_link(port) as link:
+            report = job.resume(
+                link, journal,
+                on_turn=lambda td: say(f"  turn {td.index + 1}/{steps} {td.step.text}"),
+                on_resume=lambda j: say(f"resuming job {j.job}: {j.done} of {len(j.steps)} turns done "
+                                        "(the rig's word)"))
+        if report is None:  # finished by someone else since we looked
+            return Resumed("nothing", f"nothing to resume (journal: {journal.path})")
+        return Resumed("done", f"done: {len(report.turns)} turns, final state {report.state}")
+
+
+def resume_mechanism_job(cfg: Config, state_dir: str | None, port: str | None, open_link: OpenLink,
+                         say: Callable[[str], None]) -> Resumed:
+    """The last flipper or two-gripper job in ``state_dir`` (None: the
+    default folder) finished from the rig's word on ``port`` (or the
+    config's), or ended "state unknown" with nothing moved. ``say`` hears
+    the steps as they happen."""
+    port = port or cfg.rig.port
+    with rig_claims(None if port.startswith("sim://") else port, state_dir):
+        return _resume_mechanism_job(cfg, Path(state_dir or default_state_dir()), port,
+                                     lambda: open_link(port), say)
+
+
+def _resume_mechanism_job(cfg: Config, state_dir: Path, port: str,
+                          open_link: Callable[[], AbstractContextManager[Link]],
+                          say: Callable[[str], None]) -> Resumed:
+    """:func:`resume_mechanism_job` once the rig and the folder are claimed."""
     journal = MechanismJournal(state_dir)
     j = journal.last()
     if j is None or j.end is not None:

@@ -80,12 +80,14 @@ def attach_rig(cfg: Config, *, port: str | None, firmware: str | None, seed: int
     url = port or cfg.rig.port
     simulated: Simulation | None = None
     if firmware or url.startswith("sim://"):
-        from ..sim import attach
+        from ..sim import attach  # lazy: the simulation plugs in when asked for
 
         simulated = attach(cfg, port=port, firmware=firmware, scramble=random_cube(seed).to_facelets(),
                            firmware_speed=firmware_speed)
         if simulated is not None:
             url = simulated.port
+    elif url.startswith("gpio://"):
+        simulated = _on_pins(cfg, url, random_cube(seed).to_facelets())
     try:
         link = Link(cfg, port=url, kind=kind)
     except BaseException:
@@ -95,13 +97,28 @@ def attach_rig(cfg: Config, *, port: str | None, firmware: str | None, seed: int
     return RigHandle(link, url, simulated)
 
 
+def _on_pins(cfg: Config, url: str, scramble: str) -> Simulation | None:
+    """A rig on the Pi's own pins (robot/gpio/); on gpiozero's mock pins
+    (``GPIOZERO_PIN_FACTORY=mock``) the virtual rig those pins move."""
+    from .. import gpio  # noqa: F401  (gpio:// ports; lazy: the Pi's pins plug in when asked for)
+    from ..gpio.board import is_mock, pin_factory  # lazy: the Pi's pins plug in when asked for
+
+    if not is_mock(pin_factory()):
+        return None
+    from ..sim.gpio_pins import attach_pins  # lazy: the simulation and gpiozero, when asked for
+
+    return attach_pins(cfg, url, scramble)
+
+
 def openable(port: str | None) -> None:
     """Make ``port`` openable by a :class:`Link` when it is a ``sim://`` URL
     (the simulation registers that scheme with pyserial), for links that
     open it before any run has attached the simulation (a panel's idle
     stop, its clear)."""
     if port is not None and port.startswith("sim://"):
-        from .. import sim  # noqa: F401  (sim:// ports)
+        from .. import sim  # noqa: F401  (sim:// ports; lazy: the simulation plugs in when asked for)
+    if port is not None and port.startswith("gpio://"):
+        from .. import gpio  # noqa: F401  (gpio:// ports; lazy: the Pi's pins plug in when asked for)
 
 
 def connect_rig(handle: RigHandle) -> RigHandle:

@@ -23,9 +23,10 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from solver import MAX_BUDGET_MS, MAX_SOLUTION_LENGTH
+from solver import MAX_BUDGET_MS, MAX_SOLUTION_LENGTH, format_moves, group_steps, parse_facelets, simplify
 from solver.metrics import METHODS, RIG_METRICS
 
+from ..rig.config import rig_turn_costs
 from ..rig.errors import RigError, UserError
 from .kinds import kind_of
 
@@ -127,8 +128,6 @@ def answer(req: SolveRequest) -> dict[str, Any]:
         return _cfop(req.facelets)
     if req.size == 2:
         return _pocket(req.facelets, req.metric_or_default, req.max_length)
-    from solver import parse_facelets
-
     if parse_facelets(req.facelets).is_solved():  # nothing to search for: no tables to build or load
         return {"moves": "", "length": 0, "cost": 0.0, "elapsed_ms": 0.0, "steps": []}
     sol = solution(req)
@@ -151,7 +150,7 @@ def planned_solution(req: SolveRequest, cfg: Config) -> tuple[Solution, list[Mot
     planned once: with ``metric = "rig"`` the plan that won the choice among
     the candidates, otherwise the solution planned here. The press-start
     engine estimates, shows, journals and turns this one plan."""
-    from ..rig.motion import plan
+    from ..rig.motion import plan  # lazy: out of `cuberobot solve`'s start-up
 
     sol, steps = _solve(dataclasses.replace(req, rig=cfg))
     return sol, steps if steps is not None else plan(sol.steps, cfg)
@@ -159,15 +158,15 @@ def planned_solution(req: SolveRequest, cfg: Config) -> tuple[Solution, list[Mot
 
 def _solve(req: SolveRequest) -> tuple[Solution, list[MotorStep] | None]:
     """The solution, with the rig's plan when choosing it needed one."""
-    from solver import solve
+    from solver import solve  # lazy: loads numba
 
     check(req)
     budget = DEFAULT_BUDGET_MS if req.budget_ms is None else req.budget_ms
     if req.metric == "rig":
-        from ..rig.loading import load_config
+        from ..rig.loading import load_config  # lazy: out of `cuberobot solve`'s start-up
 
         cfg = req.rig if req.rig is not None else load_config(None)
-        if cfg.rig.kind != "six-motor":
+        if kind_of(cfg).makes_robot_moves:
             cfg = dataclasses.replace(cfg, solver=dataclasses.replace(
                 cfg.solver, max_length=req.max_length, budget_ms=int(budget), workers=req.workers))
             return _cheapest_to_make(cfg, req.facelets), None
@@ -176,8 +175,6 @@ def _solve(req: SolveRequest) -> tuple[Solution, list[MotorStep] | None]:
     if req.rig is None:
         return solve(req.facelets, max_length=req.max_length, budget_ms=budget, metric=req.metric_or_default,
                      workers=req.workers), None
-    from ..rig.config import rig_turn_costs
-
     quarter, half = rig_turn_costs(req.rig)
     return solve(req.facelets, max_length=req.max_length, budget_ms=budget, metric=req.metric_or_default,
                  workers=req.workers, quarter_cost=quarter, half_cost=half), None
@@ -205,10 +202,10 @@ def for_the_mechanism(cfg: Config, facelets: str, *,
     With what chose it, for a person, and the candidates planned. The
     press-start engine turns this plan; `solve --metric rig` on that set-up
     prices it."""
-    from solver import solve
+    from solver import solve  # lazy: loads numba
 
-    from ..rig.mechanisms import cheapest, mechanism_for
-    from ..rig.mechanisms.search import best_solution
+    from ..rig.mechanisms import cheapest, mechanism_for  # lazy: out of `cuberobot solve`'s start-up
+    from ..rig.mechanisms.search import best_solution  # lazy: loads numba
 
     s, m = cfg.solver, mechanism_for(cfg)
     assert m is not None, cfg.rig.kind
@@ -230,8 +227,7 @@ def for_the_mechanism(cfg: Config, facelets: str, *,
 def _cheapest_to_make(cfg: Config, facelets: str) -> Solution:
     """``metric = "rig"`` on a flipper or two-gripper: :func:`for_the_mechanism`
     as the solver's answer, its cost the plan's seconds."""
-    from solver import format_moves, group_steps
-    from solver.solution import Solution
+    from solver.solution import Solution  # lazy: out of --help's start-up
 
     t0 = time.perf_counter()
     best, _, planned = for_the_mechanism(cfg, facelets)
@@ -257,10 +253,9 @@ def _fastest_for_rig(cfg: Config, facelets: str, *, max_length: int | None, budg
     best as the time to beat. The faster exact plan wins; the search's is
     kept only when it is faster, so this is never slower than the
     candidates alone."""
-    from solver import format_moves, group_steps, parse_moves, solve
+    from solver import parse_moves, solve  # lazy: loads numba
 
-    from ..rig.config import rig_turn_costs
-    from ..rig.motion import estimate_s, fastest
+    from ..rig.motion import estimate_s, fastest  # lazy: out of `cuberobot solve`'s start-up
     from ..rig.motion_automaton import best_solution
 
     t0 = time.perf_counter()
@@ -288,8 +283,7 @@ def _cfop(facelets: str) -> dict[str, Any]:
     whole is simplified across the stages' seams (a stage ending ``U2 B``
     and the next beginning ``B U2`` read ``U2 B2 U2``), as the engine's run
     shows it; each stage keeps its own moves."""
-    from solver import format_moves, parse_facelets, simplify
-    from solver.cfop import solve_cfop
+    from solver.cfop import solve_cfop  # lazy: out of --help's start-up
 
     t0 = time.perf_counter()
     sol = solve_cfop(parse_facelets(facelets))
@@ -304,7 +298,7 @@ def _cfop(facelets: str) -> dict[str, Any]:
 
 def _pocket(facelets: str, metric: str, max_length: int | None) -> dict[str, Any]:
     """An optimal 2x2 solution in ``metric``."""
-    from solver.pocket import normalize_pocket, optimal
+    from solver.pocket import normalize_pocket, optimal  # lazy: out of --help's start-up
 
     sol = optimal.solve(facelets, metric=metric, max_length=max_length)
     return {**sol.to_dict(), "metric": metric, "optimal": True, "size": 2,

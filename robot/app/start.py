@@ -1,10 +1,12 @@
-"""Press start: connect, wait for the button, scan, solve, turn, confirm.
+"""Press start on a six-motor rig: connect, wait for the button, scan,
+solve, turn, confirm.
 
-This is the one place where vision, solver and rig meet. The :class:`Engine`
-runs the stages, each a function of its own so the order reads top-down in
-:meth:`Engine._stages`; the stages share a :class:`Run` that collects what
-the summary and the run record need. The engine shows nothing itself: it
-tells a :class:`Face` what happens (an :class:`Event`) and asks it when a
+This is where vision, solver and a six-motor rig meet. The engine
+(app/engines.py) runs these stages through :class:`SixMotorStages`, each a
+function of its own so the order reads top-down in
+:meth:`SixMotorStages.go`; the stages share a :class:`Run` that collects what
+the summary and the run record need. They show nothing themselves: they
+tell a :class:`Face` what happens (an :class:`Event`) and ask it when a
 person is needed (an :class:`Answer`). The terminal with its preview window
 (:mod:`robot.app.terminal`) and the web panel (:mod:`robot.web`) are faces.
 
@@ -18,38 +20,49 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import random
-import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from solver import Cube, parse_facelets, random_cube
+import solver
+import vision
+from solver import Cube, format_moves, parse_facelets, random_cube, simplify
+from solver.cfop import solve_cfop
 from solver.facelets import FACES, position_name
+from solver.metrics import Step, axial_cost, group_steps
+from solver.solution import Solution
 from solver.talk import ticking
+from vision.profile import load_profile
 
-from ..rig import job
+from ..rig import job, motion  # motion.plan looked up when called (tests replace it)
 from ..rig.config import Config, rig_turn_costs
 from ..rig.errors import RigError, UserError
-from ..rig.journal import Journal, default_state_dir
-from .doubt import MAX_RESCANS, doubtful_stickers, why_in_doubt
-from .events import Doubt, Face, Stopped, TurnEvents
-from .record import RunRecord
+from ..rig.journal import Journal
+from ..rig.motion import estimate_s
+from .doubt import (
+    admits_solved,
+    ask_a_person,
+    doubtful_stickers,
+    look_again,
+    merge_recapture,
+    trusted,
+    why_in_doubt,
+)
+from .events import TurnEvents
 from .rigs import RigHandle, attach_rig, connect_rig
 from .run import Run
 from .solving import SolveRequest, planned_solution
 
 if TYPE_CHECKING:
-    from solver.solution import Solution
     from vision.profile import Profile
     from vision.render import Lighting
     from vision.scan_result import ScanResult
     from vision.setup import ViewSpec
 
     from ..rig.motion import MotorStep
+    from .stages import EngineView
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +73,8 @@ class ScanDoubtful(RigError):
     """The scan could not be trusted; nothing was moved."""
 
     exit_code = EXIT_SCAN_DOUBTFUL
+    status = "scan-doubtful"
+    """What the run record and the ``finished`` event say of a run it ended."""
 
     def __init__(self, message: str, result: ScanResult | None = None):
         super().__init__(message)
@@ -69,7 +84,7 @@ class ScanDoubtful(RigError):
 def check_cameras(run: Run) -> None:
     """Open every real camera once, so a missing one is reported before the
     user presses start."""
-    from vision.capture import open_camera
+    from vision.capture import open_camera  # lazy: loads OpenCV
 
     for spec in run.cfg.cameras:
         if spec.source == "sim":
@@ -113,7 +128,7 @@ class _Scanner:
     simulated cube stay the same between captures)."""
 
     def __init__(self, run: Run, purpose: str):
-        from vision.scanning import expand_views
+        from vision.scanning import expand_views  # lazy: loads OpenCV and numba
 
         self.run, self.purpose = run, purpose
         self.profile = _profile(run.cfg)
@@ -124,7 +139,7 @@ class _Scanner:
 
     def capture(self, which: list[ViewSpec]) -> ScanResult:
         """Capture ``which`` views again (the others are kept) and classify."""
-        from vision.scanning import capture_frames
+        from vision.scanning import capture_frames  # lazy: loads OpenCV and numba
 
         run = self.run
         run.check_stop()
@@ -139,8 +154,13 @@ class _Scanner:
         return self.evaluate()
 
     def evaluate(self) -> ScanResult:
-        from vision.preview import annotate
-        from vision.scanning import ScanResult, classify_measured, faces_seen_apart, measure
+        from vision.preview import annotate  # lazy: loads OpenCV
+        from vision.scanning import (  # lazy: loads OpenCV and numba
+            ScanResult,
+            classify_measured,
+            faces_seen_apart,
+            measure,
+        )
 
         samples, spread, glare = measure(self.frames, self.flat, self.profile)
         cls = classify_measured(samples, spread, glare, profile=self.profile,
@@ -177,8 +197,6 @@ def scan(run: Run, *, purpose: str = "scan") -> tuple[ScanResult, str]:
 def _recapture(scanner: _Scanner, before: ScanResult, views: list[ViewSpec]) -> ScanResult:
     """Capture ``views`` again; both captures' evidence counts (a worse
     picture adds little rather than replacing a better one)."""
-    from .doubt import merge_recapture
-
     return merge_recapture(before, scanner.capture(views), views)
 
 
@@ -186,46 +204,29 @@ def resolve_doubt(run: Run, scanner: _Scanner, result: ScanResult) -> tuple[Scan
     """A trusted scan goes on; a doubtful one goes to a person, who fixes
     stickers and accepts, asks for a new capture, or stops. With nobody to
     ask, the run ends and says which stickers are in doubt and why."""
-    from .doubt import fixed_cube
-
     purpose = scanner.purpose
     doubt = doubtful_stickers(result, run.cfg.start.min_confidence)
     # the rig turns a face or two so doubtful stickers are seen elsewhere, before anyone is asked
     if purpose == "scan" and doubt and run.cfg.start.look_again:
-        from .doubt import look_again
-
         settled = look_again(run, result, doubt, rescan=lambda: scanner.capture(run.cfg.views),
                              doubtful=lambda r: doubtful_stickers(r, run.cfg.start.min_confidence))
         if settled is not None:
             return settled
-    for _ in range(MAX_RESCANS + 1):
-        doubt = doubtful_stickers(result, run.cfg.start.min_confidence)
-        if result.classification.valid and not doubt:
-            return result, result.facelets
-        run.emit("doubt", "needs_help", f"{purpose}: {len(doubt)} doubtful sticker(s) ({_names(doubt)}): "
-                 f"{why_in_doubt(result)}", purpose=purpose, facelets=result.facelets, doubtful=doubt,
-                 why=why_in_doubt(result))
-        while True:
-            answer = run.face.ask(Doubt(purpose, result, doubt, why_in_doubt(result)))
-            run.check_stop()
-            if answer is None:
-                raise ScanDoubtful(
-                    f"{purpose}: cannot trust the scan after {run.captures} capture(s): "
-                    f"{why_in_doubt(result)}. "
-                    f"Doubtful stickers: {_names(doubt) or 'none named'}. {_moved(run)} "
-                    "Check the light (glare, shadows) and run again, or run without --headless to fix them",
-                    result)
-            run.emit("answer", "scanning", action=answer.action)
-            if answer.action == "stop":
-                raise ScanDoubtful(answer.message or f"{purpose} rejected. {_moved(run)}", result)
-            if answer.action == "rescan":
-                result = scanner.capture(run.cfg.views)
-                break
-            fixed = fixed_cube(answer.facelets, run.emit)
-            if fixed is not None:
-                return result, fixed
-    raise ScanDoubtful(f"{purpose}: still doubtful after {MAX_RESCANS} new captures. {_moved(run)}",
-                       result)
+    asked = ask_a_person(run, purpose, result, rescan=lambda: scanner.capture(run.cfg.views),
+                         trusted=lambda r: trusted(r, run.cfg.start.min_confidence),
+                         min_confidence=run.cfg.start.min_confidence)
+    result = asked.result
+    if asked.facelets is not None:
+        return result, asked.facelets
+    if asked.ended == "stop":
+        raise ScanDoubtful(asked.message or f"{purpose} rejected. {_moved(run)}", result)
+    if asked.ended == "rescans":
+        raise ScanDoubtful(f"{purpose}: {asked.message}. {_moved(run)}", result)
+    doubt = doubtful_stickers(result, run.cfg.start.min_confidence)
+    raise ScanDoubtful(f"{purpose}: cannot trust the scan after {run.captures} capture(s): "
+                       f"{why_in_doubt(result)}. Doubtful stickers: {_names(doubt) or 'none named'}. "
+                       f"{_moved(run)} Check the light (glare, shadows) and run again, or run without "
+                       "--headless to fix them", result)
 
 
 def _confirm(run: Run) -> tuple[ScanResult, str]:
@@ -233,8 +234,6 @@ def _confirm(run: Run) -> tuple[ScanResult, str]:
     solved cube (:func:`.doubt.admits_solved`) counts as solved, with the
     doubt recorded (``confirmation_in_doubt``); one that rules it out ends
     the run as any doubtful scan does."""
-    from .doubt import admits_solved
-
     try:
         return scan(run, purpose="confirmation scan")
     except ScanDoubtful as e:
@@ -268,8 +267,6 @@ def _names(indices: Iterable[int]) -> str:
 def _profile(cfg: Config) -> Profile | None:
     if not cfg.profile:
         return None
-    from vision.profile import load_profile
-
     return load_profile(cfg.profile)
 
 
@@ -278,17 +275,13 @@ def solve(run: Run, facelets: str) -> tuple[Solution, list[MotorStep]]:
     and turned). A cube the solver cannot answer as configured (no solution
     within ``[solver] max_length``) ends the run with a RigError before any
     motor turns."""
-    import solver
-
-    from ..rig.motion import plan
-
     run.check_stop()
     run.emit("solving", "solving", facelets=facelets, method=run.cfg.solver.method)
     s = run.cfg.solver
     if s.method == "cfop":
         q, h = rig_turn_costs(run.cfg)
         cfop = _solve_cfop(run, facelets, q, h)
-        return cfop, plan(cfop.steps, run.cfg)
+        return cfop, motion.plan(cfop.steps, run.cfg)
     try:  # the one solving service, priced at this rig's turning times
         return planned_solution(SolveRequest(facelets, metric=s.metric, max_length=s.max_length,
                                              budget_ms=s.budget_ms, workers=s.workers), run.cfg)
@@ -313,11 +306,6 @@ def cfop_solution(facelets: str, quarter_cost: float, half_cost: float) -> tuple
     too, where a stage ending ``U2 B`` and the next beginning ``B U2`` read
     ``U2 B2 U2``. The steps stay each stage's own, so that every turn the
     rig makes is under its stage's label."""
-    from solver import format_moves, simplify
-    from solver.cfop import solve_cfop
-    from solver.metrics import Step, axial_cost, group_steps
-    from solver.solution import Solution
-
     sol = solve_cfop(parse_facelets(facelets))
     steps: list[Step] = []
     labels: list[str] = []
@@ -365,149 +353,92 @@ def _settle_after_stop(run: Run) -> None:
             link.poll(0.05)
 
 
-class Engine:
-    """The press-start loop as one object that faces watch: :meth:`run` goes
-    through the named stages below, telling ``face`` what happens and asking
-    it when a scan is in doubt; :meth:`stop` and :meth:`estop` may be called
-    from any thread at any moment."""
+class SixMotorStages:
+    """Six motors, one on each face: the stages of a press of start that
+    the :class:`~robot.app.engines.Engine` runs on such a rig (its shell
+    tells the ends these do not, keeps the record and honours the stops)."""
 
-    def __init__(self, cfg: Config, face: Face, *, port: str | None = None, firmware: str | None = None,
-                 state_dir: str | Path | None = None, seed: int | None = None, no_wait: bool = False,
-                 scan_only: bool = False, sim_lighting: Callable[[int], Lighting] | None = None,
-                 progress: Callable[[str], None] | None = None, rig: RigHandle | None = None,
-                 started_by: str | None = None):
-        self.cfg, self.face = cfg, face
-        self.port, self.firmware, self.state_dir = port, firmware, state_dir
-        self.seed = random.SystemRandom().randrange(2**31) if seed is None else seed
-        self.no_wait, self.scan_only = no_wait, scan_only
-        self.sim_lighting, self.progress = sim_lighting, progress
-        self.stop_flag, self.estop_flag = threading.Event(), threading.Event()
-        self.rig = rig
-        """An already-open rig to run on and leave open (the web panel keeps one for its
-        life); None: the run opens its own and closes it."""
-        self.started_by = started_by
-        """How the run was started when that happened before it (the rig's button heard
-        by the panel): the run does not wait for start then."""
-        self._rig: RigHandle | None = rig
-        self.record = RunRecord()
+    between = ""
+    """A stop ends the run at its next step, as its words say."""
 
-    def stop(self) -> None:
-        """End the run at the next step (after the turn the rig reports next)."""
-        self.stop_flag.set()
+    def __init__(self, engine: EngineView):
+        self.engine = engine
+        self.opened: RigHandle | None = None
+        """The rig this run opened (and closes); None while it runs on a rig it was given."""
 
-    def estop(self) -> bool:
-        """The emergency stop: straight onto the rig's line, from the calling
-        thread (as Ctrl-C's handler does), then the run ends. True when an
-        open line took it."""
-        self.estop_flag.set()
-        self.stop_flag.set()
-        rig = self._rig
-        return rig is not None and rig.link.estop()
-
-    def run(self) -> RunRecord:
-        """The whole loop. Returns the run record (also written to the state
-        dir); raises what ended it (the record says so too)."""
-        import solver
-
-        cfg = self.cfg
+    def go(self, run: Run) -> None:
+        """Prepare, connect, then check cameras, wait for start, scan, solve, turn, confirm."""
+        engine = self.engine
         t_prepare = time.monotonic()
         # a fresh machine builds tables and compiles for half a minute or more:
         # the ticker keeps the progress line alive through each silent stretch
-        with ticking(self.progress) as say:
+        with ticking(engine.progress) as say:
             solver.prepare(say)  # tables loaded before the button: pressing start is answered at once
             if say is not None:
                 say.quietly("compiling the colour classifier, or loading it once compiled")
             _warm_up_vision()
             if say is not None:
                 say.quietly("connecting to the rig")
-            rig = self._connect()
-        self._rig = rig
-        if self.estop_flag.is_set():
+            rig = self._connect(run)
+        run.rig, run.link = rig, rig.link
+        if run.estop_flag.is_set():
             rig.link.estop()  # pressed while connecting
         log.info("connected to the rig on %s (firmware %s)", rig.port, rig.link.hello)
-        run = Run(cfg, rig, self.face, seed=self.seed, sim_lighting=self.sim_lighting,
-                  stop_flag=self.stop_flag, estop_flag=self.estop_flag, record=self.record,
-                  state_dir=self.state_dir)
         record = run.record
-        record.seed = self.seed
         record.port = rig.port
-        record.config = str(cfg.path) if cfg.path else None
-        record.started = time.strftime("%Y-%m-%dT%H:%M:%S")
         record.prepare_s = time.monotonic() - t_prepare
         run.emit("connected", "idle", port=rig.port, simulated=rig.simulated is not None,
                  firmware=str(rig.link.hello))
-        run_dir = _run_dir(self.state_dir)
-        try:
-            self._stages(run, run_dir)
-            return record
-        except ScanDoubtful as e:
-            record.status = "scan-doubtful"
-            record.message = str(e)
-            run.emit("finished", "failed", str(e), status="scan-doubtful")
-            raise
-        except Stopped as e:
-            if not e.estop:
-                _settle_after_stop(run)
-            record.status = "stopped"
-            record.message = str(e)
-            record.estop = e.estop
-            run.emit("finished", "stopped", str(e), status="stopped", estop=e.estop)
-            raise
-        except KeyboardInterrupt:
-            record.status = "interrupted"
-            run.emit("finished", "stopped", "interrupted", status="interrupted")
-            raise
-        except RigError as e:
-            if self.estop_flag.is_set():  # the job saw the latched stop first and says what it knows
-                record.status = "stopped"
-                record.message = f"emergency stop: {e}"
-                record.estop = True
-                run.emit("finished", "stopped", f"emergency stop: {e}", status="stopped", estop=True)
-                raise Stopped(f"emergency stop: {e}", estop=True) from None
-            record.status = "failed"
-            record.message = str(e)
-            run.emit("finished", "failed", str(e), status="failed")
-            raise
-        finally:
-            self._rig = None
-            if self.rig is None:
-                rig.close()
-            record.run_dir = str(run_dir)
-            record.write(run_dir)
+        self._stages(run)
 
-    def _connect(self) -> RigHandle:
+    def after_stop(self, run: Run, estop: bool) -> None:
+        if not estop and run.link is not None:
+            _settle_after_stop(run)
+
+    def let_go(self, run: Run) -> None:
+        run.link = None
+        if self.opened is not None:
+            self.opened.close()
+            self.opened = None
+
+    def _connect(self, run: Run) -> RigHandle:
         """The rig for this run: the one given, greeted again (it may have been
         reset since), or one opened now."""
-        if self.rig is None:
+        engine = self.engine
+        if engine.rig is None:
             # Known before the handshake, so that a stop pressed meanwhile reaches the line.
-            handle = self._rig = attach_rig(self.cfg, port=self.port, firmware=self.firmware, seed=self.seed)
-            return connect_rig(handle)
-        self._rig = self.rig
-        self.rig.link.handshake()
-        return self.rig
+            handle = attach_rig(engine.cfg, port=engine.port, firmware=engine.firmware, seed=engine.seed)
+            run.link = handle.link
+            self.opened = connect_rig(handle)  # which closes it if the handshake fails
+            return self.opened
+        run.link = engine.rig.link
+        engine.rig.link.handshake()
+        return engine.rig
 
-    def _stages(self, run: Run, run_dir: Path) -> None:
+    def _stages(self, run: Run) -> None:
         """check cameras, wait for start, scan, solve, turn, confirm."""
         cfg, rig, record = run.cfg, run.rig, run.record
         check_cameras(run)
-        record.start_by = self.started_by or wait_for_start(run, no_wait=self.no_wait)
+        record.start_by = self.engine.started_by or wait_for_start(run, no_wait=self.engine.no_wait)
         run.emit("started", by=record.start_by)
-        t_start = time.monotonic()
+        run.restart_clock()
+        t_start = run.t0
         try:
             result, facelets = scan(run)
         except ScanDoubtful as e:
-            _save_images(run_dir, "scan", e.result)
+            if e.result is not None:
+                run.results["scan"] = e.result
             raise
         finally:
             record.captures = run.captures
-        _save_images(run_dir, "scan", result)
+        run.results["scan"] = result
         run.images = dict(result.images)
         t_scanned = time.monotonic()
         record.scan_s = t_scanned - t_start
         record.facelets = facelets
         if rig.sim_state is not None:
             record.scan_correct = facelets == rig.sim_state()
-        if self.scan_only:
+        if self.engine.scan_only:
             record.status = "scanned"
             run.emit("finished", "done", f"scanned {facelets}", status="scanned", facelets=facelets)
             return
@@ -525,8 +456,6 @@ class Engine:
         solution, steps = solve(run, facelets)  # the one plan: estimated, shown, journaled and turned
         t_solved = time.monotonic()
         log.info("solution (%s metric, cost %.2f): %s", solution.metric, solution.cost, solution.moves)
-        from ..rig.motion import estimate_s
-
         estimate = estimate_s(steps, cfg)
         record.compute_s = t_solved - t_scanned
         record.moves = solution.moves
@@ -542,7 +471,7 @@ class Engine:
                  metric=solution.metric, steps=[s.text for s in steps],
                  estimated_s=round(estimate, 3))
         run.check_stop()
-        with Journal(self.state_dir) as journal:
+        with Journal(run.state_dir) as journal:
             t_turn = time.monotonic()
             report = turn(run, start_cube, steps, journal)
         t_turned = time.monotonic()
@@ -553,7 +482,7 @@ class Engine:
         record.host_s_per_turn = report.host_s / max(1, len(steps))
         if cfg.start.confirm_scan:
             confirm, seen = _confirm(run)
-            _save_images(run_dir, "confirm", confirm)
+            run.results["confirmation scan"] = confirm
             record.confirmed = parse_facelets(seen).is_solved()
             run.emit("confirmed", solved=record.confirmed, facelets=seen)
             if not record.confirmed:
@@ -564,56 +493,11 @@ class Engine:
         run.emit("finished", "done", "solved", status="solved", total_s=round(record.total_s, 3))
 
 
-def run_start(cfg: Config, *, port: str | None = None, headless: bool = False, firmware: str | None = None,
-              state_dir: str | Path | None = None, seed: int | None = None, no_wait: bool = False,
-              sim_lighting: Callable[[int], Lighting] | None = None,
-              out: Callable[[str], None] = print, progress: Callable[[str], None] | None = None) -> RunRecord:
-    """The whole loop with the terminal (and, unless ``headless``, the
-    preview window) as its face. Returns the run record (also written to the
-    state dir). ``progress`` hears about the solver's one-time table build."""
-    from .terminal import TerminalFace
-
-    face = TerminalFace(out, headless=headless)
-    engine = Engine(cfg, face, port=port, firmware=firmware, state_dir=state_dir, seed=seed, no_wait=no_wait,
-                    sim_lighting=sim_lighting, progress=progress)
-    try:
-        return engine.run()
-    finally:
-        face.close()
-
-
 def _warm_up_vision() -> None:
     """Classify a made-up scan once, so the classifier's compiled code is
     loaded before the user presses start rather than after."""
-    import vision
-    from vision.render import SCHEME, SHADES
+    from vision.render import SCHEME, SHADES  # lazy: loads OpenCV
 
     cube = random_cube(0).to_facelets()
     samples = np.array([SHADES[SCHEME[f]][0] for f in cube], float)
     vision.classify(samples)
-
-
-def _run_dir(state_dir: str | Path | None) -> Path:
-    base = Path(state_dir) if state_dir is not None else default_state_dir()
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    for n in range(1000):
-        d = base / "runs" / (f"{stamp}" if n == 0 else f"{stamp}-{n}")
-        try:
-            d.mkdir(parents=True)
-            return d
-        except FileExistsError:
-            continue
-        except OSError as e:
-            raise UserError(f"cannot create the run directory {d}: {e.strerror}") from None
-    raise UserError(f"too many runs in {base / 'runs'} this second")
-
-
-def _save_images(run_dir: Path, prefix: str, result: ScanResult | None) -> None:
-    if result is None:
-        return
-    import cv2
-
-    for name, img in result.images.items():
-        cv2.imwrite(str(run_dir / f"{prefix}-{name.replace(':', '-')}.png"), img)
-
-

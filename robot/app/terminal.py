@@ -11,6 +11,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from solver.facelets import position_name
+
 from .events import Answer, Doubt, Event, Face
 
 PRINTED = frozenset(("recapture", "look-again", "solution"))
@@ -64,7 +66,7 @@ class TerminalFace(Face):
         self.out(event.text + (" or Enter" if self.interactive else ""))
         if self.headless:
             return
-        from vision.preview import has_display
+        from vision.preview import has_display  # lazy: loads OpenCV
 
         if has_display():
             import cv2
@@ -79,7 +81,7 @@ class TerminalFace(Face):
         """The scan pictures with the plan under them, in the preview window."""
         if self.headless or not self.images:
             return
-        from vision.preview import has_display
+        from vision.preview import has_display  # lazy: loads OpenCV
 
         if not has_display():
             return
@@ -141,7 +143,7 @@ class TerminalFace(Face):
         """The preview window: click stickers to fix them, Enter to accept."""
         if self.headless:
             return None
-        from vision.preview import has_display, interactive
+        from vision.preview import has_display, interactive  # lazy: loads OpenCV
 
         if not has_display():
             return Answer("stop", message=f"doubtful stickers {_names(doubt.doubtful)} ({doubt.why}) and no "
@@ -154,8 +156,6 @@ class TerminalFace(Face):
 
 
 def _names(indices: list[int]) -> str:
-    from solver.facelets import position_name
-
     return ", ".join(position_name(i) for i in indices)
 
 

@@ -16,7 +16,9 @@ import importlib
 import io
 import logging
 import pkgutil
+import signal
 import sys
+import threading
 from typing import NoReturn
 
 from solver.errors import CubeError
@@ -137,15 +139,29 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, command: bool = False) -> int:
+    """The command line ``argv`` (default: this process's), its exit code.
+    ``command``: this process is the `cuberobot` command, which ends when
+    this returns; once it has said it was interrupted, a further Ctrl-C
+    (a second press landing in the shutdown or the exit) is ignored, so
+    that the one line stays the only one, with no traceback."""
     try:
-        return _main(argv)
+        return _main(argv, command)
     except KeyboardInterrupt:  # before the command ran (building the parser, the imports)
-        print("cuberobot: interrupted", file=sys.stderr)
+        say_interrupted("cuberobot: interrupted", command)
         return EXIT_INTERRUPTED
 
 
-def _main(argv: list[str] | None) -> int:
+def say_interrupted(line: str, command: bool) -> None:
+    """``line`` to stderr; for the command itself, Ctrl-C ignored from here on
+    (a Python handler would be reset to the default, which kills, while the
+    interpreter finalises; an ignored signal stays ignored)."""
+    if command and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    print(line, file=sys.stderr)
+
+
+def _main(argv: list[str] | None, command: bool = False) -> int:
     for stream in (sys.stdout, sys.stderr):
         # A file name that is not UTF-8 (a byte the terminal's encoding lacks) is printed escaped
         # rather than ending the command with an encoding error.
@@ -173,8 +189,8 @@ def _main(argv: list[str] | None) -> int:
         print(one_line(f"cuberobot {args.command}: {e}"), file=sys.stderr)
         return getattr(e, "exit_code", EXIT_FAILED)
     except KeyboardInterrupt as e:  # with what to do next when it stopped the rig (robot/rig/link.py)
-        print(one_line(f"cuberobot {args.command}: interrupted{'; ' + str(e) if e.args else ''}"),
-              file=sys.stderr)
+        say_interrupted(one_line(f"cuberobot {args.command}: interrupted{'; ' + str(e) if e.args else ''}"),
+                        command)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK

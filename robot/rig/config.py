@@ -23,6 +23,7 @@ from solver.metrics import METHODS, RIG_METRICS
 from vision.setup import LIBCAMERA, CameraSpec, FaceSpec, ViewSpec, libcamera_index
 
 from .errors import UserError
+from .gpio_pins import CUBOTINO_PINS, GPIO_SCHEME, GpioConfig, check_header_pin, is_gpio_port, read_gpio
 from .protocol import MAX_STEPS, TICK_HZ
 from .timing import Profile, quantize, turn_costs
 
@@ -307,6 +308,9 @@ class Config:
     cube: CubeConfig = field(default_factory=CubeConfig)
     servos: dict[str, ServoConfig] = field(default_factory=dict)
     """Keyed by name (:data:`SERVOS` of the rig's kind); empty on a six-motor rig."""
+    gpio: GpioConfig | None = None
+    """The rig on the rig computer's own pins (``port = "gpio://"``): its
+    buttons and light (robot/rig/gpio_pins.py); None for a rig on a line."""
 
     def overlap_model(self) -> OverlapModel:
         """What the planner may overlap: ``[rig] overlap_deg`` when the file
@@ -625,7 +629,11 @@ def parse_config(text: str, path: Path | None = None) -> Config:
         t.done()
 
     motors = _read_motors(top.sub("motors"), rig.kind)
-    servos = _read_servos(top.sub("servos"), rig.kind, name)
+    servos = _read_servos(top.sub("servos"), rig.kind, name, on_pins=is_gpio_port(rig.port))
+    gpio = read_gpio(top.sub("gpio"), top, rig.port, {n: sc.pin for n, sc in servos.items()})
+    if gpio is not None and rig.kind != "flipper":
+        top.fail("rig.port", f"{GPIO_SCHEME} drives hobby servos from the Pi's pins, and a {rig.kind} rig "
+                             "has steppers: give it an Arduino (port = \"/dev/ttyACM0\")")
     cube = _read_cube(top.sub("cube"), rig)
 
     solver = SolverConfig()
@@ -672,10 +680,10 @@ def parse_config(text: str, path: Path | None = None) -> Config:
     views = [_read_view(t, cameras) for t in top.array("view", MAX_VIEWS)]
     top.done()
     return Config(path=path, rig=rig, motors=motors, cameras=cameras, views=views, profile=profile,
-                  solver=solver, start=start, cube=cube, servos=servos)
+                  solver=solver, start=start, cube=cube, servos=servos, gpio=gpio)
 
 
-def _read_servos(t: _Table | None, kind: str, file: str) -> dict[str, ServoConfig]:
+def _read_servos(t: _Table | None, kind: str, file: str, *, on_pins: bool = False) -> dict[str, ServoConfig]:
     """``[servos.NAME]``: each servo the rig's kind has, defaults for a
     missing one, every angle inside its range, every pulse the firmware
     takes and every travel one SERVO command may wait. A six-motor rig has
@@ -702,6 +710,11 @@ def _read_servos(t: _Table | None, kind: str, file: str) -> dict[str, ServoConfi
         d = ServoConfig(name=servo, pin=DEFAULT_SERVO_PINS[servo])
         defaults = DEFAULT_SERVO_ANGLES_GRIP if servo.startswith("grip") else DEFAULT_SERVO_ANGLES
         m = t.sub(servo) if t is not None else None
+        if on_pins and (m is None or "pin" not in m.data):
+            # the Pi's pins have no default wiring to fall back on (CUBOTino's: cover 12, turntable 13)
+            where = f" (CUBOTino's is GPIO{CUBOTINO_PINS[servo]})" if servo in CUBOTINO_PINS else ""
+            (m or t or _Table({}, "", file)).fail(f"servos.{servo}.pin", "missing: a servo on the Pi's "
+                                                  f"pins needs its GPIO number{where}")
         if m is None:
             out[servo] = ServoConfig(name=servo, pin=d.pin,
                                      angles=tuple((k, defaults[k]) for k in angle_keys))
@@ -717,17 +730,19 @@ def _read_servos(t: _Table | None, kind: str, file: str) -> dict[str, ServoConfi
             angles=tuple((k, m.number(k, defaults[k], 0.0, 360.0)) for k in angle_keys),
         )
         m.done()
-        _check_servo(m, kind, sc)
+        if on_pins:
+            check_header_pin(m, "pin", sc.pin)
+        _check_servo(m, kind, sc, on_pins=on_pins)
         out[servo] = sc
     if t is not None:
         t.done(tuple(names))
     return out
 
 
-def _check_servo(m: _Table, kind: str, sc: ServoConfig) -> None:
+def _check_servo(m: _Table, kind: str, sc: ServoConfig, *, on_pins: bool = False) -> None:
     """What one servo's keys must agree on, each refused in one line naming the key."""
     motor = servo_motor(kind, sc.name)
-    if sc.pin not in (UNO_DIR_PINS[motor], MEGA_DIR_PINS[motor]):
+    if not on_pins and sc.pin not in (UNO_DIR_PINS[motor], MEGA_DIR_PINS[motor]):
         # the wire carries no pin: the firmware drives servo i on motor i + 1's DIR pin
         pin = DEFAULT_SERVO_PINS[sc.name]
         other = [n for n in SERVOS[kind] if sc.pin in (UNO_DIR_PINS[servo_motor(kind, n)],

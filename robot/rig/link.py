@@ -24,6 +24,8 @@ import serial
 
 from . import protocol as P
 from .errors import RigError, UserError
+from .mechanisms.commands import Commands
+from .timing import move_ticks, ticks_to_s
 
 if TYPE_CHECKING:
     from .config import Config
@@ -232,8 +234,6 @@ class Link:
             # A flipper's or two-gripper's servos: their pulse limits, so the
             # rig refuses a pulse the servo cannot take (docs/protocol.md 7).
             # A pulse the rig already holds stays (a regripped cube must not drop).
-            from .mechanisms.commands import Commands
-
             for msg in Commands(self.config).setup():
                 self.request(msg)
         st = self.status()
@@ -242,7 +242,6 @@ class Link:
         return hello
 
     def _longest_move_s(self) -> float:
-        from .timing import move_ticks, ticks_to_s
         profiles = self.config.profiles()
         longest = max(sum(move_ticks([(m, 2 * self.config.motor_for_index(m).steps_per_quarter)], profiles))
                       for m in range(6))
@@ -464,7 +463,7 @@ class Link:
     def clear_command(self) -> str:
         """The command that clears this rig's emergency stop, as a person
         types it (with the port, which a command's --port may have given)."""
-        if self.port.startswith("sim://"):
+        if self.port.startswith(("sim://", "gpio://")):  # a rig inside this process: cleared here
             return "`cuberobot estop --clear`"
         return f"`cuberobot estop --clear --port {shlex.quote(self.port)}`"
 
@@ -475,7 +474,7 @@ class Link:
         the one line the command prints."""
         sent = self.estop()
         if sent and isinstance(interrupt, KeyboardInterrupt) and not interrupt.args \
-                and not self.port.startswith("sim://"):
+                and not self.port.startswith(("sim://", "gpio://")):
             raise KeyboardInterrupt(f"the rig on {self.port} was sent the emergency stop: check it is safe, "
                                     f"then run {self.clear_command} (and `cuberobot resume` if a job was "
                                     "under way)") from interrupt
@@ -490,12 +489,42 @@ class Link:
         ser = self.ser
         if ser is None:
             return False
+        data = P.ESTOP_SEQUENCE * P.ESTOP_REPEATS  # one write: nothing can come between
+        fd = getattr(ser, "fd", None)
         try:
-            ser.write(P.ESTOP_SEQUENCE * P.ESTOP_REPEATS)  # one write: nothing can come between
-            ser.flush()
-        except Exception:  # noqa: BLE001 - an estop attempt must never raise
+            if isinstance(fd, int):
+                # A device or pty: straight to its descriptor. pyserial's write waits on its own
+                # pipes after the bytes are out, and a thread that closes the port meanwhile (the run
+                # ending on this very stop) made it raise though the rig had the stop.
+                _write_all(fd, data)
+            else:
+                ser.write(data)
+        except Exception as e:  # noqa: BLE001 - an estop attempt must never raise
+            log.warning("the emergency stop could not be written to %s: %s", self.port, e)
             return False
+        try:
+            ser.flush()  # handed to the port above: a failed wait for the line to drain does not undo that
+        except Exception as e:  # noqa: BLE001
+            log.warning("the emergency stop was written to %s; waiting for it to go out failed: %s",
+                        self.port, e)
         return True
+
+
+def _write_all(fd: int, data: bytes, timeout_s: float = 1.0) -> None:
+    """``data`` onto a descriptor that may be non-blocking (pyserial opens
+    ports so), within ``timeout_s``; OSError or TimeoutError otherwise."""
+    import os
+    import select
+
+    deadline = time.monotonic() + timeout_s
+    while data:
+        try:
+            data = data[os.write(fd, data):]
+        except BlockingIOError:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the port took no more bytes") from None
+            select.select([], [fd], [], left)
 
 
 def estop_beside(port: str) -> None:

@@ -54,13 +54,14 @@ class InUse(UserError):
 class _Held:
     fd: int
     count: int
+    record: dict[str, Any]
 
 
 _held: dict[str, _Held] = {}
 _held_lock = threading.Lock()
 
 
-def _command_line() -> str:
+def command_line() -> str:
     """What this process is, in words a person recognises (``cuberobot serve``)."""
     argv = sys.argv or ["?"]
     name = Path(argv[0]).name
@@ -118,6 +119,20 @@ class Claim:
                     os.ftruncate(held.fd, 0)
                 os.close(held.fd)  # closing the file gives the lock back
 
+    def describe(self, details: dict[str, Any]) -> None:
+        """Add ``details`` to what the lock file tells the next comer: what
+        is known only once the claim is held (the panel's address, bound
+        after the claim so that a refused `serve` touches nothing)."""
+        with _held_lock:
+            held = _held.get(self.key)
+            if held is None or self._released:
+                return
+            held.record.update(details)
+            data = json.dumps(held.record).encode("utf-8")
+            with contextlib.suppress(OSError):  # as at the claim: the lock holds without its description
+                os.pwrite(held.fd, data, 0)  # over the old record, then cut: never an empty file to read
+                os.ftruncate(held.fd, len(data))
+
     def __enter__(self) -> Claim:
         return self
 
@@ -151,14 +166,14 @@ def claim(lock_path: Path, what: str, advice: Callable[[dict[str, Any]], str], *
             if e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 raise UserError(f"cannot claim {what}: {e.strerror or e}") from None
             raise InUse(f"{what} is in use by {describe_holder(holder)}: {advice(holder)}", holder) from None
-        record = {"pid": os.getpid(), "command": _command_line(), "since": round(time.time(), 3),
+        record = {"pid": os.getpid(), "command": command_line(), "since": round(time.time(), 3),
                   **(details or {})}
         try:
             os.ftruncate(fd, 0)
             os.pwrite(fd, json.dumps(record).encode("utf-8"), 0)
         except OSError:
             pass  # the lock holds without its description; a full disk must not stop a claim
-        _held[key] = _Held(fd, 1)
+        _held[key] = _Held(fd, 1, record)
         return Claim(key, lock_path)
 
 
@@ -208,7 +223,7 @@ def port_key(port: str) -> str | None:
     return os.path.realpath(port)
 
 
-def _runtime_dir() -> Path:
+def runtime_dir() -> Path:
     """The user's runtime folder (``$XDG_RUNTIME_DIR``, gone at logout or
     boot, like the processes whose claims it holds), or a private folder of
     the user's own in the temporary directory where there is none (a service,
@@ -221,7 +236,7 @@ def _runtime_dir() -> Path:
 
 
 def port_lock(key: str) -> Path:
-    folder = _runtime_dir() / "ports"
+    folder = runtime_dir() / "ports"
     name = "".join(c if c.isalnum() or c in "-_." else "_" for c in key).strip("_")[-120:] or "port"
     return folder / f"{name}.lock"
 
@@ -258,18 +273,29 @@ def port_holder(port: str) -> dict[str, Any] | None:
     return None if key is None else holder_of(port_lock(key))
 
 
+Describe = Callable[[dict[str, Any]], None]
+"""Adds details to what the claims of a ``with holding(...)`` tell the next comer."""
+
+
 @contextlib.contextmanager
 def holding(port: str | None, state_dir: Path | None, *,
-            details: dict[str, Any] | None = None) -> Iterator[None]:
+            details: dict[str, Any] | None = None) -> Iterator[Describe]:
     """Claim the rig on ``port`` (None or an in-process rig: nothing to claim)
     and the state folder (None: none used) for the ``with`` block, the folder
-    first: a second command on either is refused before it touches anything."""
+    first: a second command on either is refused before it touches anything.
+    Yields a function that adds details to both claims' records later."""
     with contextlib.ExitStack() as stack:
+        claims: list[Claim] = []
         if state_dir is not None:
             state_dir.mkdir(parents=True, exist_ok=True)
-            stack.enter_context(claim_folder(state_dir, details=details))
+            claims.append(stack.enter_context(claim_folder(state_dir, details=details)))
         if port is not None:
             held = claim_port(port, details=details)
             if held is not None:
-                stack.enter_context(held)
-        yield
+                claims.append(stack.enter_context(held))
+
+        def describe(more: dict[str, Any]) -> None:
+            for c in claims:
+                c.describe(more)
+
+        yield describe

@@ -81,6 +81,8 @@ class StatusFlag(enum.IntFlag):
 
 BOARD_UNO = 1
 BOARD_MEGA = 2
+BOARD_GPIO = 3
+"""The rig computer's own pins (robot/gpio/): the firmware's part played inside cuberobot."""
 BOARD_VIRTUAL = 100
 
 
@@ -183,6 +185,150 @@ class FrameDecoder:
             self.errors += 1
             return None
         return bytes(buf[:-2])
+
+
+class FirmwareReceiver:
+    """The firmware's receive interrupt, for a rig played in Python (the
+    virtual rig, the rig on the Pi's own pins): every byte from the host,
+    sorted as the firmware sorts it (docs/protocol.md 1.1).
+
+    ``RT_ESTOP`` never reaches the frame decoder and stops only as the last of
+    a run of :data:`ESTOP_RUN` (so one stray 0x18 stops nothing); any other
+    byte ends the run. ``RT_STATUS`` asks for a real-time status at once; a
+    checked frame's content is a command. What each means is the rig's: it
+    hands its three handlers in, so the rule lives here once."""
+
+    def __init__(self, estop: Callable[[], None], status: Callable[[], None],
+                 command: Callable[[bytes], None]):
+        self._estop, self._status, self._command = estop, status, command
+        self._frames = FrameDecoder(realtime=True)
+        self.estop_run = 0
+        """RT_ESTOP bytes in a row, up to :data:`ESTOP_RUN`."""
+
+    @property
+    def errors(self) -> int:
+        """Frames lost to a bad CRC, a bad escape or an overflow."""
+        return self._frames.errors
+
+    def feed(self, data: bytes) -> None:
+        """Bytes from the host, in order, each handed to its handler as it completes."""
+        for b in data:
+            if b == RT_ESTOP:
+                self.estop_run = min(self.estop_run + 1, ESTOP_RUN)
+                if self.estop_run == ESTOP_RUN:
+                    self._estop()
+                continue
+            self.estop_run = 0
+            for item in self._frames.feed(bytes((b,))):
+                if isinstance(item, int):
+                    self._status()
+                else:
+                    self._command(item)
+
+
+SERVOS = 3
+"""Servo channels the firmware has (docs/protocol.md 2.2, CONFIG_SERVO)."""
+SERVO_MIN_US, SERVO_MAX_US, MAX_TRAVEL_MS = 400, 2600, 10000
+"""The widest pulse range a servo may be configured with, and the longest
+travel a SERVO command may ask for (the firmware's CR_MAX_TRAVEL_MS)."""
+
+
+def servo_refusal(msg: ServoCommand, *, latch: int | None, present: bool, configured: bool,
+                  limits: tuple[int, int], queue_free: int) -> Err | None:
+    """Why a rig played in Python refuses a SERVO command, checked in the
+    firmware's order, or None when it is taken. ``latch``: the stop's
+    detail while it is latched (None: not latched); ``present``: the rig
+    has that servo; ``limits``: its configured pulse range."""
+    if latch is not None:
+        return Err(ErrorCode.ESTOP, latch)
+    if msg.servo >= SERVOS or not present:
+        return Err(ErrorCode.BAD_ARG, 0)
+    if not configured:
+        return Err(ErrorCode.NOT_CONFIGURED, msg.servo)
+    if not limits[0] <= msg.pulse_us <= limits[1]:
+        return Err(ErrorCode.BAD_ARG, 1)
+    if msg.travel_ms > MAX_TRAVEL_MS:
+        return Err(ErrorCode.BAD_ARG, 2)
+    if queue_free <= 0:
+        return Err(ErrorCode.QUEUE_FULL)
+    return None
+
+
+class FirmwareSession:
+    """The firmware's session rules (docs/protocol.md 2), for a rig played in
+    Python: what a checked frame's content does before the command itself.
+
+    A frame that does not decode is answered ERR with its type as the detail,
+    as the firmware answers; a status query is answered in or out of a
+    session; HELLO of the right version opens one and is remembered; a
+    command that repeats the last one's sequence number is answered from
+    memory and not run again (the host resends when a reply was lost); any
+    other command needs a session, and its reply is remembered.
+
+    The virtual rig and the rig on the Pi's own pins inherit these rules and
+    give what is theirs: :meth:`_emit` (a reply onto their line),
+    :meth:`_resend`, :meth:`_status_fields`, :meth:`_execute`, their
+    :attr:`BOARD` and what follows a HELLO (:meth:`_opened`)."""
+
+    BOARD: int = 0
+    """The board number HELLO_OK gives."""
+    FIRMWARE: tuple[int, int, int] = (0, 1, 0)
+    """The firmware version HELLO_OK gives."""
+    CAPACITY: int = 4
+    """The queue's capacity HELLO_OK gives."""
+    protocol_version: int = PROTOCOL_VERSION
+    """The protocol this rig speaks (a test rig may speak another)."""
+    boot_id: int
+    session: bool = False
+    last_seq: int = 0
+    last_reply: bytes = b""
+
+    def _emit(self, msg: Message, seq: int | None = None) -> bytes:
+        raise NotImplementedError
+
+    def _resend(self, reply: bytes) -> None:
+        """``reply`` onto the line again, as it was."""
+        raise NotImplementedError
+
+    def _status_fields(self) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def _execute(self, msg: Message) -> Message:
+        raise NotImplementedError
+
+    def _opened(self) -> None:
+        """What the rig does once a HELLO opened a session (nothing by default)."""
+
+    def _command(self, content: bytes) -> None:
+        """One checked frame's content from the host (:class:`FirmwareReceiver`)."""
+        seq = content[1]
+        try:
+            _, msg = decode(content)
+        except ProtocolError as e:
+            self._emit(Err(e.code, content[0]), seq)
+            return
+        if isinstance(msg, StatusQuery):
+            self._emit(Status(*self._status_fields()), seq)
+            return
+        if isinstance(msg, Hello):
+            if msg.version != self.protocol_version:
+                self._emit(Err(ErrorCode.VERSION, self.protocol_version), seq)
+                return
+            self.session = True
+            self.last_seq = seq
+            self.last_reply = self._emit(HelloOk(PROTOCOL_VERSION, *self.FIRMWARE, self.BOARD, self.CAPACITY,
+                                                 self.boot_id, TICK_HZ), seq)
+            self._opened()
+            return
+        if seq == self.last_seq and self.last_reply:
+            self._resend(self.last_reply)  # a repeat: answered from memory, not run again
+            return
+        if not self.session:
+            self._emit(Err(ErrorCode.NO_SESSION), seq)  # not remembered: nothing was run
+            return
+        reply = self._execute(msg)
+        self.last_seq = seq
+        self.last_reply = self._emit(reply, seq)
 
 
 # ---------------------------------------------------------------- messages

@@ -16,6 +16,13 @@ from typing import Any
 
 import serial
 
+from solver import parse_facelets
+
+from ..rig.errors import UserError
+from .protocol_sim import parse_sim_url, rig_for_url
+from .pty_rig import SimRigProcess
+from .simavr import check_firmware
+
 if __name__ not in serial.protocol_handler_packages:
     serial.protocol_handler_packages.append(__name__)
 
@@ -42,12 +49,7 @@ def attach(config: Any, *, port: str | None, firmware: str | None, scramble: str
     the port is not simulated. ``config`` is the rig's configuration;
     ``firmware_speed`` the emulated board's pace (times real time, or
     ``max``; by default real time for six motors, ``max`` for the others)."""
-    from ..rig.errors import UserError
-
     if firmware:
-        from .pty_rig import SimRigProcess
-        from .simavr import check_firmware
-
         check_firmware(firmware)
         args = ["--state", scramble]
         if config.path is not None:
@@ -61,10 +63,6 @@ def attach(config: Any, *, port: str | None, firmware: str | None, scramble: str
     url = port or config.rig.port
     if not url.startswith("sim://"):
         return None
-    from solver import parse_facelets
-
-    from .protocol_sim import parse_sim_url, rig_for_url
-
     try:
         _, opts = parse_sim_url(url)
         rig = rig_for_url(url)

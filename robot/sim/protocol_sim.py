@@ -21,11 +21,12 @@ import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from serial.serialutil import PortNotOpenError, SerialBase, SerialException
+from serial.serialutil import PortNotOpenError, SerialException
 
 from solver import Cube, CubeError, parse_facelets
 
 from ..rig import protocol as P
+from ..rig.inprocess_port import InProcessPort
 from .virtual_rig import Disconnected, Faults, VirtualRig, make_clock
 
 if TYPE_CHECKING:
@@ -145,7 +146,7 @@ def forget(url: str | None = None) -> None:
             _RIGS.pop(url, None)
 
 
-class Serial(SerialBase):
+class Serial(InProcessPort):
     """A pyserial port whose other end is a :class:`VirtualRig`."""
 
     is_open: bool
@@ -219,30 +220,3 @@ class Serial(SerialBase):
         self._check()
         self._conn.to_host.clear()
 
-    def reset_output_buffer(self) -> None:
-        pass
-
-    def send_break(self, duration: float = 0.25) -> None:
-        pass
-
-    def _update_dtr_state(self) -> None:
-        pass
-
-    def _update_rts_state(self) -> None:
-        pass
-
-    @property
-    def cts(self) -> bool:
-        return True
-
-    @property
-    def dsr(self) -> bool:
-        return True
-
-    @property
-    def ri(self) -> bool:
-        return False
-
-    @property
-    def cd(self) -> bool:
-        return True

@@ -35,6 +35,7 @@ from typing import TextIO
 from ..rig.config import Config
 from ..rig.protocol import NO_MOTOR, MoveCommand, ServoCommand
 from .mechanisms import Fault, VirtualFlipper, VirtualTwoGripper, virtual_mechanism
+from .pty_rig import write_view
 
 CYCLES_PER_US = 16
 AGREE_US = 40
@@ -135,7 +136,7 @@ class PulseReader:
         name = self.mech.names[servo]
         sc = self.config.servos[name]
         pulse = self._clamped(servo, width)
-        self.mech.angle[name] = (pulse - sc.min_us) / (sc.max_us - sc.min_us) * sc.range_deg
+        self.mech.settle(name, (pulse - sc.min_us) / (sc.max_us - sc.min_us) * sc.range_deg)
 
     def flush(self, whole_only: bool = False) -> None:
         """Hand the steps over as moves (``whole_only``: only whole quarter turns)."""
@@ -158,8 +159,6 @@ def serve(cmd: list[str], config: Config, facelets: str, log: Path, *, view: str
     """The harness ``cmd`` (started with ``--edge-log log``) behind the
     line interface of a simulated rig (state, press, set, counts, quit;
     robot/sim/pty_rig.py), the cube held by the parts its pins move."""
-    from .pty_rig import write_view
-
     out = out if out is not None else sys.stdout
     mech = virtual_mechanism(config, facelets)
     reader = PulseReader(config, mech)

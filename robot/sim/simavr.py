@@ -20,6 +20,7 @@ import solver
 
 from ..rig.config import Config
 from ..rig.errors import UserError
+from .pulsed_mechanism import serve_firmware
 from .virtual_rig import MAX_SPEED, MIN_SPEED, Mechanics
 
 REPO = Path(__file__).resolve().parents[2]
@@ -141,8 +142,6 @@ def serve(elf: str | os.PathLike, config: Config, *, state: str | None = None, s
     if not HARNESS.is_file():
         build_harness()
     if config.rig.kind != "six-motor":
-        from .pulsed_mechanism import serve_firmware
-
         return serve_firmware(lambda log: harness_command(elf, Mechanics.from_config(config), edge_log=log,
                                                           speed=pace),
                               config, state or solver.SOLVED, view=view)

@@ -28,6 +28,7 @@ from solver import SOLVED_CUBE, Cube, CubeError, Move, parse_facelets
 
 from ..rig import protocol as P
 from ..rig.timing import Profile, step_ticks
+from .mechanisms import Fault, virtual_mechanism
 
 if TYPE_CHECKING:
     from ..rig.config import Config, OverlapModel
@@ -40,9 +41,9 @@ ESTOP_COLLISION = 3
 """EVENT ESTOP_LATCHED's argument when the virtual rig stopped on a collision."""
 
 QUEUE_CAPACITY = 4
-SERVOS = 3
+SERVOS = P.SERVOS
 """Servo outputs, as the firmware has (docs/protocol.md 7)."""
-SERVO_MIN_US, SERVO_MAX_US, MAX_TRAVEL_MS = 400, 2600, 10000
+SERVO_MIN_US, SERVO_MAX_US, MAX_TRAVEL_MS = P.SERVO_MIN_US, P.SERVO_MAX_US, P.MAX_TRAVEL_MS
 ESTOP_JAMMED = 4
 """EVENT ESTOP_LATCHED's argument when a mechanism's part could not carry out a command."""
 FW_VERSION = (0, 1, 0)
@@ -298,7 +299,7 @@ class TurnRecord:
     start: int  # the tick before its first tick
 
 
-class VirtualRig:
+class VirtualRig(P.FirmwareSession):
     """Firmware behaviour; feed it host bytes, collect its bytes, ask it the truth."""
 
     def __init__(self, *, clock: RealClock | EventClock | None = None, faults: Faults | None = None,
@@ -354,8 +355,7 @@ class VirtualRig:
         self.last_seq = 0
         self.last_reply = b""
         self.event_seq = 0
-        self.rx = P.FrameDecoder(realtime=True)
-        self.estop_run = 0  # RT_ESTOP bytes in a row
+        self.rx = P.FirmwareReceiver(lambda: self._do_estop(1), self._realtime_status, self._command)
         self.rx_errors = 0
         self.drivers = False
         self.last_motion_tick = self.tick
@@ -369,8 +369,6 @@ class VirtualRig:
             if self.mechanics is None:
                 self.mechanics = Mechanics.from_config(config)
             if self.mechanism is None and config.rig.kind != "six-motor":
-                from .mechanisms import virtual_mechanism
-
                 self.mechanism = virtual_mechanism(config, self.cube.to_facelets())
 
     def facelets(self) -> str:
@@ -577,8 +575,6 @@ class VirtualRig:
     def _apply_mechanism(self, a: _Active, steps_by_motor: dict[int, int], complete: bool) -> None:
         """A servo's pulse (set when its move started, so it goes there even
         when the move is cut short) or a gripper's steps, to the parts."""
-        from .mechanisms import Fault
-
         assert self.mechanism is not None
         moving = {m: s for m, s in steps_by_motor.items() if s}
         for m, s in moving.items():
@@ -635,25 +631,15 @@ class VirtualRig:
         return data
 
     def receive(self, data: bytes) -> None:
-        """Bytes from the host, arriving now."""
+        """Bytes from the host, arriving now, taken as the firmware takes them
+        (:class:`P.FirmwareReceiver`)."""
         with self.lock:
             self.advance()
-            for b in data:
-                # The firmware's receive interrupt: RT_ESTOP never reaches the
-                # frame decoder and stops only as the last of a run of
-                # ESTOP_RUN; any other byte ends the run.
-                if b == P.RT_ESTOP:
-                    self.estop_run = min(self.estop_run + 1, P.ESTOP_RUN)
-                    if self.estop_run == P.ESTOP_RUN:
-                        self._do_estop(1)
-                    continue
-                self.estop_run = 0
-                for item in self.rx.feed(bytes((b,))):
-                    if isinstance(item, int):
-                        self._emit(P.RealtimeStatus(*self._status_fields()))
-                    else:
-                        self._command(item)
+            self.rx.feed(data)
             self.rx_errors = min(255, self.rx.errors)
+
+    def _realtime_status(self) -> None:
+        self._emit(P.RealtimeStatus(*self._status_fields()))
 
     def _do_estop(self, arg: int) -> None:
         if self.queue or self.active:
@@ -696,35 +682,13 @@ class VirtualRig:
         return (self.boot_id, flags, self.last_done_id, active, len(self.queue) + len(self.active),
                 uptime & 0xFFFFFFFF, self.rx_errors)
 
-    def _command(self, content: bytes) -> None:
-        seq = content[1]
-        try:
-            _, msg = P.decode(content)
-        except P.ProtocolError as e:
-            self._emit(P.Err(e.code, 0), seq)
-            return
-        if isinstance(msg, P.StatusQuery):
-            self._emit(P.Status(*self._status_fields()), seq)
-            return
-        if isinstance(msg, P.Hello):
-            if msg.version != self.protocol_version:
-                self._emit(P.Err(P.ErrorCode.VERSION, self.protocol_version), seq)
-                return
-            self.session = True
-            self.last_seq = seq
-            self.last_reply = self._emit(P.HelloOk(P.PROTOCOL_VERSION, *FW_VERSION, P.BOARD_VIRTUAL,
-                                                   QUEUE_CAPACITY, self.boot_id, P.TICK_HZ), seq)
-            return
-        if seq == self.last_seq and self.last_reply:
-            if self._conn is not None:
-                self._conn.from_rig(self.last_reply)
-            return
-        if not self.session:
-            self._emit(P.Err(P.ErrorCode.NO_SESSION), seq)  # not stored: nothing was executed
-            return
-        reply = self._execute(msg)
-        self.last_seq = seq
-        self.last_reply = self._emit(reply, seq)
+    BOARD = P.BOARD_VIRTUAL
+    FIRMWARE = FW_VERSION
+    CAPACITY = QUEUE_CAPACITY
+
+    def _resend(self, reply: bytes) -> None:
+        if self._conn is not None:
+            self._conn.from_rig(reply)
 
     def _execute(self, msg: P.Message) -> P.Message:
         """One command of a session, as the firmware takes it (docs/protocol.md 2)."""
@@ -781,20 +745,13 @@ class VirtualRig:
 
     def _servo(self, msg: P.ServoCommand) -> P.Message:
         assert self.mechanism is not None
-        if self.estop:
-            return P.Err(P.ErrorCode.ESTOP)
-        if msg.servo >= SERVOS:
-            return P.Err(P.ErrorCode.BAD_ARG, 0)
-        if msg.servo not in self.servo_configured:
-            return P.Err(P.ErrorCode.NOT_CONFIGURED, msg.servo)
         name = self.mechanism.names.get(msg.servo)
-        lo, hi = self.mechanism.limits[name] if name is not None else (SERVO_MIN_US, SERVO_MAX_US)
-        if not lo <= msg.pulse_us <= hi:
-            return P.Err(P.ErrorCode.BAD_ARG, 1)
-        if msg.travel_ms > MAX_TRAVEL_MS:
-            return P.Err(P.ErrorCode.BAD_ARG, 2)
-        if self._queue_free() <= 0:
-            return P.Err(P.ErrorCode.QUEUE_FULL)
+        refused = P.servo_refusal(msg, latch=0 if self.estop else None, present=True,
+                                  configured=msg.servo in self.servo_configured,
+                                  limits=self.mechanism.limits[name] if name is not None else
+                                  (P.SERVO_MIN_US, P.SERVO_MAX_US), queue_free=self._queue_free())
+        if refused is not None:
+            return refused
         self.queue.append(_ServoMove(msg.move_id, P.NO_MOTOR, 0, servo=msg))
         self.cut = False
         if self._reset_base is None:  # a servo's travel is a move too: a flipper has no MOVE at all

@@ -6,23 +6,16 @@ so while it serves this is the way to jog.
 A jog holds the panel as a run does (:meth:`Panel.holding`): a run, a dry
 run or another jog asked for meanwhile is refused (:class:`Busy`), and the
 emergency stop reaches it on its line (the kept one; a flipper's or
-two-gripper's own, :attr:`Panel.jog_link`).
+two-gripper's own, :attr:`~.own_lines.OwnLines.jog_link`). Which of the two
+it moves on is the rig's holder's to say (robot/web/between_runs.py).
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-from ..app.jog import check_face_jog, clear_to_jog, jog_face, jog_mechanism, refuse_unfinished
-from ..rig.errors import RigError, UserError
-from ..rig.link import STOP_HEARD_S
+from ..app.kindwork import check_panel_jog
 from .runs import Panel
-
-_GIVE_UP_OR_RESUME = ("give it up to jog (the next Start scans the cube afresh), or stop the panel and run "
-                      "`cuberobot resume` to finish it")
-_GAVE_UP = "; the unfinished job was given up"
-_UNKNOWN = "how the rig holds the cube is not known; the next Start homes the rig and scans it"
 
 
 def jog(panel: Panel, *, face: str | None = None, turns: int | None = None, steps: int | None = None,
@@ -35,119 +28,8 @@ def jog(panel: Panel, *, face: str | None = None, turns: int | None = None, step
     A job left unfinished in the journal (a run stopped before its end) is
     :class:`~robot.app.jog.UnfinishedJob` unless ``give_up_job``: then it
     is ended in the journal first (the next run scans afresh anyway)."""
-    if panel.mechanism:
-        if moves is None or face is not None:
-            raise UserError(f"a {panel.cfg.rig.kind} rig jogs by robot moves: send 'moves', e.g. "
-                            f"{_example(panel.cfg.rig.kind)!r}")
-        from ..rig.mechanisms import mechanism_for
-        from ..rig.mechanisms.jog import check_any_jog
-
-        mech = mechanism_for(panel.cfg)
-        assert mech is not None
-        checked: Any = check_any_jog(panel.cfg, mech, moves)
-    else:
-        if face is None or moves is not None:
-            raise UserError("a six-motor rig jogs one face: send 'face' (U R F D L B) and 'turns' or "
-                            "'steps'")
-        checked = check_face_jog(face, turns, steps, names=("'face'", "'turns'", "'steps'"))
+    checked = check_panel_jog(panel.cfg, face=face, turns=turns, steps=steps, moves=moves)
     with panel.holding("jog"):  # Busy during a run, another jog or a clear
-        panel.jog_estop.clear()  # from here the emergency stop is this jog's
-        if panel.mechanism:
-            return _mechanism(panel, checked, give_up_job)
-        return _face(panel, checked, give_up_job)
-
-
-def _face(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
-    with panel.standing.lock:  # the listener lets go of the line within one slice
-        link = panel.standing.ready().link
-        gave_up = clear_to_jog(link, panel.cfg, panel.options.state_dir, give_up=give_up_job,
-                               then=_GIVE_UP_OR_RESUME)
-        try:
-            done = jog_face(link, panel.cfg, jog)
-        except RigError:
-            panel.standing.report()
-            raise
-    panel.standing.report()
-    if jog.turns is not None and jog.turns % 4:  # a face between quarter turns is no cube to draw
-        turned = jog.face + {1: "", 2: "2", 3: "'"}[jog.turns % 4]
-        panel.jogged([turned], None, f"jogged {turned}: the cube as the last run left it, {turned} turned")
-    return {"moved": True, "message": done.describe() + (_GAVE_UP if gave_up else ""), "face": jog.face,
-            "motor": done.motor, "steps": done.steps, "quarter": done.quarter, "gave_up_job": gave_up}
-
-
-def _mechanism(panel: Panel, jog: Any, give_up_job: bool) -> dict[str, Any]:
-    """Robot moves on a link opened for them (a ``sim://`` port with no name
-    or ``--firmware``: a virtual or emulated rig of the jog's own, as for a
-    run), which the emergency stop reaches."""
-    from ..app.rigs import attach_rig, connect_rig, run_port
-
-    if not give_up_job:  # refused before the port is opened; given up only once the rig answers
-        refuse_unfinished(panel.cfg, panel.options.state_dir, then=_GIVE_UP_OR_RESUME)
-    firmware = panel.options.firmware
-    port = None if firmware else run_port(panel.cfg, panel.options.rig_port)
-    handle = attach_rig(panel.cfg, port=port, firmware=firmware, seed=None, kind=panel.cfg.rig.kind)
-    panel.jog_link = handle.link
-    runs_rig = panel.mechanism_port is not None  # whose cube the page draws; not a rig of the jog's own
-    lines: list[str] = []
-    try:
-        connect_rig(handle)
-        gave_up = clear_to_jog(handle.link, panel.cfg, panel.options.state_dir, give_up=give_up_job,
-                               then=_GIVE_UP_OR_RESUME)
-        if panel.jog_estop.is_set():  # pressed while the line opened: from here it would reach the line
-            raise RigError("the emergency stop was pressed before the jog's first move: nothing moved")
-        try:
-            summary = jog_mechanism(handle.link, panel.cfg, jog, out=lines.append)
-        except RigError:
-            if lines and runs_rig:  # the rig was homed and may have moved: its hold is not known any more
-                panel.mechanism_state = None
-                panel.jogged(None, None, f"the jog stopped part-way: {_UNKNOWN}")
-            raise
-        if runs_rig:
-            _follow(panel, jog)
-    finally:
-        panel.jog_link = None
-        if handle.link.hello is not None:
-            heard_at = time.monotonic()  # a stop sent from here on is newer than this word
-            wait_s = STOP_HEARD_S if panel.jog_estop.is_set() else 0.0
-            panel.mechanism_latch(handle.link.latch_heard(wait_s), heard_at=heard_at)
-        handle.close()
-    kind, where = panel.cfg.rig.kind, ""
-    if firmware:
-        where = f" on an emulated {kind} rig of its own (the firmware in simavr)"
-    elif handle.simulated is not None:
-        where = (f" on a virtual {kind} rig of its own (the port is sim://)" if panel.mechanism_port is None
-                 else f" on the virtual {kind} rig")
-    return {"moved": True, "message": summary + where + (_GAVE_UP if gave_up else ""),
-            "moves": [line.strip() for line in lines], "gave_up_job": gave_up}
-
-
-def _follow(panel: Panel, jog: Any) -> None:
-    """The page's cube after a flipper's or two-gripper's jog: turned and
-    held as the homing and the robot moves leave it, from where the last run
-    or jog left the rig (:attr:`Panel.mechanism_state`)."""
-    from ..rig.mechanisms import mechanism_for
-    from ..rig.mechanisms.jog import ServoJog
-    from ..rig.mechanisms.orientation import name
-
-    before, panel.mechanism_state = panel.mechanism_state, None
-    if isinstance(jog, ServoJog):  # a part set to an angle may have tipped or turned the cube
-        panel.jogged(None, None, f"servo angles set by hand: {_UNKNOWN}")
-        return
-    mech = mechanism_for(panel.cfg)
-    assert mech is not None
-    followed = None
-    # a dry run's cube on the page is a virtual rig's of its own, not this one's
-    if before is not None and panel.status.kind != "dry-run":
-        followed = jog.follow(mech, before)
-    if followed is None:
-        panel.jogged(None, None, f"jogged: {_UNKNOWN}")
-        return
-    moves, panel.mechanism_state = followed
-    panel.jogged([str(m) for m in moves], name(mech.orientation(panel.mechanism_state)),
-                 f"jogged: {len(jog.actions)} robot move(s), {len(moves)} of them layer turns")
-
-
-def _example(kind: str) -> str:
-    from ..rig.mechanisms.jog import EXAMPLES
-
-    return EXAMPLES.get(kind, "")
+        panel.rig.jog_estop.clear()  # from here the emergency stop is this jog's
+        # the rig's holder moves it (robot/web/kept_line.py, own_lines.py)
+        return panel.rig.jog(checked, give_up_job, panel.jogged, after_dry_run=panel.status.kind == "dry-run")

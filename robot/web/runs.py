@@ -20,25 +20,18 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from vision.errors import VisionError
+from typing import Any
 
 from ..app.engines import RunEngine, engine_for
-from ..app.events import Answer, Doubt, Event, Face, TurnEvents
+from ..app.events import Answer, Doubt, Event, Face
 from ..app.kinds import kind_of
-from ..app.limits import check_dry_run_hours
-from ..app.rigs import openable
+from ..app.kindwork import WatchedDryRun, rig_facts, watched_dry_run
 from ..app.solving import check_run
-from ..app.start import Engine
 from ..rig.config import Config
-from ..rig.errors import RigError, UserError
-from ..rig.link import Link
-from .standing_rig import StandingRig
-
-if TYPE_CHECKING:
-    from ..app.mechanism_start import MechanismEngine  # at run time only when a run starts: it loads OpenCV
-    from ..rig.motion import MotorStep
+from .between_runs import RigBetweenRuns
+from .kept_line import KeptLine
+from .options import Options
+from .own_lines import OwnLines
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +41,11 @@ SUBSCRIBER_BACKLOG = 1000
 """Events queued for one slow page before it is dropped (it reconnects)."""
 MAX_SUBSCRIBERS = 32
 ANSWER_POLL_S = 0.1
+ASK_WAIT_S = 2.0
+"""An answer that comes as the run says it needs help waits this long for it to ask."""
 _HOLDERS = {"jog": "a jog is moving the rig",
-            "clear": "the emergency stop is being cleared"}
+            "clear": "the emergency stop is being cleared",
+            "port": "the rig's serial port is being changed"}
 """What may hold the rig between runs (:meth:`Panel.holding`), as a refusal names it."""
 
 
@@ -61,21 +57,6 @@ class NotAsking(Exception):
     """An answer came when no scan is waiting for one."""
 
 
-@dataclass
-class Options:
-    """How runs are started: the rig and where records go."""
-
-    rig_port: str | None = None
-    firmware: str | None = None
-    state_dir: str | None = None
-    sim_lighting: Callable[[int], Any] | None = None
-    profile_dir: str | None = None
-    """Where the page's colour calibration saves profiles (None: the user's)."""
-    settings_dir: str | None = None
-    """Where the page's sticker grid and profile choice are kept (None: the
-    user's config folder, which every command reads: robot/rig/settings.py)."""
-    firmware_speed: str = "1"
-    """The emulated rig's pace with ``firmware`` (1: real time, as a board turns)."""
 
 
 
@@ -86,13 +67,25 @@ class WebFace(Face):
 
     auto_start = True
 
-    def __init__(self, panel: Panel, stop_flag: threading.Event):
+    def __init__(self, panel: Panel, stop_flag: threading.Event, *, hold_the_end: bool = False):
         self.panel = panel
         self.stop_flag = stop_flag
         self.answers: queue.Queue[Answer] = queue.Queue()
+        self.hold_the_end = hold_the_end
+        """A run's ``finished`` is held until :meth:`release` (see :meth:`Panel._run_engine`)."""
+        self.held: Event | None = None
 
     def emit(self, event: Event) -> None:
+        if self.hold_the_end and event.kind == "finished":
+            self.held = event
+            return
         self.panel.publish(event)
+
+    def release(self) -> None:
+        """The held ``finished``, told now."""
+        held, self.held = self.held, None
+        if held is not None:
+            self.panel.publish(held)
 
     def ask(self, doubt: Doubt) -> Answer | None:
         with self.panel.lock:
@@ -138,6 +131,10 @@ class Status:
     orientation: str = ""
     """A rig that moves the cube: the cube face in each of its slots U R F D L B (URFDLB: as put in)."""
     rig_kind: str = ""
+    cleared: bool = False
+    """The rig's emergency stop was cleared after this run ended (by the page,
+    the terminal or the rig): the rig is idle, whatever this run ended as; the
+    page's badge then says so instead of a stale "emergency stop" or "failed"."""
 
     def to_json(self) -> dict[str, Any]:
         d = dict(self.__dict__)
@@ -147,19 +144,24 @@ class Status:
 
 
 class Panel:
-    """The runs the web panel starts, and who listens to them."""
+    """The run controller: the runs the web panel starts (one at a time, a
+    dry run too), who listens to them, the person's answers, and what holds
+    the rig between runs. The rig's own state between runs (its line, its
+    latch, the cube's hold) is :attr:`rig`'s, chosen for the kind of rig."""
 
     def __init__(self, cfg: Config, options: Options):
-        self.cfg, self.options = cfg, options
+        self.options = options
         self.kind = kind_of(cfg)
         """What applies to this rig (robot/app/kinds.py): asked, never named."""
+        self.does = rig_facts(cfg)
+        """The same, as the page reads it with every description of the rig."""
+        self.rig = rig_between_runs(cfg, options, on_change=self._rig_changed, on_button=self._button,
+                                    busy=self.running)
+        """The rig between runs (robot/web/between_runs.py): the standing line's, or one line per need."""
+        self.cfg = cfg
         self.lock = threading.Lock()
         # A flipper or two-gripper holds the cube as it was put in until a run or a jog moves it.
         self.status = Status(orientation="URFDLB" if self.kind.tells_orientation else "")
-        self.mechanism_state: Any = None
-        """A flipper's or two-gripper's rig that outlives a run (:attr:`mechanism_port`): its whole
-        state as the last run or jog left it (the cube's hold in the status's frame, and its parts);
-        None while not known (none yet, or one ended part-way). A jog is followed from it."""
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY)
         self.images: dict[str, bytes] = {}
         self.engine: RunEngine | None = None
@@ -168,50 +170,32 @@ class Panel:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.subscribers: set[asyncio.Queue[dict[str, Any] | None]] = set()
         self.seq = 0
-        self.dry_link: Link | None = None
         self.timeline: bytes | None = None
         """The last dry run's motor timeline (PNG), as `dry-run --render` draws it."""
         self.dry_stop = threading.Event()
-        self.dry_events: Any = None
-        """A flipper or two-gripper dry run's events (its emergency stop goes there)."""
+        self.dry: WatchedDryRun | None = None
+        """The last dry run (its emergency stop goes there while it runs)."""
         self.held_by: str | None = None
         """What holds the rig between runs (:meth:`holding`): a jog
         (web/jogging.py) or a clear of the emergency stop; runs, dry runs and
         jogs are refused meanwhile, naming it."""
-        self.jog_link: Link | None = None
-        """A flipper's or two-gripper's jog's line (its emergency stop goes there)."""
-        self._latch_known_at = 0.0
-        """When :attr:`mechanism_latched` was learnt (time.monotonic)."""
-        self.jog_estop = threading.Event()
-        """The emergency stop pressed during a flipper's or two-gripper's jog,
-        perhaps before its line was open: the jog then makes no move at all."""
         self._closing: threading.Thread | None = None
         """The server's shutdown, once begun (:meth:`begin_close`)."""
-        self.mechanism_latched: bool | None = None
-        """A flipper's or two-gripper's rig that outlives a run (:attr:`mechanism_port`):
-        whether its emergency stop was latched when this panel last reached it
-        (a run's or a jog's line as it closed, a stop sent, a clear); None
-        before it has been reached."""
-        self.standing = StandingRig(cfg, port=options.rig_port, firmware=options.firmware,
-                                    speed=options.firmware_speed, on_button=self._button, busy=self.running,
-                                    on_change=self._rig_changed)
+        self._latched_told = False
+        """The latch in the last rig state told to the pages (:meth:`_rig_changed`)."""
 
     @property
-    def mechanism(self) -> bool:
-        """A rig that moves the cube (flipper, two-gripper): its runs are made on
-        its virtual rig in the run's thread (robot/app/mechanism_start.py); no
-        line is kept open between runs."""
-        return not self.kind.keeps_its_line
+    def cfg(self) -> Config:
+        """The set-up the runs use (the page may change its colours and corners)."""
+        return self._cfg
+
+    @cfg.setter
+    def cfg(self, cfg: Config) -> None:
+        self._cfg = self.rig.cfg = cfg
 
     def open(self) -> None:
-        """Server start: connect to the rig and listen for its button. With a
-        flipper's or two-gripper's ``sim://NAME`` rig, the panel's own links
-        (an idle stop, a clear) open it before any run has loaded the
-        simulation, which registers ``sim://`` with pyserial."""
-        if not self.mechanism:
-            self.standing.start()
-        else:
-            openable(self.mechanism_port)
+        """Server start: the rig made ready (robot/web/between_runs.py)."""
+        self.rig.open()
 
     # -- runs ------------------------------------------------------------------
     def start(self, *, seed: int | None = None, scan_only: bool = False, method: str | None = None,
@@ -223,13 +207,14 @@ class Panel:
         cfg = check_run(self.cfg, method=method, metric=metric)  # what the terminal refuses, in its words
         with self.lock:
             self.check_free()
-            # a rig that keeps its line (the standing rig's) is given it when the run's thread starts
-            own = not self.kind.keeps_its_line
-            engine = engine_for(cfg, Face(), port=self.options.rig_port if own else None,
-                                firmware=self.options.firmware if own else None,
+            if self.describe_rig().get("estop_latched"):  # refused at once, not after a scan and a solve
+                raise Busy("the rig's emergency stop is latched: check it is safe, then press Clear "
+                           "emergency stop (or run `cuberobot estop --clear`) and start again")
+            port, firmware = self.rig.line_for_a_run()  # none: the rig lends the run its line as it starts
+            engine = engine_for(cfg, Face(), port=port, firmware=firmware,
                                 state_dir=self.options.state_dir, seed=seed, scan_only=scan_only,
                                 sim_lighting=self.options.sim_lighting, started_by=by, no_wait=True)
-            engine.face = WebFace(self, engine.stop_flag)
+            engine.face = WebFace(self, engine.stop_flag, hold_the_end=True)
             self.engine = engine
             number = self.status.run + 1
             self.status = Status(state="scanning", run=number, kind="scan" if scan_only else "solve",
@@ -247,181 +232,56 @@ class Panel:
         """Turn ``moves`` on a virtual rig of its own (the configured rig is
         not touched), with the same events as a run's turns, so the page's
         cube and turn list follow it; :class:`Busy` if a run is going on."""
-        from solver import SOLVED_CUBE, group_steps, parse_facelets
-
-        from ..app.dryrun_pictures import timeline
-        from ..rig.motion import estimate_s, plan
+        from solver import SOLVED_CUBE, parse_facelets
 
         cube = parse_facelets(start) if start else SOLVED_CUBE
         with self.lock:
             self.check_free()  # refused before the planning and drawing, which take seconds
-        if self.mechanism:
-            return self._start_mechanism_dry_run(moves, float(speed), cube)
-        # the run's one plan, the moves checked before anything starts: drawn, estimated, turned
-        steps = plan(group_steps(moves), self.cfg)
-        estimate = estimate_s(steps, self.cfg)
-        check_dry_run_hours(estimate, float(speed), speed, "speed")
-        import cv2
-
-        picture = cv2.imencode(".png", timeline(steps, self.cfg))[1].tobytes()
-        with self.lock:
-            self.check_free()
-            number = self.status.run + 1
-            self.status = Status(state="turning", run=number, kind="dry-run", started=time.time())
-            self.history.clear()
-            self.engine = None
-            self.timeline = picture
-            self.dry_stop = threading.Event()
-            self.thread = threading.Thread(target=self._dry_run, args=(cube, steps, estimate, speed),
-                                           daemon=True, name=f"dry-run-{number}")
-        texts = [s.text for s in steps]
-        self.publish(Event("solution", "turning", {
-            "facelets": cube.to_facelets(), "moves": " ".join(texts), "length": len(texts), "steps": texts,
-            "estimated_s": round(estimate, 3), "dry_run": True},
-            f"dry run: {len(steps)} turns, ~{estimate:.1f} s"))
-        self.thread.start()
-        return number
-
-    def _start_mechanism_dry_run(self, moves: str, speed: float, cube: Any) -> int:
-        """A flipper or two-gripper dry run: the moves planned into robot moves and
-        made on a virtual rig of its own, paced at ``speed``."""
-        import cv2
-
-        from ..app.mechanism_dryrun import mechanism_plan, timeline
-        from ..app.mechanism_events import MechanismEvents, step_texts
-
-        m, p = mechanism_plan(self.cfg, moves)
-        check_dry_run_hours(p.seconds, speed, f"{speed:g}", "speed")
-        picture = cv2.imencode(".png", timeline(self.cfg, m, p))[1].tobytes()
-        texts = step_texts(m, m.start(), p.actions)
+        dry = watched_dry_run(self.cfg, moves, speed, cube)
         with self.lock:
             self.check_free()
             number = self.status.run + 1
             self.status = Status(state="turning", run=number, kind="dry-run", started=time.time(),
-                                 rig_kind=self.cfg.rig.kind, orientation="URFDLB")
+                                 rig_kind=self.cfg.rig.kind,
+                                 orientation="URFDLB" if self.kind.tells_orientation else "")
             self.history.clear()
             self.engine = None
-            self.timeline = picture
+            self.timeline = dry.picture
             self.dry_stop = threading.Event()
-            events = MechanismEvents(WebFace(self, self.dry_stop), pace=speed)
-            events.stop_flag = self.dry_stop
-            self.dry_events = events
-            self.thread = threading.Thread(target=self._mechanism_dry_run, args=(cube, m, p, events),
-                                           daemon=True, name=f"dry-run-{number}")
-        self.publish(Event("solution", "turning", {
-            "facelets": cube.to_facelets(), "moves": " ".join(str(x) for x in p.solution),
-            "length": len(p.solution), "steps": texts, "estimated_s": round(p.seconds, 3), "dry_run": True,
-            "orientation": "URFDLB"},
-            f"dry run on the virtual {self.cfg.rig.kind} rig: {len(p.actions)} robot moves, "
-            f"~{p.seconds:.1f} s"))
+            opening = dry.begin(WebFace(self, self.dry_stop), self.dry_stop)
+            self.dry = dry
+            self.thread = threading.Thread(target=self._dry_run, args=(dry,), daemon=True,
+                                           name=f"dry-run-{number}")
+        self.publish(opening)
         self.thread.start()
         return number
 
-    def _mechanism_dry_run(self, cube: Any, m: Any, p: Any, events: Any) -> None:
-        from ..app.events import Stopped
-        from ..app.mechanism_dryrun import dry_run_mechanism
-        from ..rig.mechanisms.base import ImpossibleMove
+    def _dry_run(self, dry: WatchedDryRun) -> None:
+        """The dry run's thread: its moves, then how it ended, told to the page."""
+        self.publish(dry.run())
 
-        try:
-            report = dry_run_mechanism(self.cfg, cube, m, p, events)
-        except Stopped as e:
-            self.publish(Event("finished", "stopped", {"status": "stopped", "estop": e.estop}, str(e)))
-            return
-        except (RigError, UserError, ImpossibleMove) as e:
-            self.publish(Event("finished", "failed", {"status": "failed"}, str(e)))
-            return
-        self.publish(Event("finished", "done", {"status": "dry-run", "final_state": report.final_state,
-                                                "estimated_s": round(p.seconds, 3), "executed_s": None},
-                           f"dry run done: {len(p.actions)} robot moves, estimated {p.seconds:.3f} s; "
-                           f"the rig ends holding the cube {report.orientation}"))
+    def _run(self, engine: RunEngine) -> None:
+        """The run's thread, on the line the rig lends it (the kept one, or the run's own)."""
+        self.rig.run(engine, self.status, lambda: self._run_engine(engine), self._finish_unreported)
 
-    def _dry_run(self, cube: Any, steps: list[MotorStep], estimate: float, speed: str) -> None:
-        from ..app.dryrun import dry_run
-        from ..app.events import Stopped
-        from ..rig import job
-
-        n = len(steps)
-        events = TurnEvents([s.text for s in steps], estimate)
-
-        def on_link(link: Link | None) -> None:
-            self.dry_link = link
-            if link is not None and n:
-                self.publish(events.started(0))
-
-        def on_turn(td: job.TurnDone) -> None:
-            self.publish(events.done(td.index, td.state, td.ticks))
-            if self.dry_stop.is_set():
-                raise Stopped("dry run stopped by request")
-            if td.index + 1 < n:
-                self.publish(events.started(td.index + 1))
-
-        try:
-            report = dry_run(self.cfg, cube, steps, speed=speed, on_turn=on_turn, on_link=on_link)
-        except Stopped as e:
-            estop = self.status.estop_sent
-            self.publish(Event("finished", "stopped", {"status": "stopped", "estop": estop},
-                               "emergency stop: the virtual rig was stopped" if estop else str(e)))
-            return
-        except (RigError, UserError) as e:
-            estop = self.status.estop_sent
-            self.publish(Event("finished", "stopped" if estop else "failed",
-                               {"status": "stopped" if estop else "failed", "estop": estop},
-                               f"emergency stop: {e}" if estop else str(e)))
-            return
-        executed = f"{report.executed_s:.3f} s" if report.executed_s is not None else "unknown"
-        self.publish(Event("finished", "done", {"status": "dry-run", "final_state": report.state,
-                                                "estimated_s": round(report.estimated_s, 3),
-                                                "executed_s": report.executed_s},
-                           f"dry run done: estimated {report.estimated_s:.3f} s, executed {executed} "
-                           "(the virtual rig's clock)"))
-
-    def _run(self, engine: Engine | MechanismEngine) -> None:
-        if not isinstance(engine, Engine):
-            self._run_mechanism(engine)
-            return
-        error: BaseException | None = None
-        try:
-            with self.standing.lock:  # the listener lets go of the line within one slice
-                engine.rig = self.standing.ready()
-                self.standing.put_in(engine.seed)
-                engine.run()
-        except (RigError, UserError, VisionError) as e:  # told in their own words: a person's to mend
-            error = e
-            self._finish_unreported(str(e))
-            _name_the_failure(engine, str(e))
-        except Exception as e:  # noqa: BLE001 - a run's failure is told to the page, not lost in a thread
-            error = e
-            log.exception("the run failed")
-            self._finish_unreported(f"the run failed: {type(e).__name__}: {e}")
-            _name_the_failure(engine, f"the run failed: {type(e).__name__}: {e}")
-        finally:
-            self.standing.after_run(error)
-
-    def _run_mechanism(self, engine: MechanismEngine) -> None:
-        """A flipper or two-gripper run: every end it knows it tells as ``finished``."""
-        from ..app.events import Stopped
-        from ..rig.mechanisms.base import ImpossibleMove
-
+    @staticmethod
+    def _run_engine(engine: Any) -> None:
+        """``engine.run()``, its ``finished`` told once it has returned or
+        raised: an engine writes the run's record as it ends, after telling
+        the end, and a page or a client told "done" asks for the last runs at
+        once (the record was not always there yet)."""
         try:
             engine.run()
-        except (Stopped, RigError, UserError, ImpossibleMove, VisionError) as e:
-            log.info("the %s run ended: %s", self.cfg.rig.kind, e)
-            self._finish_unreported(str(e))
-        except Exception as e:  # noqa: BLE001 - a run's failure is told to the page, not lost in a thread
-            log.exception("the run failed")
-            self._finish_unreported(f"the run failed: {type(e).__name__}: {e}")
         finally:
-            self.mechanism_state = engine.events.rig_state
-            latched = engine.events.rig_latched
-            if not (latched is False and self.status.estop_sent):  # a stop sent, no latch heard: not known
-                self.mechanism_latch(latched, heard_at=engine.events.rig_latched_at)
+            if isinstance(engine.face, WebFace):
+                engine.face.release()
 
     def _button(self) -> None:
         """The rig's start button, heard between runs: a run as the page's Start."""
         try:
             self.start(by="button")
         except Busy:
-            log.info("the rig's button was pressed during a run: ignored")
+            log.info("the rig's button was pressed while the panel could not start a run: ignored")
 
     def _finish_unreported(self, message: str) -> None:
         """A run that failed before the engine could say so (no rig, no camera)."""
@@ -474,145 +334,39 @@ class Panel:
         engine.stop()
         return True
 
-    @property
-    def mechanism_port(self) -> str | None:
-        """A flipper's or two-gripper's rig that outlives a run (a serial port,
-        a sim-rig's pty, a named ``sim://NAME``), which keeps an emergency
-        stop latched until it is cleared; None when each run and jog gets a
-        virtual rig or an emulated firmware of its own (a bare ``sim://``,
-        ``--firmware``)."""
-        import urllib.parse
-
-        from ..app.rigs import run_port
-
-        port = self.options.rig_port or self.cfg.rig.port
-        if self.options.firmware:
-            return None
-        if port.startswith("sim://"):
-            parts = urllib.parse.urlsplit(port)
-            return run_port(self.cfg, port) if parts.netloc + parts.path else None  # the URL runs use
-        return port
-
-    def _estop_mechanism(self) -> dict[str, Any]:
-        kind = self.cfg.rig.kind
-        if self.running():
-            self.status.estop_sent = True
-            engine, events = self.engine, self.dry_events
-            # the run's line, or a dry run's
-            if engine.estop() if engine is not None else events is not None and events.estop():
-                self.mechanism_latch(True)
-                return {"sent": True, "message": f"emergency stop sent to the {kind} rig"}
-            # no line took it (not open yet, or a dry run's virtual rig): nothing latched, nothing moves on
-            what = f"the dry run's virtual {kind} rig" if engine is None else f"the {kind} run"
-            return {"sent": False, "message": f"emergency stop: {what} stops before its next robot move "
-                                              "(no line to a rig was open to send it on)"}
-        if self.held_by == "jog":
-            self.jog_estop.set()  # a jog whose line is not open yet makes no move
-        link = self.jog_link
-        if link is not None and link.estop():
-            self.mechanism_latch(True)
-            return {"sent": True, "message": f"emergency stop sent to the {kind} rig the jog moves"}
-        if self.held_by == "jog":
-            return {"sent": False, "message": "emergency stop: the jog makes no move (its line to the "
-                                              f"{kind} rig was not open yet)"}
-        if self.mechanism_port is None:
-            return {"sent": False, "message": f"no run is going on: the virtual {kind} rig is idle"}
-        sent = self._estop_port(self.mechanism_port)
-        if sent["sent"]:
-            self.mechanism_latch(True)
-        return sent
-
-    def mechanism_latch(self, latched: bool | None, *, heard_at: float | None = None) -> None:
-        """What this panel last knew of a flipper's or two-gripper's latch
-        (only a rig that outlives a run keeps one); every open page is told.
-        ``heard_at``: when a closing line began to listen for it; older than
-        what the panel already knows (a stop sent meanwhile), it is dropped."""
-        if self.mechanism_port is None or latched is None:
-            return
-        now = time.monotonic() if heard_at is None else heard_at
-        if now < self._latch_known_at:
-            return
-        self._latch_known_at = now
-        self.mechanism_latched = latched
-        self._rig_changed(self.describe_rig())
-
-    def _estop_port(self, port: str) -> dict[str, Any]:
-        """No run holds the line: the stop goes through a link opened for it
-        (the stop is the same bytes on every kind of rig)."""
-        link = Link(self.cfg, port=port, kind=self.cfg.rig.kind)
-        try:
-            link.open()
-            link.estop()
-        except RigError as e:
-            return {"sent": False, "message": f"no run is going on and the rig could not be reached: {e}"}
-        finally:
-            link.close()
-        return {"sent": True, "message": "emergency stop sent to the idle rig; clear it before the next run"}
-
     def estop(self) -> dict[str, Any]:
         """The emergency stop: onto the running link at once; with no run,
         through a link opened for it (a real rig latches it until cleared)."""
         engine = self.engine
-        if self.mechanism:
-            return self._estop_mechanism()
-        if engine is None and self.running():  # a dry run: onto its virtual rig's line
-            link = self.dry_link
+        dry = self.dry
+        running = self.running()
+        if engine is None and dry is not None and running:  # a dry run: its virtual rig of its own
             self.status.estop_sent = True
-            self.dry_stop.set()
-            if link is not None:
-                link.estop()
-                return {"sent": True, "message": "emergency stop sent to the dry run's virtual rig"}
-            return {"sent": False, "message": "the dry run is stopping; it had not reached the rig yet"}
-        if engine is not None and self.running():
-            if engine.estop() or self.standing.estop():  # the run's line, or the kept one it is about to use
-                return {"sent": True, "message": "emergency stop sent to the rig"}
-            return {"sent": False, "message": "the run is stopping; the rig is not connected "
-                                              f"({self.standing.error or 'connecting'})"}
-        return self._estop_idle()
+            return dry.estop()
+        return self.rig.estop(engine if running else None, self.status, self.held_by)
 
     def estop_is_quick(self) -> bool:
         """The emergency stop is a write onto an open line (no connecting to do)."""
-        return self.running() or self.standing.handle is not None or self.mechanism
-
-    def _estop_idle(self) -> dict[str, Any]:
-        if self.standing.estop():
-            what = "the rig the jog moves" if self.held_by == "jog" else "the idle rig"
-            return {"sent": True, "message": f"emergency stop sent to {what}; clear it before the next run"}
-        if self.options.firmware:
-            return {"sent": False, "message": "the emulated rig is not running: "
-                                              f"{self.standing.error or 'it is starting'}"}
-        # the kept line is down: try the port as it is
-        return self._estop_port(self.options.rig_port or self.cfg.rig.port)
+        return self.running() or self.rig.estop_is_quick()
 
     def clear_estop(self) -> dict[str, Any]:
         """Clear a latched emergency stop (only between runs)."""
         if self.running():
             raise Busy("a run is going on: the emergency stop can be cleared only between runs")
-        if self.mechanism:
-            return self._clear_mechanism()
-        self.standing.clear_estop()
-        return {"cleared": True, "message": "emergency stop cleared"}
-
-    def _clear_mechanism(self) -> dict[str, Any]:
-        """A flipper's or two-gripper's rig keeps no line open between runs:
-        the latch is cleared over one opened for it (only a rig that outlives
-        a run keeps one)."""
-        port = self.mechanism_port
-        if port is None:
-            return {"cleared": True, "message": f"the virtual {self.cfg.rig.kind} rig keeps no latch: "
-                                                "nothing to clear"}
-        with self.holding("clear"), Link(self.cfg, port=port, kind=self.cfg.rig.kind) as link:
-            link.connect()
-            try:
-                link.clear_latch()
-            finally:
-                self.mechanism_latch(link.estop_latched)
-        return {"cleared": True, "message": "emergency stop cleared"}
+        return self.rig.clear(self.holding)
 
     def answer(self, answer: Answer) -> None:
-        """A person's answer to the scan that waits for one."""
-        with self.lock:
-            face = self.asking
+        """A person's answer to the scan that waits for one. The run tells
+        the page it needs help a moment before it sits down to wait: an
+        answer sent on that word (a quick hand, a script) waits for the run
+        to ask, up to ASK_WAIT_S, rather than being refused."""
+        deadline = time.monotonic() + ASK_WAIT_S
+        while True:
+            with self.lock:
+                face = self.asking
+            if face is not None or self.status.state != "needs_help" or time.monotonic() >= deadline:
+                break
+            time.sleep(0.01)
         if face is None:
             raise NotAsking(f"no scan is waiting for an answer (state {self.status.state})")
         face.answers.put(answer)
@@ -646,7 +400,7 @@ class Panel:
         self.stop()
         if self.thread is not None:
             self.thread.join(timeout=0.5)
-        self.standing.close(timeout=0.5)
+        self.rig.close(timeout=0.5)
         self.end_streams()
 
     def end_streams(self) -> None:
@@ -684,6 +438,9 @@ class Panel:
         with self.lock:
             self._update(event)
             data["run"] = self.status.run
+            # the run's clock is the server's: a page computes elapsed from these, after a reload too
+            data["run_started"], data["run_ended"] = self.status.started, self.status.ended
+            data["run_kind"] = self.status.kind
             self.seq += 1
             data["seq"] = self.seq
             if event.result is not None:
@@ -697,11 +454,17 @@ class Panel:
     def _rig_changed(self, rig: dict[str, Any]) -> None:
         """From the rig's listener: the rig's state changed (connected, its
         emergency stop latched or cleared); every open page is told at once
-        (``event: rig`` on the stream, not one of the run's events)."""
+        (``event: rig`` on the stream, not one of the run's events). A latch
+        cleared between runs marks the last run's status ``cleared``."""
+        if rig.get("connected"):  # a line down tells nothing of the latch
+            latched = bool(rig.get("estop_latched"))
+            if self._latched_told and not latched and not self.running():
+                self.status.cleared = True
+            self._latched_told = latched
         loop = self.loop
         if loop is not None and not loop.is_closed():
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(self._fan_out, {"rig": rig})
+                loop.call_soon_threadsafe(self._fan_out, {"rig": {**rig, "does": self.does}})
 
     def _fan_out(self, data: dict[str, Any]) -> None:
         for q in list(self.subscribers):
@@ -733,7 +496,7 @@ class Panel:
             s.orientation = d.get("orientation", s.orientation)
         elif kind == "jogged":  # between runs: the state stays the last run's
             s.facelets = d["facelets"] or s.facelets
-            s.orientation = d["orientation"] if self.mechanism else ""
+            s.orientation = d["orientation"] if self.kind.tells_orientation else ""
         elif kind == "finished":
             s.result, s.message, s.estop = d.get("status", ""), event.text, bool(d.get("estop", False))
             s.ended = time.time()
@@ -760,25 +523,25 @@ class Panel:
 
     def snapshot(self) -> dict[str, Any]:
         with self.lock:
-            return {**self.status.to_json(), "rig": self.describe_rig(), "seq": self.seq}
+            # ``now``: the server's clock, from which a page whose own clock is off reckons elapsed
+            return {**self.status.to_json(), "rig": self.describe_rig(), "seq": self.seq, "now": time.time()}
 
     def describe_rig(self) -> dict[str, Any]:
-        """The rig as the page shows it: the kept line's, or a flipper's or
-        two-gripper's. Those keep no line open between runs: the rig is
-        reached when a run, a jog or a stop needs it, so its latch is what it
-        said then, and ``connected`` says whether that is known."""
-        if self.mechanism:
-            kind, firmware = self.cfg.rig.kind, bool(self.options.firmware)
-            port = self.mechanism_port
-            own = "the emulated firmware" if firmware else f"the virtual {kind} rig"
-            # a sim:// rig is made by this process, unlatched: its latch is known from the start
-            known = port is None or port.startswith("sim://") or self.mechanism_latched is not None
-            return {"connected": known, "port": port or f"{own} (each run's own)",
-                    "message": "" if known else "reached at each run, jog or stop; not reached yet",
-                    "buttons": 0, "estop_latched": bool(self.mechanism_latched),
-                    "simulated": firmware or (self.options.rig_port or self.cfg.rig.port).startswith("sim://"),
-                    "firmware": firmware, "kind": kind}
-        return self.standing.describe()
+        """The rig as the page shows it (robot/web/between_runs.py)."""
+        return {**self.rig.describe(), "does": self.does}
+
+
+def rig_between_runs(cfg: Config, options: Options, *, on_change: Callable[[dict[str, Any]], None],
+                     on_button: Callable[[], None], busy: Callable[[], bool]) -> RigBetweenRuns:
+    """The holder of ``cfg``'s rig between runs, the one place that asks
+    whether the rig keeps its line (robot/app/kinds.py): the standing line's
+    (six motors), else a line of its own for each run, jog, stop or clear (a
+    flipper, two grippers). ``on_change``: the rig's state changed (every
+    page is told); ``on_button``: the rig's start button, heard between
+    runs; ``busy``: a run is going on."""
+    if kind_of(cfg).keeps_its_line:
+        return KeptLine(cfg, options, on_change=on_change, on_button=on_button, busy=busy)
+    return OwnLines(cfg, options, on_change=on_change)
 
 
 def state_dir_runs(state_dir: str | None) -> Path:
@@ -786,20 +549,3 @@ def state_dir_runs(state_dir: str | None) -> Path:
     from ..rig.journal import default_state_dir
 
     return (Path(state_dir) if state_dir else default_state_dir()) / "runs"
-
-
-def _name_the_failure(engine: Engine, message: str) -> None:
-    """A run that ended on an error the engine does not name (a camera
-    missing, a scan that broke) wrote its record without a status: the
-    last-runs list then showed "· ?". The record is written again saying
-    it failed, and why, as the page was told."""
-    from pathlib import Path
-
-    record = engine.record
-    if record.status is not None or not record.run_dir:
-        return  # named by the engine, or no record written at all (the rig never answered)
-    record.status, record.message = "failed", message
-    try:
-        record.write(Path(record.run_dir))
-    except OSError as e:
-        log.warning("could not write the failed run's record again: %s", e)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import ipaddress
 import json
 import logging
@@ -23,6 +24,7 @@ import re
 import secrets
 import signal
 import socket
+import stat
 import sys
 import threading
 import time
@@ -176,18 +178,9 @@ def _token(token_file: Path | None, new: bool) -> str:
     if token_file is None:
         return secrets.token_urlsafe(24)
     if not new:
-        try:
-            with open(token_file, encoding="ascii", errors="replace") as f:
-                kept = f.read(200).strip()
-            if _TOKEN.fullmatch(kept):
-                if token_file.stat().st_mode & 0o077:
-                    os.chmod(token_file, 0o600)  # readable by others: it no longer would be
-                return kept
-            log.warning("%s holds no token: a new one is made", token_file)
-        except FileNotFoundError:
-            pass
-        except OSError as e:
-            raise UserError(f"cannot read the panel's token from {token_file}: {e.strerror}") from None
+        kept = kept_token(token_file)
+        if kept is not None:
+            return kept
     token = secrets.token_urlsafe(24)
     try:
         token_file.parent.mkdir(parents=True, exist_ok=True)
@@ -201,6 +194,36 @@ def _token(token_file: Path | None, new: bool) -> str:
     except OSError as e:
         raise UserError(f"cannot keep the panel's token in {token_file}: {e.strerror}") from None
     return token
+
+
+def kept_token(token_file: Path) -> str | None:
+    """The token kept in ``token_file``, or None when there is none (no file,
+    or a file that holds no token); :class:`UserError` for a file that must
+    not be read. Read by the serve that keeps it, and by a second `serve` on
+    the same state folder, which is refused and prints the running panel's
+    address with it (a lost token found again, issue 48)."""
+    try:
+        # never through a symbolic link, never waiting on a pipe: it is the panel's key
+        fd = os.open(token_file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as f:
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                raise UserError(f"{token_file} is not a regular file (a pipe, a folder or a device), so "
+                                "it holds no panel token: remove it, and serve makes a new one")
+            kept = f.read(200).decode("ascii", errors="replace").strip()
+            if _TOKEN.fullmatch(kept):
+                if mode & 0o077:
+                    os.fchmod(fd, 0o600)  # readable by others: it no longer would be
+                return kept
+        log.warning("%s holds no token: a new one is made", token_file)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise UserError(f"{token_file} is a symbolic link: the panel's token is never read through "
+                            "one (it opens the panel); remove it, and serve makes a new one") from None
+        raise UserError(f"cannot read the panel's token from {token_file}: {e.strerror}") from None
+    return None
 
 
 def _bare(host: str) -> str:
@@ -229,13 +252,13 @@ def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool 
     import uvicorn
     from uvicorn.config import STARTUP_FAILURE
 
-    from .api import MAX_UPLOAD_BYTES, build
+    from .api import MAX_FACE_UPLOAD_BYTES, MAX_UPLOAD_BYTES, build
     from .guard import BODY_GRACE_S, Guard
 
     panel = Panel(cfg, options)
     app = Guard(build(panel), hosts=served.hosts, more_hosts=served.more_hosts, token=served.token,
                 max_body=MAX_BODY,
-                large={"/api/photos": MAX_UPLOAD_BYTES},
+                large={"/api/photos": MAX_UPLOAD_BYTES, "/api/photos/face": MAX_FACE_UPLOAD_BYTES},
                 body_grace_s=BODY_GRACE_S if body_grace_s is None else body_grace_s)
     protocol = _http_protocol()
     config = uvicorn.Config(app, log_level="info" if verbose else "warning", access_log=verbose,
@@ -273,6 +296,11 @@ def make_server(cfg: Config, options: Options, served: Served, *, verbose: bool 
             panel.end_streams()  # the event streams never end by themselves
             panel.begin_close()  # the run stopped and the rig let go while the connections close
             await super().shutdown(sockets)
+            if self.force_exit:
+                # A second Ctrl-C: uvicorn waits for no connection, and skips the app's shutdown too,
+                # whose task asyncio then cancels (logged as a traceback). The panel's close (the run
+                # ended, the rig let go, the journal closed) is not to be skipped.
+                await self.lifespan.shutdown()
 
     return PanelServer(config), panel
 

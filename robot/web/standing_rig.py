@@ -157,6 +157,23 @@ class StandingRig:
         if isinstance(error, LinkLost):
             self.drop()
 
+    def switch(self, port: str) -> dict[str, Any]:
+        """The rig is on ``port`` from now on (a port chosen on the page,
+        between runs: the panel checks): the line open on the old port is
+        let go and the new one connected at once, so the answer says whether
+        the rig is there; if it does not answer, the listener keeps trying
+        it every :data:`RETRY_S`, as at the server's start."""
+        with self.lock:
+            self.drop()
+            self.port, self.error = port, ""
+            try:
+                self.ready()
+            except (RigError, UserError) as e:
+                self.error = str(e)
+                self.drop()
+        self.report()
+        return self.describe()
+
     # -- at any moment ---------------------------------------------------------
     def estop(self) -> bool:
         """The emergency stop onto the open line (or the one being connected,
@@ -209,10 +226,11 @@ class StandingRig:
     def describe(self) -> dict[str, Any]:
         """For ``GET /api/status``: connected or why not, and the latch as the rig told it."""
         handle = self.handle
+        kind = self.cfg.rig.kind  # the page words each kind its own way (a six-motor rig's too)
         if handle is None:
             port = self.port or ("simavr" if self.firmware else self.cfg.rig.port)
-            return {"connected": False, "port": port,
+            return {"connected": False, "port": port, "kind": kind,
                     "message": self.error or "connecting", "estop_latched": False, "buttons": self.buttons}
         return {"connected": True, "port": handle.port, "message": "", "buttons": self.buttons,
                 "estop_latched": handle.link.estop_latched, "simulated": handle.simulated is not None,
-                "firmware": bool(self.firmware)}
+                "firmware": bool(self.firmware), "kind": kind}

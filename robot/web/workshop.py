@@ -138,36 +138,30 @@ class Live:
 # ---------------------------------------------------------------- calibration
 
 
-def calibrate_colours(panel: Panel, name: str) -> dict[str, Any]:
-    """Learn the colours from the solved cube in the rig, save the profile
-    (in the user's profile folder, where `cuberobot calibrate` saves it) and
-    make it the one in use: in the settings file for the rig's set-up file
-    (robot/rig/settings.py), so the next runs, the panel after a restart and
-    the terminal's commands all use it."""
-    from vision.errors import VisionError
-    from vision.profile import check_name, user_profile_dir
+def calibrate_colours(panel: Panel, name: str | None, replace_old: bool = False) -> dict[str, Any]:
+    """Learn the colours from the solved cube in the rig and put the profile
+    in use, as `cuberobot calibrate` does (robot/app/calibrate.py's
+    :func:`calibrate_and_use`: the same default name, the same refusal to
+    overwrite a profile this set-up does not use, the same settings file);
+    the panel then reads it from its next scan."""
+    from vision.profile import TOO_CLOSE_DE
 
-    from ..app.calibrate import check_learns_colours, learn_colours
-    from ..rig.settings import save_settings
+    from ..app.calibrate import calibrate_and_use
 
-    check_learns_colours(panel.cfg.rig.kind)
-    try:
-        check_name(name)
-    except VisionError as e:
-        raise UserError(f"'profile': {e}") from None
     _idle(panel, "calibration")
     cfg = panel.cfg
     directory = Path(panel.options.profile_dir) if panel.options.profile_dir else None
-    learned = learn_colours(cfg.cameras, cfg.views, name, directory=directory)
-    in_use = learned.profile.name if learned.path.parent == user_profile_dir() else str(learned.path)
-    settings = save_settings(cfg, profile=in_use, directory=_settings_dir(panel))
+    done = calibrate_and_use(cfg, name, replace=replace_old, profile_dir=directory,
+                             settings_dir=_settings_dir(panel))
+    learned = done.learned
     panel.cfg = replace(cfg, profile=str(learned.path))
     d, a, b = learned.closest
-    return {"profile": learned.profile.name, "path": str(learned.path), "settings": str(settings),
-            "message": f"profile {learned.profile.name!r} saved to {learned.path} and put in use in "
-                       f"{settings}: the panel and the terminal's commands use it from now on",
+    return {"profile": learned.profile.name, "path": str(learned.path),
+            "settings": str(done.settings) if done.settings else None, "replaced": done.replaced,
+            "message": done.message,
             "face_colors": {f: [round(float(x)) for x in c] for f, c in learned.profile.face_colors.items()},
-            "closest": {"delta_e": round(d, 1), "faces": [a, b]}, "too_close": learned.too_close}
+            "closest": {"delta_e": round(d, 1), "faces": [a, b]}, "too_close": learned.too_close,
+            "too_close_below": TOO_CLOSE_DE}  # the page's verdict says what would be enough
 
 
 def _settings_dir(panel: Panel) -> Path | None:
@@ -210,8 +204,7 @@ def set_geometry(panel: Panel, corners: dict[str, dict[str, list[list[float]]]])
     set-up file (robot/rig/settings.py), which the panel after a restart and
     every command that reads that set-up file apply; in use from the next
     scan on."""
-    from ..app.calibrate import save_geometry, view_from_corners
-    from ..rig.settings import save_settings
+    from ..app.calibrate import put_views_in_use, save_geometry, view_from_corners
 
     _idle(panel, "setting the sticker grid")
     known = {v.name for v in panel.cfg.views if not v.hand_held}
@@ -224,11 +217,10 @@ def set_geometry(panel: Panel, corners: dict[str, dict[str, list[list[float]]]])
             _inside(f"view {v.name!r}, face {face[:8]!r}", points, v.camera, sizes[v.camera])
     views = [view_from_corners(v, corners[v.name]) if v.name in corners else v for v in panel.cfg.views]
     changed = [v for v in views if v.name in corners]
-    out = save_settings(panel.cfg, views=changed, directory=_settings_dir(panel))
+    out, message = put_views_in_use(panel.cfg, changed, settings_dir=_settings_dir(panel))
     text = save_geometry([v for v in views if not v.hand_held], None)
     panel.cfg = replace(panel.cfg, views=views)
-    return {"path": str(out), "toml": text,
-            "message": f"saved to {out}: the panel and the terminal's commands use it from now on"}
+    return {"path": str(out), "toml": text, "message": message}
 
 
 def _inside(where: str, points: list[list[float]], camera: str, size: tuple[int, int]) -> None:
@@ -342,15 +334,18 @@ class Photos:
         self.lock = threading.Lock()
         self.pictures: dict[str, bytes] = {}
 
-    def read(self, photos: dict[str, Path]) -> dict[str, Any]:
+    def read(self, photos: dict[str, Path], as_drawn: bool = False) -> dict[str, Any]:
         """The cube in six uploaded photos (face -> its file, which the photo
-        reader bounds and checks before decoding: vision/photos.py)."""
+        reader bounds and checks before decoding: vision/photos.py), with
+        the other cubes they fit when turned otherwise (``alternatives``);
+        ``as_drawn``: the photos were taken as the README's net draws each
+        face (``scan --photos-as-drawn``)."""
         from vision.errors import VisionError
         from vision.photos import annotate, read_photos
 
         with self.lock:
             try:
-                result = read_photos(photos)
+                result = read_photos(photos, as_drawn=as_drawn)
             except VisionError as e:  # the messages name the files: here, temporary ones
                 message = str(e)
                 for face, path in photos.items():
@@ -358,4 +353,41 @@ class Photos:
                 raise UserError(message) from None
             self.pictures = {f: jpeg(annotate(result, f)) for f in result.grids}
         cls = result.classification
-        return {**cls.to_dict(), "rotations": result.rotations, "pictures": sorted(self.pictures)}
+        return {**cls.to_dict(), "rotations": result.rotations, "pictures": sorted(self.pictures),
+                "alternatives": [a.to_dict() for a in result.alternatives]}
+
+    def read_face(self, face: str, photo: Path) -> dict[str, Any]:
+        """One uploaded photo of one face, read on its own as it is taken
+        (``scan --face``): its nine stickers as the photo stands, each with
+        its confidence, so a bad one is retaken before the next."""
+        from vision.errors import VisionError
+        from vision.photos import read_face
+
+        with self.lock:
+            try:
+                return read_face(photo, face).to_dict()
+            except VisionError as e:
+                raise UserError(str(e).replace(f"{face} photo {photo}", f"the {face} photo")) from None
+
+
+# ---------------------------------------------------------------- the configuration in force
+
+
+def effective_config(panel: Panel) -> dict[str, Any]:
+    """The configuration in force for the panel's set-up file, read afresh
+    as every command reads it (the set-up file, then the settings file the
+    panel and `cuberobot calibrate` keep for it), each value with its source,
+    and the override file named with how to undo it. Read-only: the page
+    shows it, nothing here changes it."""
+    from ..rig.loading import effective_config as read_effective
+
+    if panel.cfg.path is None:
+        raise UserError("the panel was given a configuration read from no file: there is nothing to show")
+    eff = read_effective(panel.cfg.path, settings_dir=_settings_dir(panel))
+    override = eff.override
+    return {"setup": str(panel.cfg.path),
+            "override": None if override is None else {
+                "path": str(override.path), "profile": override.profile, "views": list(override.views),
+                "port": override.port,
+                "message": override.describe(eff.own_profile)},
+            "settings": [{"key": s.key, "value": s.value, "source": s.source} for s in eff.settings]}

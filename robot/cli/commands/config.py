@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ...rig.config import Config, rig_turn_costs
+from ...app.kindwork import rig_summary
+from ...rig.config import Config
 from ...rig.errors import UserError
 from ..limits import path
 from . import Registry
@@ -24,13 +25,13 @@ def _config_check(args: argparse.Namespace) -> int:
 
     from ...rig.config import parse_config
     from ...rig.loading import read_config_text
-    from ...rig.settings import apply_settings
+    from ...rig.settings import settings_in_force
 
     # load_config's steps, to keep the text, parsed again as plain TOML for what the file itself sets,
     # and to tell the file's own settings from those the panel saved on top of them.
     file, text = read_config_text(args.file)
     own = parse_config(text, file)
-    cfg = apply_settings(own)
+    cfg, override = settings_in_force(own)
     if cfg.rig.port.startswith("sim://"):  # the virtual rig reads its options only when first opened
         from ...sim.protocol_sim import parse_sim_url
 
@@ -41,17 +42,16 @@ def _config_check(args: argparse.Namespace) -> int:
     profile_line = _profile_summary(cfg, own)
     notes = _config_notes(cfg, tomllib.loads(text))  # valid TOML: parse_config has read it
     print(f"{cfg.path}: ok")
-    if cfg.rig.kind == "six-motor":
-        q, h = rig_turn_costs(cfg)
-        motors = ", ".join(f"{f}:{m.motor}{'(inv)' if m.invert else ''}" for f, m in cfg.motors.items())
-        print(f"  rig: {cfg.rig.port} at {cfg.rig.baud} baud; motors {motors}")
-        print(f"  turn times: quarter {q:.3f} s, half {h:.3f} s (settle included)")
-    else:
-        _summarise_mechanism(cfg)
+    for line in rig_summary(cfg):
+        print(line)
     print(f"  cameras: {', '.join(c.name for c in cfg.cameras) or 'none'}; "
           f"views: {', '.join(v.name for v in cfg.views) or 'none'}")
     print(f"  solver: metric {cfg.solver.metric}, budget {cfg.solver.budget_ms} ms")
     print(profile_line)
+    # every override in force, named with how to undo it: a value set on the panel or by `calibrate` that
+    # this file does not show must not surprise a maker reading the file
+    print(f"  override: {override.describe(own.profile)}" if override is not None else
+          "  overrides: none (no settings file saved for this set-up by the panel or `cuberobot calibrate`)")
     for note in notes:
         print(f"  note: {note}")
     return 0
@@ -75,7 +75,8 @@ def _profile_summary(cfg: Config, own: Config) -> str:
         from ...rig.settings import settings_path
 
         assert cfg.path is not None  # settings apply only to a file
-        where = f"{cfg.path}: the colour profile the panel saved for it in {settings_path(cfg.path)}"
+        where = (f"{cfg.path}: the colour profile the panel or `cuberobot calibrate` saved for it in "
+                 f"{settings_path(cfg.path)}")
     try:
         profile, path = open_profile(cfg.profile)
     except ProfileMissing as e:
@@ -90,11 +91,13 @@ def _config_notes(cfg: Config, data: dict[str, Any]) -> list[str]:
     nothing, so that a maker is not misled by an ok: ``[motors.X]`` tables
     of faces the rig's kind does not drive (only a note: a maker may keep
     them to switch kinds back), and a file that sets nothing at all."""
+    from solver import FACES
+
     from ...rig.config import DRIVEN_FACES
 
     notes = []
     kind, driven = cfg.rig.kind, DRIVEN_FACES[cfg.rig.kind]
-    unused = [f"[motors.{face}]" for face in DRIVEN_FACES["six-motor"]
+    unused = [f"[motors.{face}]" for face in FACES
               if face in data.get("motors", {}) and face not in driven]
     if unused:
         one = len(unused) == 1
@@ -116,32 +119,38 @@ def _sets_nothing(table: dict[str, Any]) -> bool:
     return all(isinstance(v, dict) and _sets_nothing(v) for v in table.values())
 
 
-def _summarise_mechanism(cfg: Config) -> None:
-    """A flipper's or two-gripper's parts as read, and what each kind of robot
-    move takes (the quickest and slowest of it anywhere the rig can be)."""
-    from ...rig.mechanisms import mechanism_for
+def _import_cubotino(args: argparse.Namespace) -> int:
+    """CUBOTino's servo settings as a set-up for its build on the Pi's pins
+    (robot/gpio/cubotino.py), checked as `config check` checks it before a
+    byte is written."""
+    import os
 
-    kind = cfg.rig.kind
-    print(f"  rig: {kind} on {cfg.rig.port} at {cfg.rig.baud} baud")
-    for sc in cfg.servos.values():
-        angles = ", ".join(f"{k.removesuffix('_deg')} {v:g}" for k, v in sc.angles)
-        print(f"  servo {sc.name}: pin {sc.pin}, {sc.min_us}-{sc.max_us} us over {sc.range_deg:g} degrees; "
-              f"{angles}")
-    if kind == "two-gripper":
-        steppers = ", ".join(f"{f}:{m.motor}{'(inv)' if m.invert else ''}" for f, m in cfg.motors.items()
-                             if f in "DL")
-        print(f"  gripper steppers: {steppers}")
-    m = mechanism_for(cfg)
-    assert m is not None
-    times: dict[str, list[float]] = {}
-    for row in m.graph.edges:
-        for action, _, seconds, _ in row:
-            key = f"{action.kind}{' ' + action.part if action.part else ''}" \
-                  f"{(' quarter', ' half')[abs(action.quarters) - 1] if action.quarters else ''}"
-            times.setdefault(key, []).append(seconds)
-    spans = (f"{k} {min(v):.2f}" + (f"-{max(v):.2f}" if max(v) - min(v) >= 0.005 else "") + " s"
-             for k, v in sorted(times.items()))
-    print(f"  robot moves: {', '.join(spans)}")
+    from ...gpio.cubotino import MAX_SETTINGS_BYTES, import_settings
+    from ...rig.config import decode_text, parse_config, read_limited
+
+    label = str(args.settings)
+    text = decode_text(read_limited(args.settings, label, MAX_SETTINGS_BYTES, "CUBOTino's servo settings"),
+                       label)
+    toml, notes = import_settings(text, label)
+    parse_config(toml, None)  # what it writes, `config check` accepts
+    if args.output is None:
+        print(toml, end="")
+    else:
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+            fd = os.open(args.output, flags, 0o644)
+        except FileExistsError:
+            raise UserError(f"-o {args.output}: already exists: give another name, or remove it "
+                            "first") from None
+        except OSError as e:
+            raise UserError(f"-o {args.output}: cannot write: {e.strerror or e}") from None
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(toml)
+        print(f"{args.output}: written from {label}; check it with `cuberobot config check {args.output}`, "
+              "then `cuberobot doctor --config` it on the Pi")
+    for note in notes:
+        print(f"note: {note}", file=__import__("sys").stderr)
+    return 0
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
@@ -156,5 +165,11 @@ def register(sub: Registry) -> None:
     c.add_argument("file", nargs="?", default=None, type=path,
                    help="TOML file (default: config/rig.toml; at most 64 KiB)")
     c.set_defaults(func=_config_check)
+    i = csub.add_parser("import-cubotino", parents=[sub.common],
+                        help="turn CUBOTino's Cubotino_T_servo_settings.txt into a set-up for the Pi's pins")
+    i.add_argument("settings", type=path, help="CUBOTino's servo settings file (JSON, at most 64 KiB)")
+    i.add_argument("-o", "--output", type=path, default=None,
+                   help="the set-up file to write (not overwritten); default: print it")
+    i.set_defaults(func=_import_cubotino)
     config = p
     config.set_defaults(func=lambda a: _usage(config))

@@ -20,7 +20,8 @@ set-up's connect time (5 s), and a machine has a few serial ports."""
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from ...app.doctor import Machine, diagnose
+    from ...app.doctor import Finding, Machine, diagnose
+    from ...rig.settings import settings_in_force
 
     if len(args.port or []) > MAX_PORTS:
         raise UserError(f"--port is given {len(args.port)} times; at most {MAX_PORTS} (each is a handshake "
@@ -28,16 +29,26 @@ def _doctor(args: argparse.Namespace) -> int:
                         "like an Arduino")
     for p in args.port or []:
         check_port(p)
-    cfg = load_config(args.config) if args.config else None
+    # with no --config, the default set-up is checked: the one `cuberobot start` runs with none
+    own = load_config(args.config, settings=False)
+    cfg, override = settings_in_force(own)
     machine = Machine(root=Path(args.root)) if args.root else Machine()
     report = diagnose(machine, cfg, ports=args.port, handshakes=not args.no_handshake)
+    # the settings file the panel or `calibrate` saved for this set-up: named, with how to undo it
+    report.findings.append(Finding("config", "info", "override", override.describe(own.profile),
+                                   {"path": str(override.path), "profile": override.profile,
+                                    "views": list(override.views)}) if override is not None else
+                           Finding("config", "info", "overrides", "none (no settings file saved for "
+                                   f"{cfg.path} by the panel or `cuberobot calibrate`)"))
     if args.json:
         print(json.dumps(report.as_json(), indent=1))
     else:
         for f in report.findings:
             print(f.line(), flush=True)
         if not args.quiet:
-            hint = "" if cfg is not None else " (give --config FILE to check a set-up against this computer)"
+            hint = "" if args.config else (
+                f" with the default set-up ({cfg.path}: a virtual rig and simulated cameras, which need no "
+                "webcam or board); on your robot give --config FILE, and its cameras and port are checked")
             print(f"doctor: {report.problems or 'no'} problem{'' if report.problems == 1 else 's'}{hint}")
     return 1 if report.problems else 0
 

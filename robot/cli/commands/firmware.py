@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...app.limits import check_port, rig_claims
+from ...app.limits import check_output_dir, check_port, rig_claims
 from ...rig.errors import UserError
 from ...rig.loading import load_config
 from ..limits import number, path, text
@@ -29,10 +29,18 @@ def _describe(built: Built) -> str:
     return f"{built.board.title}: firmware {built.version} in {built.hex}{size}"
 
 
+def _out(args: argparse.Namespace) -> Path | None:
+    """--out, a folder the build can go into (made if missing), checked before anything is compiled."""
+    if not args.out:
+        return None
+    check_output_dir(args.out, "--out")
+    return Path(args.out)
+
+
 def _build(args: argparse.Namespace) -> int:
     from ...app.firmware import build
 
-    out = Path(args.out) if args.out else None
+    out = _out(args)
     boards = BOARD_NAMES if args.board == "all" else (args.board,)
     for b in boards:
         built = build(b, out, arduino=args.arduino_dir, progress=lambda line: _say(args, line))
@@ -52,7 +60,7 @@ def _flash(args: argparse.Namespace) -> int:
     check_port(port)
     if "://" in port:
         raise UserError(f"{port} is not a serial port a board can be flashed on")
-    built = build(args.board, Path(args.out) if args.out else None, arduino=args.arduino_dir,
+    built = build(args.board, _out(args), arduino=args.arduino_dir,
                   progress=lambda line: _say(args, line))
     _say(args, _describe(built))
     with rig_claims(port, None, folder=False):

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 from dataclasses import replace
 from pathlib import Path
 
+from ...app.kinds import kind_of
 from ...app.limits import check_rig_options, rig_claims
 from ...rig.errors import UserError
 from ...rig.loading import load_config
+from ...rig.owner import InUse
 from ..limits import path, text, whole
 from . import Registry
 
@@ -22,8 +25,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     cfg = load_config(args.config)
     check_rig_options(cfg, args.rig, "--rig", args.firmware, args.state_dir)
-    # the first scan's captures: a six-motor rig's look-again turns add theirs (a flipper has none)
-    first_scan = cfg.start.recaptures + (cfg.start.look_again if cfg.rig.kind == "six-motor" else 0)
+    # the first scan's captures: a rig that looks again after turning a face adds those (a flipper has none)
+    first_scan = cfg.start.recaptures + (cfg.start.look_again if kind_of(cfg).look_again_scans else 0)
     lighting = sim_glare(first_scan) if args.sim_glare else None
     options = Options(rig_port=args.rig, firmware=args.firmware, state_dir=args.state_dir,
                       sim_lighting=lighting)
@@ -31,9 +34,17 @@ def _serve(args: argparse.Namespace) -> int:
     from ...web.server import TOKEN_FILE
 
     state = Path(args.state_dir) if args.state_dir else default_state_dir()
-    served = bind(args.host, args.port, token_file=state / TOKEN_FILE, new_token=args.new_token)
-    with rig_claims(None if args.firmware else (args.rig or cfg.rig.port), args.state_dir,
-                    url=served.url.split("?")[0]):
+    # The folder (and the rig) claimed before the token is read or replaced: a `serve --new-token`
+    # refused because another serve holds them changes nothing (the saved browsers keep working).
+    with contextlib.ExitStack() as claims:
+        try:
+            describe = claims.enter_context(
+                rig_claims(None if args.firmware else (args.rig or cfg.rig.port), args.state_dir))
+        except InUse as e:
+            raise with_the_token(e, state) from None
+        served = bind(args.host, args.port, token_file=state / TOKEN_FILE, new_token=args.new_token)
+        # for the next comer: "use the panel at ..." (and whether the address needs the kept token)
+        describe({"url": served.url.split("?")[0], "token": served.token is not None})
         for url in served.urls:
             print(url, flush=True)
         if served.token:
@@ -47,6 +58,31 @@ def _serve(args: argparse.Namespace) -> int:
             print("--new-token: the panel on this machine only needs no token", flush=True)
         serve(cfg, options, served, verbose=args.verbose)
     return 0
+
+
+def with_the_token(refusal: InUse, state: Path) -> InUse:
+    """A second `serve` on a state folder a running panel holds is refused;
+    the panel's address it names is made whole with the token kept in that
+    folder (the one the running panel took at its start: a refused serve
+    never replaces it), so that a person who lost the address finds it
+    again here, as the sign-in page says. Only the same folder's own panel
+    gets it: a rig held by a panel on another folder is named as it was."""
+    from ...rig.owner import describe_holder, folder_lock, holder_of
+    from ...web.server import TOKEN_FILE, kept_token
+
+    holder = holder_of(folder_lock(state)) or {}
+    url = holder.get("url")
+    if not (isinstance(url, str) and url and holder.get("token")):
+        return refusal  # not a panel, or one on this machine only: its bare address is the whole of it
+    try:
+        token = kept_token(state / TOKEN_FILE)
+    except UserError:
+        token = None
+    if token is None:
+        return refusal
+    return InUse(f"the state folder {state} is in use by {describe_holder(holder)}: use the panel at "
+                 f"{url[:200]}?token={token} (its address with its token: open it once, and the browser "
+                 "keeps it), or give this command another --state-dir", holder)
 
 
 def terminal_qr(url: str) -> str:

@@ -23,8 +23,13 @@ def _install(args: argparse.Namespace) -> int:
     if args.print:
         print(text, end="")
         return 0
-    done = install(text, start=not args.no_start)
-    print(f"wrote {done.path}")
+    done = install(text, start=not args.no_start, force=args.force)
+    if done.unchanged:
+        print(f"{done.path} is there already, as this would write it")
+    elif done.replaced is not None:
+        print(f"wrote {done.path}, replacing the unit there (it ran {done.replaced})")
+    else:
+        print(f"wrote {done.path}")
     if done.started:
         print("started; it starts again at boot and after a failure (cuberobot service status shows the "
               "panel's address)")
@@ -32,7 +37,7 @@ def _install(args: argparse.Namespace) -> int:
         print(f"note: {config} drives the simulated rig")
     for note in done.notes:
         print(f"note: {note}")
-    return 0
+    return 0 if done.started or args.no_start else 1  # systemd not reached: the unit is written, not running
 
 
 def _status(args: argparse.Namespace) -> int:
@@ -45,6 +50,9 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _uninstall(args: argparse.Namespace) -> int:
+    """Stop, disable and remove the unit; systemctl's refusal is a one-line
+    error and a non-zero exit (robot/app/service.py's uninstall keeps the
+    file then), never "removed"."""
     from ...app.service import uninstall
 
     where, existed = uninstall()
@@ -67,6 +75,10 @@ def register(sub: Registry) -> None:
     i.add_argument("--state-dir", metavar="DIR", type=path, help="journal and run records (default: serve's)")
     i.add_argument("--no-start", action="store_true", help="only write the unit file")
     i.add_argument("--print", action="store_true", help="print the unit instead of writing it")
+    i.add_argument("--force", action="store_true",
+                   help="replace a unit that is there already and says something else (without it, install "
+                        "refuses and names what that unit runs: it may be edited by hand, or run another "
+                        "set-up); a unit the same word for word is kept either way")
     i.set_defaults(func=_install)
     s = actions.add_parser("status", parents=[sub.common],
                            help="the unit, whether it is enabled and running, the panel's address")

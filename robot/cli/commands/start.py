@@ -7,10 +7,9 @@ import sys
 
 from solver.metrics import METHODS
 
-from ...app.limits import MAX_SEED, check_rig_options, rig_claims
+from ...app.kindwork import StartAsk, start_at_terminal
+from ...app.limits import MAX_SEED, check_rig_options
 from ...app.solving import check_run
-from ...rig.config import Config
-from ...rig.errors import UserError
 from ...rig.loading import load_config
 from ..limits import path, text, whole
 from ..progress import ProgressLine
@@ -18,60 +17,16 @@ from . import Registry
 
 
 def _start(args: argparse.Namespace) -> int:
-    from ...app.record import summary
-    from ...app.start import run_start
-
     cfg = check_run(load_config(args.config), method=args.method)
     check_rig_options(cfg, args.port, "--port", args.firmware, args.state_dir)
-    if cfg.rig.kind != "six-motor":
-        return _start_mechanism(cfg, args)
-    if args.sim_view:
-        raise UserError("--sim-view is for a flipper's or two-gripper's sim-rig in another process; "
-                        "a six-motor run sees a simulated rig through sim:// or --firmware")
-    with rig_claims(None if args.firmware else (args.port or cfg.rig.port), args.state_dir):
-        progress = ProgressLine(quiet=args.quiet)
-        try:
-            record = run_start(cfg, port=args.port, headless=args.headless, firmware=args.firmware,
-                               state_dir=args.state_dir, seed=args.seed, no_wait=args.no_wait,
-                               out=lambda line: print(line, flush=True), progress=progress)
-        finally:
-            progress.end()
-    print(summary(record))
-    if record.scan_correct is False:
-        print("note: the simulated rig's cube differed from the scan", file=sys.stderr)
-    return 0
-
-
-def _start_mechanism(cfg: Config, args: argparse.Namespace) -> int:
-    """A flipper or two-gripper rig: its own loop (app/mechanism_start.py)."""
-    from ...app.events import Event
-    from ...app.mechanism_start import MechanismEngine
-    from ...app.terminal import TerminalFace
-    from ...rig.errors import RigError
-
-    class MoveProgress(TerminalFace):
-        """On a terminal, the live progress line of the robot moves (the loop prints its own lines)."""
-
-        def emit(self, event: Event) -> None:
-            if event.kind == "turn-done":
-                self._turn_done(event)
-
-    face = MoveProgress(lambda line: print(line, flush=True), headless=True)
-    port = None if args.firmware else (args.port or cfg.rig.port)
-    with rig_claims(None if port is None or port.startswith("sim://") else port, args.state_dir):
-        # the engine keeps the run record (runs/<time>/run.json) as it does for the panel's runs
-        engine = MechanismEngine(cfg, face, port=args.port, seed=args.seed, state_dir=args.state_dir,
-                                 firmware=args.firmware, sim_view=args.sim_view, started_by="no-wait",
-                                 out=lambda line: print(line, flush=True), paced=False)
-        try:
-            run = engine.run()
-        finally:
-            face.close()
-    print(run.summary())
-    if engine.record is not None and engine.record.run_dir is not None:
-        print(f"run record and scan images: {engine.record.run_dir}")
-    if run.status not in ("solved", "already-solved"):
-        raise RigError(f"the {cfg.rig.kind} rig's run ended {run.status}")
+    ask = StartAsk(port=args.port, firmware=args.firmware, state_dir=args.state_dir, seed=args.seed,
+                   headless=args.headless, no_wait=args.no_wait, sim_view=args.sim_view)
+    progress = ProgressLine(quiet=args.quiet)
+    try:
+        start_at_terminal(cfg, ask, out=lambda line: print(line, flush=True),
+                          err=lambda line: print(line, file=sys.stderr), progress=progress)
+    finally:
+        progress.end()
     return 0
 
 

@@ -13,13 +13,14 @@ import numpy as np
 from solver import random_cube
 from solver.facelets import FACES, position_name
 
+from ...app.kinds import kind_of
+from ...app.kindwork import scan_by_rig
 from ...app.limits import (
     MAX_INPUT_FILES,
     MAX_JSON_BYTES,
     MAX_SEED,
     check_output_dir,
     check_output_file,
-    check_port,
     check_views,
     json_kind,
     loads_json,
@@ -32,6 +33,7 @@ from . import Registry
 
 if TYPE_CHECKING:
     from vision.classifier import Classification
+    from vision.photos import PhotoScan
     from vision.profile import Profile
     from vision.setup import CameraSpec, ViewSpec
 
@@ -202,13 +204,17 @@ def _report(args: argparse.Namespace, cls: Classification, debug_note: str, **ex
 
 
 def _scan(args: argparse.Namespace) -> int:
+    if args.face:
+        return _scan_face(args)
     if args.images:
         return _scan_images(args)
+    if args.photos_as_drawn:
+        raise UserError("--photos-as-drawn says how photos were taken: it goes with --images")
     from ...rig.loading import load_config
 
     cfg = load_config(args.config)
-    if cfg.rig.kind != "six-motor":
-        return _scan_mechanism(args, cfg)
+    if kind_of(cfg).scans_by_moving:
+        return _scan_by_rig(args, cfg)
     for flag, given in (("--port", args.port), ("--sim-view", args.sim_view)):
         if given:
             raise UserError(f"{flag} is for a flipper's or two-gripper's rig, which shows its one camera the "
@@ -245,16 +251,12 @@ def _scan(args: argparse.Namespace) -> int:
     return _report(args, result.classification, "annotated images")
 
 
-def _scan_mechanism(args: argparse.Namespace, cfg: Config) -> int:
-    """A flipper's or two-gripper's one camera sees one face at a time: the
-    rig shows it the six faces by its scan plan (whole-cube moves, no layer
-    turns), as `start` does, and the six pictures are read apart."""
+def _scan_by_rig(args: argparse.Namespace, cfg: Config) -> int:
+    """A rig whose one camera sees one face at a time shows it the six
+    faces (robot/app/kindwork.py), and the six pictures are read apart."""
     from dataclasses import replace
 
     from vision.scanning import write_debug
-
-    from ...app.limits import rig_claims
-    from ...app.mechanism_start import run_mechanism_start
 
     kind = cfg.rig.kind
     refused = {"--sim-state": (args.sim_state, f"a simulated {kind} rig holds the cube --seed N puts in"),
@@ -266,14 +268,9 @@ def _scan_mechanism(args: argparse.Namespace, cfg: Config) -> int:
             raise UserError(f"{flag} is for a six-motor set-up's cameras: {why}")
     if args.save_debug:
         check_output_dir(args.save_debug, "--save-debug")
-    check_port(args.port)
-    port = args.port or cfg.rig.port
-    with rig_claims(None if port.startswith("sim://") else port, None, folder=False):
-        run = run_mechanism_start(cfg, port=args.port, seed=args.seed, sim_view=args.sim_view, scan_only=True,
-                                  out=lambda _line: None)
-    result = run.scan
-    assert result is not None  # a scan-only run that returns has scanned
-    print(f"the rig showed the camera the six faces in {run.scan_robot_moves} robot moves; the next job "
+    scanned = scan_by_rig(cfg, args.port, args.seed, args.sim_view)
+    result = scanned.result
+    print(f"the rig showed the camera the six faces in {scanned.robot_moves} robot moves; the next job "
           "homes it", file=sys.stderr)
     if args.save_debug:
         write_debug(replace(result, images=result.frames), args.save_debug)
@@ -355,16 +352,90 @@ def _scan_images(args: argparse.Namespace) -> int:
     paths = _photo_paths(args.images)
     if args.save_debug:
         check_output_dir(args.save_debug, "--save-debug")
-    result = read_photos(paths, debug_dir=args.save_debug)
-    return _report(args, result.classification, "photos with the grids found", rotations=result.rotations)
+    result = read_photos(paths, debug_dir=args.save_debug, as_drawn=args.photos_as_drawn)
+    others = result.alternatives
+    if others and not result.classification.ok and not args.json:
+        print(_which_way_up(result), file=sys.stderr)
+        if not args.headless and sys.stdin.isatty() and sys.stderr.isatty():
+            chosen = _ask_which(min(len(others) + 1, LISTED))
+            if chosen:
+                print(result.facelets if chosen == 1 else others[chosen - 2].facelets)
+                return 0
+    return _report(args, result.classification, "photos with the grids found", rotations=result.rotations,
+                   alternatives=[a.to_dict() for a in others])
+
+
+def _scan_face(args: argparse.Namespace) -> int:
+    """``scan --face U photo.jpg``: one photo of one face, read on its own
+    (the nine stickers as the photo stands, each with its confidence); exit
+    0 when every sticker is sure, 1 when some are in doubt."""
+    from vision.photos import read_face
+
+    face, photo = args.face
+    for opt in ("images", "preview", "config", "sim_state", "use_profile", "save_debug", "photos_as_drawn"):
+        if getattr(args, opt, None):
+            flag = opt.replace("_", "-").replace("use-", "")
+            raise UserError(f"--face reads one photo: --{flag} does not go with it")
+    if face not in FACES:
+        raise UserError(f"--face {face[:8]!r}: the face is one of U R F D L B (then the photo)")
+    reading = read_face(photo, face)
+    if args.json:
+        print(json.dumps(reading.to_dict()))
+    else:
+        state = "ok" if reading.ok else "in doubt: " + " ".join(str(i + 1) for i in reading.suspects)
+        print(f"{reading.stickers} {state}")
+        for row in range(3):
+            cells = range(3 * row, 3 * row + 3)
+            print(" ".join(reading.stickers[i] for i in cells) + "   "
+                  + " ".join(f"{reading.confidence[i]:.2f}" for i in cells))
+    for w in reading.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if not args.json:
+        print(f"the {face} face as the photo stands: which way up it is, the whole cube settles",
+              file=sys.stderr)
+    return 0 if reading.ok else 1
+
+
+def _which_way_up(result: PhotoScan) -> str:
+    """The cubes the photos fit, numbered, each with the photos that would
+    stand otherwise than read and the stickers that then differ."""
+    from vision.photos import NET_TOP, PHOTO_EDGES
+
+    count = len(result.alternatives) + 1
+    lines = [f"the photos fit {count} cubes, depending on which way up they were taken:",
+             f"  1) {result.facelets} as read"]
+    for n, a in enumerate(result.alternatives[:LISTED - 1], 2):
+        how = ", ".join(f"the {f} photo with the {NET_TOP[f]} side at its {PHOTO_EDGES[a.rotations[f]]}"
+                        f" (not its {PHOTO_EDGES[result.rotations[f]]})" for f in a.turned)
+        names = " ".join(position_name(i) for i in a.differ[:9]) + (" ..." if len(a.differ) > 9 else "")
+        lines.append(f"  {n}) {a.facelets} if {how}: {len(a.differ)} stickers differ ({names})")
+    if count > LISTED:
+        lines.append(f"  and {count - LISTED} more (--json lists them all): take each photo as the README's"
+                     " net draws its face and give --photos-as-drawn")
+    return "\n".join(lines)
+
+
+LISTED = 24
+"""Cubes listed at the terminal when the photos fit more (the superflip fits 128)."""
+
+
+def _ask_which(count: int) -> int:
+    """A person at the terminal says which cube is right: its number, or 0
+    (Enter, end of input, anything else) for none."""
+    print(f"which is the cube? 1 to {count}, or Enter for none: ", end="", file=sys.stderr, flush=True)
+    line = sys.stdin.readline(64)  # the prompt on stderr: stdout holds only the cube
+    if not line:  # end of input: the line the person would have ended
+        print(file=sys.stderr)
+    answer = line.strip()
+    return int(answer) if answer.isdigit() and 1 <= int(answer) <= count else 0
 
 
 def _calibrate(args: argparse.Namespace) -> int:
     from vision.profile import TOO_CLOSE_DE, check_name
 
-    from ...app.calibrate import geometry_frame, learn_colours, save_geometry
+    from ...app.calibrate import geometry_frame, save_geometry
 
-    if not args.geometry:
+    if not args.geometry and args.profile is not None:
         check_name(args.profile)  # a name that cannot be saved is refused before anything is captured
     if args.save_debug:
         check_output_dir(args.save_debug, "--save-debug")
@@ -395,13 +466,20 @@ def _calibrate(args: argparse.Namespace) -> int:
             frame = geometry_frame(cameras, v, seed=args.seed) if simulated else None
             new_views.append(click_geometry(by_name[v.camera], v.name, "".join(f.face for f in v.faces),
                                             frame=frame))
+        from ...app.calibrate import put_views_in_use
+
         text = save_geometry(new_views, args.output)
         if args.output:
             print(f"geometry written to {args.output}", file=sys.stderr)
         print(text)
+        # in use from the next scan on, as the panel's dragged corners are (stdout stays the TOML)
+        print(put_views_in_use(cfg, new_views)[1], file=sys.stderr)
         return 0
-    learned = learn_colours(cameras, views, args.profile, directory=Path(args.dir) if args.dir else None,
-                            seed=args.seed, debug_dir=args.save_debug)
+    from ...app.calibrate import calibrate_and_use
+
+    done = calibrate_and_use(cfg, args.profile, replace=args.replace, profile_dir=Path(args.dir) if args.dir
+                             else None, seed=args.seed, debug_dir=args.save_debug)
+    learned = done.learned
     profile = learned.profile
     for line in learned.exposures:
         print(line)
@@ -414,26 +492,8 @@ def _calibrate(args: argparse.Namespace) -> int:
         print(f"warning: faces {a} and {b} are too close to tell apart reliably (ΔE {d:.1f} <"
               f" {TOO_CLOSE_DE:g}): improve the light (whiter, more even) and calibrate again",
               file=sys.stderr)
-    print(f"profile {profile.name!r} saved to {learned.path}")
-    print(_how_to_use(profile.name, args), file=sys.stderr)
+    print(done.message)
     return 0
-
-
-def _how_to_use(name: str, args: argparse.Namespace) -> str:
-    """What makes the next run read the profile just saved: the config's
-    ``[vision] profile`` (already so, or the line to set), or ``--profile``
-    for one scan."""
-    from ...rig.loading import load_config
-
-    try:
-        current = load_config(args.config).profile if args.config else None
-    except (UserError, OSError, ValueError):  # changed since the run read it: no hint
-        current = None
-    where = args.config or "your config"
-    if current == name:
-        return f"{where} already uses it ([vision] profile = {name!r}): the next scan and start read it"
-    return (f"to use it, set [vision] profile = \"{name}\" in {where} (start and scan then read it), "
-            f"or give scan --profile {name}")
 
 
 def register(sub: Registry) -> None:
@@ -457,6 +517,16 @@ def register(sub: Registry) -> None:
     p.add_argument("--images", nargs="+", metavar="FACE=PATH", type=path,
                    help="read six photos instead (one per face, any way up): U=u.jpg R=r.jpg ... or a folder"
                         " with U.jpg R.png ...")
+    p.add_argument("--face", nargs=2, metavar=("FACE", "PHOTO"), type=path,
+                   help="read one photo of one face (U R F D L B) on its own: its nine stickers as the photo"
+                        " stands, each with its confidence, in the usual colour scheme (white up, green"
+                        " front, red right)")
+    p.add_argument("--photos-as-drawn", action="store_true",
+                   help="with --images: every photo was taken with its face standing as the README's net"
+                        " draws it (the U face with the B side at the top, D with F at the top, the four"
+                        " side faces with U at the top). When turning some photos would make another"
+                        " valid cube, the photos as taken are then trusted; without this the scan is in"
+                        " doubt and lists the cubes to choose from")
     p.add_argument("--port", metavar="PORT", type=text("port"),
                    help="flipper or two-gripper: the rig that shows the camera the faces (overrides the "
                         "config)")
@@ -468,12 +538,17 @@ def register(sub: Registry) -> None:
     p = sub.add_parser("calibrate", help="learn the colours under today's light from a solved cube,"
                                          " or set the geometry by clicking face corners")
     common(p)
-    p.add_argument("--profile", default="default", metavar="NAME", type=text("--profile", 100),
-                   help="name of the profile to write")
+    p.add_argument("--profile", default=None, metavar="NAME", type=text("--profile", 100),
+                   help="name of the profile to write and put in use (default: the one the set-up uses, "
+                        "else 'default')")
+    p.add_argument("--replace", action="store_true",
+                   help="overwrite a profile of that name that this set-up does not use (refused otherwise)")
     p.add_argument("--dir", metavar="DIR", type=path,
                    help="directory for the profile (default: the user's data directory,"
                         " ~/.local/share/cuberobot/profiles on Linux)")
-    p.add_argument("--geometry", action="store_true", help="click each face's corners in the live image")
+    p.add_argument("--geometry", action="store_true",
+                   help="click each face's corners in the live image; they are put in use for the set-up "
+                        "(its settings file, as the panel's dragged corners) and printed as TOML")
     p.add_argument("--output", metavar="FILE", type=path, help="with --geometry: also write the TOML here")
     p.set_defaults(func=_calibrate)
 

@@ -29,7 +29,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .base import Mechanism, State
+from .base import ImpossibleMove, Mechanism, State
 from .planner import MOVE_WEIGHT
 
 
@@ -78,8 +78,6 @@ def compile_automaton(mech: Mechanism, start: State | None = None,
 def _compile(mech: Mechanism, start: State, w: float) -> CostAutomaton:
     g = mech.graph
     if start not in g.number:
-        from .base import ImpossibleMove
-
         raise ImpossibleMove(f"the {mech.kind} rig cannot reach {mech.describe(start)} from its start")
     free: dict[int, dict[int, float]] = {}
 

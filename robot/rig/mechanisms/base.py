@@ -21,7 +21,7 @@ from typing import Any
 
 from solver import Move
 
-from .orientation import Orientation
+from .orientation import Orientation, face_move
 
 State = tuple[Any, ...]
 """``(orientation, ...the mechanism's own parts)``."""
@@ -153,8 +153,6 @@ class Mechanism:
         with its possible moves as ``(action, next state's number, seconds,
         the solver move its layer turn makes or None)``: what the planner
         searches, built once (a few hundred states)."""
-        from .orientation import face_move
-
         states = [self.start()]
         number = {states[0]: 0}
         edges: list[list[tuple[Action, int, float, Move | None]]] = []

@@ -13,7 +13,15 @@ A jog of servo angles (``servo cover 95``) sets servos to angles the maker
 is trying, to find the named angles of ``[servos.*]`` (open, closed, rest,
 flip...) on the rig as built: bounded by each servo's range, made after
 homing, and on their own, since after an angle the config does not name the
-rig is in no state the rules know. The next job homes the rig as always.
+rig is in no state the robot moves' rules know. A servo goes to any angle
+in its range, as a real one does, but an angle is refused before anything
+moves when the parts would jam there: the turntable turning under a cover
+half way down, a flip of a cube left off square, a gripper opening while
+the other is open (:class:`ServoParts`). The next job homes the rig as
+always (the flipper down, the cover open, the turntable home), which
+brings back any servo left between its named angles; the one thing homing
+cannot undo, a bottom layer left off square under the closed cover, is
+refused too.
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ from dataclasses import dataclass
 
 from solver import Move
 
-from ..config import Config
+from ..config import Config, ServoConfig
 from ..errors import UserError
 from .base import Action, ImpossibleMove, Mechanism, State
 from .grippers import GRIPPERS
@@ -60,9 +68,211 @@ class ServoAngle:
 
 @dataclass(frozen=True)
 class ServoJog:
-    """Servo angles set by hand after homing, in order."""
+    """Servo angles set by hand after homing, in order, and what they leave
+    between its named angles (for the summing-up line)."""
 
     angles: tuple[ServoAngle, ...]
+    left: tuple[str, ...] = ()
+    """Each servo left at an angle the config does not name, as "cover at
+    95 degrees (open 70, closed 110)"."""
+
+
+AT_NAMED_DEG = 2.0
+"""How near one of its named angles a servo counts as standing there (the
+width a part may miss by and still hold the cube as meant)."""
+
+
+def _deg(deg: float) -> str:
+    """An angle for a person: to a tenth of a degree (a pulse's whole microseconds make 95 into 95.04)."""
+    return f"{round(deg, 1):g} degrees"
+
+
+def _on_rig(sc: ServoConfig, deg: float) -> float:
+    """The angle a servo sent ``deg`` holds: the one its pulse (whole
+    microseconds) stands for."""
+    return (sc.pulse_us(deg) - sc.min_us) / (sc.max_us - sc.min_us) * sc.range_deg
+
+
+class PartsJam(ValueError):
+    """A servo angle the parts could not take where they stand: what would jam, and what to do."""
+
+
+class ServoParts:
+    """Where a flipper's or two-gripper's servos stand through a jog of
+    servo angles (from home), and the rules a real rig keeps as each moves:
+    :meth:`move` raises :class:`PartsJam` for an angle that would jam it.
+
+    A flipper's cover stands open, closed (or pressing past it), half way
+    between (it catches the cube if the turntable turns), or, when its
+    lifter flips the cube, lifted past open (against the cube) up to its
+    flip angle, where the cube tips; a flipper servo stands at rest, raised
+    part way, or at its flip angle. The turntable may stop anywhere: part
+    of a quarter turned with the cover open leaves the cube off square on
+    it, with the cover closed its bottom layer off square under the two
+    above; a flip or the cover closing on a cube off square jams. A few
+    degrees are taken up (the closing cover squares the top layers, top
+    layers let go settle on the bottom one). A gripper stands closed (or
+    pressing past it) or open."""
+
+    def __init__(self, config: Config):
+        self.config = config
+        self.kind = config.rig.kind
+        self.servos = config.servos
+        home = {"turntable": "home_deg", "cover": "open_deg", "flipper": "rest_deg"}
+        # homed: each servo where the pulse for its home angle holds it
+        self.angle = {n: _on_rig(sc, sc.angle(home.get(n, "closed_deg"))) for n, sc in self.servos.items()}
+        self.skew = 0.0
+        """How far the cube stands turned off square on the turntable (degrees)."""
+        self.twist = 0.0
+        """How far its bottom layer stands turned against the two above."""
+        self.tipped = False
+        """The cube was tipped and the part that tipped it has not come down since."""
+
+    def _along(self, name: str, deg: float, start: str, end: str) -> float:
+        sc = self.servos[name]
+        a, b = sc.angle(start), sc.angle(end)
+        return deg - a if b >= a else a - deg
+
+    def _span(self, name: str, start: str, end: str) -> float:
+        return abs(self.servos[name].angle(end) - self.servos[name].angle(start))
+
+    def cover_at(self, deg: float) -> str:
+        """``closed``, ``open``, ``half``, ``lifted`` or ``flip`` (see the class)."""
+        x = self._along("cover", deg, "open_deg", "closed_deg")
+        if x >= self._span("cover", "open_deg", "closed_deg") - AT_NAMED_DEG:
+            return "closed"
+        if x >= -AT_NAMED_DEG:
+            return "open" if x <= AT_NAMED_DEG else "half"
+        if "flipper" in self.servos:
+            return "open"  # without a lifter, past open is open wider
+        lift = self._along("cover", deg, "open_deg", "flip_deg")
+        return "flip" if lift >= self._span("cover", "open_deg", "flip_deg") - AT_NAMED_DEG else "lifted"
+
+    def flipper_at(self, deg: float) -> str:
+        """``rest`` (or below it), ``raised`` part way, or ``flip`` (or past it)."""
+        x = self._along("flipper", deg, "rest_deg", "flip_deg")
+        if x <= AT_NAMED_DEG:
+            return "rest"
+        return "flip" if x >= self._span("flipper", "rest_deg", "flip_deg") - AT_NAMED_DEG else "raised"
+
+    def gripper_closed(self, name: str, deg: float) -> bool:
+        return self._along(name, deg, "open_deg", "closed_deg") >= self._span(name, "open_deg",
+                                                                              "closed_deg") - AT_NAMED_DEG
+
+    def _named(self, name: str, which: str) -> str:
+        return f"{which.removesuffix('_deg')} ({_deg(self.servos[name].angle(which))})"
+
+    def off_square(self) -> str | None:
+        """How the cube stands off square, or None."""
+        if abs(self.skew) > AT_NAMED_DEG:
+            return f"the cube stands {abs(self.skew):.0f} degrees off square on the turntable"
+        if abs(self.twist) > AT_NAMED_DEG:
+            return (f"the cube's bottom layer stands turned {abs(self.twist):.0f} degrees against the two "
+                    "above")
+        return None
+
+    def move(self, name: str, deg: float) -> None:
+        """Servo ``name`` to ``deg`` (as its pulse holds it): :class:`PartsJam` when the parts would
+        jam; otherwise where they stand afterwards is kept."""
+        after = _on_rig(self.servos[name], deg)
+        before = self.angle[name]
+        if abs(after - before) < 1e-9:
+            return
+        if self.kind == "two-gripper":
+            other = "grip_L" if name == "grip_D" else "grip_D"
+            if not self.gripper_closed(name, after) and not self.gripper_closed(other, self.angle[other]):
+                raise PartsJam(f"gripper {name[-1]} would open while gripper {other[-1]} is open (at "
+                               f"{_deg(self.angle[other])}): the cube would fall; set {other} to "
+                               f"{self._named(other, 'closed_deg')} first")
+        elif name == "turntable":
+            self._turntable(after - before)
+        elif name == "flipper":
+            self._flipper(after)
+        elif name == "cover":
+            self._cover(after)
+        self.angle[name] = after
+
+    def _raised(self) -> str | None:
+        if "flipper" in self.servos:
+            if self.flipper_at(self.angle["flipper"]) != "rest":
+                return (f"the flipper raised (at {_deg(self.angle['flipper'])}): set it to "
+                        f"{self._named('flipper', 'rest_deg')} first")
+        elif self.cover_at(self.angle["cover"]) in ("lifted", "flip"):
+            return (f"the cover's lifter raised against the cube (at {_deg(self.angle['cover'])}, past "
+                    f"open): set the cover to {self._named('cover', 'open_deg')} first")
+        return None
+
+    def _turntable(self, degrees: float) -> None:
+        raised = self._raised()
+        if raised:
+            raise PartsJam(f"the turntable would turn with {raised}")
+        cover = self.cover_at(self.angle["cover"])
+        if cover not in ("open", "closed"):
+            raise PartsJam(f"the turntable would turn with the cover at {_deg(self.angle['cover'])}, half "
+                           f"way between {self._named('cover', 'open_deg')} and "
+                           f"{self._named('cover', 'closed_deg')}: it would catch the cube; set the cover to "
+                           "one of them first")
+        off = (self.twist if cover == "closed" else self.skew) + degrees  # never rounded: tries add up
+        off -= 90.0 * round(off / 90.0)
+        if cover == "closed":
+            self.twist = off
+        else:
+            self.skew = off
+
+    def _square_first(self, what: str) -> None:
+        off = self.off_square()
+        if off:
+            raise PartsJam(f"{what} while {off}: it would jam; turn the turntable back to a whole quarter "
+                           "turn first")
+
+    def _flipper(self, after: float) -> None:
+        at = self.flipper_at(after)
+        if at == "rest":
+            self.tipped = False
+        elif at == "flip":
+            if self.cover_at(self.angle["cover"]) != "open":
+                raise PartsJam(f"the flipper would tip the cube with the cover at "
+                               f"{_deg(self.angle['cover'])}, not open: it holds the cube down; set the "
+                               f"cover to {self._named('cover', 'open_deg')} first")
+            if self.tipped:
+                raise PartsJam(f"the flipper would rise again without coming back to "
+                               f"{self._named('flipper', 'rest_deg')} first")
+            self._square_first("the flipper would tip the cube")
+            self.tipped = True
+
+    def _cover(self, after: float) -> None:
+        if "flipper" in self.servos and self.flipper_at(self.angle["flipper"]) != "rest":
+            raise PartsJam(f"the cover would move with {self._raised()}")
+        at, was = self.cover_at(after), self.cover_at(self.angle["cover"])
+        if at == "closed" and was != "closed":
+            if abs(self.skew) > AT_NAMED_DEG:
+                raise PartsJam(f"the cover would come down on the cube standing {abs(self.skew):.0f} "
+                               "degrees off square on the turntable: it would jam; turn the turntable back "
+                               "to a whole quarter turn first")
+            self.twist, self.skew = self.twist + self.skew, 0.0  # its guides square the top layers
+        elif was == "closed" and at != "closed" and abs(self.twist) <= AT_NAMED_DEG:
+            self.skew, self.twist = self.skew + self.twist, 0.0  # let go, they settle on the bottom one
+        if at in ("open", "half", "closed"):
+            self.tipped = False
+        elif at == "flip":
+            if self.tipped:
+                raise PartsJam(f"the cover's lifter would rise again without coming down to "
+                               f"{self._named('cover', 'open_deg')} first")
+            self._square_first("the cover's lifter would tip the cube")
+            self.tipped = True
+
+    def left(self) -> tuple[str, ...]:
+        """Each servo standing at an angle none of its named ones is, with those (for the person)."""
+        out = []
+        for name, deg in self.angle.items():
+            named = dict(self.servos[name].angles)
+            at = list(named.values())
+            if name == "turntable":  # a whole number of quarter turns from home is where it turns to
+                at = [named["home_deg"] + 90.0 * q for q in range(-4, 5)]
+            if all(abs(deg - v) > AT_NAMED_DEG for v in at):
+                names = ", ".join(f"{k.removesuffix('_deg')} {v:g}" for k, v in named.items())
+                out.append(f"{name} at {_deg(deg)} ({names})")
+        return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -256,7 +466,18 @@ def check_servo_jog(config: Config, text: str) -> ServoJog:
             raise UserError(f"{where}: the angle must be a number of degrees from 0 to {sc.range_deg:g} "
                             f"(the servo's range_deg), not {_shown(words[2])}")
         angles.append(ServoAngle(name, deg, sc.pulse_us(deg)))
-    return ServoJog(tuple(angles))
+    parts = ServoParts(config)
+    for n, (piece, angle) in enumerate(zip(pieces, angles, strict=True), 1):
+        try:
+            parts.move(angle.servo, angle.deg)
+        except PartsJam as e:
+            raise UserError(f"servo angle {n} ({piece[:30]!r}): {e}; nothing was moved") from None
+    if kind == "flipper" and abs(parts.twist) > AT_NAMED_DEG:
+        raise UserError(f"these servo angles leave the cube's bottom layer turned {abs(parts.twist):.0f} "
+                        "degrees against the two above it, which the next job's homing (the cover opened, "
+                        "the turntable home) cannot undo: end with the turntable a whole quarter turn from "
+                        "where the cover closed on the cube; nothing was moved")
+    return ServoJog(tuple(angles), parts.left())
 
 
 def check_jog(mech: Mechanism, text: str) -> Jog:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from solver import Move, parse_moves
 
 from ..config import Config
-from .base import Action, ImpossibleMove, Mechanism, State
+from .base import Action, ImpossibleMove, Mechanism, Outcome, State
 from .orientation import HeldCube, face_move, name
 
 _NEVER = (float("inf"), float("inf"))
@@ -78,8 +78,8 @@ class MechanismPlan:
 def mechanism_for(config: Config) -> Mechanism | None:
     """The config's mechanism (``[rig] kind``), or None for a six-motor rig
     (robot/rig/motion.py plans that one)."""
-    from .flipper import Flipper
-    from .grippers import TwoGripper
+    from .flipper import Flipper  # lazy: out of --help's start-up
+    from .grippers import TwoGripper  # lazy: out of --help's start-up
 
     kind = config.rig.kind
     if kind == "flipper":
@@ -198,8 +198,6 @@ def apply_to_cube(facelets: str, actions: Sequence[Action], mech: Mechanism,
     moves it (layer turns and whole-cube turns on :class:`HeldCube`), apart
     from the planner's own arithmetic: the check that a plan does what it
     says."""
-    from .base import Outcome
-
     cube = HeldCube(facelets)
     state = mech.start() if start is None else start
     for a in actions:

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from .base import Action, Mechanism, State
-from .orientation import HeldCube, Orientation
+from .orientation import HOME, HeldCube, Orientation, rotate
+from .planner import apply_to_cube
 
 CAMERA_SLOT = 0
 """The slot both example rigs' cameras look at: the top (U)."""
@@ -78,8 +79,6 @@ def seen(mech: Mechanism, path: tuple[Action, ...], slot: int = CAMERA_SLOT,
     ``start`` (the mechanism's start when None), worked out on labelled
     stickers (not from the orientation arithmetic). The face is the one
     that was in that slot at the mechanism's start: the cube as scanned."""
-    from .planner import apply_to_cube
-
     held: HeldCube = apply_to_cube(_orient(mech, start), path, mech, start)
     shown = [ord(c) - 0x100 for c in held.face(slot)]
     face = shown[4] // 9
@@ -167,8 +166,6 @@ def view_from(o: Orientation, slot: int = CAMERA_SLOT) -> tuple[int, int]:
 
 
 def _orient_to(target: Orientation) -> str:
-    from .orientation import HOME, rotate
-
     labels = HeldCube(_labels())
     paths: dict[Orientation, tuple[tuple[int, int], ...]] = {HOME: ()}
     todo = [HOME]

@@ -6,9 +6,6 @@
 import { getJSON, post } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
-const EXAMPLES = { flipper: "flip, spin +1, close cover, turn -1, open cover",
-                   "two-gripper": "open D, rotate L +1, close D, open L, rotate L -1, close L, rotate D 2" };
-const SERVO_EXAMPLES = { flipper: "servo cover 95", "two-gripper": "servo grip_D 45" };
 const jog = { last: null, busy: false };
 
 function say(text, isError) {
@@ -80,19 +77,21 @@ $("jog-give-up").addEventListener("click", () => {
   if (jog.last) send(Object.assign({}, jog.last, { give_up_job: true }));
 });
 
+// What applies to the rig comes with it (``does``: app/kinds.py): robot moves or a face's steps.
 async function setUp() {
   const r = await getJSON("/api/status");
-  const kind = (r.ok && r.body.rig && r.body.rig.kind) || r.body.rig_kind || "six-motor";
-  const mechanism = kind !== "six-motor";
-  $("jog-faces").hidden = mechanism;
-  $("jog-steps-row").hidden = mechanism;
-  $("jog-moves-row").hidden = !mechanism;
-  if (mechanism) {
-    $("jog-moves").placeholder = EXAMPLES[kind] || "";
-    $("jog-hint").textContent = `Make robot moves on the ${kind} rig by hand between runs, to check ` +
+  const rig = (r.ok && r.body.rig) || {};
+  const does = rig.does || {};
+  const byMoves = !!does.robot_moves;
+  $("jog-faces").hidden = byMoves;
+  $("jog-steps-row").hidden = byMoves;
+  $("jog-moves-row").hidden = !byMoves;
+  if (byMoves) {
+    $("jog-moves").placeholder = does.jog_example;
+    $("jog-hint").textContent = `Make robot moves on the ${rig.kind} rig by hand between runs, to check ` +
       "each part: it goes home first, then makes the moves, each checked against its rules before anything moves " +
-      `(e.g. ${EXAMPLES[kind] || "flip"}). To find a servo's angles, set them on their own ` +
-      `(e.g. ${SERVO_EXAMPLES[kind] || "servo cover 95"}) and copy those that look right into the config. ` +
+      `(e.g. ${does.jog_example}). To find a servo's angles, set them on their own ` +
+      `(e.g. ${does.servo_example}) and copy those that look right into the config. ` +
       "The emergency stop above stops a jog.";
   } else {
     faceButtons();

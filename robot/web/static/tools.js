@@ -2,17 +2,9 @@
 // (colours, and the sticker grid by dragging corners), six photos read into
 // a cube, and the last runs. Each calls one API endpoint (docs/api.md).
 import { getJSON, post } from "./api.js";
-import { cornerOf, FACES, Net, showDoubt } from "./cube.js";
+import { $, el } from "./dom.js";
+import { COLOUR_NAMES, COLOURS, cornerOf, FACES, Net, showDoubt } from "./cube.js";
 import { showCube } from "./panel.js";
-
-const $ = (id) => document.getElementById(id);
-
-function el(tag, props, ...children) {
-  const e = document.createElement(tag);
-  Object.assign(e, props || {});
-  for (const c of children) e.append(c);
-  return e;
-}
 
 function errorText(r) {
   return (r.body && r.body.error && r.body.error.message) || ("refused (" + r.status + ")");
@@ -65,7 +57,7 @@ $("dry-run").addEventListener("click", async () => {
   if (!moves) { say("dry-message", "type some moves first, e.g. R U R' U'", true); return; }
   const r = await post("/api/dry-run", { moves, speed: Number($("dry-speed").value) });
   if (!r.ok) { say("dry-message", errorText(r), true); return; }
-  say("dry-message", "turning on the virtual rig…"); // panel.js says how it ended
+  say("dry-message", "turning on the virtual rig…"); // panel.js says how it ended, in this card
   const img = $("dry-timeline");
   img.src = "/api/dry-run/timeline.png?t=" + Date.now();
   img.hidden = false;
@@ -73,13 +65,25 @@ $("dry-run").addEventListener("click", async () => {
 
 // ---------------------------------------------------------------- calibration: colours
 
-$("cal-colours").addEventListener("click", async () => {
+// The name as `cuberobot calibrate --profile` takes it; empty, the server names it as the terminal does
+// (the set-up's profile, else "default"). A profile of that name the set-up does not use is not
+// overwritten: the server says so (409) and the card asks once, with Replace it.
+async function learnColours(replace) {
   const box = $("cal-result");
   box.textContent = "capturing the solved cube…";
   $("cal-colours").disabled = true;
-  const r = await post("/api/calibrate", { profile: $("cal-name").value.trim() || "default" });
+  const name = $("cal-name").value.trim();
+  const body = name ? { profile: name } : {};
+  if (replace) body.replace = true;
+  const r = await post("/api/calibrate", body);
   $("cal-colours").disabled = false;
   box.textContent = "";
+  if (r.status === 409 && r.body.error && r.body.error.kind === "exists") {
+    const again = el("button", { id: "cal-replace", type: "button", textContent: "Replace it" });
+    again.addEventListener("click", () => learnColours(true));
+    box.append(el("p", { id: "cal-exists", className: "warn", textContent: errorText(r) }), again);
+    return;
+  }
   if (!r.ok) { box.append(el("p", { className: "warn", textContent: errorText(r) })); return; }
   const d = r.body;
   const list = el("ul", { className: "colours" });
@@ -90,18 +94,36 @@ $("cal-colours").addEventListener("click", async () => {
     list.append(el("li", {}, sw, `${f}: rgb(${red}, ${green}, ${blue})`));
   }
   box.append(list);
-  box.append(el("p", { id: "cal-closest", className: d.too_close ? "warn" : "",
-    textContent: `smallest colour difference: ${d.closest.faces.join("-")} ΔE ${d.closest.delta_e}` +
-      (d.too_close ? " (too close to tell apart reliably: whiter, more even light, then again)" : "") }));
-  box.append(el("p", { className: "hint", textContent: d.message }));
-});
+  box.append(verdict(d));
+  box.append(el("p", { id: "cal-message", className: "hint", textContent: d.message }));
+}
+
+$("cal-colours").addEventListener("click", () => learnColours(false));
+
+// The calibration's verdict in words, not a bare ΔE: whether the six colours can be told apart, the two
+// closest by name, and what to do when they are too close.
+function verdict(d) {
+  const [a, b] = d.closest.faces;
+  const pair = `${COLOUR_NAMES[a] || a} (${a}) and ${COLOUR_NAMES[b] || b} (${b})`;
+  const need = d.too_close_below ? `; ${d.too_close_below} or more tells them apart reliably` : "";
+  const p = el("p", { id: "cal-closest", className: d.too_close ? "warn" : "",
+    textContent: d.too_close
+      ? `Too close: ${pair} differ by only ΔE ${d.closest.delta_e}${need}. Light the cube with whiter, ` +
+        "more even light (no coloured or yellowish lamp, no glare on the stickers), then press Learn the " +
+        "colours again."
+      : `Good: the six colours are told apart. The closest two, ${pair}, differ by ΔE ${d.closest.delta_e}` +
+        `${need}.` });
+  p.dataset.verdict = d.too_close ? "too-close" : "good";
+  return p;
+}
 
 // A flipper or two-gripper rig reads each face in its own picture's light and keeps no colour
 // profile (the command refuses to learn one): the card offers only what such a rig needs set.
 async function colourCalibrationFor() {
   const r = await getJSON("/api/status");
-  const kind = (r.ok && r.body.rig && r.body.rig.kind) || r.body.rig_kind || "six-motor";
-  if (kind === "six-motor") return;
+  const rig = (r.ok && r.body.rig) || {};
+  if (!rig.does || rig.does.learns_colours) return;
+  const kind = rig.kind;
   $("cal-colours-row").hidden = true;
   $("cal-hint").textContent = `Colours: none to learn. A ${kind} rig shows the camera one face at a time ` +
     "and reads each in its own picture's light, so no colour profile is kept. Only the sticker grid " +
@@ -261,10 +283,52 @@ for (const f of FACES) {
   const input = el("input", { type: "file", name: f, accept: "image/*", required: true });
   input.setAttribute("capture", "environment");
   const name = el("span", { className: "file-name", textContent: "no photo yet" });
+  const read = el("span", { className: "face-read", id: `face-read-${f}` });
   input.addEventListener("change", () => {
     name.textContent = input.files.length ? input.files[0].name : "no photo yet";
+    if (input.files.length) {
+      const file = input.files[0];
+      faceReads = faceReads.then(() => readFace(f, file, read));
+    }
   });
-  $("photo-inputs").append(el("label", {}, el("span", { textContent: `face ${f}` }), input, name));
+  $("photo-inputs").append(el("label", {}, el("span", { textContent: `face ${f}` }), input, name, read));
+}
+
+// Each photo is read as soon as it is taken (POST /api/photos/face): its nine stickers, as the photo
+// stands, shown at once, those the camera is not sure of marked, so a bad photo is retaken before the
+// sixth. The whole cube is still read from all six together. One read at a time, in the order taken
+// (the panel reads photos one upload at a time and turns away more than two waiting).
+let faceReads = Promise.resolve();
+
+async function readFace(face, file, box) {
+  box.textContent = "reading…";
+  box.className = "face-read";
+  const form = new FormData();
+  form.append(face, file);
+  let resp, body = {};
+  try {
+    resp = await fetch("/api/photos/face", { method: "POST", body: form });
+    try { body = await resp.json(); } catch { /* not JSON */ }
+  } catch (e) {
+    box.textContent = "the panel does not answer: " + e.message;
+    return;
+  }
+  box.textContent = "";
+  if (!resp.ok) {
+    box.className = "face-read bad";
+    box.textContent = errorText({ ok: false, status: resp.status, body });
+    return;
+  }
+  const grid = el("span", { className: "face-grid" });
+  [...body.stickers].forEach((c, i) => {
+    const doubt = body.suspects.includes(i);
+    grid.append(el("i", { className: doubt ? "doubt" : "", style: `background:${COLOURS[c]}`,
+                          title: `${c} (${Math.round(100 * body.confidence[i])} %)` }));
+  });
+  box.className = "face-read done";
+  box.dataset.stickers = body.stickers;
+  box.append(grid, el("span", { textContent: body.ok ? " every sticker sure"
+    : ` ${body.suspects.length} in doubt: retake it if a colour is wrong` }));
 }
 
 $("photos-form").addEventListener("submit", async (ev) => {
@@ -274,6 +338,7 @@ $("photos-form").addEventListener("submit", async (ev) => {
   $("photos-read").disabled = true;
   let r;
   try {
+    await faceReads; // the faces being read one by one first: the panel reads one upload at a time
     const resp = await fetch("/api/photos", { method: "POST", body: form });
     let body = {};
     try { body = await resp.json(); } catch { /* not JSON */ }
@@ -299,10 +364,42 @@ $("photos-form").addEventListener("submit", async (ev) => {
   say("photos-solution", "");
   drawPhotoNet();
   box.append(el("p", { id: "photos-facelets", textContent: d.facelets }));
+  if ((d.alternatives || []).length) box.append(alternativesList(d));
   for (const w of d.warnings || []) box.append(el("p", { className: "hint", textContent: "warning: " + w }));
   for (const f of d.pictures) box.append(el("img", { alt: "photo " + f, src: `/api/photos/${f}.jpg?t=${Date.now()}` }));
   showCube(d.facelets, d.suspects);
 });
+
+// The photos fit several cubes, depending on which way up they were taken: each is a button that puts it
+// on the net (a person knows which way up each photo was taken; the photos alone do not say).
+function alternativesList(d) {
+  const all = [{ facelets: d.facelets, how: "as read" }, ...d.alternatives];
+  const cubes = all.slice(0, 24); // the superflip fits 128: beyond a screenful, photos as drawn settle it
+  const more = all.length > cubes.length ? ` (the first ${cubes.length} here; or take each photo as the net `
+    + "draws its face)" : "";
+  const list = el("div", { id: "photos-alternatives" },
+    el("p", { textContent: `The photos fit ${all.length} cubes, depending on which way up they were taken: `
+      + `choose the one that matches how you took them${more}` }));
+  cubes.forEach((c, n) => {
+    const b = el("button", { type: "button", textContent: `${n + 1}: ${n ? "if " + c.how : c.how}` });
+    b.dataset.facelets = c.facelets;
+    b.addEventListener("click", () => {
+      photo.facelets = c.facelets;
+      photo.doubtful = new Set();
+      photo.wrong.clear();
+      photo.moves = "";
+      $("photos-start").disabled = true;
+      say("photos-solution", "");
+      say("photos-message", `cube ${n + 1} chosen`);
+      $("photos-facelets").textContent = c.facelets;
+      for (const o of list.querySelectorAll("button")) o.classList.toggle("chosen", o === b);
+      drawPhotoNet();
+      showCube(photo.facelets, []);
+    });
+    list.append(b);
+  });
+  return list;
+}
 
 // The cube the photos gave, as a net a person can correct (a tap cycles a sticker's colour), then
 // Solve (the same solver and words as `cuberobot solve`) and Start: the solution turned on the virtual
@@ -350,9 +447,18 @@ $("photos-solve").addEventListener("click", async () => {
 $("photos-start").addEventListener("click", async () => {
   const r = await post("/api/dry-run", { moves: photo.moves, start: photo.facelets, speed: 1 });
   if (!r.ok) { say("photos-solution", errorText(r), true); return; }
-  say("photos-solution", `${photo.moves}: turning on the virtual rig…`);
-  window.scrollTo({ top: 0, behavior: "smooth" }); // the cube and the progress are at the top
+  say("photos-solution", `${photo.moves}: turning on the virtual rig… (see Dry run)`);
+  showTool("dry-area"); // a dry run shows in its own card
 });
+
+// Bring a tool's card into view: on a phone its tab is opened (the others closed), on a wide screen,
+// where every card shows, it is scrolled to.
+function showTool(id) {
+  const tab = document.querySelector(`#tool-tabs button[data-tab='${id}']`);
+  if (tab && tab.offsetParent !== null) {
+    if (tab.getAttribute("aria-expanded") !== "true") tab.click();
+  } else $(id).scrollIntoView({ block: "start", behavior: "smooth" });
+}
 
 // ---------------------------------------------------------------- the last runs
 
