@@ -18,6 +18,10 @@ from robot.rig.motion import estimate_s, estimate_ticks, fastest, plan
 from robot.rig.motion_automaton import best_solution, compile_rig, price_ticks
 from robot.rig.timing import move_ticks, release_tick, schedule
 from solver import Move, group_steps, parse_moves, random_cube, solve
+from solver import tables as tb
+from solver.costsearch import IN_PHASE2, MAXD, NOFACE, _View, togo_bounds
+from solver.search import P2_MAX, Tables
+from solver.tables import PHASE2_MOVES
 
 DEFAULT = load_config(None)
 FAST = load_config("config/examples/fast-servo-class.toml")
@@ -131,3 +135,78 @@ def test_the_rig_metric_keeps_the_faster_of_the_search_and_the_candidates():
     assert all(won.cost <= estimate_s(plan(c.steps, DEFAULT), DEFAULT) for c in won.others)
     sol, steps = planned_solution(SolveRequest(facelets, metric="rig", budget_ms=50, workers=1), on)
     assert sol.cost == round(estimate_s(steps, on), 4)
+
+
+def _least_from(nxt, cost, costs: dict[int, float], moves: list[int]) -> dict[int, float]:
+    """The least cost of ending in each state after ``moves``, from the
+    costs of starting in each (the automaton's price, state by state)."""
+    for m in moves:
+        new: dict[int, float] = {}
+        for s, c in costs.items():
+            for k in range(nxt.shape[2]):
+                t = int(nxt[s, m, k])
+                if t < 0:
+                    break
+                new[t] = min(new.get(t, float("inf")), c + float(cost[s, m, k]))
+        costs = new
+    return costs
+
+
+def _phase2_run(draw_faces: list[int], powers: list[int], before: int) -> list[int]:
+    """Phase-2 moves (U, D any power; R, L, F, B half turns) from drawn
+    faces, none on the face of the move before it."""
+    out: list[int] = []
+    last = before
+    for f, p in zip(draw_faces, powers, strict=True):
+        if f == last:
+            f = (f + 1) % 6
+            if f == last:  # pragma: no cover - f + 1 is never f
+                continue
+        out.append(3 * f + (p if f % 3 == 0 else 1))
+        last = f
+    return out
+
+
+_T = Tables.select(tb.load())
+_AUTO = compile_rig(DEFAULT)
+
+
+@pytest.mark.parametrize("r", [0, 1, 2])
+@pytest.mark.parametrize("inverse", [False, True])
+@settings(max_examples=40, deadline=None)
+@given(prefix=st.lists(st.integers(0, 17), max_size=12),
+       faces=st.lists(st.integers(0, 5), min_size=1, max_size=P2_MAX),
+       data=st.data())
+def test_the_phase2_bound_never_exceeds_the_price(r, inverse, prefix, faces, data):
+    """The cost search prunes phase 2 by the least its own moves can cost
+    (U and D, and the sides' half turns only); that must never be above what
+    any run of those moves really costs in the automaton, from any state a
+    prefix reaches (forward), or from the start (a search of the inverse,
+    whose phase 2 is the solution's beginning). Checked in each view's
+    naming of the moves, on the default rig."""
+    v = _View(random_cube(3), r, inverse, _AUTO.next, _AUTO.cost, _AUTO.start,
+              togo_bounds(_AUTO.next, _AUTO.cost, _AUTO.start, MAXD + P2_MAX, inverse), tuple(_T), _T)
+    powers = data.draw(st.lists(st.integers(0, 2), min_size=len(faces), max_size=len(faces)))
+    before = prefix[-1] // 3 if prefix and not inverse else NOFACE
+    run = _phase2_run(faces, powers, before)
+    assert all(m in PHASE2_MOVES for m in run)
+    k = len(run)
+    if inverse:
+        after = data.draw(st.sampled_from([f for f in range(NOFACE + 1) if f != run[-1] // 3]))
+        for s, c in _least_from(v.nxt, v.cost, {v.start: 0.0}, run).items():
+            assert c >= v.togo_p2[k, after, s] - 1e-9
+    else:
+        reached = _least_from(v.nxt, v.cost, {v.start: 0.0}, prefix)
+        for s in reached:
+            c = min(_least_from(v.nxt, v.cost, {s: 0.0}, run).values())
+            assert c >= v.togo_p2[k, before, s] - 1e-9
+    # tighter than any 18 moves' bound, never looser
+    assert (v.togo_p2 >= v.togo_exact[:P2_MAX + 2] - 1e-9).all()
+
+
+def test_the_phase2_bound_is_tighter_on_the_six_motor_rig():
+    """The point of it: twelve phase-2 moves cost about a third more than
+    the cheapest twelve of all 18 (pairs of opposite quarter turns)."""
+    exact, _ = togo_bounds(_AUTO.next, _AUTO.cost, _AUTO.start, P2_MAX, False)
+    p2, _ = togo_bounds(_AUTO.next, _AUTO.cost, _AUTO.start, P2_MAX, False, IN_PHASE2)
+    assert p2[P2_MAX, NOFACE].min() > 1.25 * exact[P2_MAX, NOFACE].min()
