@@ -178,7 +178,8 @@ def on_firmware(cfg: Config, runs: list[dict]) -> None:
             log.unlink()
     fw = [x["fw"] for x in rows]
     virt = [x["virtual"] for x in rows]
-    worst = max(abs(x["fw"] - x["virtual"]) / x["virtual"] for x in rows)
+    far = max(rows, key=lambda x: abs(x["fw"] - x["virtual"]) / x["virtual"])
+    worst = abs(far["fw"] - far["virtual"]) / far["virtual"]
     done = [x["done"] for x in rows]
     print(f"\n| firmware in simavr, {len(rows)} seeds | solved | collisions (from the step pulses) "
           "| turning time from the pulses, mean (min-max) | by its DONEs | virtual rig, same moves "
@@ -188,6 +189,8 @@ def on_firmware(cfg: Config, runs: list[dict]) -> None:
           f"| {statistics.fmean(fw):.3f} s ({min(fw):.3f}-{max(fw):.3f}) | {statistics.fmean(done):.3f} s "
           f"| {statistics.fmean(virt):.3f} s "
           f"| {(statistics.fmean(fw) / statistics.fmean(virt) - 1) * 100:+.2f} % / {worst * 100:.2f} % "
+          f"(seed {far['seed']}: {far['fw']:.3f} s, DONEs {far['done']:.3f} s, "
+          f"virtual {far['virtual']:.3f} s) "
           f"| {(time.monotonic() - t0) / len(rows):.1f} s |")
 
 
