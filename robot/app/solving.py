@@ -246,11 +246,19 @@ def unsolvable(e: SolveError, cfg: Config) -> RigError:
 
 def _fastest_for_rig(cfg: Config, facelets: str, *, max_length: int | None, budget_ms: float,
                      workers: int | None) -> tuple[Solution, list[MotorStep]]:
-    """:func:`for_the_rig` with the winner's plan, so nobody plans it again."""
-    from solver import solve  # lazy: loads numba
+    """:func:`for_the_rig` with the winner's plan, so nobody plans it again:
+    the candidates planned, then, for up to ``[solver] search_ms``, the
+    search in the rig's own time (robot/rig/motion_automaton.py: the rig
+    compiled into a cost automaton, as a flipper is) with the candidates'
+    best as the time to beat. The faster exact plan wins; the search's is
+    kept only when it is faster, so this is never slower than the
+    candidates alone."""
+    from solver import parse_moves, solve  # lazy: loads numba
 
     from ..rig.motion import estimate_s, fastest  # lazy: out of `cuberobot solve`'s start-up
+    from ..rig.motion_automaton import best_solution
 
+    t0 = time.perf_counter()
     q, h = rig_turn_costs(cfg)
     sol = solve(facelets, max_length=max_length, budget_ms=budget_ms, metric="axial", quarter_cost=q,
                 half_cost=h, workers=workers, candidates=cfg.solver.candidates)
@@ -258,6 +266,15 @@ def _fastest_for_rig(cfg: Config, facelets: str, *, max_length: int | None, budg
     i, steps = fastest([c.steps for c in cands], cfg)
     won = dataclasses.replace(cands[i], cost=round(estimate_s(steps, cfg), 4), metric="rig",
                               others=tuple(c for j, c in enumerate(cands) if j != i))
+    found = best_solution(facelets, cfg, cfg.solver.search_ms / 1000, candidates=[parse_moves(won.moves)],
+                          max_length=max_length, workers=workers)
+    if found is not None:
+        moves, steps = found
+        text = format_moves(moves)
+        won = dataclasses.replace(won, moves=text, length=len(moves), steps=tuple(group_steps(text)),
+                                  cost=round(estimate_s(steps, cfg), 4), others=tuple(cands))
+    if cfg.solver.search_ms > 0:  # the time to answer includes the search's
+        won = dataclasses.replace(won, elapsed_ms=(time.perf_counter() - t0) * 1000)
     return won, steps
 
 
