@@ -110,7 +110,7 @@ def test_the_effective_configuration_says_where_each_value_comes_from(folders):
     got = {s.key: (s.value, s.source) for s in eff.settings}
     assert got["solver.budget_ms"] == (250, "set-up file")
     assert got["vision.profile"] == ("default", "override")
-    assert got["solver.search_ms"] == (1000, "default")
+    assert got["solver.method"] == ("two-phase", "default")
     assert got["view.upper"][1] == "set-up file"
     assert eff.override is not None and eff.override.path == settings_path(bench)
 
@@ -133,5 +133,5 @@ def test_the_config_endpoint_needs_the_token_and_names_the_override(folders):
     got = {s["key"]: (s["value"], s["source"]) for s in body["settings"]}
     assert got["vision.profile"] == ("default", "override")
     assert got["solver.budget_ms"] == (100, "set-up file")
-    assert got["solver.search_ms"] == (1000, "default")
+    assert got["solver.method"] == ("two-phase", "default")
     assert {s["source"] for s in body["settings"]} == {"set-up file", "override", "default"}

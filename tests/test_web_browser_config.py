@@ -73,9 +73,9 @@ def test_calibrate_asks_before_replacing_and_the_config_card_shows_each_source(b
             assert profile == (str(profiles / "shared.json"), "override", "override"), profile
             override = browser.find_element(By.ID, "config-override").text
             assert str(saved) in override and f"rm {saved}" in override, override
-            assert _row(browser, "solver.search_ms") is None  # a default, shown when asked for
+            assert _row(browser, "solver.method") is None  # a default, shown when asked for
             browser.find_element(By.ID, "config-defaults").click()
-            assert wait(browser, lambda d: _row(d, "solver.search_ms")) == ("1000", "default", "default")
+            assert wait(browser, lambda d: _row(d, "solver.method")) == ("two-phase", "default", "default")
             assert browser.execute_script("return document.documentElement.scrollWidth") <= 390
         finally:
             desktop(browser)
