@@ -85,6 +85,12 @@ def test_a_run_on_a_phone_shows_the_cube_the_turn_and_the_estop(browser, tmp_pat
                 assert where["scrolled"] == 0, where
                 assert all(where[name] == "in" for name in WATCHED), where
                 assert where["height"] < 2 * PHONE["height"], where
+                if method == "cfop":  # a stage's explanation folds to two lines (its length is the cube's)
+                    lines = browser.execute_script(
+                        "const s = document.getElementById('stage');"
+                        " const line = parseFloat(getComputedStyle(s).lineHeight) || 20;"
+                        " return s.getBoundingClientRect().height / line")
+                    assert lines < 2.5, lines
                 if k == 3 and method == "two-phase":
                     shot(browser, "web-panel-phone-run.png")
             assert seen, "the run ended before turn 3 was shown"

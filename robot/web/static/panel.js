@@ -331,6 +331,8 @@ function showStage(stage) {
   $("stage").hidden = !stage;
   $("stage").textContent = stage ? "stage: " + stage : "";
 }
+// On a phone a long stage shows two lines; a tap shows it whole, another folds it again.
+$("stage").addEventListener("click", () => $("stage").classList.toggle("open"));
 
 // The latch as the rig reports it (its STATUS and events, sent on the stream as "rig"), whoever
 // pressed the stop: Clear is offered whenever the rig is latched.
