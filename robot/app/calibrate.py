@@ -36,6 +36,7 @@ from .kinds import KINDS
 
 if TYPE_CHECKING:
     from vision.profile import Profile
+    from vision.render import Lighting
     from vision.setup import CameraSpec
 
     from ..rig.config import Config
@@ -107,17 +108,18 @@ def check_learns_colours(kind: str) -> None:
 
 def learn_colours(cameras: list[CameraSpec], views: list[ViewSpec], name: str, *,
                   directory: Path | None = None, seed: int | None = None,
-                  debug_dir: str | None = None) -> Learned:
-    """Capture every view of a solved cube (simulated cameras show one),
-    check it is solved, and save each camera's view of each face's colour as
-    the profile ``name``."""
+                  debug_dir: str | None = None, sim_lighting: Lighting | None = None) -> Learned:
+    """Capture every view of a solved cube (simulated cameras show one, in
+    ``sim_lighting``, by default a light drawn at random), check it is
+    solved, and save each camera's view of each face's colour as the profile
+    ``name``."""
     from vision.scanning import capture_frames, expand_views, measure  # lazy: loads OpenCV and numba
 
     check_name(name)
     settings: dict = {}
     exposures: dict[str, float] = {}  # lowered until the solved cube's whites do not clip
     frames = capture_frames(cameras, views, sim_state=SOLVED, sim_seed=seed, settings=settings,
-                            exposures=exposures)
+                            exposures=exposures, sim_lighting=sim_lighting)
     fixed = fix_exposures(cameras, settings)
     flat = expand_views(views)
     seen: dict[str, dict[str, np.ndarray]] = {}
@@ -252,7 +254,8 @@ def default_profile_name(cfg: Config) -> str:
 
 def calibrate_and_use(cfg: Config, name: str | None = None, *, replace: bool = False,
                       profile_dir: Path | None = None, settings_dir: Path | None = None,
-                      seed: int | None = None, debug_dir: str | None = None) -> Calibrated:
+                      seed: int | None = None, debug_dir: str | None = None,
+                      sim_lighting: Lighting | None = None) -> Calibrated:
     """Learn the colours of the solved cube in the rig, save them as the
     profile ``name`` (by default :func:`default_profile_name`) and put it in
     use for ``cfg``'s set-up file through its settings file
@@ -283,7 +286,8 @@ def calibrate_and_use(cfg: Config, name: str | None = None, *, replace: bool = F
                     f"does not use it ({uses}): give another name, or say to replace it (`calibrate "
                     "--replace`, or the panel's Replace it)")
         replaced = f"made {made}"
-    learned = learn_colours(cfg.cameras, cfg.views, name, directory=folder, seed=seed, debug_dir=debug_dir)
+    learned = learn_colours(cfg.cameras, cfg.views, name, directory=folder, seed=seed, debug_dir=debug_dir,
+                            sim_lighting=sim_lighting)
     in_use = learned.profile.name if learned.path.parent == user_profile_dir() else str(learned.path)
     setup = cfg.path
     current = _profile_file(cfg.profile)  # again: a name the set-up gave before it was made is found now

@@ -157,8 +157,10 @@ def calibrate_colours(panel: Panel, name: str | None, replace_old: bool = False)
     _idle(panel, "calibration")
     cfg = panel.cfg
     directory = Path(panel.options.profile_dir) if panel.options.profile_dir else None
+    # simulated cameras show the solved cube in the panel's simulated light, as its runs' scans are
+    lighting = panel.options.sim_lighting(0) if panel.options.sim_lighting is not None else None
     done = calibrate_and_use(cfg, name, replace=replace_old, profile_dir=directory,
-                             settings_dir=_settings_dir(panel))
+                             settings_dir=_settings_dir(panel), sim_lighting=lighting)
     learned = done.learned
     panel.cfg = replace(cfg, profile=str(learned.path))
     d, a, b = learned.closest
