@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from solver import CubeError, parse_facelets, parse_moves, random_cube
+from solver import SOLVED, CubeError, parse_facelets, parse_moves, random_cube
 from solver.facelets import FACES, position_name
 
 from ..rig import job, motion  # motion.plan looked up when called (tests replace it)
@@ -64,7 +64,7 @@ def confirms_solved(result: ScanResult, min_confidence: float) -> bool:
     a trusted scan that reads the solved cube, or one in doubt that the
     solved cube explains (:func:`admits_solved`)."""
     if trusted(result, min_confidence):
-        return result.facelets == "".join(FACES[i // 9] for i in range(54))
+        return result.facelets == SOLVED
     return admits_solved(result)
 
 

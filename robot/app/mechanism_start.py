@@ -37,7 +37,7 @@ from ..rig.mechanisms.drive import LinkMechanism
 from ..rig.mechanisms.journal import run_job
 from ..rig.mechanisms.left import remember
 from ..rig.mechanisms.scanplan import rescan_plan, scan_plan
-from .doubt import ask_a_person, confirms_solved, trusted, why_in_doubt
+from .doubt import ask_a_person, confirms_solved, doubtful_stickers, trusted, why_in_doubt
 from .mechanism_events import BETWEEN_MOVES, MechanismEvents
 from .mechanism_scan import Measured, capture_shots, scan_with_plan
 from .record import RunRecord
@@ -170,7 +170,7 @@ def _run(cfg: Config, m: Mechanism, run: RunRecord, ev: MechanismEvents, link: L
         for _ in range(cfg.start.recaptures):
             if trusted(result, cfg.start.min_confidence):
                 break
-            faces = {i // 9 for i in result.classification.suspects} or set(range(6))
+            faces = {i // 9 for i in doubtful_stickers(result, cfg.start.min_confidence)} or set(range(6))
             faces = {f for f in faces if len(used[f]) < 4}
             if not faces:
                 break

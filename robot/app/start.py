@@ -28,7 +28,7 @@ import numpy as np
 
 import solver
 import vision
-from solver import Cube, format_moves, parse_facelets, random_cube, simplify
+from solver import SOLVED, Cube, format_moves, parse_facelets, random_cube, simplify
 from solver.cfop import solve_cfop
 from solver.facelets import FACES, position_name
 from solver.metrics import Step, axial_cost, group_steps
@@ -240,7 +240,7 @@ def _confirm(run: Run) -> tuple[ScanResult, str]:
         if e.result is None or not admits_solved(e.result):
             raise
         run.record.confirmation_in_doubt = str(e)
-        return e.result, "".join(FACES[i // 9] for i in range(54))
+        return e.result, SOLVED
 
 
 def _moved(run: Run) -> str:
