@@ -40,6 +40,7 @@ from ..rig import job, motion  # motion.plan looked up when called (tests replac
 from ..rig.config import Config, rig_turn_costs
 from ..rig.errors import RigError, UserError
 from ..rig.journal import Journal
+from ..rig.link import STOP_HEARD_S
 from ..rig.motion import estimate_s
 from .doubt import (
     admits_solved,
@@ -392,7 +393,14 @@ class SixMotorStages:
         self._stages(run)
 
     def after_stop(self, run: Run, estop: bool) -> None:
-        if not estop and run.link is not None:
+        if run.link is None:
+            return
+        if estop:
+            # the rig's own word that it latched, read before the run says "stopped": the line
+            # the panel keeps then refuses the next start at once (a run that stopped between two
+            # moves had not read it yet, and CI saw a start accepted on a latched rig)
+            run.link.latch_heard(STOP_HEARD_S)
+        else:
             _settle_after_stop(run)
 
     def let_go(self, run: Run) -> None:
