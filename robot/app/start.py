@@ -396,9 +396,9 @@ class SixMotorStages:
         if run.link is None:
             return
         if estop:
-            # the rig's own word that it latched, read before the run says "stopped": the line
-            # the panel keeps then refuses the next start at once (a run that stopped between two
-            # moves had not read it yet, and CI saw a start accepted on a latched rig)
+            # the rig's own word that it latched, read before the run says "stopped", so that
+            # the line the panel keeps refuses the next start at once: a run stopped between
+            # two moves ends without reading the line again, and would leave the word unread
             run.link.latch_heard(STOP_HEARD_S)
         else:
             _settle_after_stop(run)
