@@ -348,11 +348,12 @@ def test_serve_on_every_interface_opens_by_lan_address_and_survives_a_restart(br
         assert first == f"http://{lan[0]}:{port}/?token={token}"  # the LAN address first, not the host name
         assert f"http://127.0.0.1:{port}/?token={token}" in server.urls
         # the printed code is the first address's, drawn as the test above reads back (OpenCV itself
-        # misses a few codes in a thousand a phone reads, and the token here is random: B24 drew one)
-        # (a dark module at a line's end is a blank, which reading the output drops: the same on a screen)
+        # misses a few codes in a thousand a phone reads, and the token here is random); a dark module
+        # at a line's end is a blank, which reading the output drops: the same on a screen
         printed = [line.rstrip() for line in server.qr().splitlines()]
-        assert printed == [line.rstrip() for line in terminal_qr(first).splitlines()][:len(printed)]
-        assert len(printed) >= len(terminal_qr(first).splitlines()) - 1  # the last line: the quiet zone
+        drawn = [line.rstrip() for line in terminal_qr(first).splitlines()]
+        assert printed == drawn[:len(printed)]
+        assert len(printed) >= len(drawn) - 1  # the last line: the quiet zone
         browser.delete_all_cookies()
         browser.get(first)
         wait(browser, lambda d: state_text(d) == "idle")
