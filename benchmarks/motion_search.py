@@ -36,35 +36,30 @@ from motion import one_run, variants  # benchmarks/motion.py: the same runs and 
 
 from robot.app.solving import _fastest_for_rig
 from robot.rig.loading import load_config
-from robot.rig.motion import estimate_s, plan
-from robot.rig.motion_automaton import compile_rig
-from solver import Move, group_steps
-from solver import tables as tb
-from solver.costsearch import cheapest
+from robot.rig.motion import estimate_s
+from robot.rig.motion_automaton import best_solution
+from solver import Move, parse_moves
 from solver.scramble import random_cube
 
 BAR = 0.65
 WIDE_EXTRA, WIDE_P2EXTRA = 8, 3
 
 
-def planned_s(cfg, facelets: str, budget_s: float, workers: int) -> float:
-    """The turning time of the plan `start` would turn with this much search."""
+def planned(cfg, facelets: str, budget_s: float, workers: int) -> tuple[list[Move], float]:
+    """The moves `start` would turn with this much search, and their turning time."""
     c = dataclasses.replace(cfg, solver=dataclasses.replace(cfg.solver, search_ms=int(budget_s * 1000)))
-    _, steps = _fastest_for_rig(c, facelets, max_length=None, budget_ms=cfg.solver.budget_ms, workers=workers)
-    return estimate_s(steps, c)
+    sol, steps = _fastest_for_rig(c, facelets, max_length=None, budget_ms=cfg.solver.budget_ms,
+                                  workers=workers)
+    return parse_moves(sol.moves), estimate_s(steps, c)
 
 
-def wide_s(cfg, seed: int, beat: float, budget_s: float, workers: int) -> float:
-    """The wider search's best plan, or ``beat`` when it found none cheaper."""
-    auto = compile_rig(cfg)
-    found, _, _ = cheapest(random_cube(seed), auto.next, auto.cost, auto.start, tb.load(), budget_s=budget_s,
-                           beat=beat, extra=WIDE_EXTRA, p2extra=WIDE_P2EXTRA, workers=workers)
-    if not found:
-        return beat
-    moves = [Move.from_index(m) for m in found]
-    if not random_cube(seed).apply(moves).is_solved():  # pragma: no cover - a search bug
-        raise AssertionError(f"seed {seed}: the wide search's solution does not solve the cube")
-    return min(beat, estimate_s(plan(group_steps(moves), cfg), cfg))
+def wide_s(cfg, facelets: str, beat: tuple[list[Move], float], budget_s: float, workers: int) -> float:
+    """The wider search's best turning time, or the time of ``beat`` (moves
+    and their time) when it found nothing faster: the start's own search
+    (robot/rig/motion_automaton.py), given a wider space."""
+    found = best_solution(facelets, cfg, budget_s, candidates=[beat[0]], workers=workers,
+                          extra=WIDE_EXTRA, p2extra=WIDE_P2EXTRA)
+    return beat[1] if found is None else estimate_s(found[1], cfg)
 
 
 def main() -> int:
@@ -93,11 +88,12 @@ def main() -> int:
                 raise SystemExit(f"seed {seed}: the before set-up did not solve cleanly")
             before.append(run["measured"])
             facelets = random_cube(seed).to_facelets()
-            row = [planned_s(cfg, facelets, b, args.workers) for b in budgets]
+            plans = [planned(cfg, facelets, b, args.workers) for b in budgets]
+            row = [t for _, t in plans]
             if args.wide > 0:  # beating the candidates, as a start's search does
-                cand = (row[budgets.index(0.0)] if 0.0 in budgets
-                        else planned_s(cfg, facelets, 0, args.workers))
-                row.append(wide_s(cfg, seed, cand, args.wide, args.workers))
+                cand = (plans[budgets.index(0.0)] if 0.0 in budgets
+                        else planned(cfg, facelets, 0, args.workers))
+                row.append(wide_s(cfg, facelets, cand, args.wide, args.workers))
             for c, t in zip(cols, row):
                 times[c].append(t)
             cells = " | ".join(f"{t:.3f} s" for t in row)

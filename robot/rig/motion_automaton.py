@@ -242,12 +242,14 @@ def price_ticks(auto: RigAutomaton, moves: list[int]) -> int:
 
 def best_solution(facelets: str, config: Config, budget_s: float, *,
                   candidates: Sequence[Sequence[Move]] = (), max_length: int | None = None,
-                  workers: int | None = None) -> tuple[list[Move], list[MotorStep]] | None:
+                  workers: int | None = None, **space: int) -> tuple[list[Move], list[MotorStep]] | None:
     """The solution of ``facelets`` that the search in the rig's own time
     finds within ``budget_s`` seconds and that beats the fastest of
     ``candidates`` (their exact plans are the bar), with its exact plan
     (:func:`robot.rig.motion.plan`); None when it found none faster, or
-    none of at most ``max_length`` moves. Checked on the cube."""
+    none of at most ``max_length`` moves. Checked on the cube. ``space``
+    widens what is searched (:func:`solver.costsearch.cheapest`'s ``extra``
+    and ``p2extra``; benchmarks/motion_search.py), its defaults otherwise."""
     from solver import group_steps, parse_facelets
     from solver import tables as tb
     from solver.costsearch import cheapest
@@ -260,7 +262,7 @@ def best_solution(facelets: str, config: Config, budget_s: float, *,
     for c in candidates:
         bar = min(bar, estimate_s(plan(group_steps(list(c)), config), config))
     found, _, _ = cheapest(cube, auto.next, auto.cost, auto.start, tb.load(), budget_s=budget_s,
-                           beat=bar, workers=workers)
+                           beat=bar, workers=workers, **space)
     if found is None or (max_length is not None and len(found) > max_length):
         return None
     moves = [Move.from_index(m) for m in found]
